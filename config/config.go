@@ -1,0 +1,195 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Defaults of the keys a file leaves out; schema.json says the same.
+const (
+	defaultTimeout          = 30 * time.Second
+	defaultMaxConcurrent    = 64
+	defaultMaxArgumentBytes = 1 << 20
+)
+
+// Config is the configuration of toolexplorer.
+type Config struct {
+	// Enabled is the master switch: false refuses every call with code
+	// "disabled". Default true.
+	Enabled bool
+	// DefaultTimeout is the timeout of the tools that declare none.
+	// Default 30s.
+	DefaultTimeout time.Duration
+	// MaxConcurrent bounds the calls running at once across all tools.
+	// Default 64.
+	MaxConcurrent int
+	// MaxArgumentBytes bounds the size of a call's arguments; larger ones
+	// are refused. Default 1 MiB.
+	MaxArgumentBytes int64
+	// Whitelist holds tool names or patterns (see Match). When not empty,
+	// only the tools it matches are enabled.
+	Whitelist []string
+	// Blacklist holds tool names or patterns that are disabled. The
+	// whitelist wins when both match: a non-empty whitelist alone decides.
+	Blacklist []string
+	// DangerousToolConfirmation makes the console ask before every
+	// side-effecting tool, not only those that require consent. Default
+	// false.
+	DangerousToolConfirmation bool
+	// Tools holds runtime overrides by exact tool name. Nil when none.
+	Tools map[string]ToolOverride
+	// Source is the file the Config was loaded from, "" for Default().
+	Source string
+}
+
+// ToolOverride replaces what one tool declares. A zero field keeps the
+// tool's own value.
+type ToolOverride struct {
+	Timeout       time.Duration // 0 = no override
+	RatePerMinute float64       // 0 = no override
+	Burst         int           // 0 = no override
+	Disabled      bool          // disables the tool, whatever the whitelist says
+}
+
+// Default returns the configuration used when there is no file, and the
+// starting point of Parse.
+func Default() Config {
+	return Config{
+		Enabled:          true,
+		DefaultTimeout:   defaultTimeout,
+		MaxConcurrent:    defaultMaxConcurrent,
+		MaxArgumentBytes: defaultMaxArgumentBytes,
+	}
+}
+
+// ToolEnabled reports whether c lets the tool named name run, and if not,
+// why, in words fit for a refusal with code "disabled". In order: the
+// master switch, the tool's Disabled override, then the whitelist when it
+// is not empty (only the tools it matches are enabled), else the blacklist.
+func (c Config) ToolEnabled(name string) (ok bool, reason string) {
+	if !c.Enabled {
+		return false, "every tool is disabled by the config (enabled: false)"
+	}
+	if c.Tools[name].Disabled {
+		return false, fmt.Sprintf("%s is disabled by the config (tools.%s.disabled)", name, name)
+	}
+	if len(c.Whitelist) > 0 {
+		for _, p := range c.Whitelist {
+			if Match(p, name) {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%s is not in the config whitelist", name)
+	}
+	for _, p := range c.Blacklist {
+		if Match(p, name) {
+			return false, fmt.Sprintf("%s is disabled by the config blacklist (%q)", name, p)
+		}
+	}
+	return true, ""
+}
+
+// Validate checks a Config built in Go against the rules a file obeys, with
+// the same messages and JSON pointer paths (such as /tools/demo.slow/timeout).
+// In Go, a zero ToolOverride field means "no override" and is valid. The
+// error, when not nil, is an Errors.
+func (c Config) Validate() error {
+	p := &problems{source: c.Source}
+	if c.DefaultTimeout <= 0 {
+		p.add("/default_timeout", "must be a positive duration, got %s", c.DefaultTimeout)
+	}
+	if c.MaxConcurrent < 1 {
+		p.add("/max_concurrent", "must be at least 1, got %d", c.MaxConcurrent)
+	}
+	if c.MaxArgumentBytes < 1 {
+		p.add("/max_argument_bytes", "must be at least 1, got %d", c.MaxArgumentBytes)
+	}
+	p.checkPatterns("/whitelist", c.Whitelist)
+	p.checkPatterns("/blacklist", c.Blacklist)
+	names := make([]string, 0, len(c.Tools))
+	for name := range c.Tools {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		o := c.Tools[name]
+		at := "/tools/" + escapeToken(name)
+		if !ValidName(name) {
+			p.add(at, "%s", nameMessage(name))
+		}
+		if o.Timeout < 0 {
+			p.add(at+"/timeout", "must not be negative, got %s (0 keeps the tool's own)", o.Timeout)
+		}
+		if o.RatePerMinute < 0 || math.IsNaN(o.RatePerMinute) || math.IsInf(o.RatePerMinute, 0) {
+			p.add(at+"/rate_per_minute", "must be a finite number, 0 or more, got %v (0 keeps the tool's own)", o.RatePerMinute)
+		}
+		if o.Burst < 0 {
+			p.add(at+"/burst", "must not be negative, got %d (0 keeps the tool's own)", o.Burst)
+		}
+	}
+	return p.err()
+}
+
+func (p *problems) checkPatterns(at string, list []string) {
+	for i, s := range list {
+		if !ValidPattern(s) {
+			p.add(fmt.Sprintf("%s/%d", at, i), "%s", patternMessage(s))
+		}
+		if j := slices.Index(list[:i], s); j >= 0 {
+			p.add(fmt.Sprintf("%s/%d", at, i), "%q is listed twice (also at %s/%d)", s, at, j)
+		}
+	}
+}
+
+// fileConfig is the shape of the file, for MarshalJSON.
+type fileConfig struct {
+	Enabled                   bool                    `json:"enabled"`
+	DefaultTimeout            string                  `json:"default_timeout"`
+	MaxConcurrent             int                     `json:"max_concurrent"`
+	MaxArgumentBytes          int64                   `json:"max_argument_bytes"`
+	Whitelist                 []string                `json:"whitelist"`
+	Blacklist                 []string                `json:"blacklist"`
+	DangerousToolConfirmation bool                    `json:"dangerous_tool_confirmation"`
+	Tools                     map[string]fileOverride `json:"tools"`
+}
+
+type fileOverride struct {
+	Timeout       string  `json:"timeout,omitempty"`
+	RatePerMinute float64 `json:"rate_per_minute,omitempty"`
+	Burst         int     `json:"burst,omitempty"`
+	Disabled      bool    `json:"disabled,omitempty"`
+}
+
+// MarshalJSON writes c in the shape of the file, every key present, so that
+// Parse reads it back to the same Config (Source aside). It is meant for
+// showing the configuration in effect.
+func (c Config) MarshalJSON() ([]byte, error) {
+	f := fileConfig{
+		Enabled:                   c.Enabled,
+		DefaultTimeout:            c.DefaultTimeout.String(),
+		MaxConcurrent:             c.MaxConcurrent,
+		MaxArgumentBytes:          c.MaxArgumentBytes,
+		Whitelist:                 c.Whitelist,
+		Blacklist:                 c.Blacklist,
+		DangerousToolConfirmation: c.DangerousToolConfirmation,
+		Tools:                     make(map[string]fileOverride, len(c.Tools)),
+	}
+	if f.Whitelist == nil {
+		f.Whitelist = []string{}
+	}
+	if f.Blacklist == nil {
+		f.Blacklist = []string{}
+	}
+	for name, o := range c.Tools {
+		fo := fileOverride{RatePerMinute: o.RatePerMinute, Burst: o.Burst, Disabled: o.Disabled}
+		if o.Timeout != 0 {
+			fo.Timeout = o.Timeout.String()
+		}
+		f.Tools[name] = fo
+	}
+	return json.Marshal(f)
+}

@@ -1,0 +1,260 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefault(t *testing.T) {
+	d := Default()
+	want := Config{
+		Enabled:          true,
+		DefaultTimeout:   30 * time.Second,
+		MaxConcurrent:    64,
+		MaxArgumentBytes: 1048576,
+	}
+	if !reflect.DeepEqual(d, want) {
+		t.Fatalf("Default() = %+v, want %+v", d, want)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatalf("Default().Validate() = %v", err)
+	}
+}
+
+// TestSchemaAgreesWithGo keeps schema.json and the Go side in step: the
+// defaults it announces, and the name and pattern grammars.
+func TestSchemaAgreesWithGo(t *testing.T) {
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+		Defs map[string]struct {
+			Pattern string `json:"pattern"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(Schema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	var defaults strings.Builder
+	defaults.WriteString("{")
+	for key, p := range s.Properties {
+		if p.Default == nil {
+			continue
+		}
+		if defaults.Len() > 1 {
+			defaults.WriteString(",")
+		}
+		defaults.WriteString(`"` + key + `":` + string(p.Default))
+	}
+	defaults.WriteString("}")
+	got, err := Parse([]byte(defaults.String()), "defaults")
+	if err != nil {
+		t.Fatalf("the schema's defaults do not parse: %v\n%s", err, defaults.String())
+	}
+	got.Source = ""
+	if !reflect.DeepEqual(got, Default()) {
+		t.Errorf("the schema's defaults give %+v, Default() is %+v", got, Default())
+	}
+	if p := s.Defs["name"].Pattern; p != nameExpr {
+		t.Errorf("$defs/name pattern = %q, Go has %q", p, nameExpr)
+	}
+	if p := s.Defs["pattern"].Pattern; p != patternExpr {
+		t.Errorf("$defs/pattern pattern = %q, Go has %q", p, patternExpr)
+	}
+	if _, err := loadSchema(); err != nil {
+		t.Fatal(err)
+	}
+	// Schema returns a copy.
+	b := Schema()
+	b[0] = 'x'
+	if Schema()[0] != '{' {
+		t.Error("Schema() shares its bytes")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	valid := func(edit func(*Config)) Config {
+		c := Default()
+		c.Source = "go"
+		edit(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		want []string // Error() of each problem, in order
+	}{
+		{"default", valid(func(*Config) {}), nil},
+		{"full", valid(func(c *Config) {
+			c.Whitelist = []string{"demo.*", "*.read", "*"}
+			c.Blacklist = []string{"demo.fail"}
+			c.Tools = map[string]ToolOverride{
+				"demo.slow": {Timeout: time.Second, RatePerMinute: 0.5, Burst: 2},
+				"demo.off":  {Disabled: true},
+			}
+		}), nil},
+		{"zero override fields keep the tool's own", valid(func(c *Config) {
+			c.Tools = map[string]ToolOverride{"demo.slow": {}}
+		}), nil},
+		{"limits", valid(func(c *Config) {
+			c.DefaultTimeout = -time.Second
+			c.MaxConcurrent = 0
+			c.MaxArgumentBytes = -1
+		}), []string{
+			"config: go: /default_timeout: must be a positive duration, got -1s",
+			"config: go: /max_concurrent: must be at least 1, got 0",
+			"config: go: /max_argument_bytes: must be at least 1, got -1",
+		}},
+		{"zero timeout", valid(func(c *Config) { c.DefaultTimeout = 0 }), []string{
+			"config: go: /default_timeout: must be a positive duration, got 0s",
+		}},
+		{"lists", valid(func(c *Config) {
+			c.Whitelist = []string{"demo.*", "Demo", "demo.*"}
+			c.Blacklist = []string{"demo.e*"}
+		}), []string{
+			`config: go: /whitelist/1: "Demo" is not a tool name or pattern (use e.g. "demo.echo", "demo.*", "*")`,
+			`config: go: /whitelist/2: "demo.*" is listed twice (also at /whitelist/0)`,
+			`config: go: /blacklist/0: "demo.e*" is not a tool name or pattern (use e.g. "demo.echo", "demo.*", "*")`,
+		}},
+		{"tools", valid(func(c *Config) {
+			c.Tools = map[string]ToolOverride{
+				"demo.*":    {},
+				"a/b":       {},
+				"demo.slow": {Timeout: -1, RatePerMinute: math.NaN(), Burst: -2},
+			}
+		}), []string{
+			`config: go: /tools/a~1b: "a/b" is not a tool name: names are lower snake case segments joined by dots, like "demo.echo" or "fs.read_file"`,
+			`config: go: /tools/demo.*: "demo.*" is a pattern, not a tool name: tools are keyed by exact name, like "demo.echo"`,
+			"config: go: /tools/demo.slow/timeout: must not be negative, got -1ns (0 keeps the tool's own)",
+			"config: go: /tools/demo.slow/rate_per_minute: must be a finite number, 0 or more, got NaN (0 keeps the tool's own)",
+			"config: go: /tools/demo.slow/burst: must not be negative, got -2 (0 keeps the tool's own)",
+		}},
+		{"no source", Config{Enabled: true, DefaultTimeout: time.Second, MaxConcurrent: 1}, []string{
+			"config: /max_argument_bytes: must be at least 1, got 0",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			checkErrors(t, err, tt.want)
+		})
+	}
+}
+
+// checkErrors compares err with the Error() of each expected problem.
+func checkErrors(t *testing.T, err error, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		if err != nil {
+			t.Fatalf("unexpected error:\n%v", err)
+		}
+		return
+	}
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("error %T %v is not an Errors", err, err)
+	}
+	got := make([]string, len(es))
+	for i, e := range es {
+		got[i] = e.Error()
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var first *Error
+	if !errors.As(err, &first) || first != es[0] {
+		t.Fatalf("errors.As(*Error) = %v, want the first problem %v", first, es[0])
+	}
+	if err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("Error() = %q", err.Error())
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	tests := []struct {
+		e    Error
+		want string
+	}{
+		{Error{Source: "f.json", Path: "/tools/demo.slow/timout", Message: `unknown key (did you mean "timeout"?)`},
+			`config: f.json: /tools/demo.slow/timout: unknown key (did you mean "timeout"?)`},
+		{Error{Source: "f.json", Message: "invalid JSON"}, "config: f.json: invalid JSON"},
+		{Error{Path: "/max_concurrent", Message: "must be at least 1, got 0"}, "config: /max_concurrent: must be at least 1, got 0"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestToolEnabled(t *testing.T) {
+	base := Default()
+	tests := []struct {
+		name   string
+		edit   func(*Config)
+		tool   string
+		want   bool
+		reason string
+	}{
+		{"default", func(*Config) {}, "demo.echo", true, ""},
+		{"master switch", func(c *Config) { c.Enabled = false }, "demo.echo", false,
+			"every tool is disabled by the config (enabled: false)"},
+		{"blacklisted", func(c *Config) { c.Blacklist = []string{"demo.*"} }, "demo.echo", false,
+			`demo.echo is disabled by the config blacklist ("demo.*")`},
+		{"not blacklisted", func(c *Config) { c.Blacklist = []string{"demo.fail"} }, "demo.echo", true, ""},
+		{"whitelisted", func(c *Config) { c.Whitelist = []string{"demo.echo"} }, "demo.echo", true, ""},
+		{"not whitelisted", func(c *Config) { c.Whitelist = []string{"demo.echo"} }, "demo.fail", false,
+			"demo.fail is not in the config whitelist"},
+		{"whitelist wins", func(c *Config) {
+			c.Whitelist = []string{"demo.*"}
+			c.Blacklist = []string{"demo.echo"}
+		}, "demo.echo", true, ""},
+		{"override disables", func(c *Config) {
+			c.Whitelist = []string{"*"}
+			c.Tools = map[string]ToolOverride{"demo.echo": {Disabled: true}}
+		}, "demo.echo", false, "demo.echo is disabled by the config (tools.demo.echo.disabled)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base
+			tt.edit(&c)
+			ok, reason := c.ToolEnabled(tt.tool)
+			if ok != tt.want || reason != tt.reason {
+				t.Fatalf("ToolEnabled(%q) = %v, %q; want %v, %q", tt.tool, ok, reason, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestMarshalJSONRoundTrip(t *testing.T) {
+	c := Default()
+	c.Enabled = false
+	c.DefaultTimeout = 90 * time.Second
+	c.MaxConcurrent = 3
+	c.MaxArgumentBytes = 4096
+	c.Whitelist = []string{"demo.*"}
+	c.Blacklist = []string{"demo.fail"}
+	c.DangerousToolConfirmation = true
+	c.Tools = map[string]ToolOverride{
+		"demo.slow": {Timeout: 1500 * time.Microsecond, RatePerMinute: 0.5, Burst: 2},
+		"demo.off":  {Disabled: true},
+	}
+	for _, cfg := range []Config{Default(), c} {
+		data, err := json.Marshal(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse(data, "")
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", data, err)
+		}
+		if !reflect.DeepEqual(back, cfg) {
+			t.Fatalf("round trip of %s:\n got %+v\nwant %+v", data, back, cfg)
+		}
+	}
+}

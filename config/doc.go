@@ -1,0 +1,23 @@
+// Package config is the config file of toolexplorer: its types, its
+// defaults, and strict loading and validation against the file's own JSON
+// Schema (Schema, embedded from schema.json).
+//
+// The file is JSON; every key is optional and an empty file or "{}" gives
+// Default(). README.md in this directory documents every key, and
+// toolexplorer.json is a complete example.
+//
+// Loading is strict: an unknown key, a value of the wrong type, a duration
+// Go cannot parse, a zero or negative limit and malformed JSON are all
+// errors. Load and Parse report every problem at once, each as an *Error
+// that names the file, the JSON pointer of the offending key or value, and
+// its line and column; the returned error is an Errors list.
+//
+// Tool names and patterns (Match, ValidName, ValidPattern) follow the
+// "group.name" grammar of the registry; a pattern segment "*" stands for any
+// one segment, and a last segment "*" for the rest of the name.
+//
+// The package is plain data: it imports the standard library and
+// github.com/santhosh-tekuri/jsonschema/v6 only, and is imported by tooling
+// and cmd. It never reads the environment or a default path: the caller
+// decides which file to load.
+package config

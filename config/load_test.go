@@ -1,0 +1,324 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseDefaults(t *testing.T) {
+	for _, in := range []string{"", "  \n\t", "{}", " { } \n", "\ufeff{}"} {
+		got, err := Parse([]byte(in), "f.json")
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		want := Default()
+		want.Source = "f.json"
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Parse(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
+
+func TestParseFull(t *testing.T) {
+	in := `{
+  "$schema": "./schema.json",
+  "enabled": false,
+  "default_timeout": "1m30s",
+  "max_concurrent": 8,
+  "max_argument_bytes": 1e3,
+  "whitelist": ["demo.*", "*.read", "*"],
+  "blacklist": ["demo.fail"],
+  "dangerous_tool_confirmation": true,
+  "tools": {
+    "demo.slow": {"timeout": "200ms", "rate_per_minute": 0.5, "burst": 2, "disabled": false},
+    "demo.off": {"disabled": true},
+    "demo.same": {}
+  }
+}`
+	got, err := Parse([]byte(in), "full.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Enabled:                   false,
+		DefaultTimeout:            90 * time.Second,
+		MaxConcurrent:             8,
+		MaxArgumentBytes:          1000,
+		Whitelist:                 []string{"demo.*", "*.read", "*"},
+		Blacklist:                 []string{"demo.fail"},
+		DangerousToolConfirmation: true,
+		Tools: map[string]ToolOverride{
+			"demo.slow": {Timeout: 200 * time.Millisecond, RatePerMinute: 0.5, Burst: 2},
+			"demo.off":  {Disabled: true},
+			"demo.same": {},
+		},
+		Source: "full.json",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestParsePartialKeepsDefaults(t *testing.T) {
+	got, err := Parse([]byte(`{"max_concurrent": 2, "whitelist": [], "tools": {}}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.MaxConcurrent = 2
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"unknown key at the root", `{"enabld": true}`, []string{
+			`config: f.json: /enabld: unknown key (did you mean "enabled"?)`,
+		}},
+		{"unknown key nested", `{"tools": {"demo.slow": {"timout": "1s"}}}`, []string{
+			`config: f.json: /tools/demo.slow/timout: unknown key (did you mean "timeout"?)`,
+		}},
+		{"unknown key, swapped letters", `{"tools": {"demo.slow": {"burts": 1}}}`, []string{
+			`config: f.json: /tools/demo.slow/burts: unknown key (did you mean "burst"?)`,
+		}},
+		{"unknown key, camel case", `{"maxConcurrent": 1, "default-timeout": "1s"}`, []string{
+			`config: f.json: /maxConcurrent: unknown key (did you mean "max_concurrent"?)`,
+			`config: f.json: /default-timeout: unknown key (did you mean "default_timeout"?)`,
+		}},
+		{"unknown key, nothing close", `{"tools": {"demo.slow": {"color": "red"}}}`, []string{
+			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
+		}},
+		{"unknown key with a slash", `{"a/b~": 1}`, []string{
+			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, dangerous_tool_confirmation, default_timeout, enabled, max_argument_bytes, max_concurrent, tools, whitelist)`,
+		}},
+		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "whitelist": "demo.*", "tools": []}`, []string{
+			`config: f.json: /enabled: must be a boolean, got string`,
+			`config: f.json: /default_timeout: must be a string, got number`,
+			`config: f.json: /max_concurrent: must be an integer, got string`,
+			`config: f.json: /whitelist: must be an array, got string`,
+			`config: f.json: /tools: must be an object, got array`,
+		}},
+		{"fraction for an integer", `{"tools": {"demo.slow": {"burst": 1.5}}}`, []string{
+			`config: f.json: /tools/demo.slow/burst: must be an integer, got 1.5`,
+		}},
+		{"null", `{"enabled": null, "tools": {"demo.slow": null}}`, []string{
+			`config: f.json: /enabled: must be a boolean, got null`,
+			`config: f.json: /tools/demo.slow: must be an object, got null`,
+		}},
+		{"not an object", `["demo.echo"]`, []string{
+			`config: f.json: must be an object, got array`,
+		}},
+		{"bad durations", `{"default_timeout": "3 seconds", "tools": {"demo.slow": {"timeout": "1d"}, "demo.fast": {"timeout": ""}}}`, []string{
+			`config: f.json: /default_timeout: "3 seconds" is not a duration (use e.g. "500ms", "30s", "2m")`,
+			`config: f.json: /tools/demo.slow/timeout: "1d" is not a duration (use e.g. "500ms", "30s", "2m")`,
+			`config: f.json: /tools/demo.fast/timeout: "" is not a duration (use e.g. "500ms", "30s", "2m")`,
+		}},
+		{"duration too long", `{"default_timeout": "3000000h"}`, []string{
+			`config: f.json: /default_timeout: "3000000h" is too long a duration (the most is 2562047h47m16.854775807s)`,
+		}},
+		{"negative and zero durations", `{"default_timeout": "-5s", "tools": {"demo.slow": {"timeout": "0s"}, "demo.fast": {"timeout": "0"}}}`, []string{
+			`config: f.json: /default_timeout: must be a positive duration, got "-5s"`,
+			`config: f.json: /tools/demo.slow/timeout: must be a positive duration, got "0s"`,
+			`config: f.json: /tools/demo.fast/timeout: must be a positive duration, got "0"`,
+		}},
+		{"negative and zero numbers", `{"max_concurrent": 0, "max_argument_bytes": -1, "tools": {"demo.slow": {"rate_per_minute": 0, "burst": -3}}}`, []string{
+			`config: f.json: /max_concurrent: must be at least 1, got 0`,
+			`config: f.json: /max_argument_bytes: must be at least 1, got -1`,
+			`config: f.json: /tools/demo.slow/rate_per_minute: must be greater than 0, got 0`,
+			`config: f.json: /tools/demo.slow/burst: must be at least 1, got -3`,
+		}},
+		{"numbers too large", `{"max_concurrent": 1e30, "max_argument_bytes": 99999999999999999999, "tools": {"demo.slow": {"rate_per_minute": 1e400}}}`, []string{
+			`config: f.json: /max_concurrent: 1e30 is too large`,
+			`config: f.json: /max_argument_bytes: 99999999999999999999 is too large`,
+			`config: f.json: /tools/demo.slow/rate_per_minute: 1e400 is too large`,
+		}},
+		{"bad names and patterns", `{"whitelist": ["demo", "demo.e*", "demo.*", "demo.*"], "blacklist": [""], "tools": {"Demo.Slow": {}, "demo.*": {}}}`, []string{
+			`config: f.json: /whitelist/0: "demo" is not a tool name or pattern: names are "group.name"; for every tool of group demo write "demo.*"`,
+			`config: f.json: /whitelist/1: "demo.e*" is not a tool name or pattern (use e.g. "demo.echo", "demo.*", "*")`,
+			`config: f.json: /whitelist/3: "demo.*" is listed twice (also at /whitelist/2)`,
+			`config: f.json: /blacklist/0: "" is not a tool name or pattern (use e.g. "demo.echo", "demo.*", "*")`,
+			`config: f.json: /tools/Demo.Slow: "Demo.Slow" is not a tool name: names are lower snake case segments joined by dots, like "demo.echo" or "fs.read_file"`,
+			`config: f.json: /tools/demo.*: "demo.*" is a pattern, not a tool name: tools are keyed by exact name, like "demo.echo"`,
+		}},
+		{"key given twice", `{"enabled": true, "enabled": false}`, []string{
+			`config: f.json: /enabled: key given twice`,
+		}},
+		{"several problems, in file order", `{
+  "enabled": 1,
+  "tools": {
+    "demo.slow": {"timout": "1s", "burst": 0}
+  },
+  "default_timeout": "soon",
+  "blackist": []
+}`, []string{
+			`config: f.json: /enabled: must be a boolean, got number`,
+			`config: f.json: /tools/demo.slow/timout: unknown key (did you mean "timeout"?)`,
+			`config: f.json: /tools/demo.slow/burst: must be at least 1, got 0`,
+			`config: f.json: /default_timeout: "soon" is not a duration (use e.g. "500ms", "30s", "2m")`,
+			`config: f.json: /blackist: unknown key (did you mean "blacklist"?)`,
+		}},
+		{"malformed: trailing comma", "{\n  \"enabled\": true,\n}", []string{
+			`config: f.json: invalid JSON at line 3, column 1: invalid character '}' looking for beginning of object key string`,
+		}},
+		{"malformed: missing comma", "{\n  \"enabled\": true\n  \"max_concurrent\": 1\n}", []string{
+			`config: f.json: invalid JSON at line 3, column 3: invalid character '"' after object key:value pair`,
+		}},
+		{"malformed: comment", "{\n  // no comments in JSON\n}", []string{
+			`config: f.json: invalid JSON at line 2, column 3: invalid character '/' looking for beginning of object key string`,
+		}},
+		{"malformed: truncated", `{"tools": {"demo.slow": {}`, []string{
+			`config: f.json: invalid JSON at line 1, column 27: unexpected end of file (is a closing } or ] missing?)`,
+		}},
+		{"malformed: single quotes", `{'enabled': true}`, []string{
+			`config: f.json: invalid JSON at line 1, column 2: invalid character '\'' looking for beginning of object key string`,
+		}},
+		{"trailing object", "{}\n{}", []string{
+			`config: f.json: invalid JSON at line 2, column 1: unexpected data after the JSON object (only one object may be in the file)`,
+		}},
+		{"trailing garbage", `{"enabled": true} x`, []string{
+			`config: f.json: invalid JSON at line 1, column 19: unexpected data after the JSON object (only one object may be in the file)`,
+		}},
+		{"nested too deeply", `{"tools": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, []string{
+			`config: f.json: invalid JSON at line 1, column 75: nested more than 64 levels deep`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.in), "f.json")
+			checkErrors(t, err, tt.want)
+			if !reflect.DeepEqual(cfg, Config{}) {
+				t.Errorf("Config on error = %+v, want the zero Config", cfg)
+			}
+		})
+	}
+}
+
+func TestErrorPosition(t *testing.T) {
+	in := "{\n  \"tools\": {\n    \"demo.slow\": {\"timout\": \"1s\", \"burst\": 0}\n  },\n  \"default_timeout\": \"ünïcode\"\n}"
+	_, err := Parse([]byte(in), "f.json")
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("err = %v", err)
+	}
+	type pos struct {
+		path         string
+		line, column int
+	}
+	var got []pos
+	for _, e := range es {
+		got = append(got, pos{e.Path, e.Line, e.Column})
+	}
+	want := []pos{
+		{"/tools/demo.slow/timout", 3, 19}, // the key
+		{"/tools/demo.slow/burst", 3, 44},  // the value
+		{"/default_timeout", 5, 22},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("positions = %v, want %v", got, want)
+	}
+}
+
+func TestExampleFileLoads(t *testing.T) {
+	cfg, err := Load("toolexplorer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Source != "toolexplorer.json" {
+		t.Errorf("Source = %q", cfg.Source)
+	}
+	if cfg.Tools["demo.slow"].Timeout != 200*time.Millisecond {
+		t.Errorf("demo.slow timeout = %v", cfg.Tools["demo.slow"].Timeout)
+	}
+	if ok, _ := cfg.ToolEnabled("demo.fail"); ok {
+		t.Error("demo.fail is enabled; the example blacklists it")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.json")
+	_, err := Load(missing)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Load(missing) = %v, want fs.ErrNotExist", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Source != missing || e.Message != "cannot open: no such file or directory" {
+		t.Fatalf("Load(missing) = %#v", e)
+	}
+
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"max_concurrent": 0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(bad)
+	checkErrors(t, err, []string{"config: " + bad + ": /max_concurrent: must be at least 1, got 0"})
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"", "{}", `{"enabled": false}`, `{"tools": {"demo.slow": {"timeout": "1s", "burst": 2}}}`,
+		`{"whitelist": ["demo.*", "*"]}`, `{"default_timeout": "-1s"}`, `{"max_concurrent": 1e3}`,
+		`{"a": [1, {"b": null}]}`, `{"enabled": true} {}`, `{"tools": {"A": 1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	if data, err := os.ReadFile("toolexplorer.json"); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse(data, "fuzz.json")
+		if err != nil {
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("error %T %v is not a non-empty Errors", err, err)
+			}
+			for _, e := range es {
+				if e.Source != "fuzz.json" || e.Message == "" {
+					t.Fatalf("bad problem %#v", e)
+				}
+			}
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("Parse accepted a Config that Validate refuses: %v", err)
+		}
+	})
+}
+
+func TestParseDurations(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+	}{
+		{"1ns", time.Nanosecond},
+		{"2us", 2 * time.Microsecond},
+		{"2µs", 2 * time.Microsecond}, // U+00B5 micro sign
+		{"2μs", 2 * time.Microsecond}, // U+03BC Greek mu
+		{"500ms", 500 * time.Millisecond},
+		{"1.5s", 1500 * time.Millisecond},
+		{"2m", 2 * time.Minute},
+		{"1h2m3s", time.Hour + 2*time.Minute + 3*time.Second},
+		{"0.5h", 30 * time.Minute},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse([]byte(`{"default_timeout": "`+tt.in+`"}`), "f.json")
+		if err != nil {
+			t.Errorf("%q: %v", tt.in, err)
+			continue
+		}
+		if cfg.DefaultTimeout != tt.want {
+			t.Errorf("%q = %v, want %v", tt.in, cfg.DefaultTimeout, tt.want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package config
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The grammar of tool names and patterns; schema.json holds the same
+// regular expressions ($defs/name and $defs/pattern).
+const (
+	segmentExpr = `[a-z][a-z0-9]*(_[a-z0-9]+)*`
+	nameExpr    = `^` + segmentExpr + `(\.` + segmentExpr + `)+$`
+	patternExpr = `^(\*|(` + segmentExpr + `|\*)(\.(` + segmentExpr + `|\*))+)$`
+)
+
+var (
+	nameRE    = regexp.MustCompile(nameExpr)
+	patternRE = regexp.MustCompile(patternExpr)
+	snake     = regexp.MustCompile(`^` + segmentExpr + `$`)
+)
+
+// ValidName reports whether name is a tool name: two or more lower snake
+// case segments joined by dots, like "demo.echo" or "fs.read_file".
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// ValidPattern reports whether pattern may appear in a whitelist or a
+// blacklist: "*", or two or more dot-separated segments, each a lower snake
+// case word or "*".
+func ValidPattern(pattern string) bool { return patternRE.MatchString(pattern) }
+
+// Match reports whether the tool named name matches pattern. Names and
+// patterns are split on dots, and segments compare as with path.Match,
+// the dot playing the part of the slash:
+//
+//	"demo.echo"  only the tool demo.echo
+//	"demo.*"     every tool of group demo
+//	"*.read"     every tool named read, whatever its group
+//	"*"          every tool
+//
+// A segment "*" stands for exactly one segment, except as the last segment
+// of the pattern, where it stands for the rest of the name (one segment or
+// more): so "*" matches every name and "demo.*" also matches "demo.sub.x".
+// Nothing else is special: "demo.ec*" matches only a tool of that very
+// name, which ValidPattern refuses. An empty pattern or name matches
+// nothing.
+func Match(pattern, name string) bool {
+	if pattern == "" || name == "" {
+		return false
+	}
+	ps, ns := strings.Split(pattern, "."), strings.Split(name, ".")
+	for i, p := range ps {
+		if i >= len(ns) || ns[i] == "" {
+			return false
+		}
+		if p == "*" {
+			if i == len(ps)-1 {
+				for _, n := range ns[i:] {
+					if n == "" {
+						return false
+					}
+				}
+				return true
+			}
+			continue
+		}
+		if p != ns[i] {
+			return false
+		}
+	}
+	return len(ns) == len(ps)
+}

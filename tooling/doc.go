@@ -1,0 +1,52 @@
+// Package tooling is an in-process, reflection-free registry of tools and
+// the one governed path that runs them.
+//
+// A tool is a named function with a JSON Schema for its arguments and a
+// Meta that declares how it behaves: concurrency, side effects, safety,
+// consent, timeout, rate, allowed origins. Tool packages register their
+// tools from init():
+//
+//	func init() {
+//		tooling.Register(tooling.Tool{
+//			Name:  "demo.echo",
+//			Input: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+//			Meta:  tooling.Meta{Concurrency: tooling.ReadOnly},
+//			Run: func(ctx context.Context, c tooling.Call) (any, error) {
+//				return c.String("text"), nil
+//			},
+//		})
+//	}
+//
+// and a host blank-imports those packages and calls ExecuteTool. Every call
+// goes through the same steps, in order, and every refusal or failure has a
+// stable Code (see Codes) with a message for people and a Go error that
+// matches the code's sentinel with errors.Is:
+//
+//	look-up            not_found (with did-you-mean and a forgotten-import hint)
+//	enabled            disabled (config enabled/whitelist/blacklist/overrides, SetEnabled)
+//	origin             origin_denied
+//	availability       unavailable (with the tool's reason)
+//	arguments          validation_error (size cap, malformed JSON, every failing field)
+//	consent            consent_required
+//	run                timeout, canceled, tool_error, panic
+//	output             output_invalid
+//
+// Schema defaults are filled into absent optional properties (and into
+// nested objects that are present) after validation and before Run; a
+// tool sees them in Call.Args and Call.Raw. Defaults under array items and
+// under anyOf, oneOf or allOf are not filled.
+//
+// A call returns by its deadline even if the tool ignores its context: the
+// tool's goroutine is then abandoned and counted in Stats().Abandoned until
+// it returns. A panicking tool yields code panic with its stack.
+//
+// Observers (Observe) get a begin and an end event for every call, with
+// digests and sizes of the arguments and output, never their content.
+//
+// Exports (ExportMCP, ExportOpenAI, ExportAnthropic) describe the tools for
+// language models; OpenAI and Anthropic refuse dots in names, so their names
+// spell "." as "__" (ExportName), and Execute accepts both spellings.
+//
+// Imports: the standard library, config, and (later) sandbox. Never reflect
+// nor any UI package: the gate in scripts/gate.sh checks it.
+package tooling

@@ -1,0 +1,456 @@
+package tooling
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Option tunes one call.
+type Option func(*callOptions)
+
+type callOptions struct {
+	origin   Origin
+	consent  bool
+	timeout  time.Duration
+	callID   string
+	services map[string]any
+}
+
+// WithOrigin says who makes the call. Default: OriginApp.
+func WithOrigin(o Origin) Option { return func(c *callOptions) { c.origin = o } }
+
+// WithConsent says that the person or policy behind the call consents to
+// its side effects. Tools that need consent refuse calls without it.
+func WithConsent() Option { return func(c *callOptions) { c.consent = true } }
+
+// WithTimeout shortens the call's deadline to d. It never lengthens what
+// the tool or the config set.
+func WithTimeout(d time.Duration) Option { return func(c *callOptions) { c.timeout = d } }
+
+// WithCallID sets the call id (default: a unique id made by the registry).
+func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }
+
+// WithService hands v to the tool as Call.Service(name), for this call only.
+func WithService(name string, v any) Option {
+	return func(c *callOptions) {
+		if c.services == nil {
+			c.services = make(map[string]any)
+		}
+		c.services[name] = v
+	}
+}
+
+// ExecuteTool runs a tool of the Default registry. See Registry.Execute.
+func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+	return Default.Execute(ctx, name, args, opts...)
+}
+
+// Execute runs the named tool (or its ExportName) with args, a JSON object
+// (nil, empty or "null" mean no arguments), through every step of
+// governance, in order: look-up, enabled, origin, availability, size cap,
+// decoding and validation, schema defaults, consent, deadline, run, output
+// check. It always returns a Result; the error is nil exactly when the
+// call succeeded, and otherwise an *Error matching the code's sentinel.
+//
+// A call returns by its deadline even if the tool ignores its context. A
+// tool that panics yields code panic with its stack; the host lives on.
+func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+	var o callOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.origin == "" {
+		o.origin = OriginApp
+	}
+	res := &Result{Tool: name, Origin: o.origin, Started: time.Now(), CallID: o.callID}
+	if res.CallID == "" {
+		res.CallID = r.newID()
+	}
+	r.inFlight.Add(1)
+	observed := r.obs.active()
+	var argsSum string
+	if observed {
+		argsSum = digest(args)
+		r.obs.emit(Event{Kind: EventBegin, Time: res.Started, CallID: res.CallID, Tool: name, Origin: o.origin,
+			ArgsSHA256: argsSum, ArgsSize: len(args)})
+	}
+
+	r.execute(ctx, res, name, args, &o)
+
+	res.Status = StatusOf(res.Code)
+	if observed {
+		r.obs.emit(Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
+			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
+			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run})
+	}
+	r.inFlight.Add(-1)
+	if res.Status == StatusOK {
+		return res, nil
+	}
+	return res, &Error{Code: res.Code, Tool: res.Tool, Message: res.Message, Result: res, Err: res.cause}
+}
+
+func (r *Registry) newID() string {
+	n := r.seq.Add(1)
+	b := make([]byte, 0, len(r.prefix)+8)
+	b = append(b, r.prefix...)
+	b = strconv.AppendUint(b, n, 36)
+	return string(b)
+}
+
+// fail sets the code and message of a call that did not succeed.
+func (res *Result) fail(code Code, msg string) {
+	res.Code, res.Message = code, msg
+}
+
+func (res *Result) failf(code Code, format string, a ...any) {
+	res.Code, res.Message = code, fmt.Sprintf(format, a...)
+}
+
+func (res *Result) decide(step, detail string) {
+	res.Governance = append(res.Governance, Decision{Step: step, Detail: detail})
+}
+
+func (r *Registry) execute(ctx context.Context, res *Result, name string, args json.RawMessage, o *callOptions) {
+	e := r.lookup(name)
+	if e == nil {
+		res.fail(CodeNotFound, r.notFound(name))
+		res.Hint = r.notFoundHint(name)
+		return
+	}
+	res.Tool = e.tool.Name
+	m := &e.tool.Meta
+	pol := e.pol.Load()
+
+	if reason := e.disabledReason(); reason != "" {
+		res.failf(CodeDisabled, "%s is %s", e.tool.Name, reason)
+		res.Hint = "enable it in the config or at runtime"
+		return
+	}
+	if !m.AllowsOrigin(o.origin) {
+		res.fail(CodeOriginDenied, originMessage(e, o.origin))
+		return
+	}
+	if len(m.Origins) > 0 {
+		res.decide("origin", string(o.origin)+" allowed")
+	}
+
+	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Consent: o.consent, services: o.services, regSvc: r}
+	if err := checkAvailable(ctx, e, call); err != nil {
+		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)
+		res.cause = err
+		return
+	}
+
+	if !r.decodeArgs(res, e, &call, args) {
+		return
+	}
+
+	if m.NeedsConsent() {
+		if !o.consent {
+			res.failf(CodeConsentRequired, "%s has %s effects at %s safety and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
+			res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
+			return
+		}
+		res.decide("consent", "given")
+	}
+
+	d, src := pol.timeout, pol.timeoutSrc
+	if o.timeout > 0 && o.timeout < d {
+		d, src = o.timeout, "caller"
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < d {
+			d, src = left, "caller's context"
+		}
+	}
+	res.Timeout = d
+	res.decide("timeout", d.String()+" ("+src+")")
+	if pol.note != "" {
+		res.decide("override", pol.note)
+	}
+	if err := ctx.Err(); err != nil {
+		r.interrupted(res, ctx, err, false)
+		return
+	}
+	r.run(ctx, res, e, call, d)
+}
+
+// decodeArgs enforces the size cap, decodes, validates and fills defaults.
+func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMessage) bool {
+	if limit := r.cfg.Load().MaxArgumentBytes; limit > 0 && int64(len(args)) > limit {
+		msg := fmt.Sprintf("arguments are %s, over the limit of %s (config max_argument_bytes)", byteSize(int64(len(args))), byteSize(limit))
+		res.fail(CodeValidationError, msg)
+		res.Fields = []FieldError{{Path: "", Keyword: "maxArgumentBytes", Message: msg}}
+		return false
+	}
+	if e.in.noParams && emptyArgs(args) {
+		call.Args = map[string]any{}
+		call.raw = json.RawMessage(`{}`)
+		return true
+	}
+	var v any = map[string]any{}
+	if !emptyArgs(args) {
+		var err error
+		if v, err = decodeJSON(args); err != nil {
+			res.fail(CodeValidationError, err.Error())
+			res.Fields = []FieldError{{Path: "", Keyword: "json", Message: err.Error()}}
+			return false
+		}
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		msg := fmt.Sprintf("arguments must be a JSON object, got %s", jsonKind(v))
+		res.fail(CodeValidationError, msg)
+		res.Fields = []FieldError{{Path: "", Keyword: "type", Message: msg}}
+		return false
+	}
+	if bytes.IndexAny(args, "eE") >= 0 {
+		if path, ok := hugeNumber(obj, ""); ok {
+			msg := "number out of range: exponents beyond ±" + strconv.Itoa(maxExponent) + " are refused"
+			res.fail(CodeValidationError, "invalid argument: "+pointerOrRoot(path)+": "+msg)
+			res.Fields = []FieldError{{Path: path, Keyword: "range", Message: msg}}
+			return false
+		}
+	}
+	if fields := e.in.validate(obj); len(fields) > 0 {
+		res.Fields = fields
+		res.fail(CodeValidationError, summarize(fields))
+		return false
+	}
+	call.Args = obj
+	if !e.in.defaults.apply(obj) && !emptyArgs(args) {
+		call.raw = args
+	}
+	return true
+}
+
+// maxExponent bounds the exponent of numbers in arguments: far beyond
+// float64, and it keeps the exact arithmetic of schema checks cheap (a
+// 12-byte number like 1e999999 costs that arithmetic a tenth of a second).
+const maxExponent = 1000
+
+// hugeNumber finds a number whose exponent is beyond ±maxExponent.
+func hugeNumber(v any, path string) (string, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		s := string(v)
+		if i := strings.IndexAny(s, "eE"); i >= 0 {
+			exp, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+			if err != nil || exp > maxExponent || exp < -maxExponent {
+				return path, true
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if p, ok := hugeNumber(e, path+"/"+escapeToken(k)); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if p, ok := hugeNumber(e, path+"/"+strconv.Itoa(i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+func pointerOrRoot(p string) string {
+	if p == "" {
+		return "(arguments)"
+	}
+	return p
+}
+
+func emptyArgs(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) == 0 || string(b) == "null" || string(b) == "{}"
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// summarize puts field errors on one line.
+func summarize(fields []FieldError) string {
+	var b strings.Builder
+	if len(fields) == 1 {
+		b.WriteString("invalid argument: ")
+	} else {
+		fmt.Fprintf(&b, "%d invalid arguments: ", len(fields))
+	}
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// outcome is what a tool's goroutine hands back.
+type outcome struct {
+	out   any
+	err   error
+	panic any
+	stack []byte
+}
+
+// task tracks one run: state moves from running to finished (the tool
+// returned first) or abandoned (the caller left first).
+type task struct {
+	done  chan outcome
+	state atomic.Int32
+}
+
+const (
+	taskRunning int32 = iota
+	taskFinished
+	taskAbandoned
+)
+
+func (r *Registry) run(ctx context.Context, res *Result, e *entry, call Call, d time.Duration) {
+	runCtx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	t := &task{done: make(chan outcome, 1)}
+	start := time.Now()
+	go r.runTool(runCtx, e, call, t)
+
+	var o outcome
+	select {
+	case o = <-t.done:
+	case <-runCtx.Done():
+		r.abandoned.Add(1)
+		if !t.state.CompareAndSwap(taskRunning, taskAbandoned) {
+			r.abandoned.Add(-1) // it finished just now: take its outcome
+			o = <-t.done
+			break
+		}
+		res.Run = time.Since(start)
+		res.Abandoned = true
+		r.interrupted(res, ctx, runCtx.Err(), true)
+		return
+	}
+	res.Run = time.Since(start)
+	switch {
+	case o.panic != nil:
+		res.failf(CodePanic, "%s panicked: %v", e.tool.Name, o.panic)
+		res.Stack = string(o.stack)
+	case o.err != nil && runCtx.Err() != nil && errors.Is(o.err, runCtx.Err()):
+		r.interrupted(res, ctx, runCtx.Err(), true)
+		res.cause = o.err
+	case o.err != nil:
+		res.fail(CodeToolError, o.err.Error())
+		res.cause = o.err
+	default:
+		r.output(res, e, o.out)
+	}
+}
+
+func (r *Registry) runTool(ctx context.Context, e *entry, call Call, t *task) {
+	var o outcome
+	defer func() {
+		if p := recover(); p != nil {
+			o.panic, o.stack = p, debug.Stack()
+		}
+		t.done <- o
+		if !t.state.CompareAndSwap(taskRunning, taskFinished) {
+			r.abandoned.Add(-1)
+		}
+	}()
+	o.out, o.err = e.tool.Run(ctx, call)
+}
+
+// interrupted reports a call stopped by its deadline or its caller.
+func (r *Registry) interrupted(res *Result, parent context.Context, err error, started bool) {
+	res.cause = err
+	after := ""
+	if started {
+		after = " after " + res.Run.Round(time.Millisecond).String()
+	}
+	if perr := parent.Err(); perr != nil && !errors.Is(perr, context.DeadlineExceeded) {
+		res.failf(CodeCanceled, "%s was canceled by its caller%s", res.Tool, after)
+		res.cause = perr
+		return
+	}
+	res.failf(CodeTimeout, "%s timed out%s (deadline %v)", res.Tool, after, res.Timeout)
+	if res.Abandoned {
+		res.Hint = "the tool ignored its context and still runs; it is counted in Stats().Abandoned until it returns"
+	}
+}
+
+// output encodes the tool's output and checks it against the output schema.
+func (r *Registry) output(res *Result, e *entry, out any) {
+	if f, ok := out.(Followup); ok {
+		out = f.Output
+		if f.Plan != nil {
+			plan, err := json.Marshal(f.Plan)
+			if err != nil {
+				res.failf(CodeOutputInvalid, "the follow-up plan cannot be encoded as JSON: %v", err)
+				return
+			}
+			res.Plan = plan
+		}
+	}
+	var b []byte
+	switch v := out.(type) {
+	case nil:
+		b = []byte("null")
+	case json.RawMessage:
+		if !json.Valid(v) {
+			res.failf(CodeOutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
+			return
+		}
+		b = v
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			res.failf(CodeOutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
+			return
+		}
+	}
+	if e.out != nil {
+		v, err := decodeJSON(b)
+		if err == nil {
+			if fields := e.out.validate(v); len(fields) > 0 {
+				res.Fields = fields
+				res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields), "invalid argument: "))
+				return
+			}
+		}
+	}
+	res.Output = b
+}

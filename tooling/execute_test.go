@@ -1,0 +1,490 @@
+package tooling_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+var errBoom = errors.New("boom")
+
+// codeRegistry holds one tool per way a call can end.
+func codeRegistry(t *testing.T) *tooling.Registry {
+	t.Helper()
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.ok", Description: "ok", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`),
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			return map[string]int64{"n": c.Int("n")}, nil
+		}})
+	r.Register(tooling.Tool{Name: "t.llm", Meta: tooling.Meta{Origins: []tooling.Origin{tooling.OriginLLM}}, Run: run})
+	r.Register(tooling.Tool{Name: "t.offline", Run: run,
+		Available: func(context.Context, tooling.Call) error { return errors.New("generator offline") }})
+	r.Register(tooling.Tool{Name: "t.write", Meta: tooling.Meta{Effects: tooling.EffectWrite}, Run: run})
+	r.Register(tooling.Tool{Name: "t.stuck", Meta: tooling.Meta{Timeout: 100 * time.Millisecond},
+		Run: func(context.Context, tooling.Call) (any, error) {
+			time.Sleep(400 * time.Millisecond) // ignores its context on purpose
+			return "late", nil
+		}})
+	r.Register(tooling.Tool{Name: "t.wait", Meta: tooling.Meta{Timeout: 5 * time.Second},
+		Run: func(ctx context.Context, _ tooling.Call) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+	r.Register(tooling.Tool{Name: "t.err", Run: func(context.Context, tooling.Call) (any, error) {
+		return nil, fmt.Errorf("wrapped: %w", errBoom)
+	}})
+	r.Register(tooling.Tool{Name: "t.panic", Run: func(context.Context, tooling.Call) (any, error) {
+		panic("kaboom")
+	}})
+	r.Register(tooling.Tool{Name: "t.bad_output", Output: raw(`{"type":"object","required":["ok"],"properties":{"ok":{"const":true}}}`),
+		Run: func(context.Context, tooling.Call) (any, error) { return map[string]any{"ok": "yes"}, nil }})
+	r.Register(tooling.Tool{Name: "t.unencodable", Run: func(context.Context, tooling.Call) (any, error) {
+		return make(chan int), nil
+	}})
+	return r
+}
+
+func TestExecuteCodes(t *testing.T) {
+	r := codeRegistry(t)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		tool     string
+		args     string
+		opts     []tooling.Option
+		code     tooling.Code
+		sentinel error
+		status   tooling.Status
+		msg      string // must occur in the message
+	}{
+		{"ok", nil, "t.ok", `{"n":2}`, nil, tooling.CodeOK, nil, tooling.StatusOK, ""},
+		{"exported name", nil, "t__ok", `{"n":2}`, nil, tooling.CodeOK, nil, tooling.StatusOK, ""},
+		{"not found", nil, "t.okk", `{}`, nil, tooling.CodeNotFound, tooling.ErrNotFound, tooling.StatusDenied, `did you mean "t.ok"`},
+		{"origin denied", nil, "t.llm", ``, nil, tooling.CodeOriginDenied, tooling.ErrOriginDenied, tooling.StatusDenied, `origin "app" may not call t.llm (allowed: llm)`},
+		{"origin allowed", nil, "t.llm", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK, nil, tooling.StatusOK, ""},
+		{"unavailable", nil, "t.offline", ``, nil, tooling.CodeUnavailable, tooling.ErrUnavailable, tooling.StatusDenied, "generator offline"},
+		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: must be at least 1, got 0"},
+		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "malformed JSON"},
+		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "must be a JSON object, got an array"},
+		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: number out of range"},
+		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "unexpected data after the value"},
+		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.ErrConsentRequired, tooling.StatusDenied, "needs consent"},
+		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK, nil, tooling.StatusOK, ""},
+		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.ErrTimeout, tooling.StatusError, "timed out"},
+		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.ErrTimeout, tooling.StatusError, "deadline 20ms"},
+		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.ErrCanceled, tooling.StatusError, "canceled by its caller"},
+		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.ErrToolError, tooling.StatusError, "wrapped: boom"},
+		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.ErrPanic, tooling.StatusError, "t.panic panicked: kaboom"},
+		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.ErrOutputInvalid, tooling.StatusError, "/ok: must be true"},
+		{"output unencodable", nil, "t.unencodable", ``, nil, tooling.CodeOutputInvalid, tooling.ErrOutputInvalid, tooling.StatusError, "cannot be encoded as JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := r.Execute(ctx, tt.tool, raw(tt.args), tt.opts...)
+			if res == nil {
+				t.Fatal("nil result")
+			}
+			if res.Code != tt.code || res.Status != tt.status {
+				t.Fatalf("code %q status %q, want %q %q (message %q)", res.Code, res.Status, tt.code, tt.status, res.Message)
+			}
+			if !strings.Contains(res.Message, tt.msg) {
+				t.Errorf("message %q does not say %q", res.Message, tt.msg)
+			}
+			if res.CallID == "" {
+				t.Error("no call id")
+			}
+			if tt.sentinel == nil {
+				if err != nil {
+					t.Fatalf("err = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.sentinel) {
+				t.Fatalf("errors.Is(%v, %v) = false", err, tt.sentinel)
+			}
+			for _, other := range []error{tooling.ErrNotFound, tooling.ErrTimeout, tooling.ErrPanic} {
+				if other != tt.sentinel && errors.Is(err, other) {
+					t.Errorf("error also matches %v", other)
+				}
+			}
+			var te *tooling.Error
+			if !errors.As(err, &te) || te.Result != res || te.Code != tt.code {
+				t.Fatalf("errors.As gave %+v", te)
+			}
+			if got := res.Err(); !errors.Is(got, tt.sentinel) {
+				t.Errorf("Result.Err() = %v", got)
+			}
+		})
+	}
+	waitAbandoned(t, r)
+}
+
+func TestToolErrorUnwraps(t *testing.T) {
+	r := codeRegistry(t)
+	_, err := r.Execute(context.Background(), "t.err", nil)
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("errors.Is(err, errBoom) = false for %v", err)
+	}
+}
+
+func TestPanicKeepsStackAndHost(t *testing.T) {
+	r := codeRegistry(t)
+	for i := 0; i < 3; i++ {
+		res, _ := r.Execute(context.Background(), "t.panic", nil)
+		if res.Code != tooling.CodePanic || !strings.Contains(res.Stack, "goroutine") || !strings.Contains(res.Stack, "execute_test.go") {
+			t.Fatalf("code %q stack %q", res.Code, res.Stack)
+		}
+	}
+	if res := mustExec(t, r, "t.ok", `{"n":1}`); !res.OK() {
+		t.Fatal("registry broken after panics")
+	}
+}
+
+func TestTimeoutReturnsOnTimeWhenToolIgnoresContext(t *testing.T) {
+	r := codeRegistry(t)
+	start := time.Now()
+	res, err := r.Execute(context.Background(), "t.stuck", nil)
+	took := time.Since(start)
+	if !errors.Is(err, tooling.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if took < 100*time.Millisecond || took > 300*time.Millisecond {
+		t.Fatalf("returned after %v, want about 100ms", took)
+	}
+	if !res.Abandoned || res.Hint == "" {
+		t.Errorf("abandoned %v hint %q", res.Abandoned, res.Hint)
+	}
+	if got := r.Stats().Abandoned; got != 1 {
+		t.Errorf("Stats().Abandoned = %d, want 1 while the tool still sleeps", got)
+	}
+	waitAbandoned(t, r)
+}
+
+func TestCancelWhileRunning(t *testing.T) {
+	r := codeRegistry(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(30*time.Millisecond, cancel)
+	res, err := r.Execute(ctx, "t.wait", nil)
+	if !errors.Is(err, tooling.ErrCanceled) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Run < 20*time.Millisecond {
+		t.Errorf("run %v", res.Run)
+	}
+}
+
+func TestCallerDeadlineIsTimeout(t *testing.T) {
+	r := codeRegistry(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	res, err := r.Execute(ctx, "t.wait", nil)
+	if !errors.Is(err, tooling.ErrTimeout) {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Timeout > 30*time.Millisecond {
+		t.Errorf("timeout %v, want the caller's 30ms", res.Timeout)
+	}
+}
+
+func TestValidationReportsEveryField(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.search", Run: run, Input: raw(`{
+		"type": "object",
+		"properties": {
+			"text": {"type": "string"},
+			"repeat": {"type": "integer", "minimum": 1, "maximum": 10},
+			"tags": {"type": "array", "items": {"type": "string", "maxLength": 3}},
+			"filter": {"$ref": "#/$defs/filter"}
+		},
+		"required": ["text"],
+		"additionalProperties": false,
+		"$defs": {"filter": {"type": "object", "properties": {"date": {"type": "string", "format": "date"}}, "required": ["date"]}}
+	}`)})
+	tests := []struct {
+		args   string
+		fields map[string]string // path -> part of message
+	}{
+		{`{"repeat":0}`, map[string]string{"/text": "required", "/repeat": "at least 1"}},
+		{`{"text":1,"repeat":11}`, map[string]string{"/text": "must be a string, got a number", "/repeat": "at most 10"}},
+		{`{"text":"a","tags":["ok","long"]}`, map[string]string{"/tags/1": "at most 3 characters"}},
+		{`{"text":"a","filter":{}}`, map[string]string{"/filter/date": "required"}},
+		{`{"text":"a","filter":{"date":"31/01/2026"}}`, map[string]string{"/filter/date": "valid date, like 2026-01-31"}},
+		{`{"text":"a","txet":1}`, map[string]string{"/txet": `did you mean "text"`}},
+		{`{"text":"a","repeat":1.5}`, map[string]string{"/repeat": "must be an integer, got a number"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			res, err := r.Execute(context.Background(), "t.search", raw(tt.args))
+			if !errors.Is(err, tooling.ErrValidation) {
+				t.Fatalf("err = %v", err)
+			}
+			got := map[string]string{}
+			for _, f := range res.Fields {
+				got[f.Path] = f.Message
+			}
+			if len(got) != len(tt.fields) {
+				t.Errorf("fields %v, want paths of %v", got, tt.fields)
+			}
+			for path, want := range tt.fields {
+				if !strings.Contains(got[path], want) {
+					t.Errorf("field %s: %q does not say %q (all: %v)", path, got[path], want, got)
+				}
+				if !strings.Contains(res.Message, path) {
+					t.Errorf("message %q does not name %s", res.Message, path)
+				}
+			}
+		})
+	}
+}
+
+func TestArgumentSizeCap(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.text", Run: run, Input: raw(`{"type":"object","properties":{"s":{"type":"string"}}}`)})
+	cfg := config.Default()
+	cfg.MaxArgumentBytes = 64
+	r.Configure(cfg)
+	small := `{"s":"` + strings.Repeat("a", 50) + `"}`
+	big := `{"s":"` + strings.Repeat("a", 60) + `"}`
+	mustExec(t, r, "t.text", small)
+	res, err := r.Execute(context.Background(), "t.text", raw(big))
+	if !errors.Is(err, tooling.ErrValidation) || !strings.Contains(res.Message, "over the limit of 64 bytes") {
+		t.Fatalf("err %v message %q", err, res.Message)
+	}
+}
+
+func TestDefaultsFilledBeforeRun(t *testing.T) {
+	r := tooling.NewRegistry()
+	var got tooling.Call
+	var firstListItem any
+	r.Register(tooling.Tool{Name: "t.defaults", Input: raw(`{
+		"type": "object",
+		"properties": {
+			"repeat": {"type": "integer", "default": 1},
+			"mode": {"$ref": "#/$defs/mode"},
+			"opts": {"type": "object", "properties": {"deep": {"type": "boolean", "default": true}, "list": {"type": "array", "default": [1, 2]}}},
+			"absent_obj": {"type": "object", "properties": {"x": {"type": "integer", "default": 5}}}
+		},
+		"$defs": {"mode": {"type": "string", "default": "fast"}}
+	}`), Run: func(_ context.Context, c tooling.Call) (any, error) {
+		got = c
+		if opts, ok := c.Args["opts"].(map[string]any); ok {
+			l := opts["list"].([]any)
+			firstListItem = l[0]
+			l[0] = "mutated"
+		}
+		return nil, nil
+	}})
+	mustExec(t, r, "t.defaults", `{"opts":{}}`)
+	if got.Int("repeat") != 1 || got.String("mode") != "fast" {
+		t.Fatalf("args %v", got.Args)
+	}
+	opts := got.Args["opts"].(map[string]any)
+	if opts["deep"] != true {
+		t.Fatalf("nested default missing: %v", opts)
+	}
+	if _, ok := got.Args["absent_obj"]; ok {
+		t.Errorf("absent object was created: %v", got.Args)
+	}
+	var decoded struct {
+		Repeat int    `json:"repeat"`
+		Mode   string `json:"mode"`
+	}
+	if err := got.Decode(&decoded); err != nil || decoded.Repeat != 1 || decoded.Mode != "fast" {
+		t.Fatalf("Decode: %v %+v (raw %s)", err, decoded, got.Raw())
+	}
+	// A tool that mutates a default must not change the next call's default.
+	mustExec(t, r, "t.defaults", `{"opts":{}}`)
+	if firstListItem != json.Number("1") {
+		t.Fatalf("default was shared between calls: first item %v", firstListItem)
+	}
+	// Present values win.
+	mustExec(t, r, "t.defaults", `{"repeat":3}`)
+	if got.Int("repeat") != 3 || string(got.Raw()) == `{"repeat":3}` {
+		t.Fatalf("args %v raw %s", got.Args, got.Raw())
+	}
+}
+
+func TestNoParameterTool(t *testing.T) {
+	r := tooling.NewRegistry()
+	var args map[string]any
+	r.Register(tooling.Tool{Name: "t.none", Run: func(_ context.Context, c tooling.Call) (any, error) {
+		args = c.Args
+		return nil, nil
+	}})
+	for _, a := range []string{``, `{}`, `null`, ` { } `} {
+		mustExec(t, r, "t.none", a)
+		if args == nil || len(args) != 0 {
+			t.Fatalf("args %v for %q", args, a)
+		}
+	}
+	res, err := r.Execute(context.Background(), "t.none", raw(`{"x":1}`))
+	if !errors.Is(err, tooling.ErrValidation) || res.Fields[0].Path != "/x" {
+		t.Fatalf("extra argument accepted: %v %+v", err, res.Fields)
+	}
+}
+
+func TestFollowupPlanPassedUntouched(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.plan", Output: raw(`{"type":"object","required":["done"]}`),
+		Run: func(context.Context, tooling.Call) (any, error) {
+			return tooling.Followup{Output: map[string]bool{"done": true},
+				Plan: json.RawMessage(`{"next":[{"tool":"demo.echo","args":{"text":"again"}}]}`)}, nil
+		}})
+	res := mustExec(t, r, "t.plan", ``)
+	if string(res.Output) != `{"done":true}` {
+		t.Errorf("output %s", res.Output)
+	}
+	if string(res.Plan) != `{"next":[{"tool":"demo.echo","args":{"text":"again"}}]}` {
+		t.Errorf("plan %s", res.Plan)
+	}
+	b, _ := json.Marshal(res)
+	if !strings.Contains(string(b), `"post_execution_plan":{"next"`) {
+		t.Errorf("JSON %s", b)
+	}
+}
+
+func TestDisabledByConfigAndRuntime(t *testing.T) {
+	newReg := func() *tooling.Registry {
+		r := tooling.NewRegistry()
+		for _, n := range []string{"a.one", "a.two", "b.one"} {
+			r.Register(tooling.Tool{Name: n, Run: run})
+		}
+		return r
+	}
+	tests := []struct {
+		name    string
+		mod     func(*config.Config)
+		enabled map[string]bool
+		reason  string
+	}{
+		{"defaults", func(*config.Config) {}, map[string]bool{"a.one": true, "a.two": true, "b.one": true}, ""},
+		{"master switch", func(c *config.Config) { c.Enabled = false }, map[string]bool{"a.one": false, "b.one": false}, "enabled: false"},
+		{"blacklist", func(c *config.Config) { c.Blacklist = []string{"a.*"} }, map[string]bool{"a.one": false, "a.two": false, "b.one": true}, "blacklist"},
+		{"whitelist", func(c *config.Config) { c.Whitelist = []string{"a.one"} }, map[string]bool{"a.one": true, "a.two": false, "b.one": false}, "whitelist"},
+		{"whitelist wins", func(c *config.Config) { c.Whitelist = []string{"a.one"}; c.Blacklist = []string{"a.one"} }, map[string]bool{"a.one": true}, ""},
+		{"override", func(c *config.Config) { c.Tools = map[string]config.ToolOverride{"b.one": {Disabled: true}} }, map[string]bool{"a.one": true, "b.one": false}, "tools.b.one.disabled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newReg()
+			cfg := config.Default()
+			tt.mod(&cfg)
+			r.Configure(cfg)
+			for name, want := range tt.enabled {
+				res, err := r.Execute(context.Background(), name, nil, tooling.WithConsent())
+				if want != (err == nil) {
+					t.Errorf("%s: err %v, want enabled=%v", name, err, want)
+				}
+				if !want && (!errors.Is(err, tooling.ErrDisabled) || !strings.Contains(res.Message, tt.reason)) {
+					t.Errorf("%s: %v, want disabled saying %q", name, err, tt.reason)
+				}
+			}
+		})
+	}
+	r := newReg()
+	if err := r.SetEnabled("a.one", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(context.Background(), "a.one", nil); !errors.Is(err, tooling.ErrDisabled) {
+		t.Fatalf("runtime disable: %v", err)
+	}
+	_ = r.SetEnabled("a.one", true)
+	mustExec(t, r, "a.one", ``)
+	if err := r.SetEnabled("a.nope", true); !errors.Is(err, tooling.ErrNotFound) {
+		t.Fatalf("SetEnabled unknown: %v", err)
+	}
+}
+
+func TestTimeoutResolution(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.declared", Meta: tooling.Meta{Timeout: time.Second}, Run: run})
+	r.Register(tooling.Tool{Name: "t.undeclared", Run: run})
+	cfg := config.Default()
+	cfg.DefaultTimeout = 2 * time.Second
+	r.Configure(cfg)
+	check := func(name string, want time.Duration, opts ...tooling.Option) {
+		t.Helper()
+		if res := mustExec(t, r, name, ``, opts...); res.Timeout != want {
+			t.Errorf("%s: timeout %v, want %v (%v)", name, res.Timeout, want, res.Governance)
+		}
+	}
+	check("t.declared", time.Second)
+	check("t.undeclared", 2*time.Second)
+	check("t.declared", 300*time.Millisecond, tooling.WithTimeout(300*time.Millisecond))
+	check("t.declared", time.Second, tooling.WithTimeout(time.Hour)) // callers cannot lengthen
+
+	cfg.Tools = map[string]config.ToolOverride{"t.declared": {Timeout: 500 * time.Millisecond}, "t.undeclared": {Timeout: 5 * time.Second}}
+	r.Configure(cfg)
+	check("t.declared", 500*time.Millisecond)
+	check("t.undeclared", 5*time.Second) // the tool declared none: the override replaces the default
+
+	cfg.Tools = map[string]config.ToolOverride{"t.declared": {Timeout: time.Minute}}
+	r.Configure(cfg)
+	res := mustExec(t, r, "t.declared", ``)
+	if res.Timeout != time.Second {
+		t.Errorf("override widened the tool's timeout to %v", res.Timeout)
+	}
+	found := false
+	for _, d := range res.Governance {
+		found = found || d.Step == "override" && strings.Contains(d.Detail, "never lengthen")
+	}
+	if !found {
+		t.Errorf("ignored override not reported: %v", res.Governance)
+	}
+}
+
+func TestCallServices(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Provide("greeting", "hello")
+	r.Register(tooling.Tool{Name: "t.svc", Run: func(_ context.Context, c tooling.Call) (any, error) {
+		g, _ := c.Service("greeting")
+		n, ok := c.Service("name")
+		if !ok {
+			n = "nobody"
+		}
+		return fmt.Sprintf("%v %v", g, n), nil
+	}})
+	if res := mustExec(t, r, "t.svc", ``); string(res.Output) != `"hello nobody"` {
+		t.Errorf("output %s", res.Output)
+	}
+	if res := mustExec(t, r, "t.svc", ``, tooling.WithService("name", "ada")); string(res.Output) != `"hello ada"` {
+		t.Errorf("output %s", res.Output)
+	}
+}
+
+func TestConcurrentExecuteIsRaceFree(t *testing.T) {
+	r := codeRegistry(t)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				name := []string{"t.ok", "t.err", "t.panic", "t.okk", "t.llm"}[i%5]
+				res, _ := r.Execute(context.Background(), name, raw(`{"n":1}`))
+				if res.Status == "" {
+					t.Error("empty status")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if s := r.Stats(); s.InFlight != 0 {
+		t.Fatalf("in flight %d after all calls returned", s.InFlight)
+	}
+}

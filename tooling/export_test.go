@@ -1,0 +1,142 @@
+package tooling_test
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func exportRegistry() *tooling.Registry {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "kv.get", Title: "Get", Description: "Reads a key", Run: run,
+		Input: raw(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead, Idempotent: true}})
+	r.Register(tooling.Tool{Name: "kv.wipe", Description: "Deletes everything", Run: run,
+		Meta: tooling.Meta{Effects: tooling.EffectWrite, Safety: tooling.SafetyHigh}})
+	r.Register(tooling.Tool{Name: "net.fetch", Description: "Fetches a URL", Run: run, Meta: tooling.Meta{Effects: tooling.EffectNetwork}})
+	r.Register(tooling.Tool{Name: "app.only", Description: "For the host", Run: run, Meta: tooling.Meta{Origins: []tooling.Origin{tooling.OriginApp}}})
+	return r
+}
+
+func TestExportMCP(t *testing.T) {
+	r := exportRegistry()
+	list := r.ExportMCP(context.Background(), tooling.ExportOptions{})
+	got := map[string]tooling.MCPTool{}
+	for _, tl := range list.Tools {
+		got[tl.Name] = tl
+	}
+	if _, ok := got["app.only"]; ok || len(got) != 3 {
+		t.Fatalf("exported %v; app.only must be left out for origin llm", got)
+	}
+	tests := []struct {
+		name string
+		want tooling.MCPAnnotations
+	}{
+		{"kv.get", tooling.MCPAnnotations{Title: "Get", ReadOnlyHint: true, IdempotentHint: true}},
+		{"kv.wipe", tooling.MCPAnnotations{DestructiveHint: true}},
+		{"net.fetch", tooling.MCPAnnotations{ReadOnlyHint: true, OpenWorldHint: true}},
+	}
+	for _, tt := range tests {
+		if got[tt.name].Annotations != tt.want {
+			t.Errorf("%s: annotations %+v, want %+v", tt.name, got[tt.name].Annotations, tt.want)
+		}
+	}
+	if !strings.Contains(string(got["kv.wipe"].InputSchema), `"type":"object"`) {
+		t.Errorf("a tool without input gets %s", got["kv.wipe"].InputSchema)
+	}
+	app := r.ExportMCP(context.Background(), tooling.ExportOptions{Origin: tooling.OriginApp})
+	if len(app.Tools) != 4 {
+		t.Errorf("origin app sees %d tools, want 4", len(app.Tools))
+	}
+}
+
+var modelName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func TestExportOpenAIAndAnthropicNamesAreReversible(t *testing.T) {
+	r := exportRegistry()
+	ctx := context.Background()
+	for _, f := range r.ExportOpenAI(ctx, tooling.ExportOptions{}) {
+		if f.Type != "function" || !modelName.MatchString(f.Function.Name) {
+			t.Errorf("bad OpenAI tool %+v", f)
+		}
+		if strings.Contains(string(f.Function.Parameters), "$schema") {
+			t.Errorf("%s parameters keep $schema: %s", f.Function.Name, f.Function.Parameters)
+		}
+		var schema map[string]any
+		if err := json.Unmarshal(f.Function.Parameters, &schema); err != nil || schema["type"] != "object" {
+			t.Errorf("%s parameters %s", f.Function.Name, f.Function.Parameters)
+		}
+		// A model calls back with the exported name; Execute accepts it.
+		res, _ := r.Execute(ctx, f.Function.Name, raw(`{"key":"a"}`), tooling.WithOrigin(tooling.OriginLLM), tooling.WithConsent())
+		if res.Code == tooling.CodeNotFound {
+			t.Errorf("exported name %q is not accepted back", f.Function.Name)
+		}
+	}
+	for _, a := range r.ExportAnthropic(ctx, tooling.ExportOptions{}) {
+		if !modelName.MatchString(a.Name) || len(a.InputSchema) == 0 {
+			t.Errorf("bad Anthropic tool %+v", a)
+		}
+	}
+}
+
+func TestExportLeavesOutDisabledTools(t *testing.T) {
+	r := exportRegistry()
+	cfg := config.Default()
+	cfg.Blacklist = []string{"kv.*"}
+	r.Configure(cfg)
+	var got []string
+	for _, a := range r.ExportAnthropic(context.Background(), tooling.ExportOptions{}) {
+		got = append(got, a.Name)
+	}
+	if !slices.Equal(got, []string{"net__fetch"}) {
+		t.Errorf("exported %v", got)
+	}
+	b, err := r.Export(context.Background(), tooling.FormatOpenAI, tooling.ExportOptions{})
+	if err != nil || !strings.Contains(string(b), `"net__fetch"`) || strings.Contains(string(b), "kv__") {
+		t.Errorf("Export: %v %s", err, b)
+	}
+	if _, err := r.Export(context.Background(), "yaml", tooling.ExportOptions{}); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+func TestExportProblems(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.fine", Description: "fine", Run: run})
+	r.Register(tooling.Tool{Name: "demo.union", Description: "union", Run: run,
+		Input: raw(`{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}`)})
+	r.Register(tooling.Tool{Name: "demo.silent", Run: run})
+	got := map[string][]string{}
+	for _, p := range r.ExportProblems() {
+		got[p.Tool] = append(got[p.Tool], string(p.Format)+": "+p.Message)
+	}
+	if len(got["demo.fine"]) != 0 {
+		t.Errorf("fine tool has problems: %v", got["demo.fine"])
+	}
+	if len(got["demo.union"]) != 1 || !strings.Contains(got["demo.union"][0], `openai: input schema has "anyOf" at its root`) {
+		t.Errorf("union: %v", got["demo.union"])
+	}
+	if len(got["demo.silent"]) != 3 {
+		t.Errorf("silent: %v", got["demo.silent"])
+	}
+}
+
+func TestUnmatchedConfigNames(t *testing.T) {
+	r := exportRegistry()
+	cfg := config.Default()
+	cfg.Whitelist = []string{"kv.*", "kv.gte"}
+	cfg.Blacklist = []string{"zz.*"}
+	cfg.Tools = map[string]config.ToolOverride{"net.fech": {Timeout: 1}}
+	warns := r.Configure(cfg)
+	joined := strings.Join(warns, "\n")
+	if len(warns) != 3 || !strings.Contains(joined, `whitelist: "kv.gte" matches no tool (did you mean "kv.get"?)`) ||
+		!strings.Contains(joined, `blacklist: "zz.*"`) || !strings.Contains(joined, `tools: "net.fech" matches no tool (did you mean "net.fetch"?)`) {
+		t.Errorf("warnings:\n%s", joined)
+	}
+}

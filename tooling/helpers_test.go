@@ -1,0 +1,43 @@
+package tooling_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+	os.Exit(0)
+}
+
+func run(context.Context, tooling.Call) (any, error) { return "ok", nil }
+
+// waitAbandoned waits until no abandoned tool goroutine is left in r.
+func waitAbandoned(t *testing.T, r *tooling.Registry) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Stats().Abandoned != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("abandoned goroutines still running: %d", r.Stats().Abandoned)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+func mustExec(t *testing.T, r *tooling.Registry, name, args string, opts ...tooling.Option) *tooling.Result {
+	t.Helper()
+	res, err := r.Execute(context.Background(), name, raw(args), opts...)
+	if err != nil {
+		t.Fatalf("Execute(%s, %s): %v", name, args, err)
+	}
+	return res
+}

@@ -1,0 +1,353 @@
+package tooling
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Concurrency says how calls of a tool may overlap. The zero value, Exclusive,
+// is the safe choice: calls never overlap with another call of the same tool
+// (or, when Meta.Resources names keys, with any call sharing one of them).
+type Concurrency uint8
+
+const (
+	// Exclusive calls never overlap with a call sharing a resource key, or
+	// with another call of the same tool when no key is given. The zero value.
+	Exclusive Concurrency = iota
+	// ReadOnly calls run in parallel with anything. The tool promises not to
+	// change state: it cannot declare write or process effects.
+	ReadOnly
+	// MainThread calls run one at a time, in FIFO order, on the host's main
+	// thread (or the scheduler's own locked thread when the host does not
+	// hand its main thread over).
+	MainThread
+)
+
+var concurrencyNames = [...]string{Exclusive: "exclusive", ReadOnly: "read_only", MainThread: "main_thread"}
+
+func (c Concurrency) String() string {
+	if int(c) < len(concurrencyNames) {
+		return concurrencyNames[c]
+	}
+	return fmt.Sprintf("concurrency(%d)", uint8(c))
+}
+
+// MarshalText encodes the concurrency as "exclusive", "read_only" or "main_thread".
+func (c Concurrency) MarshalText() ([]byte, error) {
+	if int(c) >= len(concurrencyNames) {
+		return nil, fmt.Errorf("tooling: unknown concurrency %d", uint8(c))
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText accepts the names MarshalText writes (also "readonly" and "main").
+func (c *Concurrency) UnmarshalText(b []byte) error {
+	v, err := ParseConcurrency(string(b))
+	if err == nil {
+		*c = v
+	}
+	return err
+}
+
+// ParseConcurrency parses "exclusive", "read_only" or "main_thread".
+func ParseConcurrency(s string) (Concurrency, error) {
+	switch strings.ToLower(strings.ReplaceAll(s, "-", "_")) {
+	case "exclusive":
+		return Exclusive, nil
+	case "read_only", "readonly":
+		return ReadOnly, nil
+	case "main_thread", "mainthread", "main":
+		return MainThread, nil
+	}
+	return 0, fmt.Errorf("tooling: unknown concurrency %q (want exclusive, read_only or main_thread)", s)
+}
+
+// Effects is the set of side effects a tool may have. The zero value means
+// none: a pure function of its arguments.
+type Effects uint8
+
+const (
+	// EffectRead: reads state outside its arguments (host state, files, ...).
+	EffectRead Effects = 1 << iota
+	// EffectWrite: changes state. Implies at least medium safety and consent.
+	EffectWrite
+	// EffectNetwork: talks to the network. Marks the tool as open-world in exports.
+	EffectNetwork
+	// EffectFilesystem: touches the file system (combine with read or write).
+	EffectFilesystem
+	// EffectProcess: starts processes. Implies high safety and consent.
+	EffectProcess
+)
+
+var effectNames = [...]struct {
+	e    Effects
+	name string
+}{{EffectRead, "read"}, {EffectWrite, "write"}, {EffectNetwork, "network"}, {EffectFilesystem, "filesystem"}, {EffectProcess, "process"}}
+
+// Has reports whether every effect in o is in e.
+func (e Effects) Has(o Effects) bool { return e&o == o }
+
+// Any reports whether e and o share an effect.
+func (e Effects) Any(o Effects) bool { return e&o != 0 }
+
+// String lists the effects joined by "|", or "none".
+func (e Effects) String() string {
+	if e == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for _, n := range effectNames {
+		if e&n.e != 0 {
+			if b.Len() > 0 {
+				b.WriteByte('|')
+			}
+			b.WriteString(n.name)
+		}
+	}
+	return b.String()
+}
+
+// Names lists the effects one by one (empty for none).
+func (e Effects) Names() []string {
+	var out []string
+	for _, n := range effectNames {
+		if e&n.e != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// MarshalText encodes the effects as String does.
+func (e Effects) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// UnmarshalText parses what String writes ("none", "read|write", also commas).
+func (e *Effects) UnmarshalText(b []byte) error {
+	v, err := ParseEffects(string(b))
+	if err == nil {
+		*e = v
+	}
+	return err
+}
+
+// ParseEffects parses "none" or effect names joined by "|" or ",".
+func ParseEffects(s string) (Effects, error) {
+	var out Effects
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' || r == ' ' }) {
+		part = strings.ToLower(part)
+		if part == "none" {
+			continue
+		}
+		found := false
+		for _, n := range effectNames {
+			if n.name == part {
+				out |= n.e
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("tooling: unknown effect %q (want read, write, network, filesystem or process)", part)
+		}
+	}
+	return out, nil
+}
+
+// Safety is how much harm a wrong call can do. The zero value, SafetyAuto,
+// derives it from the effects: process → high; write, network or filesystem
+// → medium; otherwise low. Declaring SafetyLow for a tool with write or
+// process effects is a contradiction that Register refuses.
+type Safety uint8
+
+const (
+	SafetyAuto Safety = iota // derived from Effects; the zero value
+	SafetyLow
+	SafetyMedium
+	SafetyHigh
+)
+
+var safetyNames = [...]string{SafetyAuto: "auto", SafetyLow: "low", SafetyMedium: "medium", SafetyHigh: "high"}
+
+func (s Safety) String() string {
+	if int(s) < len(safetyNames) {
+		return safetyNames[s]
+	}
+	return fmt.Sprintf("safety(%d)", uint8(s))
+}
+
+// MarshalText encodes the safety as "auto", "low", "medium" or "high".
+func (s Safety) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses what MarshalText writes.
+func (s *Safety) UnmarshalText(b []byte) error {
+	v, err := ParseSafety(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
+}
+
+// ParseSafety parses "auto", "low", "medium" or "high".
+func ParseSafety(s string) (Safety, error) {
+	for i, n := range safetyNames {
+		if strings.EqualFold(n, s) {
+			return Safety(i), nil
+		}
+	}
+	return 0, fmt.Errorf("tooling: unknown safety %q (want low, medium or high)", s)
+}
+
+// Origin says who makes a call. Tools may restrict who calls them with
+// Meta.Origins. Custom origins are lower-case identifiers.
+type Origin string
+
+const (
+	OriginApp    Origin = "app"    // the host program itself; the default origin of a call
+	OriginUI     Origin = "ui"     // a person, through the console or another UI
+	OriginLLM    Origin = "llm"    // a language model
+	OriginSystem Origin = "system" // scheduled or internal work
+)
+
+// Rate is a token bucket: PerMinute tokens are added each minute, up to
+// Burst. The zero value means unlimited. A Burst of 0 with a positive
+// PerMinute means a burst of 1.
+type Rate struct {
+	PerMinute float64 `json:"per_minute,omitempty"`
+	Burst     int     `json:"burst,omitempty"`
+}
+
+// Unlimited reports whether r sets no limit.
+func (r Rate) Unlimited() bool { return r.PerMinute <= 0 }
+
+func (r Rate) String() string {
+	if r.Unlimited() {
+		return "unlimited"
+	}
+	b := r.Burst
+	if b < 1 {
+		b = 1
+	}
+	return fmt.Sprintf("%g/min burst %d", r.PerMinute, b)
+}
+
+// Meta is what a tool declares about itself. Every zero value is documented
+// and is the safe choice, except where noted.
+type Meta struct {
+	// Concurrency: how calls overlap. Zero: Exclusive (never overlap).
+	Concurrency Concurrency `json:"concurrency"`
+	// Resources: keys that Exclusive calls hold while they run; calls sharing
+	// a key never overlap. Zero: the tool's own name is the key.
+	Resources []string `json:"resources,omitempty"`
+	// Effects: side effects. Zero: none (a pure function of its arguments).
+	Effects Effects `json:"effects"`
+	// Safety: harm a wrong call can do. Zero: derived from Effects.
+	Safety Safety `json:"safety"`
+	// Consent: every call must carry consent. Zero: false, but consent is
+	// still required when the safety is high or the effects include write
+	// or process.
+	Consent bool `json:"consent,omitempty"`
+	// Timeout: how long a call may run. Zero: the configured default (30s
+	// unless config says otherwise). Config and callers may shorten it,
+	// never lengthen it.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Rate: calls per minute. Zero: unlimited.
+	Rate Rate `json:"rate"`
+	// Origins: who may call. Zero (empty): every origin.
+	Origins []Origin `json:"origins,omitempty"`
+	// Idempotent: calling twice with the same arguments has the effect of
+	// calling once. Zero: false (callers must not retry blindly).
+	Idempotent bool `json:"idempotent,omitempty"`
+	// Tags: free words for filtering. Zero: none.
+	Tags []string `json:"tags,omitempty"`
+	// Version of the tool, semver recommended. Zero: unversioned.
+	Version string `json:"version,omitempty"`
+}
+
+// EffectiveSafety resolves SafetyAuto from the effects.
+func (m *Meta) EffectiveSafety() Safety {
+	if m.Safety != SafetyAuto {
+		return m.Safety
+	}
+	switch {
+	case m.Effects.Any(EffectProcess):
+		return SafetyHigh
+	case m.Effects.Any(EffectWrite | EffectNetwork | EffectFilesystem):
+		return SafetyMedium
+	}
+	return SafetyLow
+}
+
+// NeedsConsent reports whether a call must carry consent: declared, high
+// safety, or write/process effects.
+func (m *Meta) NeedsConsent() bool {
+	return m.Consent || m.EffectiveSafety() == SafetyHigh || m.Effects.Any(EffectWrite|EffectProcess)
+}
+
+// AllowsOrigin reports whether o may call the tool.
+func (m *Meta) AllowsOrigin(o Origin) bool {
+	if len(m.Origins) == 0 {
+		return true
+	}
+	for _, a := range m.Origins {
+		if a == o {
+			return true
+		}
+	}
+	return false
+}
+
+// Dangerous reports whether the tool has side effects beyond reading:
+// write, network, filesystem or process effects, or consent.
+func (m *Meta) Dangerous() bool {
+	return m.NeedsConsent() || m.Effects.Any(EffectWrite|EffectNetwork|EffectFilesystem|EffectProcess)
+}
+
+// check returns the contradictions in m, as the fixes to make.
+func (m *Meta) check() []string {
+	var p []string
+	if m.Concurrency > MainThread {
+		p = append(p, fmt.Sprintf("Meta.Concurrency %d is unknown: use Exclusive, ReadOnly or MainThread", m.Concurrency))
+	}
+	if m.Safety > SafetyHigh {
+		p = append(p, fmt.Sprintf("Meta.Safety %d is unknown: use SafetyLow, SafetyMedium or SafetyHigh", m.Safety))
+	}
+	if m.Safety == SafetyLow && m.Effects.Any(EffectWrite|EffectProcess) {
+		p = append(p, fmt.Sprintf("Meta.Safety is low but Meta.Effects has %s: declare SafetyMedium or higher (or leave Safety zero to derive it)", (m.Effects&(EffectWrite|EffectProcess)).String()))
+	}
+	if m.Concurrency == ReadOnly && m.Effects.Any(EffectWrite|EffectProcess) {
+		p = append(p, fmt.Sprintf("Meta.Concurrency is ReadOnly but Meta.Effects has %s: a read-only tool cannot change state; use Exclusive", (m.Effects&(EffectWrite|EffectProcess)).String()))
+	}
+	if len(m.Resources) > 0 && m.Concurrency != Exclusive {
+		p = append(p, fmt.Sprintf("Meta.Resources only applies to Exclusive tools, but Concurrency is %s: drop the resources or make the tool Exclusive", m.Concurrency))
+	}
+	for _, r := range m.Resources {
+		if strings.TrimSpace(r) == "" {
+			p = append(p, "Meta.Resources has an empty key: name the resource (e.g. \"kv\")")
+		}
+	}
+	if m.Timeout < 0 {
+		p = append(p, fmt.Sprintf("Meta.Timeout %v is negative: use 0 for the configured default", m.Timeout))
+	}
+	if m.Rate.PerMinute < 0 || m.Rate.Burst < 0 {
+		p = append(p, fmt.Sprintf("Meta.Rate %+v is negative: use the zero Rate for unlimited", m.Rate))
+	}
+	for _, o := range m.Origins {
+		if !validOrigin(string(o)) {
+			p = append(p, fmt.Sprintf("Meta.Origins has %q: origins are lower-case identifiers such as app, ui, llm, system", o))
+		}
+	}
+	return p
+}
+
+func validOrigin(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,130 @@
+package tooling
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxNameLen is the longest tool name Register accepts: 64 bytes once dots
+// are spelled "__" (ExportName), the limit of OpenAI and Anthropic.
+const MaxNameLen = 64
+
+// checkName returns why name is not a valid "group.name", or "".
+//
+// A name is two or more segments joined by dots; each segment is lower snake
+// case: a letter, then letters or digits, with single underscores between
+// runs ("demo.echo", "fs.read_file", "net.http_get").
+func checkName(name string) string {
+	if name == "" {
+		return "the name is empty: name tools \"group.name\" in lower snake case, like \"demo.echo\""
+	}
+	if n := len(ExportName(name)); n > MaxNameLen {
+		return fmt.Sprintf("the name is %d bytes once exported (dots become \"__\"), over %d: shorten it", n, MaxNameLen)
+	}
+	segs := strings.Split(name, ".")
+	if len(segs) < 2 {
+		return fmt.Sprintf("the name has no group: name tools \"group.name\", like \"demo.%s\"", suggestSnake(name))
+	}
+	for _, s := range segs {
+		if !snakeSegment(s) {
+			return fmt.Sprintf("segment %q is not lower snake case (a letter, then letters, digits and single underscores): try %q", s, suggestSnake(name))
+		}
+	}
+	return ""
+}
+
+func snakeSegment(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '_' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '_' && s[i-1] != '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// suggestSnake turns "Demo.ReadFile" or "demo-read file" into "demo.read_file".
+func suggestSnake(name string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if prevLower {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + 'a' - 'A')
+			prevLower = false
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			prevLower = true
+		case r == '.':
+			b.WriteByte('.')
+			prevLower = false
+		default:
+			if prevLower {
+				b.WriteByte('_')
+			}
+			prevLower = false
+		}
+	}
+	return strings.Trim(strings.ReplaceAll(b.String(), "__", "_"), "_.")
+}
+
+// ExportName spells a tool name for formats that refuse dots in names
+// (OpenAI, Anthropic): each "." becomes "__". Valid names never hold "__",
+// so the spelling is reversible (ParseExportName), and ExecuteTool accepts
+// both spellings.
+func ExportName(name string) string {
+	return strings.ReplaceAll(name, ".", "__")
+}
+
+// ParseExportName reverses ExportName.
+func ParseExportName(exported string) string {
+	return strings.ReplaceAll(exported, "__", ".")
+}
+
+// levenshtein is the edit distance between a and b, on bytes.
+func levenshtein(a, b string) int {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// closest returns the candidate nearest to name, if near enough to be a typo.
+func closest(name string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := levenshtein(name, c)
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || bestD > max(2, len(name)/3) {
+		return ""
+	}
+	return best
+}

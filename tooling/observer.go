@@ -1,0 +1,198 @@
+package tooling
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// EventKind tells a call's begin from its end.
+type EventKind uint8
+
+const (
+	EventBegin EventKind = iota + 1
+	EventEnd
+)
+
+func (k EventKind) String() string {
+	if k == EventBegin {
+		return "begin"
+	}
+	return "end"
+}
+
+// Event is what observers see of a call: who, what, how it ended, and
+// digests and sizes of the arguments and output, never their content.
+type Event struct {
+	Kind         EventKind
+	Time         time.Time
+	CallID       string
+	Tool         string
+	Origin       Origin
+	ArgsSHA256   string // hex; of the arguments as sent
+	ArgsSize     int
+	OutputSHA256 string // end only, when there is output
+	OutputSize   int
+	Status       Status // end only
+	Code         Code   // end only
+	Wait, Run    time.Duration
+}
+
+// Observer receives events. Each observer has its own goroutine and queue:
+// one that blocks only delays itself (its queue fills, then its events are
+// dropped and counted), and one that panics loses that event only.
+type Observer interface {
+	Observe(Event)
+}
+
+// ObserverFunc adapts a func to Observer.
+type ObserverFunc func(Event)
+
+// Observe calls f(ev).
+func (f ObserverFunc) Observe(ev Event) { f(ev) }
+
+// ObserverQueue is how many events an observer may lag behind before
+// further events to it are dropped.
+const ObserverQueue = 4096
+
+// ObserverStats count events that observers did not get whole.
+type ObserverStats struct {
+	Dropped  int64 `json:"dropped"`  // queue full
+	Panicked int64 `json:"panicked"` // Observe panicked
+}
+
+type observers struct {
+	mu       sync.Mutex
+	list     atomic.Pointer[[]*observerRunner]
+	dropped  atomic.Int64
+	panicked atomic.Int64
+}
+
+type observerRunner struct {
+	o      Observer
+	mu     sync.RWMutex
+	closed bool
+	ch     chan Event
+	done   chan struct{}
+}
+
+// Observe adds o; every call from now on sends it a begin and an end event.
+// remove stops it after it has seen every event sent before remove.
+func (r *Registry) Observe(o Observer) (remove func()) {
+	run := &observerRunner{o: o, ch: make(chan Event, ObserverQueue), done: make(chan struct{})}
+	go run.loop(&r.obs)
+	r.obs.mu.Lock()
+	old := r.obs.list.Load()
+	var next []*observerRunner
+	if old != nil {
+		next = append(next, *old...)
+	}
+	next = append(next, run)
+	r.obs.list.Store(&next)
+	r.obs.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.obs.mu.Lock()
+			cur := *r.obs.list.Load()
+			kept := make([]*observerRunner, 0, len(cur))
+			for _, x := range cur {
+				if x != run {
+					kept = append(kept, x)
+				}
+			}
+			r.obs.list.Store(&kept)
+			r.obs.mu.Unlock()
+			run.mu.Lock()
+			run.closed = true
+			close(run.ch)
+			run.mu.Unlock()
+			<-run.done
+		})
+	}
+}
+
+// Observe adds an observer to the Default registry.
+func Observe(o Observer) (remove func()) { return Default.Observe(o) }
+
+func (run *observerRunner) loop(obs *observers) {
+	defer close(run.done)
+	for ev := range run.ch {
+		run.deliver(ev, obs)
+	}
+}
+
+func (run *observerRunner) deliver(ev Event, obs *observers) {
+	defer func() {
+		if recover() != nil {
+			obs.panicked.Add(1)
+		}
+	}()
+	run.o.Observe(ev)
+}
+
+func (o *observers) active() bool {
+	l := o.list.Load()
+	return l != nil && len(*l) > 0
+}
+
+func (o *observers) emit(ev Event) {
+	l := o.list.Load()
+	if l == nil {
+		return
+	}
+	for _, run := range *l {
+		run.mu.RLock()
+		if !run.closed {
+			select {
+			case run.ch <- ev:
+			default:
+				o.dropped.Add(1)
+			}
+		}
+		run.mu.RUnlock()
+	}
+}
+
+func (o *observers) stats() ObserverStats {
+	return ObserverStats{Dropped: o.dropped.Load(), Panicked: o.panicked.Load()}
+}
+
+func digest(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// SlogObserver logs each call's start at debug level, its finish at info
+// and its failure at warn, with the event's fields (never content).
+func SlogObserver(l *slog.Logger) Observer {
+	if l == nil {
+		l = slog.Default()
+	}
+	return ObserverFunc(func(ev Event) {
+		attrs := []slog.Attr{
+			slog.String("call_id", ev.CallID), slog.String("tool", ev.Tool), slog.String("origin", string(ev.Origin)),
+			slog.Int("args_size", ev.ArgsSize), slog.String("args_sha256", ev.ArgsSHA256),
+		}
+		if ev.Kind == EventBegin {
+			l.LogAttrs(context.Background(), slog.LevelDebug, "tool call started", attrs...)
+			return
+		}
+		attrs = append(attrs, slog.String("status", string(ev.Status)),
+			slog.Duration("wait", ev.Wait), slog.Duration("run", ev.Run))
+		if ev.Status == StatusOK {
+			attrs = append(attrs, slog.Int("output_size", ev.OutputSize), slog.String("output_sha256", ev.OutputSHA256))
+			l.LogAttrs(context.Background(), slog.LevelInfo, "tool call finished", attrs...)
+			return
+		}
+		attrs = append(attrs, slog.String("code", string(ev.Code)))
+		l.LogAttrs(context.Background(), slog.LevelWarn, "tool call failed", attrs...)
+	})
+}

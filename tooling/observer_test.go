@@ -1,0 +1,117 @@
+package tooling_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	events []tooling.Event
+}
+
+func (r *recorder) Observe(ev tooling.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+}
+
+func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
+	r := codeRegistry(t)
+	rec := &recorder{}
+	remove := r.Observe(rec)
+	args := `{"n":42}`
+	mustExec(t, r, "t.ok", args, tooling.WithOrigin(tooling.OriginUI))
+	_, _ = r.Execute(context.Background(), "t.nope", nil)
+	_, _ = r.Execute(context.Background(), "t.panic", nil)
+	remove()
+
+	if len(rec.events) != 6 {
+		t.Fatalf("%d events, want 6: %+v", len(rec.events), rec.events)
+	}
+	begin, end := rec.events[0], rec.events[1]
+	sum := sha256.Sum256([]byte(args))
+	if begin.Kind != tooling.EventBegin || end.Kind != tooling.EventEnd || begin.CallID != end.CallID || begin.CallID == "" {
+		t.Fatalf("begin %+v end %+v", begin, end)
+	}
+	if begin.Tool != "t.ok" || begin.Origin != tooling.OriginUI || begin.ArgsSHA256 != hex.EncodeToString(sum[:]) || begin.ArgsSize != len(args) {
+		t.Fatalf("begin %+v", begin)
+	}
+	out := sha256.Sum256([]byte(`{"n":42}`))
+	if end.Status != tooling.StatusOK || end.OutputSHA256 != hex.EncodeToString(out[:]) || end.OutputSize != 8 {
+		t.Fatalf("end %+v", end)
+	}
+	if rec.events[3].Code != tooling.CodeNotFound || rec.events[5].Code != tooling.CodePanic {
+		t.Fatalf("codes %q %q", rec.events[3].Code, rec.events[5].Code)
+	}
+	// Removed observers hear nothing more.
+	mustExec(t, r, "t.ok", args)
+	if len(rec.events) != 6 {
+		t.Fatal("removed observer still observes")
+	}
+}
+
+func TestPanickingObserverDoesNotBreakCalls(t *testing.T) {
+	r := codeRegistry(t)
+	remove := r.Observe(tooling.ObserverFunc(func(tooling.Event) { panic("observer bug") }))
+	rec := &recorder{}
+	removeRec := r.Observe(rec)
+	for i := 0; i < 5; i++ {
+		mustExec(t, r, "t.ok", `{"n":1}`)
+	}
+	remove()
+	removeRec()
+	if got := r.Stats().Events.Panicked; got != 10 {
+		t.Errorf("panicked %d, want 10", got)
+	}
+	if len(rec.events) != 10 {
+		t.Errorf("healthy observer got %d events, want 10", len(rec.events))
+	}
+}
+
+func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
+	r := codeRegistry(t)
+	release := make(chan struct{})
+	remove := r.Observe(tooling.ObserverFunc(func(tooling.Event) { <-release }))
+	calls := tooling.ObserverQueue // twice as many events as the queue holds
+	start := time.Now()
+	for i := 0; i < calls; i++ {
+		mustExec(t, r, "t.ok", `{"n":1}`)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("calls stalled behind a blocked observer: %v", took)
+	}
+	if d := r.Stats().Events.Dropped; d < int64(calls)/2 {
+		t.Errorf("dropped %d, want about %d", d, calls)
+	}
+	close(release)
+	remove()
+}
+
+func TestSlogObserver(t *testing.T) {
+	r := codeRegistry(t)
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	remove := r.Observe(tooling.SlogObserver(logger))
+	mustExec(t, r, "t.ok", `{"n":7}`)
+	_, _ = r.Execute(context.Background(), "t.err", nil)
+	remove()
+	out := buf.String()
+	for _, want := range []string{"tool call started", "tool call finished", "tool call failed", "code=tool_error", "tool=t.ok", "args_sha256="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"n":7`) || strings.Contains(out, "wrapped: boom") {
+		t.Errorf("log holds content:\n%s", out)
+	}
+}

@@ -1,0 +1,134 @@
+package tooling
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/config"
+)
+
+// toolPolicy is what the config decides for one tool, computed when the
+// config or the tool changes, so that a call reads one pointer.
+type toolPolicy struct {
+	disabled   string        // why config disables the tool, "" if it does not
+	timeout    time.Duration // the effective timeout before the caller's say
+	timeoutSrc string        // "tool", "config default" or "config override"
+	note       string        // an override that was narrowed or ignored, for people
+}
+
+// Configure applies cfg to r: enabled, whitelist, blacklist, default
+// timeout, argument size cap and per-tool overrides. Overrides change
+// runtime settings only and never widen what a tool declared: a timeout
+// override longer than the tool's own is ignored. It returns a warning for
+// each name or pattern in cfg that matches no registered tool.
+func (r *Registry) Configure(cfg config.Config) []string {
+	c := cfg
+	r.cfg.Store(&c)
+	for _, e := range r.entries() {
+		e.pol.Store(policyFor(e, &c))
+	}
+	return r.UnmatchedConfigNames(cfg)
+}
+
+// Configure applies cfg to the Default registry.
+func Configure(cfg config.Config) []string { return Default.Configure(cfg) }
+
+// Config returns the config in force.
+func (r *Registry) Config() config.Config { return *r.cfg.Load() }
+
+// UnmatchedConfigNames lists, as warnings, the whitelist and blacklist
+// entries and per-tool overrides in cfg that match no registered tool.
+func (r *Registry) UnmatchedConfigNames(cfg config.Config) []string {
+	names := r.Names()
+	matchesAny := func(pattern string) bool {
+		for _, n := range names {
+			if config.Match(pattern, n) {
+				return true
+			}
+		}
+		return false
+	}
+	var warns []string
+	for _, list := range []struct {
+		key      string
+		patterns []string
+	}{{"whitelist", cfg.Whitelist}, {"blacklist", cfg.Blacklist}} {
+		for _, p := range list.patterns {
+			if !matchesAny(p) {
+				warns = append(warns, fmt.Sprintf("config %s: %q matches no tool%s", list.key, p, didYouMean(p, names)))
+			}
+		}
+	}
+	overrides := make([]string, 0, len(cfg.Tools))
+	for n := range cfg.Tools {
+		overrides = append(overrides, n)
+	}
+	sort.Strings(overrides)
+	for _, n := range overrides {
+		if r.lookup(n) == nil {
+			warns = append(warns, fmt.Sprintf("config tools: %q matches no tool%s", n, didYouMean(n, names)))
+		}
+	}
+	return warns
+}
+
+func didYouMean(name string, names []string) string {
+	if c := closest(name, names); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
+
+func policyFor(e *entry, cfg *config.Config) *toolPolicy {
+	name := e.tool.Name
+	p := &toolPolicy{}
+	ov, hasOv := cfg.Tools[name]
+	switch {
+	case !cfg.Enabled:
+		p.disabled = "every tool is disabled by config (enabled: false)"
+	case hasOv && ov.Disabled:
+		p.disabled = fmt.Sprintf("disabled by config (tools.%s.disabled)", name)
+	case len(cfg.Whitelist) > 0:
+		if matchAny(cfg.Whitelist, name) == "" {
+			p.disabled = "not on the config whitelist"
+		}
+	default:
+		if pat := matchAny(cfg.Blacklist, name); pat != "" {
+			p.disabled = fmt.Sprintf("on the config blacklist (%q)", pat)
+		}
+	}
+	p.timeout, p.timeoutSrc = e.tool.Meta.Timeout, "tool"
+	if p.timeout == 0 {
+		p.timeout, p.timeoutSrc = cfg.DefaultTimeout, "config default"
+	}
+	if hasOv && ov.Timeout > 0 {
+		if ov.Timeout <= p.timeout || e.tool.Meta.Timeout == 0 {
+			p.timeout, p.timeoutSrc = ov.Timeout, "config override"
+		} else {
+			p.note = fmt.Sprintf("config timeout %v ignored: overrides never lengthen the tool's own %v", ov.Timeout, e.tool.Meta.Timeout)
+		}
+	}
+	if p.timeout <= 0 {
+		p.timeout, p.timeoutSrc = 30*time.Second, "built-in default"
+	}
+	return p
+}
+
+// matchAny returns the first pattern matching name, or "".
+func matchAny(patterns []string, name string) string {
+	for _, p := range patterns {
+		if config.Match(p, name) {
+			return p
+		}
+	}
+	return ""
+}
+
+// disabledReason says why calls are refused with code disabled, or "".
+func (e *entry) disabledReason() string {
+	if e.disabled.Load() {
+		return "disabled at runtime"
+	}
+	return e.pol.Load().disabled
+}

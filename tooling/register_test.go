@@ -1,0 +1,151 @@
+package tooling_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func TestRegisterRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		tool tooling.Tool
+		want []string // every part must occur in the panic message
+	}{
+		{"empty name", tooling.Tool{Run: run}, []string{`Register("")`, "name is empty", "demo.echo"}},
+		{"no group", tooling.Tool{Name: "echo", Run: run}, []string{"no group", `"demo.echo"`}},
+		{"upper case", tooling.Tool{Name: "demo.ReadFile", Run: run}, []string{`"ReadFile"`, "lower snake case", `try "demo.read_file"`}},
+		{"dash", tooling.Tool{Name: "demo.read-file", Run: run}, []string{"lower snake case", `"demo.read_file"`}},
+		{"double underscore", tooling.Tool{Name: "demo.read__file", Run: run}, []string{"lower snake case"}},
+		{"trailing underscore", tooling.Tool{Name: "demo.read_", Run: run}, []string{"lower snake case"}},
+		{"digit first", tooling.Tool{Name: "demo.1st", Run: run}, []string{"lower snake case"}},
+		{"too long", tooling.Tool{Name: "demo." + strings.Repeat("x", 60), Run: run}, []string{"over 64"}},
+		{"no run", tooling.Tool{Name: "demo.norun"}, []string{"Run is nil"}},
+		{"schema not JSON", tooling.Tool{Name: "demo.bad", Run: run, Input: raw(`{"type":`)}, []string{"input schema is not valid JSON"}},
+		{"schema not object", tooling.Tool{Name: "demo.bad", Run: run, Input: raw(`{"type":"string"}`)}, []string{`"type": "object"`}},
+		{"schema missing type", tooling.Tool{Name: "demo.bad", Run: run, Input: raw(`{"properties":{}}`)}, []string{`"type": "object"`}},
+		{"schema does not compile", tooling.Tool{Name: "demo.bad", Run: run, Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":"one"}}}`)}, []string{"does not compile"}},
+		{"dangling ref", tooling.Tool{Name: "demo.bad", Run: run, Input: raw(`{"type":"object","properties":{"n":{"$ref":"#/$defs/missing"}}}`)}, []string{"does not compile"}},
+		{"external ref", tooling.Tool{Name: "demo.bad", Run: run, Input: raw(`{"type":"object","properties":{"n":{"$ref":"file:///etc/passwd"}}}`)}, []string{"does not compile"}},
+		{"output schema", tooling.Tool{Name: "demo.bad", Run: run, Output: raw(`{"type":7}`)}, []string{"output schema does not compile"}},
+		{"low safety writes", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Effects: tooling.EffectWrite, Safety: tooling.SafetyLow}}, []string{"Safety is low", "write", "SafetyMedium"}},
+		{"low safety process", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Effects: tooling.EffectProcess, Safety: tooling.SafetyLow}}, []string{"Safety is low", "process"}},
+		{"read-only writes", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectWrite}}, []string{"ReadOnly", "cannot change state"}},
+		{"resources on read-only", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Resources: []string{"kv"}}}, []string{"Resources only applies to Exclusive"}},
+		{"negative timeout", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Timeout: -1}}, []string{"negative"}},
+		{"bad origin", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Origins: []tooling.Origin{"LLM"}}}, []string{`Origins has "LLM"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tooling.NewRegistry()
+			msg := panicMessage(func() { r.Register(tt.tool) })
+			if msg == "" {
+				t.Fatal("Register did not panic")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("panic %q does not say %q", msg, w)
+				}
+			}
+			if r.Len() != 0 {
+				t.Error("refused tool was registered")
+			}
+			err := r.Add(tt.tool)
+			var re *tooling.RegisterError
+			if !errors.As(err, &re) || re.Tool != tt.tool.Name || len(re.Problems) == 0 {
+				t.Errorf("Add returned %#v", err)
+			}
+		})
+	}
+}
+
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if p := recover(); p != nil {
+			if err, ok := p.(error); ok {
+				msg = err.Error()
+			} else {
+				msg = "non-error panic"
+			}
+		}
+	}()
+	f()
+	return ""
+}
+
+func TestRegisterDuplicate(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.one", Run: run})
+	msg := panicMessage(func() { r.Register(tooling.Tool{Name: "demo.one", Run: run}) })
+	if !strings.Contains(msg, `Register("demo.one")`) || !strings.Contains(msg, "already registered") {
+		t.Fatalf("panic %q", msg)
+	}
+}
+
+func TestRegisterAcceptsDraft07AndSafeZeroMeta(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.draft07", Run: run, Input: raw(`{
+		"$schema": "http://json-schema.org/draft-07/schema#",
+		"type": "object",
+		"definitions": {"n": {"type": "integer", "minimum": 1}},
+		"properties": {"n": {"$ref": "#/definitions/n"}}
+	}`)})
+	if _, err := r.Execute(context.Background(), "demo.draft07", raw(`{"n":0}`)); !errors.Is(err, tooling.ErrValidation) {
+		t.Fatalf("draft-07 schema not enforced: %v", err)
+	}
+	tool, ok := r.Lookup("demo.draft07")
+	if !ok || tool.Meta.Concurrency != tooling.Exclusive || tool.Meta.EffectiveSafety() != tooling.SafetyLow || tool.Meta.NeedsConsent() {
+		t.Fatalf("zero Meta is not the documented default: %+v", tool.Meta)
+	}
+	if _, ok := r.Lookup("demo__draft07"); !ok {
+		t.Error("Lookup does not accept the exported spelling")
+	}
+}
+
+func TestMetaDerivations(t *testing.T) {
+	tests := []struct {
+		meta    tooling.Meta
+		safety  tooling.Safety
+		consent bool
+	}{
+		{tooling.Meta{}, tooling.SafetyLow, false},
+		{tooling.Meta{Effects: tooling.EffectRead}, tooling.SafetyLow, false},
+		{tooling.Meta{Effects: tooling.EffectNetwork}, tooling.SafetyMedium, false},
+		{tooling.Meta{Effects: tooling.EffectWrite}, tooling.SafetyMedium, true},
+		{tooling.Meta{Effects: tooling.EffectProcess}, tooling.SafetyHigh, true},
+		{tooling.Meta{Safety: tooling.SafetyHigh}, tooling.SafetyHigh, true},
+		{tooling.Meta{Consent: true}, tooling.SafetyLow, true},
+	}
+	for _, tt := range tests {
+		if got := tt.meta.EffectiveSafety(); got != tt.safety {
+			t.Errorf("%+v: safety %v, want %v", tt.meta, got, tt.safety)
+		}
+		if got := tt.meta.NeedsConsent(); got != tt.consent {
+			t.Errorf("%+v: consent %v, want %v", tt.meta, got, tt.consent)
+		}
+	}
+	e, err := tooling.ParseEffects("read|write,network")
+	if err != nil || e != tooling.EffectRead|tooling.EffectWrite|tooling.EffectNetwork || e.String() != "read|write|network" {
+		t.Errorf("ParseEffects = %v, %v", e, err)
+	}
+	if _, err := tooling.ParseEffects("teleport"); err == nil {
+		t.Error("unknown effect accepted")
+	}
+	for _, c := range []tooling.Concurrency{tooling.Exclusive, tooling.ReadOnly, tooling.MainThread} {
+		if back, err := tooling.ParseConcurrency(c.String()); err != nil || back != c {
+			t.Errorf("concurrency %v round trip: %v %v", c, back, err)
+		}
+	}
+}
+
+func TestExportNameRoundTrip(t *testing.T) {
+	for _, n := range []string{"demo.echo", "fs.read_file", "a.b.c_d"} {
+		e := tooling.ExportName(n)
+		if strings.Contains(e, ".") || tooling.ParseExportName(e) != n {
+			t.Errorf("%s -> %s -> %s", n, e, tooling.ParseExportName(e))
+		}
+	}
+}

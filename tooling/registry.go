@@ -1,0 +1,396 @@
+package tooling
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolexplorer/toolexplorer/config"
+)
+
+// Registry holds tools and runs them. The zero value is not usable: use
+// NewRegistry, or the package-level functions, which use Default.
+type Registry struct {
+	mu       sync.RWMutex
+	tools    map[string]*entry
+	sorted   []*entry // nil when a registration made it stale
+	services map[string]any
+
+	cfg atomic.Pointer[config.Config]
+	obs observers
+
+	prefix    string
+	seq       atomic.Uint64
+	inFlight  atomic.Int64
+	abandoned atomic.Int64
+}
+
+// entry is a registered tool with what Register compiled for it.
+type entry struct {
+	tool     Tool
+	in, out  *schema
+	haystack string // lower-case name, title, description and parameter names
+	disabled atomic.Bool
+	pol      atomic.Pointer[toolPolicy]
+}
+
+// Default is the registry that Register, ExecuteTool and the other
+// package-level functions use.
+var Default = NewRegistry()
+
+// NewRegistry returns an empty registry with the default config.
+func NewRegistry() *Registry {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	r := &Registry{tools: make(map[string]*entry), prefix: hex.EncodeToString(b[:]) + "-"}
+	cfg := config.Default()
+	r.cfg.Store(&cfg)
+	return r
+}
+
+// RegisterError says why a tool cannot be registered.
+type RegisterError struct {
+	Tool     string
+	Problems []string
+}
+
+func (e *RegisterError) Error() string {
+	return fmt.Sprintf("tooling: Register(%q): %s", e.Tool, strings.Join(e.Problems, "; "))
+}
+
+// Register adds t to the Default registry. It is meant for init() and panics
+// on a bad name, a duplicate, a schema that does not compile or is not an
+// object, or metadata that contradicts itself; the message names the tool
+// and the fix.
+func Register(t Tool) { Default.Register(t) }
+
+// Register adds t to r, panicking as the package-level Register does.
+func (r *Registry) Register(t Tool) {
+	if err := r.Add(t); err != nil {
+		panic(err)
+	}
+}
+
+// Add adds t to r, or returns a *RegisterError saying every problem found.
+func (r *Registry) Add(t Tool) error {
+	e, problems := newEntry(t)
+	if len(problems) > 0 {
+		return &RegisterError{Tool: t.Name, Problems: problems}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name]; dup {
+		return &RegisterError{Tool: t.Name, Problems: []string{"a tool with this name is already registered: rename one of them (is the package imported twice under different paths?)"}}
+	}
+	e.pol.Store(policyFor(e, r.cfg.Load()))
+	r.tools[t.Name] = e
+	r.sorted = nil
+	return nil
+}
+
+func newEntry(t Tool) (*entry, []string) {
+	var problems []string
+	if p := checkName(t.Name); p != "" {
+		problems = append(problems, p)
+	}
+	if t.Run == nil {
+		problems = append(problems, "Run is nil: give the tool a Run func")
+	}
+	problems = append(problems, t.Meta.check()...)
+	e := &entry{tool: t}
+	in := t.Input
+	if len(in) == 0 {
+		in = emptyObjectSchema
+	}
+	var err error
+	if e.in, err = compileSchema(t.Name, "input", in, true); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(t.Output) > 0 {
+		if e.out, err = compileSchema(t.Name, "output", t.Output, false); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	var hay strings.Builder
+	hay.WriteString(strings.ToLower(t.Name + "\x00" + t.Title + "\x00" + t.Description))
+	if e.in != nil {
+		for _, p := range e.in.params {
+			hay.WriteString("\x00" + strings.ToLower(p))
+		}
+	}
+	e.haystack = hay.String()
+	return e, problems
+}
+
+// lookup finds a tool by name or by its exported spelling.
+func (r *Registry) lookup(name string) *entry {
+	r.mu.RLock()
+	e := r.tools[name]
+	r.mu.RUnlock()
+	if e == nil && strings.Contains(name, "__") {
+		r.mu.RLock()
+		e = r.tools[ParseExportName(name)]
+		r.mu.RUnlock()
+	}
+	return e
+}
+
+// Lookup returns the tool registered under name (or its ExportName). The
+// returned Tool shares its slices with the registry: do not modify them.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	if e := r.lookup(name); e != nil {
+		return e.tool, true
+	}
+	return Tool{}, false
+}
+
+// Lookup looks a tool up in the Default registry.
+func Lookup(name string) (Tool, bool) { return Default.Lookup(name) }
+
+func (r *Registry) entries() []*entry {
+	r.mu.RLock()
+	s := r.sorted
+	r.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sorted == nil {
+		s = make([]*entry, 0, len(r.tools))
+		for _, e := range r.tools {
+			s = append(s, e)
+		}
+		sort.Slice(s, func(i, j int) bool { return s[i].tool.Name < s[j].tool.Name })
+		r.sorted = s
+	}
+	return r.sorted
+}
+
+// Names returns the names of every registered tool, sorted.
+func (r *Registry) Names() []string {
+	es := r.entries()
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.tool.Name
+	}
+	return out
+}
+
+// Len returns how many tools are registered.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// Availability is a filter on whether tools can run now.
+type Availability uint8
+
+const (
+	AnyAvailability Availability = iota // do not filter (and do not call Available)
+	OnlyAvailable                       // enabled, and Available says yes
+	OnlyUnavailable                     // disabled, or Available says no
+)
+
+// Filter selects tools in List. The zero Filter selects every tool.
+type Filter struct {
+	// Text: every word must occur (case-insensitive) in the name, title,
+	// description or a parameter name.
+	Text string
+	// Tags: the tool must have every one.
+	Tags []string
+	// Effects: the tool must have at least one of these effects. Zero: any.
+	Effects Effects
+	// Concurrency: the tool's must be one of these. Empty: any.
+	Concurrency []Concurrency
+	// Safety: the tool's effective safety must be at least this. Zero: any.
+	Safety Safety
+	// Origin: the tool must allow calls from this origin. Zero: any.
+	Origin Origin
+	// Availability: filter on enabled and Available.
+	Availability Availability
+}
+
+// List returns the tools f selects, sorted by name. With an Availability
+// filter it calls each tool's Available with ctx.
+func (r *Registry) List(ctx context.Context, f Filter) []Tool {
+	words := strings.Fields(strings.ToLower(f.Text))
+	var out []Tool
+	for _, e := range r.entries() {
+		if !e.matches(ctx, r, f, words) {
+			continue
+		}
+		out = append(out, e.tool)
+	}
+	return out
+}
+
+// List lists tools of the Default registry.
+func List(ctx context.Context, f Filter) []Tool { return Default.List(ctx, f) }
+
+func (e *entry) matches(ctx context.Context, r *Registry, f Filter, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(e.haystack, w) {
+			return false
+		}
+	}
+	m := &e.tool.Meta
+	for _, tag := range f.Tags {
+		if !containsString(m.Tags, tag) {
+			return false
+		}
+	}
+	if f.Effects != 0 && !m.Effects.Any(f.Effects) {
+		return false
+	}
+	if len(f.Concurrency) > 0 {
+		ok := false
+		for _, c := range f.Concurrency {
+			ok = ok || c == m.Concurrency
+		}
+		if !ok {
+			return false
+		}
+	}
+	if f.Safety != SafetyAuto && m.EffectiveSafety() < f.Safety {
+		return false
+	}
+	if f.Origin != "" && !m.AllowsOrigin(f.Origin) {
+		return false
+	}
+	if f.Availability != AnyAvailability {
+		avail := r.availability(ctx, e, f.Origin) == nil
+		if avail != (f.Availability == OnlyAvailable) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Availability says whether the tool can run now for origin (OriginApp when
+// empty): nil, or an *Error with code not_found, disabled, origin_denied or
+// unavailable.
+func (r *Registry) Availability(ctx context.Context, name string, origin Origin) error {
+	e := r.lookup(name)
+	if e == nil {
+		return &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+	}
+	return r.availability(ctx, e, origin)
+}
+
+func (r *Registry) availability(ctx context.Context, e *entry, origin Origin) error {
+	if origin == "" {
+		origin = OriginApp
+	}
+	if reason := e.disabledReason(); reason != "" {
+		return &Error{Code: CodeDisabled, Tool: e.tool.Name, Message: reason}
+	}
+	if !e.tool.Meta.AllowsOrigin(origin) {
+		return &Error{Code: CodeOriginDenied, Tool: e.tool.Name, Message: originMessage(e, origin)}
+	}
+	if err := checkAvailable(ctx, e, Call{Tool: e.tool.Name, Origin: origin}); err != nil {
+		return &Error{Code: CodeUnavailable, Tool: e.tool.Name, Message: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// checkAvailable runs the tool's Available, turning a panic into an error.
+func checkAvailable(ctx context.Context, e *entry, c Call) (err error) {
+	if e.tool.Available == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("its availability check panicked: %v", p)
+		}
+	}()
+	return e.tool.Available(ctx, c)
+}
+
+func originMessage(e *entry, o Origin) string {
+	allowed := make([]string, len(e.tool.Meta.Origins))
+	for i, a := range e.tool.Meta.Origins {
+		allowed[i] = string(a)
+	}
+	return fmt.Sprintf("origin %q may not call %s (allowed: %s)", o, e.tool.Name, strings.Join(allowed, ", "))
+}
+
+// notFound says a tool is missing, with the nearest name if one is near.
+func (r *Registry) notFound(name string) string {
+	msg := fmt.Sprintf("no tool named %q", name)
+	if c := closest(ParseExportName(name), r.Names()); c != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return msg
+}
+
+func (r *Registry) notFoundHint(name string) string {
+	group, _, _ := strings.Cut(ParseExportName(name), ".")
+	for _, n := range r.Names() {
+		if strings.HasPrefix(n, group+".") {
+			return ""
+		}
+	}
+	return fmt.Sprintf("no tool of group %q is registered: is the package that defines it imported (import _ \"your/module/tools\")?", group)
+}
+
+// SetEnabled enables or disables a tool at runtime. Disabling takes effect
+// for calls that start afterwards; config rules still apply when enabled.
+func (r *Registry) SetEnabled(name string, enabled bool) error {
+	e := r.lookup(name)
+	if e == nil {
+		return &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+	}
+	e.disabled.Store(!enabled)
+	return nil
+}
+
+// Provide makes v available to every tool's Call.Service(name).
+// Providing nil removes it.
+func (r *Registry) Provide(name string, v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v == nil {
+		delete(r.services, name)
+		return
+	}
+	if r.services == nil {
+		r.services = make(map[string]any)
+	}
+	r.services[name] = v
+}
+
+func (r *Registry) service(name string) (any, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	v, ok := r.services[name]
+	return v, ok
+}
+
+// Stats are counters of a registry, cheap to read at any rate.
+type Stats struct {
+	Tools     int           `json:"tools"`
+	InFlight  int64         `json:"in_flight"` // calls between begin and end
+	Abandoned int64         `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
+	Events    ObserverStats `json:"events"`
+}
+
+// Stats returns the registry's counters now.
+func (r *Registry) Stats() Stats {
+	return Stats{Tools: r.Len(), InFlight: r.inFlight.Load(), Abandoned: r.abandoned.Load(), Events: r.obs.stats()}
+}

@@ -1,0 +1,181 @@
+package tooling
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Code is the stable, machine-readable reason a call did not succeed.
+// Codes never change meaning; new ones may be added.
+type Code string
+
+// The codes, in the order of the steps of a call that produce them.
+const (
+	CodeOK              Code = ""                 // the call succeeded
+	CodeNotFound        Code = "not_found"        // no tool by that name (with a did-you-mean and an import hint)
+	CodeDisabled        Code = "disabled"         // disabled by config (enabled, whitelist, blacklist, override) or at runtime
+	CodeOriginDenied    Code = "origin_denied"    // the caller's origin is not in Meta.Origins
+	CodeUnavailable     Code = "unavailable"      // the tool's Available func said why it cannot run now
+	CodeValidationError Code = "validation_error" // arguments too large, malformed, or not valid against the input schema
+	CodeConsentRequired Code = "consent_required" // the tool needs consent and the call carried none
+	CodeTimeout         Code = "timeout"          // the call ran past its deadline (the caller gets control back on time)
+	CodeCanceled        Code = "canceled"         // the caller's context was canceled
+	CodeToolError       Code = "tool_error"       // the tool returned an error
+	CodePanic           Code = "panic"            // the tool panicked; the stack is in the result, the host lives on
+	CodeOutputInvalid   Code = "output_invalid"   // the output is not JSON or not valid against the output schema
+)
+
+// Codes lists every code a call can end with, in pipeline order.
+func Codes() []Code {
+	return []Code{CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
+		CodeConsentRequired, CodeTimeout, CodeCanceled, CodeToolError, CodePanic, CodeOutputInvalid}
+}
+
+// Status of a finished call.
+type Status string
+
+const (
+	StatusOK     Status = "ok"     // the tool ran and its output is in the result
+	StatusDenied Status = "denied" // refused before the tool ran; nothing happened
+	StatusError  Status = "error"  // the tool ran (or was started) and failed
+)
+
+// StatusOf tells whether a code is a refusal (the tool never ran) or a failure.
+func StatusOf(c Code) Status {
+	switch c {
+	case CodeOK:
+		return StatusOK
+	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeConsentRequired:
+		return StatusDenied
+	}
+	return StatusError
+}
+
+// Decision is one governance step taken for a call, in order.
+type Decision struct {
+	Step   string `json:"step"`   // "enabled", "origin", "availability", "validation", "consent", "timeout", ...
+	Detail string `json:"detail"` // what was decided and why, for people
+}
+
+// Result is the full account of one call. ExecuteTool always returns one.
+type Result struct {
+	CallID  string          `json:"call_id"`
+	Tool    string          `json:"tool"`
+	Origin  Origin          `json:"origin"`
+	Status  Status          `json:"status"`
+	Code    Code            `json:"code,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Hint    string          `json:"hint,omitempty"`   // how to fix it, when there is something to say
+	Fields  []FieldError    `json:"fields,omitempty"` // every failing field, for validation_error and output_invalid
+	Output  json.RawMessage `json:"output,omitempty"` // the tool's output as JSON, when ok
+	// Plan is the tool's follow-up plan (see Followup), passed on untouched.
+	Plan json.RawMessage `json:"post_execution_plan,omitempty"`
+	// Stack is the panicking goroutine's stack, for code panic.
+	Stack string `json:"stack,omitempty"`
+	// Abandoned is set when the call timed out or was canceled and the tool
+	// had not returned: its goroutine runs on until it does (counted in Stats).
+	Abandoned  bool          `json:"abandoned,omitempty"`
+	Started    time.Time     `json:"started"`
+	Wait       time.Duration `json:"-"` // time queued for a slot, lock or thread
+	Run        time.Duration `json:"-"` // time the tool ran (0 if it never started)
+	Timeout    time.Duration `json:"-"` // the deadline the call ran under
+	Governance []Decision    `json:"governance,omitempty"`
+
+	cause error // the tool's or the context's error behind a failure
+}
+
+// OK reports whether the call succeeded.
+func (r *Result) OK() bool { return r.Status == StatusOK }
+
+// Err returns the call's error, nil when it succeeded.
+func (r *Result) Err() error {
+	if r.Status == StatusOK {
+		return nil
+	}
+	return &Error{Code: r.Code, Tool: r.Tool, Message: r.Message, Result: r}
+}
+
+// MarshalJSON adds wait_ms, run_ms and timeout_ms to the fields.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		*plain
+		WaitMS    float64 `json:"wait_ms"`
+		RunMS     float64 `json:"run_ms"`
+		TimeoutMS float64 `json:"timeout_ms,omitempty"`
+	}{(*plain)(r), ms(r.Wait), ms(r.Run), ms(r.Timeout)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	aux := struct {
+		*plain
+		WaitMS    float64 `json:"wait_ms"`
+		RunMS     float64 `json:"run_ms"`
+		TimeoutMS float64 `json:"timeout_ms"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	r.Wait, r.Run, r.Timeout = fromMS(aux.WaitMS), fromMS(aux.RunMS), fromMS(aux.TimeoutMS)
+	return nil
+}
+
+func ms(d time.Duration) float64     { return float64(d.Microseconds()) / 1000 }
+func fromMS(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+
+// Error is the Go error of a call that did not succeed. It matches the code's
+// sentinel with errors.Is (errors.Is(err, ErrTimeout)), unwraps to the tool's
+// own error or the context's, and carries the whole Result.
+type Error struct {
+	Code    Code
+	Tool    string
+	Message string
+	Result  *Result
+	Err     error // the tool's error, the context's error, or nil
+}
+
+func (e *Error) Error() string {
+	if e.Tool == "" {
+		return fmt.Sprintf("tooling: %s: %s", e.Code, e.Message)
+	}
+	return fmt.Sprintf("tooling: %s: %s: %s", e.Tool, e.Code, e.Message)
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches the sentinel of e's code.
+func (e *Error) Is(target error) bool {
+	s, ok := target.(*sentinel)
+	return ok && s.code == e.Code
+}
+
+type sentinel struct{ code Code }
+
+func (s *sentinel) Error() string { return "tooling: " + string(s.code) }
+
+// Sentinels for errors.Is, one per code.
+var (
+	ErrNotFound        error = &sentinel{CodeNotFound}
+	ErrDisabled        error = &sentinel{CodeDisabled}
+	ErrOriginDenied    error = &sentinel{CodeOriginDenied}
+	ErrUnavailable     error = &sentinel{CodeUnavailable}
+	ErrValidation      error = &sentinel{CodeValidationError}
+	ErrConsentRequired error = &sentinel{CodeConsentRequired}
+	ErrTimeout         error = &sentinel{CodeTimeout}
+	ErrCanceled        error = &sentinel{CodeCanceled}
+	ErrToolError       error = &sentinel{CodeToolError}
+	ErrPanic           error = &sentinel{CodePanic}
+	ErrOutputInvalid   error = &sentinel{CodeOutputInvalid}
+)
+
+// Followup is what a tool returns to hand the caller a follow-up plan with
+// its output: Output goes to Result.Output (and is checked against the
+// output schema), Plan goes to Result.Plan untouched.
+type Followup struct {
+	Output any
+	Plan   any
+}

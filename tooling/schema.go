@@ -1,0 +1,426 @@
+package tooling
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// schemaBase is the absolute base under which tool schemas are compiled, so
+// that no message ever shows a path of the machine that compiled them.
+const schemaBase = "https://toolexplorer.invalid/tools/"
+
+var printer = message.NewPrinter(language.English)
+
+// FieldError is one failing field: a JSON pointer into the arguments (or the
+// output) and a message a person understands. Path "" is the whole value.
+type FieldError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Keyword string `json:"keyword,omitempty"`
+}
+
+func (f FieldError) String() string {
+	p := f.Path
+	if p == "" {
+		p = "(arguments)"
+	}
+	return p + ": " + f.Message
+}
+
+// schema is a compiled JSON Schema and what Execute needs from it.
+type schema struct {
+	raw      json.RawMessage // as the tool declared it
+	doc      any             // decoded, for property look-ups in messages
+	compiled *jsonschema.Schema
+	params   []string      // top-level property names, sorted
+	noParams bool          // an object schema that accepts only {}
+	defaults *defaultsPlan // nil when no property has a default
+}
+
+type refuseLoader struct{}
+
+func (refuseLoader) Load(u string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q is not loaded: put the schema under $defs and refer to it as \"#/$defs/...\"", u)
+}
+
+// emptyObjectSchema is the input of a tool that declares none.
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// compileSchema compiles raw under an absolute id named after the tool.
+// With requireObject, the root must say "type": "object".
+func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) (*schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s schema is not valid JSON: %v", which, err)
+	}
+	if requireObject {
+		obj, ok := doc.(map[string]any)
+		if !ok || !typeIsObject(obj["type"]) {
+			return nil, fmt.Errorf("%s schema must have \"type\": \"object\" at its root (tool arguments are a JSON object)", which)
+		}
+	}
+	loc := schemaBase + url.PathEscape(tool) + "/" + which + ".json"
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	c.AssertFormat()
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("%s schema: %v", which, err)
+	}
+	compiled, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("%s schema does not compile: %s", which, strings.ReplaceAll(err.Error(), loc, ""))
+	}
+	s := &schema{raw: raw, doc: doc, compiled: compiled}
+	for name := range compiled.Properties {
+		s.params = append(s.params, name)
+	}
+	sort.Strings(s.params)
+	s.noParams = len(compiled.Properties) == 0 && compiled.AdditionalProperties == false &&
+		compiled.PatternProperties == nil && compiled.Ref == nil && compiled.AllOf == nil &&
+		compiled.AnyOf == nil && compiled.OneOf == nil && compiled.If == nil && compiled.MinProperties == nil &&
+		compiled.DynamicRef == nil && compiled.Not == nil
+	s.defaults = planDefaults(compiled, 0)
+	return s, nil
+}
+
+func typeIsObject(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return t == "object"
+	case []any:
+		return len(t) == 1 && t[0] == "object"
+	}
+	return false
+}
+
+// decodeJSON decodes one JSON value, numbers as json.Number, and refuses
+// trailing data. Errors say where the JSON breaks.
+func decodeJSON(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, describeJSONError(b, err, d.InputOffset())
+	}
+	if _, err := d.Token(); err == nil {
+		return nil, fmt.Errorf("malformed JSON: unexpected data after the value at %s", position(b, d.InputOffset()))
+	} else if !errors.Is(err, errEOF) && err.Error() != "EOF" {
+		return nil, fmt.Errorf("malformed JSON after the value at %s: %v", position(b, d.InputOffset()), err)
+	}
+	return v, nil
+}
+
+var errEOF = errors.New("EOF")
+
+func describeJSONError(b []byte, err error, off int64) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	if err.Error() == "EOF" || err.Error() == "unexpected EOF" {
+		if len(bytes.TrimSpace(b)) == 0 {
+			return errors.New("malformed JSON: empty input (send {} for no arguments)")
+		}
+		return fmt.Errorf("malformed JSON: input ends early at %s", position(b, int64(len(b))))
+	}
+	return fmt.Errorf("malformed JSON at %s: %s", position(b, off), strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// position renders a byte offset as "line L, column C".
+func position(b []byte, off int64) string {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// validate checks v and returns every failing field, sorted by path.
+func (s *schema) validate(v any) []FieldError {
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []FieldError{{Message: err.Error()}}
+	}
+	var out []FieldError
+	s.collect(ve, &out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return dedupe(out)
+}
+
+func dedupe(in []FieldError) []FieldError {
+	out := in[:0]
+	for i, f := range in {
+		if i > 0 && f == in[i-1] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func (s *schema) collect(e *jsonschema.ValidationError, out *[]FieldError) {
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		s.collectAlternatives(e, out)
+		return
+	}
+	if len(e.Causes) == 0 {
+		*out = append(*out, s.leaf(e)...)
+		return
+	}
+	for _, c := range e.Causes {
+		s.collect(c, out)
+	}
+}
+
+// collectAlternatives reports a failed anyOf/oneOf: the errors of the
+// alternative that came closest when it matched the value's type, else one
+// error naming the alternatives.
+func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]FieldError) {
+	loc := pointer(e.InstanceLocation)
+	if one, ok := e.ErrorKind.(*kind.OneOf); ok && len(one.Subschemas) > 1 {
+		*out = append(*out, FieldError{Path: loc, Keyword: "oneOf",
+			Message: fmt.Sprintf("matches %d alternatives (%s), but must match exactly one", len(one.Subschemas), intsList(one.Subschemas))})
+		return
+	}
+	var best []FieldError
+	for _, c := range e.Causes {
+		var errs []FieldError
+		s.collect(c, &errs)
+		typeMiss := false
+		for _, f := range errs {
+			if f.Path == loc && f.Keyword == "type" {
+				typeMiss = true
+			}
+		}
+		if typeMiss {
+			continue
+		}
+		if best == nil || len(errs) < len(best) {
+			best = errs
+		}
+	}
+	if best != nil {
+		*out = append(*out, best...)
+		return
+	}
+	kw := "anyOf"
+	if _, ok := e.ErrorKind.(*kind.OneOf); ok {
+		kw = "oneOf"
+	}
+	*out = append(*out, FieldError{Path: loc, Keyword: kw,
+		Message: fmt.Sprintf("matches none of the %d allowed alternatives", len(e.Causes))})
+}
+
+func intsList(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = "#" + strconv.Itoa(n+1)
+	}
+	return strings.Join(s, ", ")
+}
+
+// leaf turns one error into field errors with plain messages.
+func (s *schema) leaf(e *jsonschema.ValidationError) []FieldError {
+	loc := pointer(e.InstanceLocation)
+	f := func(kw, format string, a ...any) []FieldError {
+		return []FieldError{{Path: loc, Keyword: kw, Message: fmt.Sprintf(format, a...)}}
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		out := make([]FieldError, len(k.Missing))
+		for i, m := range k.Missing {
+			out[i] = FieldError{Path: loc + "/" + escapeToken(m), Keyword: "required", Message: "is required but missing"}
+		}
+		return out
+	case *kind.DependentRequired:
+		out := make([]FieldError, len(k.Missing))
+		for i, m := range k.Missing {
+			out[i] = FieldError{Path: loc + "/" + escapeToken(m), Keyword: "dependentRequired",
+				Message: fmt.Sprintf("is required when %q is present", k.Prop)}
+		}
+		return out
+	case *kind.AdditionalProperties:
+		known := s.propertiesAt(e.SchemaURL)
+		out := make([]FieldError, len(k.Properties))
+		for i, p := range k.Properties {
+			msg := "is not an allowed property"
+			if c := closest(p, known); c != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", c)
+			} else if len(known) > 0 && len(known) <= 8 {
+				msg += fmt.Sprintf(" (allowed: %s)", strings.Join(known, ", "))
+			}
+			out[i] = FieldError{Path: loc + "/" + escapeToken(p), Keyword: "additionalProperties", Message: msg}
+		}
+		return out
+	case *kind.Type:
+		return f("type", "must be %s, got %s", joinOr(withArticles(k.Want)), article(k.Got))
+	case *kind.Minimum:
+		return f("minimum", "must be at least %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.Maximum:
+		return f("maximum", "must be at most %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.ExclusiveMinimum:
+		return f("exclusiveMinimum", "must be greater than %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.ExclusiveMaximum:
+		return f("exclusiveMaximum", "must be less than %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.MultipleOf:
+		return f("multipleOf", "must be a multiple of %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.MinLength:
+		return f("minLength", "must be at least %d characters long, got %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		return f("maxLength", "must be at most %d characters long, got %d", k.Want, k.Got)
+	case *kind.Pattern:
+		return f("pattern", "must match the pattern %s", k.Want)
+	case *kind.MinItems:
+		return f("minItems", "must have at least %d items, got %d", k.Want, k.Got)
+	case *kind.MaxItems:
+		return f("maxItems", "must have at most %d items, got %d", k.Want, k.Got)
+	case *kind.UniqueItems:
+		return f("uniqueItems", "must not repeat items: items %d and %d are equal", k.Duplicates[0], k.Duplicates[1])
+	case *kind.MinProperties:
+		return f("minProperties", "must have at least %d properties, got %d", k.Want, k.Got)
+	case *kind.MaxProperties:
+		return f("maxProperties", "must have at most %d properties, got %d", k.Want, k.Got)
+	case *kind.Enum:
+		return f("enum", "%s", strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1))
+	case *kind.Const:
+		return f("const", "%s", strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1))
+	case *kind.Format:
+		if ex, ok := formatExamples[k.Want]; ok {
+			return f("format", "must be a valid %s, like %s", k.Want, ex)
+		}
+		return f("format", "must be a valid %s (%v)", k.Want, k.Err)
+	case *kind.FalseSchema:
+		return f("false", "is not allowed here")
+	}
+	return f(strings.Join(e.ErrorKind.KeywordPath(), "/"), "%s", e.ErrorKind.LocalizedString(printer))
+}
+
+var formatExamples = map[string]string{
+	"date":      "2026-01-31",
+	"date-time": "2026-01-31T15:04:05Z",
+	"time":      "15:04:05Z",
+	"duration":  "P3DT4H (ISO 8601)",
+	"email":     "name@example.com",
+	"uri":       "https://example.com/path",
+	"uuid":      "123e4567-e89b-12d3-a456-426614174000",
+	"ipv4":      "192.0.2.1",
+	"ipv6":      "2001:db8::1",
+	"hostname":  "example.com",
+}
+
+// propertiesAt lists the properties the schema at schemaURL defines, for
+// did-you-mean hints on unknown properties.
+func (s *schema) propertiesAt(schemaURL string) []string {
+	_, frag, _ := strings.Cut(schemaURL, "#")
+	node := s.doc
+	if frag != "" {
+		for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+			tok, _ = url.PathUnescape(tok)
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			switch n := node.(type) {
+			case map[string]any:
+				node = n[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(n) {
+					return nil
+				}
+				node = n[i]
+			default:
+				return nil
+			}
+		}
+	}
+	obj, _ := node.(map[string]any)
+	props, _ := obj["properties"].(map[string]any)
+	out := make([]string, 0, len(props))
+	for k := range props {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func rat(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func article(t string) string {
+	switch t {
+	case "null":
+		return "null"
+	case "integer", "object", "array":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+func withArticles(ts []string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = article(t)
+	}
+	return out
+}
+
+func joinOr(s []string) string {
+	switch len(s) {
+	case 0:
+		return "?"
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// pointer renders instance tokens as a JSON pointer ("" for the root).
+func pointer(tokens []string) string {
+	if len(tokens) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(t))
+	}
+	return b.String()
+}
+
+func escapeToken(t string) string {
+	if !strings.ContainsAny(t, "~/") {
+		return t
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}

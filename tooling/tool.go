@@ -1,0 +1,134 @@
+package tooling
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+)
+
+// Tool is a named function that a host, a person or a language model may
+// call with JSON arguments. Register it from init() in the file that
+// defines it.
+type Tool struct {
+	// Name is "group.name" in lower snake case, like "demo.echo".
+	Name string
+	// Title is a short human name ("Echo"). Zero: none.
+	Title string
+	// Description says what the tool does, for people and models.
+	Description string
+	// Input is the JSON Schema of the arguments; its root must be
+	// "type": "object". Drafts 2020-12 (the default) and 07 (by $schema);
+	// $ref into $defs; formats are asserted. Zero: no arguments.
+	Input json.RawMessage
+	// Output is the JSON Schema the output must satisfy. Zero: unchecked.
+	Output json.RawMessage
+	// Meta is what the tool declares about its behaviour.
+	Meta Meta
+	// Available, when set, says why the tool cannot run now (nil: it can).
+	Available func(ctx context.Context, c Call) error
+	// Run does the work. It must honour ctx: a call that runs past its
+	// deadline returns timeout to the caller at once, and Run's goroutine is
+	// counted as abandoned until it returns.
+	Run func(ctx context.Context, c Call) (any, error)
+}
+
+// Call is what a tool receives: the call's identity and its arguments, with
+// schema defaults filled in. Everything a tool needs arrives here or in ctx;
+// tools never reach for the default registry.
+type Call struct {
+	ID      string
+	Tool    string
+	Origin  Origin
+	Consent bool
+	// Args are the decoded arguments: strings, bool, json.Number, []any,
+	// map[string]any and nil. Never nil for a call that passed validation.
+	Args map[string]any
+
+	raw      json.RawMessage // the arguments as sent, nil when defaults changed them
+	services map[string]any
+	regSvc   *Registry
+}
+
+// Raw returns the arguments as JSON, defaults included.
+func (c Call) Raw() json.RawMessage {
+	if c.raw != nil {
+		return c.raw
+	}
+	b, err := json.Marshal(c.Args)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+// Decode unmarshals the arguments (defaults included) into v.
+func (c Call) Decode(v any) error { return json.Unmarshal(c.Raw(), v) }
+
+// Has reports whether the argument is present.
+func (c Call) Has(name string) bool {
+	_, ok := c.Args[name]
+	return ok
+}
+
+// String returns a string argument, "" when absent or not a string.
+func (c Call) String(name string) string {
+	s, _ := c.Args[name].(string)
+	return s
+}
+
+// Bool returns a boolean argument, false when absent or not a boolean.
+func (c Call) Bool(name string) bool {
+	b, _ := c.Args[name].(bool)
+	return b
+}
+
+// Int returns an integer argument, 0 when absent or not an integer.
+func (c Call) Int(name string) int64 {
+	switch n := c.Args[name].(type) {
+	case json.Number:
+		i, err := n.Int64()
+		if err != nil {
+			f, ferr := strconv.ParseFloat(string(n), 64)
+			if ferr != nil || f != float64(int64(f)) {
+				return 0
+			}
+			return int64(f)
+		}
+		return i
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	case int64:
+		return n
+	}
+	return 0
+}
+
+// Float returns a number argument, 0 when absent or not a number.
+func (c Call) Float(name string) float64 {
+	switch n := c.Args[name].(type) {
+	case json.Number:
+		f, _ := n.Float64()
+		return f
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	}
+	return 0
+}
+
+// Service returns what the host provided under name, for this call
+// (WithService) or for every call of the registry (Registry.Provide).
+func (c Call) Service(name string) (any, bool) {
+	if v, ok := c.services[name]; ok {
+		return v, true
+	}
+	if c.regSvc != nil {
+		return c.regSvc.service(name)
+	}
+	return nil, false
+}
