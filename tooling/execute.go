@@ -131,7 +131,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 	pol := e.pol.Load()
 
 	if reason := e.disabledReason(); reason != "" {
-		res.failf(CodeDisabled, "%s is %s", e.tool.Name, reason)
+		res.fail(CodeDisabled, reason)
 		res.Hint = "enable it in the config or at runtime"
 		return
 	}
@@ -216,7 +216,7 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 		res.Fields = []FieldError{{Path: "", Keyword: "type", Message: msg}}
 		return false
 	}
-	if bytes.IndexAny(args, "eE") >= 0 {
+	if mayHaveExponent(args) {
 		if path, ok := hugeNumber(obj, ""); ok {
 			msg := "number out of range: exponents beyond ±" + strconv.Itoa(maxExponent) + " are refused"
 			res.fail(CodeValidationError, "invalid argument: "+pointerOrRoot(path)+": "+msg)
@@ -240,6 +240,18 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 // float64, and it keeps the exact arithmetic of schema checks cheap (a
 // 12-byte number like 1e999999 costs that arithmetic a tenth of a second).
 const maxExponent = 1000
+
+// mayHaveExponent reports whether b may hold a number with an exponent: a
+// digit followed by e or E. Text in strings can match too; that only costs
+// the walk of hugeNumber.
+func mayHaveExponent(b []byte) bool {
+	for i := 1; i < len(b); i++ {
+		if c := b[i]; (c == 'e' || c == 'E') && b[i-1] >= '0' && b[i-1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
 
 // hugeNumber finds a number whose exponent is beyond ±maxExponent.
 func hugeNumber(v any, path string) (string, bool) {

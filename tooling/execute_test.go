@@ -140,6 +140,10 @@ func TestToolErrorUnwraps(t *testing.T) {
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("errors.Is(err, errBoom) = false for %v", err)
 	}
+	res, _ := r.Execute(context.Background(), "t.err", nil)
+	if !errors.Is(res.Err(), errBoom) {
+		t.Fatalf("Result.Err() does not unwrap to the tool's error: %v", res.Err())
+	}
 }
 
 func TestPanicKeepsStackAndHost(t *testing.T) {

@@ -84,19 +84,8 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 	name := e.tool.Name
 	p := &toolPolicy{}
 	ov, hasOv := cfg.Tools[name]
-	switch {
-	case !cfg.Enabled:
-		p.disabled = "every tool is disabled by config (enabled: false)"
-	case hasOv && ov.Disabled:
-		p.disabled = fmt.Sprintf("disabled by config (tools.%s.disabled)", name)
-	case len(cfg.Whitelist) > 0:
-		if matchAny(cfg.Whitelist, name) == "" {
-			p.disabled = "not on the config whitelist"
-		}
-	default:
-		if pat := matchAny(cfg.Blacklist, name); pat != "" {
-			p.disabled = fmt.Sprintf("on the config blacklist (%q)", pat)
-		}
+	if ok, reason := cfg.ToolEnabled(name); !ok {
+		p.disabled = reason
 	}
 	p.timeout, p.timeoutSrc = e.tool.Meta.Timeout, "tool"
 	if p.timeout == 0 {
@@ -115,20 +104,10 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 	return p
 }
 
-// matchAny returns the first pattern matching name, or "".
-func matchAny(patterns []string, name string) string {
-	for _, p := range patterns {
-		if config.Match(p, name) {
-			return p
-		}
-	}
-	return ""
-}
-
 // disabledReason says why calls are refused with code disabled, or "".
 func (e *entry) disabledReason() string {
 	if e.disabled.Load() {
-		return "disabled at runtime"
+		return e.tool.Name + " is disabled at runtime"
 	}
 	return e.pol.Load().disabled
 }

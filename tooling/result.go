@@ -93,7 +93,7 @@ func (r *Result) Err() error {
 	if r.Status == StatusOK {
 		return nil
 	}
-	return &Error{Code: r.Code, Tool: r.Tool, Message: r.Message, Result: r}
+	return &Error{Code: r.Code, Tool: r.Tool, Message: r.Message, Result: r, Err: r.cause}
 }
 
 // MarshalJSON adds wait_ms, run_ms and timeout_ms to the fields.

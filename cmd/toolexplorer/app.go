@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// configEnv names the config file when no --config flag is given.
+const configEnv = "TOOLEXPLORER_CONFIG"
+
+// app is what every command works with: the streams, the registry and the
+// config in force.
+type app struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	reg    *tooling.Registry
+
+	// cfg is the config applied to reg, and warnings what Configure said
+	// about it (names that match no tool).
+	cfg      config.Config
+	warnings []string
+}
+
+// console opens the interactive explorer when toolexplorer runs without a
+// command. Nil when the binary has none: then a command is required.
+var console func(a *app, configPath string) int
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // what follows the name in the usage line, like "NAME [flags]"
+	summary string // one line, for the command list
+	help    string // what the command does, its output and its exit statuses
+	// setup declares the command's flags on fs and returns the function that
+	// runs the command once the flags are parsed and the config is applied;
+	// args are the positional arguments.
+	setup func(fs *flag.FlagSet) func(a *app, args []string) int
+	// keepWarnings: the command reports config warnings itself.
+	keepWarnings bool
+	// noConfig: the command accepts --config but neither loads nor
+	// applies a config.
+	noConfig bool
+}
+
+// commands lists the subcommands in the order help shows them.
+var commands []*command
+
+func init() {
+	commands = []*command{listCommand, describeCommand, runCommand, schemasCommand, lintCommand, helpCommand}
+}
+
+func findCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() []string {
+	out := make([]string, len(commands))
+	for i, c := range commands {
+		out[i] = c.name
+	}
+	return out
+}
+
+// run is the whole program: it parses args (without the program name),
+// runs the command they name and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, reg: tooling.Default}
+	return a.main(args)
+}
+
+func (a *app) main(args []string) int {
+	fs := flag.NewFlagSet("toolexplorer", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	configPath := fs.String("config", "", "load the config `FILE` (default: $"+configEnv+")")
+	version := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			a.printMainHelp(a.stdout)
+			return exitOK
+		}
+		return a.usageError("", "%s", flagError(err))
+	}
+	if *version {
+		fmt.Fprintln(a.stdout, versionString())
+		return exitOK
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		if console != nil {
+			if code := a.loadConfig(*configPath, false); code != exitOK {
+				return code
+			}
+			return console(a, *configPath)
+		}
+		a.errorf("a command is required")
+		a.printMainHelp(a.stderr)
+		return exitUsage
+	}
+	name := rest[0]
+	cmd := findCommand(name)
+	if cmd == nil {
+		msg := fmt.Sprintf("unknown command %q", name)
+		if s := nearest(name, commandNames()); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return a.usageError("", "%s", msg)
+	}
+	return a.runCommand(cmd, rest[1:], *configPath)
+}
+
+// runCommand parses a command's flags, applies the config and runs it.
+// globalConfig is the --config given before the command name.
+func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
+	fs := newFlagSet(cmd.name)
+	var configPath string
+	fs.StringVar(&configPath, "config", "", "load the config `FILE` (default: $"+configEnv+")")
+	exec := cmd.setup(fs)
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(a.stdout, cmd)
+			return exitOK
+		}
+		return a.usageError(cmd.name, "%s", flagError(err))
+	}
+	if !cmd.noConfig {
+		if configPath == "" {
+			configPath = globalConfig
+		}
+		if code := a.loadConfig(configPath, cmd.keepWarnings); code != exitOK {
+			return code
+		}
+	}
+	return exec(a, positional)
+}
+
+// loadConfig loads the config file at path (or the one $TOOLEXPLORER_CONFIG
+// names, or none), applies it to the registry and prints its warnings
+// unless keep is set. It returns exitOK or exitUsage.
+func (a *app) loadConfig(path string, keep bool) int {
+	fromEnv := false
+	if path == "" {
+		path = a.getenv(configEnv)
+		fromEnv = path != ""
+	}
+	cfg := config.Default()
+	if path != "" {
+		var err error
+		if cfg, err = config.Load(path); err != nil {
+			a.configErrors(err, fromEnv)
+			return exitUsage
+		}
+	}
+	a.cfg = cfg
+	a.warnings = a.reg.Configure(cfg)
+	if !keep {
+		for _, w := range a.warnings {
+			fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", w)
+		}
+	}
+	return exitOK
+}
+
+// configErrors prints each problem of a config file on its own line:
+// "toolexplorer: config: FILE:LINE:COLUMN: /json/pointer: message".
+func (a *app) configErrors(err error, fromEnv bool) {
+	suffix := ""
+	if fromEnv {
+		suffix = " (named by $" + configEnv + ")"
+	}
+	var list config.Errors
+	if !errors.As(err, &list) {
+		var one *config.Error
+		if !errors.As(err, &one) {
+			a.errorf("config: %v%s", err, suffix)
+			return
+		}
+		list = config.Errors{one}
+	}
+	for _, e := range list {
+		a.errorf("%s%s", formatConfigError(e), suffix)
+	}
+}
+
+func formatConfigError(e *config.Error) string {
+	var b strings.Builder
+	b.WriteString("config: ")
+	if e.Source != "" {
+		b.WriteString(e.Source)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+		}
+		b.WriteString(": ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// errorf prints one line to stderr, prefixed "toolexplorer: ".
+func (a *app) errorf(format string, args ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	fmt.Fprintf(a.stderr, "toolexplorer: %s\n", msg)
+}
+
+// usageError prints a usage mistake, on one line with where to read more,
+// and returns exitUsage. cmd is the command it concerns, "" for none.
+func (a *app) usageError(cmd, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	if cmd != "" {
+		a.errorf("%s: %s (see 'toolexplorer help %s')", cmd, msg, cmd)
+	} else {
+		a.errorf("%s (see 'toolexplorer help')", msg)
+	}
+	return exitUsage
+}
+
+// newFlagSet returns a flag set that reports its errors to the caller
+// rather than printing them.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseInterspersed parses flags placed anywhere among the positional
+// arguments ("run demo.echo --json" as well as "run --json demo.echo"). A
+// lone "-" is positional (it means stdin) and "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			positional = append(positional, arg)
+			continue
+		}
+		flags = append(flags, arg)
+		name := strings.TrimLeft(arg, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	if err := fs.Parse(flags); err != nil {
+		return nil, err
+	}
+	return positional, nil
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagError turns the flag package's messages into ours: flags are spelled
+// with two dashes in this program.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown flag --%s", strings.TrimLeft(name, "-"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("flag --%s needs a value", strings.TrimLeft(name, "-"))
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		return "invalid value " + strings.Replace(rest, " for flag -", " for flag --", 1)
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		return "invalid boolean value " + strings.Replace(rest, " for -", " for --", 1)
+	}
+	return msg
+}
+
+// nearest returns the candidate closest to s, if near enough to be a typo
+// or a prefix of exactly one candidate.
+func nearest(s string, candidates []string) string {
+	var prefixed []string
+	best, bestD := "", -1
+	for _, c := range candidates {
+		if s != "" && strings.HasPrefix(c, s) {
+			prefixed = append(prefixed, c)
+		}
+		if d := editDistance(s, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	if bestD < 0 || bestD > max(1, len(s)/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps of
+// neighbours that turn a into b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The tests call run in process, against the default registry that holds
+// the demo tools. Every run applies a config (the default one when none is
+// given), so the tests run one after another, never in parallel.
+
+func TestMain(m *testing.M) {
+	os.Unsetenv(configEnv)
+	os.Exit(m.Run())
+}
+
+// outcome is what one run of the command line did.
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+func cli(t *testing.T, stdin string, args ...string) outcome {
+	t.Helper()
+	return cliContext(t, context.Background(), stdin, args...)
+}
+
+func cliContext(t *testing.T, ctx context.Context, stdin string, args ...string) outcome {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, strings.NewReader(stdin), &stdout, &stderr)
+	return outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func (o outcome) String() string {
+	return "exit " + strconv.Itoa(o.code) + "\n--- stdout:\n" + o.stdout + "--- stderr:\n" + o.stderr
+}
+
+// writeFile writes content to a file in a new temporary directory.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestUsageErrors(t *testing.T) {
+	argsFile := writeFile(t, "args.json", `{"text":"hi"}`)
+	tests := []struct {
+		name   string
+		args   []string
+		stderr []string // each must occur in stderr
+	}{
+		{"no command", nil, []string{"a command is required", "Usage:"}},
+		{"unknown command", []string{"lsit"}, []string{`unknown command "lsit" (did you mean "list"?)`}},
+		{"unknown global flag", []string{"--bogus", "list"}, []string{"unknown flag --bogus"}},
+		{"config needs a value", []string{"list", "--config"}, []string{"flag --config needs a value"}},
+		{"run without NAME", []string{"run"}, []string{"run: missing the tool NAME"}},
+		{"run with two names", []string{"run", "demo.echo", "demo.slow"}, []string{"too many arguments: demo.slow"}},
+		{"run with two sources", []string{"run", "demo.echo", "--args", "{}", "--args-file", argsFile}, []string{"--args or --args-file, not both"}},
+		{"run with a missing args file", []string{"run", "demo.echo", "--args-file", filepath.Join(t.TempDir(), "none.json")}, []string{"cannot read the arguments file", "none.json"}},
+		{"run with an unknown flag", []string{"run", "demo.echo", "--arg", "{}"}, []string{"unknown flag --arg"}},
+		{"run with a bad timeout", []string{"run", "demo.echo", "--timeout", "soon"}, []string{`invalid value "soon" for flag --timeout`}},
+		{"run with a zero timeout", []string{"run", "demo.echo", "--timeout", "0s"}, []string{"--timeout must be positive"}},
+		{"run with a misspelled origin", []string{"run", "demo.echo", "--origin", "lmm"}, []string{`unknown origin "lmm" (did you mean "llm"?)`}},
+		{"describe without NAME", []string{"describe"}, []string{"describe: missing the tool NAME"}},
+		{"describe with two names", []string{"describe", "demo.echo", "demo.slow"}, []string{"too many arguments"}},
+		{"list with an argument", []string{"list", "echo"}, []string{`unexpected argument "echo"`, "--filter"}},
+		{"list with an unknown effect", []string{"list", "--effects", "explode"}, []string{`unknown effect "explode"`}},
+		{"schemas without format", []string{"schemas"}, []string{"--format is required"}},
+		{"schemas with an unknown format", []string{"schemas", "--format", "xml"}, []string{`unknown format "xml"`}},
+		{"lint with an argument", []string{"lint", "demo.echo"}, []string{`unexpected argument "demo.echo"`}},
+		{"help of an unknown command", []string{"help", "rnu"}, []string{`unknown command "rnu" (did you mean "run"?)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := cli(t, "", tt.args...)
+			if o.code != exitUsage {
+				t.Fatalf("exit %d, want %d\n%s", o.code, exitUsage, o)
+			}
+			if !strings.HasPrefix(o.stderr, "toolexplorer: ") {
+				t.Errorf("stderr does not start with \"toolexplorer: \":\n%s", o.stderr)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(o.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	type check struct {
+		args []string
+		want string
+	}
+	checks := []check{
+		{[]string{"--help"}, "Commands:"},
+		{[]string{"-h"}, "Commands:"},
+		{[]string{"help"}, "Exit status:"},
+		{[]string{"--version"}, "toolexplorer "},
+	}
+	for _, c := range commands {
+		usage := "Usage: toolexplorer " + c.name
+		checks = append(checks,
+			check{[]string{c.name, "--help"}, usage},
+			check{[]string{c.name, "-h"}, usage},
+			check{[]string{"help", c.name}, usage},
+			check{[]string{"--config", "/nonexistent.json", c.name, "--help"}, usage},
+		)
+	}
+	checks = append(checks, check{[]string{"run", "demo.echo", "--args", "{}", "--help"}, "--args-file FILE"})
+	for _, c := range checks {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			o := cli(t, "", c.args...)
+			if o.code != exitOK || o.stderr != "" {
+				t.Fatalf("want exit 0 and nothing on stderr\n%s", o)
+			}
+			if !strings.Contains(o.stdout, c.want) {
+				t.Errorf("stdout lacks %q:\n%s", c.want, o.stdout)
+			}
+		})
+	}
+}
+
+func TestHelpDocumentsExitStatuses(t *testing.T) {
+	o := cli(t, "", "help", "run")
+	for _, want := range []string{"0  the call is ok", "1  the call failed", "2  usage error", "3  the call was refused"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("help run lacks %q", want)
+		}
+	}
+}
+
+func TestConfig(t *testing.T) {
+	misspelled := writeFile(t, "misspelled.json", "{\n  \"defualt_timeout\": \"1s\"\n}\n")
+	badValue := writeFile(t, "bad.json", `{"tools": {"demo.slow": {"timeout": "soon"}}, "max_concurrent": 0}`)
+	unmatched := writeFile(t, "unmatched.json", `{"blacklist": ["demo.fial"]}`)
+	blacklist := writeFile(t, "blacklist.json", `{"blacklist": ["demo.fail"], "tools": {"demo.slow": {"timeout": "100ms"}}}`)
+	missing := filepath.Join(t.TempDir(), "missing.json")
+
+	tests := []struct {
+		name   string
+		env    string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+		quiet  bool // nothing on stderr
+	}{
+		{name: "misspelled key", args: []string{"list", "--config", misspelled}, code: exitUsage,
+			stderr: []string{"toolexplorer: config: " + misspelled + ":2:3: /defualt_timeout: unknown key (did you mean \"default_timeout\"?)"}},
+		{name: "misspelled key before the command", args: []string{"--config", misspelled, "run", "demo.echo"}, code: exitUsage,
+			stderr: []string{misspelled, "/defualt_timeout"}},
+		{name: "misspelled key from the environment", env: misspelled, args: []string{"lint"}, code: exitUsage,
+			stderr: []string{misspelled, "/defualt_timeout", "$TOOLEXPLORER_CONFIG"}},
+		{name: "one line per problem", args: []string{"describe", "demo.echo", "--config", badValue}, code: exitUsage,
+			stderr: []string{"/tools/demo.slow/timeout: ", "/max_concurrent: "}},
+		{name: "missing file", args: []string{"list", "--config", missing}, code: exitUsage,
+			stderr: []string{missing, "no such file"}},
+		{name: "unmatched name warns", args: []string{"run", "demo.echo", "--args", `{"text":"x"}`, "--config", unmatched}, code: exitOK,
+			stderr: []string{`toolexplorer: warning: config blacklist: "demo.fial" matches no tool (did you mean "demo.fail"?)`}},
+		{name: "unmatched name is a lint problem", args: []string{"lint", "--config", unmatched}, code: exitFailed,
+			stdout: []string{`config blacklist: "demo.fial" matches no tool`, "lint: 1 problem"}, quiet: true},
+		{name: "blacklist refuses", args: []string{"--config", blacklist, "run", "demo.fail", "--args", `{"mode":"error"}`}, code: exitRefused,
+			stdout: []string{"denied (disabled)"}, stderr: []string{"blacklist"}},
+		{name: "blacklist shows in list", args: []string{"list", "--config", blacklist, "--filter", "fail"}, code: exitOK,
+			stdout: []string{"disabled"}, quiet: true},
+		{name: "override shows in describe", env: blacklist, args: []string{"describe", "demo.slow"}, code: exitOK,
+			stdout: []string{"100ms (config override; the tool declares 500ms)"}, quiet: true},
+		{name: "the flag wins over the environment", env: misspelled, args: []string{"describe", "demo.slow", "--config", blacklist}, code: exitOK,
+			stdout: []string{"100ms (config override"}, quiet: true},
+		{name: "later runs get the default config back", args: []string{"describe", "demo.slow"}, code: exitOK,
+			stdout: []string{"timeout      500ms\n"}, quiet: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(configEnv, tt.env)
+			o := cli(t, "", tt.args...)
+			if o.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", o.code, tt.code, o)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(o.stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
+				}
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(o.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
+				}
+			}
+			if tt.quiet && o.stderr != "" {
+				t.Errorf("stderr is not empty:\n%s", o.stderr)
+			}
+			if tt.code == exitUsage {
+				for _, line := range strings.Split(strings.TrimSuffix(o.stderr, "\n"), "\n") {
+					if !strings.HasPrefix(line, "toolexplorer: config: ") {
+						t.Errorf("config error line %q does not start with \"toolexplorer: config: \"", line)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNoCommandOpensConsole(t *testing.T) {
+	defer func(c func(*app, string) int) { console = c }(console)
+	var gotConfig string
+	console = func(a *app, configPath string) int {
+		gotConfig = configPath
+		return 7
+	}
+	cfg := writeFile(t, "cfg.json", `{}`)
+	if o := cli(t, "", "--config", cfg); o.code != 7 || gotConfig != cfg {
+		t.Fatalf("console got %q and returned %d, want %q and 7\n%s", gotConfig, o.code, cfg, o)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"list", "describe", "run", "schemas", "lint", "help"}
+	tests := map[string]string{"lsit": "list", "desc": "describe", "rn": "run", "schema": "schemas", "xyz": "", "l": ""}
+	for in, want := range tests {
+		if got := nearest(in, names); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

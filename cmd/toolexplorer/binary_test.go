@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestE2EBinary builds the command and runs it as a subprocess, to check the
+// exit statuses the shell sees.
+func TestE2EBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	bin := filepath.Join(t.TempDir(), "toolexplorer")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+	}{
+		{"ok", []string{"run", "demo.echo", "--args", `{"text":"hi","repeat":2}`, "--json"}, "", exitOK},
+		{"stdin", []string{"run", "demo.echo", "--args", "-", "--json"}, `{"text":"hi","repeat":2}`, exitOK},
+		{"refused", []string{"run", "demo.echo", "--args", `{"repeat":0}`}, "", exitRefused},
+		{"usage", []string{"run"}, "", exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			cmd.Env = append(os.Environ(), configEnv+"=")
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				code = exitErr.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
+			}
+			if tt.code != exitOK {
+				return
+			}
+			var res struct {
+				Status string `json:"status"`
+				Output struct {
+					Text string `json:"text"`
+				} `json:"output"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, &stdout)
+			}
+			if res.Status != "ok" || res.Output.Text != "hi hi" {
+				t.Errorf("status %q, text %q: want ok and \"hi hi\"", res.Status, res.Output.Text)
+			}
+		})
+	}
+}

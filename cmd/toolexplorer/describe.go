@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+var describeCommand = &command{
+	name:    "describe",
+	args:    "NAME [flags]",
+	summary: "show everything about one tool: meta, availability, schemas",
+	help: `Shows everything about the tool NAME (or its exported spelling, like
+demo__echo): title, description, every meta field with its zero value
+spelled out, whether calls need consent, whether it can run now and why not,
+its input and output schemas, and the name it is exported under.
+
+Exit status: 0; 3 when no tool has that name (with a did-you-mean); 2 for a
+usage error.
+`,
+	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
+		var (
+			origin string
+			asJSON bool
+		)
+		fs.StringVar(&origin, "origin", "", "check availability for origin `O` (default: app, or the first origin the tool allows)")
+		fs.BoolVar(&asJSON, "json", false, "print the description as JSON")
+		return func(a *app, args []string) int {
+			switch {
+			case len(args) == 0:
+				return a.usageError("describe", "missing the tool NAME")
+			case len(args) > 1:
+				return a.usageError("describe", "too many arguments: %s (describe takes one NAME)", strings.Join(args[1:], " "))
+			}
+			var o tooling.Origin
+			if origin != "" {
+				var err error
+				if o, err = parseOrigin(a.reg, origin); err != nil {
+					return a.usageError("describe", "--origin: %v", err)
+				}
+			}
+			t, ok := a.reg.Lookup(args[0])
+			if !ok {
+				return a.notFound(args[0])
+			}
+			info := describeTool(a.ctx, a.reg, a.cfg, t, o)
+			if asJSON {
+				return a.writeJSON(info)
+			}
+			var b strings.Builder
+			writeDescription(&b, &info)
+			if _, err := io.WriteString(a.stdout, b.String()); err != nil {
+				a.errorf("cannot write output: %v", err)
+				return exitFailed
+			}
+			return exitOK
+		}
+	},
+}
+
+// notFound reports an unknown tool name with the registry's did-you-mean
+// and returns exitRefused.
+func (a *app) notFound(name string) int {
+	msg := fmt.Sprintf("no tool named %q", name)
+	var te *tooling.Error
+	if err := a.reg.Availability(a.ctx, name, ""); errors.As(err, &te) && te.Code == tooling.CodeNotFound {
+		msg = te.Message
+	}
+	a.errorf("%s: %s", tooling.CodeNotFound, msg)
+	return exitRefused
+}
+
+func writeDescription(w io.Writer, info *toolInfo) {
+	m := &info.Meta
+	d := &m.decl
+	title := info.Title
+	if title == "" {
+		title = "(no title)"
+	}
+	fmt.Fprintf(w, "%s: %s\n", info.Name, title)
+	fmt.Fprintf(w, "exported as %s\n\n", info.ExportName)
+	if info.Description == "" {
+		fmt.Fprintf(w, "(no description)\n\n")
+	} else {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimRight(info.Description, "\n"))
+	}
+
+	fmt.Fprintln(w, "Meta:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
+	row("concurrency", concurrencyText(d.Concurrency))
+	row("resources", resourcesText(info))
+	row("effects", d.Effects.String())
+	if d.Safety == tooling.SafetyAuto {
+		row("safety", m.Safety+" (derived from the effects)")
+	} else {
+		row("safety", m.Safety)
+	}
+	row("consent", consentText(info))
+	timeout := m.timeoutText
+	if m.timeoutIgnore != "" {
+		timeout += "; " + m.timeoutIgnore
+	}
+	row("timeout", timeout)
+	rate := d.Rate.String()
+	if m.ConfigRate != nil {
+		rate += fmt.Sprintf(" (config override: %s)", tooling.Rate{PerMinute: m.ConfigRate.PerMinute, Burst: m.ConfigRate.Burst})
+	}
+	row("rate", rate)
+	if len(m.Origins) == 0 {
+		row("origins", "all")
+	} else {
+		row("origins", strings.Join(m.Origins, ", "))
+	}
+	row("idempotent", yesNo(d.Idempotent, "yes", "no (do not retry blindly)"))
+	if len(m.Tags) == 0 {
+		row("tags", "none")
+	} else {
+		row("tags", strings.Join(m.Tags, ", "))
+	}
+	row("version", orText(m.Version, "unversioned"))
+	tw.Flush()
+
+	av := info.Availability
+	fmt.Fprintf(w, "\nAvailability (origin %s):\n", av.Origin)
+	if av.Available {
+		fmt.Fprintln(w, "  available")
+	} else {
+		fmt.Fprintf(w, "  %s: %s\n", av.Code, av.Reason)
+	}
+
+	fmt.Fprintln(w, "\nInput schema:")
+	if len(info.tool.Input) == 0 {
+		fmt.Fprintln(w, "  none: the tool takes no arguments")
+	} else {
+		fmt.Fprintf(w, "  %s\n", prettyJSON(info.Input, "  "))
+	}
+	fmt.Fprintln(w, "\nOutput schema:")
+	if len(info.Output) == 0 {
+		fmt.Fprintln(w, "  none: the output is not checked")
+	} else {
+		fmt.Fprintf(w, "  %s\n", prettyJSON(info.Output, "  "))
+	}
+}
+
+func concurrencyText(c tooling.Concurrency) string {
+	switch c {
+	case tooling.Exclusive:
+		return "exclusive (calls never overlap with a call sharing a resource)"
+	case tooling.ReadOnly:
+		return "read_only (calls run in parallel with anything)"
+	case tooling.MainThread:
+		return "main_thread (calls run one at a time on the main thread)"
+	}
+	return c.String()
+}
+
+func resourcesText(info *toolInfo) string {
+	d := &info.Meta.decl
+	switch {
+	case d.Concurrency != tooling.Exclusive:
+		return "none (only exclusive tools hold resources)"
+	case len(d.Resources) == 0:
+		return "default (the tool's own name: " + info.Name + ")"
+	}
+	return strings.Join(d.Resources, ", ")
+}
+
+func consentText(info *toolInfo) string {
+	d := &info.Meta.decl
+	switch {
+	case !info.NeedsConsent:
+		return "not needed"
+	case d.Consent:
+		return "required (declared)"
+	case d.Effects.Any(tooling.EffectWrite | tooling.EffectProcess):
+		return fmt.Sprintf("required (implied by %s effects)", d.Effects&(tooling.EffectWrite|tooling.EffectProcess))
+	}
+	return "required (implied by " + info.Meta.Safety + " safety)"
+}
+
+func yesNo(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+func orText(s, zero string) string {
+	if s == "" {
+		return zero
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+)
+
+// version is set at link time with -ldflags "-X main.version=v1.2.3";
+// otherwise the module version from the build info is used.
+var version = ""
+
+func versionString() string {
+	v := version
+	if v == "" {
+		v = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+	}
+	return fmt.Sprintf("toolexplorer %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+const exitStatusHelp = `Exit status:
+  0  success
+  1  the call failed after it started (status error), or lint found problems
+  2  usage error: bad flags or arguments, unreadable arguments file, bad config file
+  3  the call was refused before the tool ran (status denied), or no tool has that name
+`
+
+func (a *app) printMainHelp(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(`toolexplorer lists, inspects and runs the tools registered in this program.
+
+Usage:
+  toolexplorer [--config FILE] COMMAND [flags] [arguments]
+
+Commands:
+`)
+	tw := tabwriter.NewWriter(&b, 0, 0, 3, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	b.WriteString(`
+Flags:
+  --config FILE   load this config file; every command accepts it too
+                  (default: the file $` + configEnv + ` names, else built-in defaults)
+  --version       print the version and exit
+  -h, --help      print this help
+
+`)
+	b.WriteString(exitStatusHelp)
+	b.WriteString("\nRun 'toolexplorer help COMMAND' for the flags of a command.\n")
+	io.WriteString(w, b.String())
+}
+
+// printCommandHelp prints a command's usage, description and flags.
+func printCommandHelp(w io.Writer, c *command) {
+	fs := newFlagSet(c.name)
+	fs.String("config", "", "load the config `FILE` (default: $"+configEnv+")")
+	c.setup(fs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: toolexplorer %s %s\n\n", c.name, c.args)
+	b.WriteString(strings.TrimLeft(c.help, "\n"))
+	b.WriteString("\nFlags:\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 3, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if isBoolFlag(f) {
+			name = ""
+		}
+		spelled := "--" + f.Name
+		if name != "" {
+			spelled += " " + name
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", spelled, usage)
+	})
+	fmt.Fprintf(tw, "  -h, --help\tprint this help\n")
+	tw.Flush()
+	io.WriteString(w, b.String())
+}
+
+var helpCommand = &command{
+	name:     "help",
+	args:     "[COMMAND]",
+	summary:  "print the help of toolexplorer or of one command",
+	noConfig: true,
+	help: `Prints the help of toolexplorer, or of COMMAND.
+`,
+	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
+		return func(a *app, args []string) int {
+			switch len(args) {
+			case 0:
+				a.printMainHelp(a.stdout)
+				return exitOK
+			case 1:
+			default:
+				return a.usageError("help", "too many arguments: %s", strings.Join(args, " "))
+			}
+			c := findCommand(args[0])
+			if c == nil {
+				msg := fmt.Sprintf("unknown command %q", args[0])
+				if s := nearest(args[0], commandNames()); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				}
+				return a.usageError("", "%s", msg)
+			}
+			printCommandHelp(a.stdout, c)
+			return exitOK
+		}
+	},
+}

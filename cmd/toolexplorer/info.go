@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// noArgsSchema is the input schema of a tool that declares none.
+var noArgsSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// toolInfo is everything the command line says about one tool; it is also
+// the JSON of list --json and describe --json.
+type toolInfo struct {
+	Name         string           `json:"name"`
+	ExportName   string           `json:"export_name"`
+	Title        string           `json:"title"`
+	Description  string           `json:"description"`
+	Meta         metaInfo         `json:"meta"`
+	NeedsConsent bool             `json:"needs_consent"`
+	Availability availabilityInfo `json:"availability"`
+	Input        json.RawMessage  `json:"input_schema"`
+	Output       json.RawMessage  `json:"output_schema,omitempty"`
+
+	tool tooling.Tool
+}
+
+// metaInfo spells out a tool's Meta with its zero values resolved.
+type metaInfo struct {
+	Concurrency string `json:"concurrency"`
+	// Resources are the lock keys of an exclusive tool (its own name when
+	// it declares none); empty for other tools.
+	Resources []string `json:"resources"`
+	Effects   []string `json:"effects"`
+	// Safety is the effective safety; SafetyDeclared is "auto" when derived.
+	Safety         string `json:"safety"`
+	SafetyDeclared string `json:"safety_declared"`
+	Consent        bool   `json:"consent"` // as declared; needs_consent says whether calls need it
+	// Timeout is the deadline of a call before the caller's say, and
+	// TimeoutSource where it comes from: "tool", "config default" or
+	// "config override".
+	Timeout       string       `json:"timeout"`
+	TimeoutMS     float64      `json:"timeout_ms"`
+	TimeoutSource string       `json:"timeout_source"`
+	Rate          rateInfo     `json:"rate"`
+	Origins       []string     `json:"origins"` // empty: every origin
+	Idempotent    bool         `json:"idempotent"`
+	Tags          []string     `json:"tags"`
+	Version       string       `json:"version"`
+	ConfigRate    *rateInfo    `json:"config_rate,omitempty"`
+	decl          tooling.Meta // as declared, for the text form
+	timeoutText   string
+	timeoutIgnore string
+}
+
+type rateInfo struct {
+	Unlimited bool    `json:"unlimited"`
+	PerMinute float64 `json:"per_minute,omitempty"`
+	Burst     int     `json:"burst,omitempty"`
+}
+
+// availabilityInfo says whether a tool can run now for an origin.
+type availabilityInfo struct {
+	Origin    string `json:"origin"`
+	Available bool   `json:"available"`
+	Code      string `json:"code,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// describeTool gathers what a tool declares and what the config and its
+// availability check say now. origin is whom to check availability for; ""
+// checks for the app, or for the first origin the tool allows when the app
+// may not call it.
+func describeTool(ctx context.Context, reg *tooling.Registry, cfg config.Config, t tooling.Tool, origin tooling.Origin) toolInfo {
+	info := toolInfo{
+		Name:         t.Name,
+		ExportName:   tooling.ExportName(t.Name),
+		Title:        t.Title,
+		Description:  t.Description,
+		Meta:         describeMeta(t, cfg),
+		NeedsConsent: t.Meta.NeedsConsent(),
+		Availability: availability(ctx, reg, t, origin),
+		Input:        t.Input,
+		Output:       t.Output,
+		tool:         t,
+	}
+	if len(info.Input) == 0 {
+		info.Input = noArgsSchema
+	}
+	return info
+}
+
+func availability(ctx context.Context, reg *tooling.Registry, t tooling.Tool, origin tooling.Origin) availabilityInfo {
+	if origin == "" {
+		origin = tooling.OriginApp
+		if !t.Meta.AllowsOrigin(origin) {
+			origin = t.Meta.Origins[0]
+		}
+	}
+	a := availabilityInfo{Origin: string(origin), Available: true}
+	if err := reg.Availability(ctx, t.Name, origin); err != nil {
+		a.Available = false
+		a.Reason = err.Error()
+		var te *tooling.Error
+		if errors.As(err, &te) {
+			a.Code, a.Reason = string(te.Code), te.Message
+		}
+	}
+	return a
+}
+
+func describeMeta(t tooling.Tool, cfg config.Config) metaInfo {
+	m := t.Meta
+	mi := metaInfo{
+		Concurrency:    m.Concurrency.String(),
+		Resources:      []string{},
+		Effects:        nonNil(m.Effects.Names()),
+		Safety:         m.EffectiveSafety().String(),
+		SafetyDeclared: m.Safety.String(),
+		Consent:        m.Consent,
+		Rate:           rateOf(m.Rate),
+		Origins:        []string{},
+		Idempotent:     m.Idempotent,
+		Tags:           nonNil(append([]string(nil), m.Tags...)),
+		Version:        m.Version,
+		decl:           m,
+	}
+	if m.Concurrency == tooling.Exclusive {
+		mi.Resources = append(mi.Resources, m.Resources...)
+		if len(mi.Resources) == 0 {
+			mi.Resources = []string{t.Name}
+		}
+	}
+	for _, o := range m.Origins {
+		mi.Origins = append(mi.Origins, string(o))
+	}
+	d, src, ignored := effectiveTimeout(t, cfg)
+	mi.Timeout, mi.TimeoutMS, mi.TimeoutSource = d.String(), float64(d.Microseconds())/1000, src
+	switch src {
+	case "tool":
+		mi.timeoutText = d.String()
+	case "config override":
+		decl := "default (" + defaultTimeout(cfg).String() + ")"
+		if m.Timeout > 0 {
+			decl = m.Timeout.String()
+		}
+		mi.timeoutText = fmt.Sprintf("%s (config override; the tool declares %s)", d, decl)
+	default:
+		mi.timeoutText = "default (" + d.String() + ")"
+	}
+	mi.timeoutIgnore = ignored
+	if ov, ok := cfg.Tools[t.Name]; ok && ov.RatePerMinute > 0 {
+		r := rateOf(tooling.Rate{PerMinute: ov.RatePerMinute, Burst: ov.Burst})
+		mi.ConfigRate = &r
+	}
+	return mi
+}
+
+func rateOf(r tooling.Rate) rateInfo {
+	if r.Unlimited() {
+		return rateInfo{Unlimited: true}
+	}
+	return rateInfo{PerMinute: r.PerMinute, Burst: max(r.Burst, 1)}
+}
+
+func defaultTimeout(cfg config.Config) time.Duration {
+	if cfg.DefaultTimeout > 0 {
+		return cfg.DefaultTimeout
+	}
+	return 30 * time.Second
+}
+
+// effectiveTimeout is the deadline a call of t runs under before the
+// caller shortens it, as the registry computes it from the tool and the
+// config: overrides shorten a declared timeout but never lengthen it.
+// ignored explains an override that does not apply.
+func effectiveTimeout(t tooling.Tool, cfg config.Config) (d time.Duration, src, ignored string) {
+	d, src = t.Meta.Timeout, "tool"
+	if d == 0 {
+		d, src = defaultTimeout(cfg), "config default"
+	}
+	if ov, ok := cfg.Tools[t.Name]; ok && ov.Timeout > 0 {
+		if ov.Timeout <= d || t.Meta.Timeout == 0 {
+			d, src = ov.Timeout, "config override"
+		} else {
+			ignored = fmt.Sprintf("config timeout %v ignored: overrides never lengthen the tool's own %v", ov.Timeout, t.Meta.Timeout)
+		}
+	}
+	return d, src, ignored
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// flags are the short marks of the list table.
+func (info *toolInfo) flags() []string {
+	var f []string
+	if info.NeedsConsent {
+		f = append(f, "consent")
+	}
+	if !info.Availability.Available {
+		switch tooling.Code(info.Availability.Code) {
+		case tooling.CodeDisabled:
+			f = append(f, "disabled")
+		case tooling.CodeOriginDenied:
+			f = append(f, "origin_denied")
+		default:
+			f = append(f, "unavailable")
+		}
+	}
+	if len(info.Meta.Origins) > 0 {
+		f = append(f, "origins="+strings.Join(info.Meta.Origins, ","))
+	}
+	if info.tool.Meta.Idempotent {
+		f = append(f, "idempotent")
+	}
+	return f
+}
+
+// prettyJSON indents a JSON document; invalid JSON comes back as it is.
+func prettyJSON(raw []byte, indent string) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, indent, "  "); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// writeJSON prints v as indented JSON and a newline.
+func (a *app) writeJSON(v any) int {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		a.errorf("cannot encode JSON: %v", err)
+		return exitFailed
+	}
+	b = append(b, '\n')
+	if _, err := a.stdout.Write(b); err != nil {
+		a.errorf("cannot write output: %v", err)
+		return exitFailed
+	}
+	return exitOK
+}

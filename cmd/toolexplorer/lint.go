@@ -1,0 +1,181 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+var lintCommand = &command{
+	name:         "lint",
+	args:         "[flags]",
+	summary:      "check the tools and the config for problems",
+	keepWarnings: true,
+	help: `Checks every registered tool and the config, and prints one line per problem
+and a summary:
+
+  - what MCP, OpenAI or Anthropic would refuse or handle badly: names,
+    the root of the input schema, missing descriptions;
+  - config names and patterns (whitelist, blacklist, tools) that match no
+    tool;
+  - input schemas: properties without a description, required names that
+    are not properties, defaults that a required property never uses or
+    that do not match their own type or enum, a root that accepts unknown
+    arguments (additionalProperties is not false);
+  - output schemas that do not describe an object (MCP requires it);
+  - a missing title, a description longer than OpenAI accepts, empty or
+    repeated tags.
+
+Exit status: 0 when nothing is found; 1 when there are problems (config
+warnings count); 2 for a usage error or a config file that does not load.
+`,
+	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
+		var asJSON bool
+		fs.BoolVar(&asJSON, "json", false, "print the problems as JSON")
+		return func(a *app, args []string) int {
+			if len(args) > 0 {
+				return a.usageError("lint", "unexpected argument %q", args[0])
+			}
+			report := lintReport{Tools: a.reg.Len(), Problems: a.lint()}
+			report.Count = len(report.Problems)
+			code := exitOK
+			if report.Count > 0 {
+				code = exitFailed
+			}
+			if asJSON {
+				if c := a.writeJSON(report); c != exitOK {
+					return c
+				}
+				return code
+			}
+			var b strings.Builder
+			for _, p := range report.Problems {
+				b.WriteString(p.String())
+				b.WriteByte('\n')
+			}
+			b.WriteString(report.summary())
+			b.WriteByte('\n')
+			if _, err := fmt.Fprint(a.stdout, b.String()); err != nil {
+				a.errorf("cannot write output: %v", err)
+				return exitFailed
+			}
+			return code
+		}
+	},
+}
+
+// lintReport is the output of lint --json.
+type lintReport struct {
+	Tools    int       `json:"tools"`
+	Count    int       `json:"count"`
+	Problems []problem `json:"problems"`
+}
+
+func (r *lintReport) summary() string {
+	tools := map[string]bool{}
+	cfg := 0
+	for _, p := range r.Problems {
+		if p.Tool != "" {
+			tools[p.Tool] = true
+		} else {
+			cfg++
+		}
+	}
+	switch r.Count {
+	case 0:
+		return fmt.Sprintf("lint: no problems (%d tools checked)", r.Tools)
+	case 1:
+		return fmt.Sprintf("lint: 1 problem (%d tools checked)", r.Tools)
+	}
+	var parts []string
+	if len(tools) > 0 {
+		parts = append(parts, plural(len(tools), "tool"))
+	}
+	if cfg > 0 {
+		parts = append(parts, "the config")
+	}
+	return fmt.Sprintf("lint: %d problems in %s (%d tools checked)", r.Count, strings.Join(parts, " and "), r.Tools)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// problem is one finding of lint.
+type problem struct {
+	// Tool is the tool at fault, "" for the config.
+	Tool string `json:"tool,omitempty"`
+	// Check is the kind of finding: "export", "config", "input",
+	// "output" or "meta".
+	Check string `json:"check"`
+	// Formats are the export formats concerned, for check "export" (and
+	// "output", which concerns MCP).
+	Formats []string `json:"formats,omitempty"`
+	// Path is a JSON pointer into the tool's input or output schema.
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p problem) String() string {
+	var b strings.Builder
+	if p.Tool != "" {
+		b.WriteString(p.Tool)
+		b.WriteString(": ")
+	}
+	switch p.Check {
+	case "export":
+		b.WriteString(strings.Join(p.Formats, ", "))
+		b.WriteString(": ")
+	case "input", "output":
+		b.WriteString(p.Check)
+		b.WriteString(" schema")
+		if p.Path != "" {
+			b.WriteString(" ")
+			b.WriteString(p.Path)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// lint gathers every problem: exports, config, then each tool's own.
+func (a *app) lint() []problem {
+	out := []problem{}
+	for _, w := range a.warnings {
+		out = append(out, problem{Check: "config", Message: w})
+	}
+	// One problem per tool and message, naming every format it concerns.
+	byKey := map[[2]string]int{}
+	var exports []problem
+	for _, ep := range a.reg.ExportProblems() {
+		key := [2]string{ep.Tool, ep.Message}
+		if i, ok := byKey[key]; ok {
+			exports[i].Formats = append(exports[i].Formats, string(ep.Format))
+			continue
+		}
+		byKey[key] = len(exports)
+		exports = append(exports, problem{Tool: ep.Tool, Check: "export", Formats: []string{string(ep.Format)}, Message: ep.Message})
+	}
+	var tools []problem
+	tools = append(tools, exports...)
+	for _, name := range a.reg.Names() {
+		t, ok := a.reg.Lookup(name)
+		if !ok {
+			continue
+		}
+		tools = append(tools, lintTool(t)...)
+	}
+	order := map[string]int{"export": 0, "meta": 1, "input": 2, "output": 3}
+	sort.SliceStable(tools, func(i, j int) bool {
+		if tools[i].Tool != tools[j].Tool {
+			return tools[i].Tool < tools[j].Tool
+		}
+		return order[tools[i].Check] < order[tools[j].Check]
+	})
+	return append(out, tools...)
+}

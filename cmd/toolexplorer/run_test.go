@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// decodeResult reads the result run --json prints.
+func decodeResult(t *testing.T, o outcome) *tooling.Result {
+	t.Helper()
+	var res tooling.Result
+	if err := json.Unmarshal([]byte(o.stdout), &res); err != nil {
+		t.Fatalf("stdout is not a JSON result: %v\n%s", err, o)
+	}
+	return &res
+}
+
+func outputField(t *testing.T, res *tooling.Result, key string) any {
+	t.Helper()
+	var out map[string]any
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		t.Fatalf("output %s is not an object: %v", res.Output, err)
+	}
+	return out[key]
+}
+
+func TestRun(t *testing.T) {
+	argsFile := writeFile(t, "args.json", `{"text": "from a file"}`)
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   string
+		code    int
+		within  time.Duration // the call must return within this, when set
+		stdout  []string      // each must occur in stdout (text form)
+		stderr  []string
+		checkFn func(t *testing.T, res *tooling.Result) // for --json runs
+	}{
+		{
+			name: "echo ok as JSON",
+			args: []string{"run", "demo.echo", "--args", `{"text":"hi","repeat":2}`, "--json"},
+			code: exitOK,
+			checkFn: func(t *testing.T, res *tooling.Result) {
+				if res.Status != tooling.StatusOK || res.Code != tooling.CodeOK {
+					t.Errorf("status %s, code %q, want ok", res.Status, res.Code)
+				}
+				if got := outputField(t, res, "text"); got != "hi hi" {
+					t.Errorf("output text %q, want \"hi hi\"", got)
+				}
+			},
+		},
+		{
+			name:   "echo ok as text",
+			args:   []string{"run", "demo.echo", "--args", `{"text":"hi","repeat":2}`},
+			code:   exitOK,
+			stdout: []string{"demo.echo: ok\n", `"text": "hi hi"`, "governance:\n  timeout: 30s (config default)\n"},
+		},
+		{
+			name:   "echo with flags before the name and the exported spelling",
+			args:   []string{"run", "--json", "--args", `{"text":"hi"}`, "demo__echo"},
+			code:   exitOK,
+			stdout: []string{`"tool": "demo.echo"`, `"status": "ok"`},
+		},
+		{
+			name:   "echo with two invalid fields",
+			args:   []string{"run", "demo.echo", "--args", `{"repeat":0}`},
+			code:   exitRefused,
+			stdout: []string{"denied (validation_error)", "\n  /text: is required but missing\n", "\n  /repeat: must be at least 1, got 0\n"},
+			stderr: []string{"toolexplorer: run demo.echo: validation_error: "},
+		},
+		{
+			name: "echo with two invalid fields as JSON",
+			args: []string{"run", "demo.echo", "--args", `{"repeat":0}`, "--json"},
+			code: exitRefused,
+			checkFn: func(t *testing.T, res *tooling.Result) {
+				paths := map[string]bool{}
+				for _, f := range res.Fields {
+					paths[f.Path] = true
+				}
+				if res.Status != tooling.StatusDenied || !paths["/text"] || !paths["/repeat"] {
+					t.Errorf("status %s, fields %+v: want denied with /text and /repeat", res.Status, res.Fields)
+				}
+			},
+		},
+		{
+			name:   "malformed arguments",
+			args:   []string{"run", "demo.echo", "--args", `{"text":`},
+			code:   exitRefused,
+			stdout: []string{"validation_error", "malformed JSON"},
+		},
+		{
+			name:   "arguments from stdin",
+			args:   []string{"run", "demo.echo", "--args", "-"},
+			stdin:  `{"text":"from stdin","upper":true}`,
+			code:   exitOK,
+			stdout: []string{`"text": "FROM STDIN"`},
+		},
+		{
+			name:   "arguments file from stdin",
+			args:   []string{"run", "demo.echo", "--args-file", "-"},
+			stdin:  `{"text":"piped"}`,
+			code:   exitOK,
+			stdout: []string{`"text": "piped"`},
+		},
+		{
+			name:   "arguments from a file",
+			args:   []string{"run", "demo.echo", "--args-file", argsFile},
+			code:   exitOK,
+			stdout: []string{`"text": "from a file"`},
+		},
+		{
+			name:   "timeout of a tool that ignores its context",
+			args:   []string{"run", "demo.slow", "--args", `{"ms":3000,"ignore_cancel":true}`, "--json"},
+			code:   exitFailed,
+			within: time.Second,
+			checkFn: func(t *testing.T, res *tooling.Result) {
+				if res.Code != tooling.CodeTimeout || res.Status != tooling.StatusError || !res.Abandoned {
+					t.Errorf("status %s, code %q, abandoned %v: want error, timeout, abandoned", res.Status, res.Code, res.Abandoned)
+				}
+			},
+		},
+		{
+			name:   "caller's timeout",
+			args:   []string{"run", "demo.slow", "--args", `{"ms":2000}`, "--timeout", "50ms"},
+			code:   exitFailed,
+			within: time.Second,
+			stdout: []string{"error (timeout)", "timeout: 50ms (caller)"},
+		},
+		{
+			name: "panic",
+			args: []string{"run", "demo.fail", "--args", `{"mode":"panic"}`, "--json"},
+			code: exitFailed,
+			checkFn: func(t *testing.T, res *tooling.Result) {
+				if res.Code != tooling.CodePanic || !strings.Contains(res.Stack, "demotools") {
+					t.Errorf("code %q, stack %q: want panic with the tool's stack", res.Code, res.Stack)
+				}
+			},
+		},
+		{
+			name:   "panic as text shows the stack",
+			args:   []string{"run", "demo.fail", "--args", `{"mode":"panic"}`},
+			code:   exitFailed,
+			stdout: []string{"error (panic)", "demo panic requested", "stack:\n  goroutine "},
+		},
+		{
+			name:   "tool error",
+			args:   []string{"run", "demo.fail", "--args", `{"mode":"error"}`},
+			code:   exitFailed,
+			stdout: []string{"error (tool_error)", "demo failure requested"},
+		},
+		{
+			name:   "output invalid",
+			args:   []string{"run", "demo.fail", "--args", `{"mode":"bad_output"}`},
+			code:   exitFailed,
+			stdout: []string{"error (output_invalid)", "/ok"},
+		},
+		{
+			name:   "consent required",
+			args:   []string{"run", "demo.write_note", "--args", `{"text":"remember"}`},
+			code:   exitRefused,
+			stdout: []string{"denied (consent_required)", "hint: "},
+		},
+		{
+			name:   "consent given",
+			args:   []string{"run", "demo.write_note", "--args", `{"text":"remember"}`, "--consent"},
+			code:   exitOK,
+			stdout: []string{`"id": "note-`, "consent: given"},
+		},
+		{
+			name:   "origin denied",
+			args:   []string{"run", "demo.llm_only"},
+			code:   exitRefused,
+			stdout: []string{"denied (origin_denied)"},
+		},
+		{
+			name:   "origin allowed",
+			args:   []string{"run", "demo.llm_only", "--origin", "llm"},
+			code:   exitOK,
+			stdout: []string{"demo.llm_only: ok", "call: ", "(origin llm)"},
+		},
+		{
+			name:   "unavailable",
+			args:   []string{"run", "demo.unavailable"},
+			code:   exitRefused,
+			stdout: []string{"denied (unavailable)"},
+		},
+		{
+			name:   "unknown tool",
+			args:   []string{"run", "demo.ecoh", "--args", `{"text":"hi"}`},
+			code:   exitRefused,
+			stdout: []string{"denied (not_found)"},
+			stderr: []string{`did you mean "demo.echo"?`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			o := cli(t, tt.stdin, tt.args...)
+			if took := time.Since(start); tt.within > 0 && took > tt.within {
+				t.Errorf("took %v, want under %v", took, tt.within)
+			}
+			if o.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", o.code, tt.code, o)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(o.stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, o.stdout)
+				}
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(o.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
+				}
+			}
+			if tt.code == exitOK && o.stderr != "" {
+				t.Errorf("stderr of a call that is ok is not empty:\n%s", o.stderr)
+			}
+			if tt.code != exitOK && strings.Count(o.stderr, "\n") != 1 {
+				t.Errorf("stderr of a call that is not ok is not one line:\n%s", o.stderr)
+			}
+			if tt.checkFn != nil {
+				tt.checkFn(t, decodeResult(t, o))
+			}
+		})
+	}
+}
+
+func TestRunCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o := cliContext(t, ctx, "", "run", "demo.echo", "--args", `{"text":"hi"}`, "--json")
+	if o.code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s", o.code, exitFailed, o)
+	}
+	if res := decodeResult(t, o); res.Code != tooling.CodeCanceled {
+		t.Errorf("code %q, want canceled", res.Code)
+	}
+}
+
+func TestExitFor(t *testing.T) {
+	tests := map[tooling.Code]int{
+		tooling.CodeOK:              exitOK,
+		tooling.CodeNotFound:        exitRefused,
+		tooling.CodeDisabled:        exitRefused,
+		tooling.CodeOriginDenied:    exitRefused,
+		tooling.CodeUnavailable:     exitRefused,
+		tooling.CodeValidationError: exitRefused,
+		tooling.CodeConsentRequired: exitRefused,
+		tooling.CodeTimeout:         exitFailed,
+		tooling.CodeCanceled:        exitFailed,
+		tooling.CodeToolError:       exitFailed,
+		tooling.CodePanic:           exitFailed,
+		tooling.CodeOutputInvalid:   exitFailed,
+	}
+	for code, want := range tests {
+		if got := exitFor(tooling.StatusOf(code)); got != want {
+			t.Errorf("code %q: exit %d, want %d", code, got, want)
+		}
+	}
+}

@@ -1,0 +1,17 @@
+// Package demotools holds example tools that walk every governance path of
+// a call: a plain function (demo.echo), host state (demo.host_status), a
+// deadline (demo.slow), each kind of failure (demo.fail), an availability
+// check (demo.unavailable), consent and exclusive state (demo.write_note)
+// and an origin restriction (demo.llm_only).
+//
+// Each tool lives in its own file and registers itself with
+// tooling.Register from init(). A host blank-imports the package to make
+// them callable:
+//
+//	import _ "github.com/toolexplorer/toolexplorer/demotools"
+//
+// The package imports the standard library and tooling only: never os/exec,
+// syscall, unsafe, reflect, golang.org/x/sys, sandbox or tui. Its tools
+// never call the default registry from Run; everything they need arrives
+// in their context and their tooling.Call.
+package demotools

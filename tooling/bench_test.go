@@ -1,0 +1,126 @@
+package tooling
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// benchSchema is a realistic tool input: strings with bounds and a pattern,
+// an integer with bounds and a default, an enum, a nested object with a
+// format, and an array of enums.
+var benchSchema = json.RawMessage(`{
+	"type": "object",
+	"properties": {
+		"query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "What to search for"},
+		"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+		"sort": {"enum": ["relevance", "date", "title"], "default": "relevance"},
+		"filter": {
+			"type": "object",
+			"properties": {
+				"since": {"type": "string", "format": "date"},
+				"author": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}
+			},
+			"additionalProperties": false
+		},
+		"tags": {"type": "array", "items": {"enum": ["go", "rust", "docs", "api"]}, "uniqueItems": true, "maxItems": 4}
+	},
+	"required": ["query"],
+	"additionalProperties": false
+}`)
+
+var benchArgs = json.RawMessage(`{"query":"governed tool execution","limit":20,"filter":{"since":"2026-01-31","author":"ada_l"},"tags":["go","api"]}`)
+
+func benchRun(_ context.Context, c Call) (any, error) { return c.Int("limit"), nil }
+
+func benchRegistry(b *testing.B) *Registry {
+	r := NewRegistry()
+	r.Register(Tool{Name: "bench.search", Input: benchSchema, Meta: Meta{Concurrency: ReadOnly}, Run: benchRun})
+	r.Register(Tool{Name: "bench.none", Meta: Meta{Concurrency: ReadOnly}, Run: benchRun})
+	return r
+}
+
+// BenchmarkDecodeValidate is the floor: decoding the arguments and
+// validating them against the compiled schema, nothing else.
+func BenchmarkDecodeValidate(b *testing.B) {
+	s, err := compileSchema("bench.search", "input", benchSchema, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := decodeJSON(benchArgs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if fe := s.validate(v); fe != nil {
+			b.Fatal(fe)
+		}
+	}
+}
+
+// BenchmarkExecuteTool is the whole governed call on the same schema.
+func BenchmarkExecuteTool(b *testing.B) {
+	r := benchRegistry(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Execute(ctx, "bench.search", benchArgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExecuteToolNoParams: a tool without parameters skips decoding
+// and validation.
+func BenchmarkExecuteToolNoParams(b *testing.B) {
+	r := benchRegistry(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Execute(ctx, "bench.none", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDirectCall is the tool's Run called directly.
+func BenchmarkDirectCall(b *testing.B) {
+	c := Call{Args: map[string]any{"limit": json.Number("20")}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := benchRun(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExecuteToolParallel is throughput with every core calling.
+func BenchmarkExecuteToolParallel(b *testing.B) {
+	r := benchRegistry(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := r.Execute(ctx, "bench.search", benchArgs); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkExecuteToolObserved adds one observer (digests of args and output).
+func BenchmarkExecuteToolObserved(b *testing.B) {
+	r := benchRegistry(b)
+	remove := r.Observe(ObserverFunc(func(Event) {}))
+	defer remove()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Execute(ctx, "bench.search", benchArgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
