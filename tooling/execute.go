@@ -466,3 +466,30 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 	}
 	res.Output = b
 }
+
+// ValidateArgs checks args against the named tool's input schema without
+// running anything: the same size cap, decoding and validation as Execute.
+// It returns nil when the arguments would pass, else every failing field.
+func (r *Registry) ValidateArgs(name string, args json.RawMessage) ([]FieldError, error) {
+	e := r.lookup(name)
+	if e == nil {
+		return nil, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+	}
+	var res Result
+	var call Call
+	if r.decodeArgs(&res, e, &call, args) {
+		return nil, nil
+	}
+	return res.Fields, nil
+}
+
+// ValidateValue checks a decoded value (from encoding/json or built in Go:
+// map[string]any, []any, string, bool, float64, json.Number, nil) against the
+// named tool's input schema, for forms that validate as a person types.
+func (r *Registry) ValidateValue(name string, v any) ([]FieldError, error) {
+	e := r.lookup(name)
+	if e == nil {
+		return nil, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+	}
+	return e.in.validate(v), nil
+}

@@ -492,3 +492,43 @@ func TestConcurrentExecuteIsRaceFree(t *testing.T) {
 		t.Fatalf("in flight %d after all calls returned", s.InFlight)
 	}
 }
+
+func TestValidateWithoutRunning(t *testing.T) {
+	r := tooling.NewRegistry()
+	ran := false
+	r.Register(tooling.Tool{Name: "t.v", Input: raw(`{"type":"object","properties":{"n":{"type":"integer","maximum":3}},"required":["n"]}`),
+		Run: func(context.Context, tooling.Call) (any, error) { ran = true; return nil, nil }})
+	fields, err := r.ValidateArgs("t.v", raw(`{"n":4}`))
+	if err != nil || len(fields) != 1 || fields[0].Path != "/n" {
+		t.Fatalf("ValidateArgs: %v %+v", err, fields)
+	}
+	if fields, _ := r.ValidateArgs("t.v", raw(`{"n":2}`)); fields != nil {
+		t.Fatalf("valid args gave %+v", fields)
+	}
+	fields, _ = r.ValidateValue("t.v", map[string]any{"n": 2.5})
+	if len(fields) != 1 || fields[0].Keyword != "type" {
+		t.Fatalf("ValidateValue: %+v", fields)
+	}
+	if _, err := r.ValidateArgs("t.nope", nil); !errors.Is(err, tooling.ErrNotFound) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	if ran {
+		t.Fatal("validation ran the tool")
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.p", Meta: tooling.Meta{Timeout: time.Second, Effects: tooling.EffectWrite}, Run: run})
+	cfg := config.Default()
+	cfg.Tools = map[string]config.ToolOverride{"t.p": {Timeout: time.Minute}}
+	r.Configure(cfg)
+	p, err := r.Policy("t.p")
+	if err != nil || !p.Enabled || p.Timeout != time.Second || p.TimeoutSource != "tool" || !p.NeedsConsent || p.Safety != tooling.SafetyMedium || !strings.Contains(p.Note, "never lengthen") {
+		t.Fatalf("policy %+v %v", p, err)
+	}
+	_ = r.SetEnabled("t.p", false)
+	if p, _ := r.Policy("t.p"); p.Enabled || !strings.Contains(p.DisabledReason, "runtime") {
+		t.Fatalf("policy after disable %+v", p)
+	}
+}

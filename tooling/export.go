@@ -239,6 +239,11 @@ func exportProblems(e *entry) []ExportProblem {
 			add(FormatOpenAI, "input schema has %q at its root, which OpenAI refuses: move it into a property", kw)
 		}
 	}
+	if e.out != nil {
+		if o, ok := e.out.doc.(map[string]any); !ok || !typeIsObject(o["type"]) {
+			add(FormatMCP, "output schema must have \"type\": \"object\" at its root (MCP structured content is an object)")
+		}
+	}
 	if strings.TrimSpace(e.tool.Description) == "" {
 		for _, f := range Formats() {
 			add(f, "no description: models choose tools by their description")

@@ -140,3 +140,13 @@ func TestUnmatchedConfigNames(t *testing.T) {
 		t.Errorf("warnings:\n%s", joined)
 	}
 }
+
+func TestExportProblemsOutputSchema(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.scalar_out", Description: "d", Run: run, Output: raw(`{"type":"string"}`)})
+	r.Register(tooling.Tool{Name: "demo.object_out", Description: "d", Run: run, Output: raw(`{"type":"object"}`)})
+	probs := r.ExportProblems()
+	if len(probs) != 1 || probs[0].Tool != "demo.scalar_out" || probs[0].Format != tooling.FormatMCP {
+		t.Fatalf("problems %+v", probs)
+	}
+}

@@ -111,3 +111,31 @@ func (e *entry) disabledReason() string {
 	}
 	return e.pol.Load().disabled
 }
+
+// Policy is what governs a tool's calls now: the tool's declarations as the
+// config in force narrows them.
+type Policy struct {
+	Tool           string        `json:"tool"`
+	Enabled        bool          `json:"enabled"`
+	DisabledReason string        `json:"disabled_reason,omitempty"`
+	Timeout        time.Duration `json:"timeout"`        // before a caller shortens it
+	TimeoutSource  string        `json:"timeout_source"` // "tool", "config default" or "config override"
+	NeedsConsent   bool          `json:"needs_consent"`
+	Safety         Safety        `json:"safety"`         // effective
+	Note           string        `json:"note,omitempty"` // a config override that was ignored, and why
+}
+
+// Policy returns the policy in force for the named tool.
+func (r *Registry) Policy(name string) (Policy, error) {
+	e := r.lookup(name)
+	if e == nil {
+		return Policy{}, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+	}
+	p := e.pol.Load()
+	reason := e.disabledReason()
+	return Policy{
+		Tool: e.tool.Name, Enabled: reason == "", DisabledReason: reason,
+		Timeout: p.timeout, TimeoutSource: p.timeoutSrc,
+		NeedsConsent: e.tool.Meta.NeedsConsent(), Safety: e.tool.Meta.EffectiveSafety(), Note: p.note,
+	}, nil
+}

@@ -1,0 +1,56 @@
+# toolexplorer: `make` lists the targets.
+
+export GOTOOLCHAIN := local
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+
+GO ?= go
+# Arguments for `make run`, e.g. make run ARGS='list --json'.
+ARGS ?=
+# Benchmarks to run (a -bench pattern) and fuzzing time.
+BENCH ?= .
+FUZZTIME ?= 30s
+# honnef.co/go/tools release 2026.2.2, which supports Go 1.26.
+STATICCHECK_VERSION ?= v0.8.2
+
+.DEFAULT_GOAL := help
+.PHONY: help run build test e2e bench lint fuzz gate clean
+
+help: ## list the targets
+	@echo 'usage: make TARGET [ARGS=...] [BENCH=...] [FUZZTIME=...]'
+	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  %-6s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+run: ## build and run the console on the demo tools (ARGS are passed on)
+	$(GO) run ./cmd/toolexplorer $(ARGS)
+
+build: ## build a static bin/toolexplorer
+	CGO_ENABLED=0 $(GO) build -o bin/toolexplorer ./cmd/toolexplorer
+
+test: ## vet, boundary gate and its self-test, then every test with -race (end-to-end tests included)
+	$(GO) vet ./...
+	scripts/gate.sh
+	scripts/gate.sh --self-test
+	$(GO) test -race -count=1 ./...
+
+e2e: ## only the end-to-end tests
+	$(GO) test -race -count=1 -run E2E ./cmd/...
+
+bench: ## benchmarks (BENCH filters), 6 counts each, saved to bench.out for benchstat
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 6 ./... | tee bench.out
+
+lint: ## gofmt, go vet and staticcheck
+	@unformatted="$$(gofmt -l .)"; \
+	if [[ -n "$$unformatted" ]]; then echo 'gofmt -l: these files need gofmt -w:'; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+fuzz: ## fuzz ExecuteTool for FUZZTIME
+	$(GO) test -run '^$$' -fuzz FuzzExecute -fuzztime $(FUZZTIME) ./tooling
+
+gate: ## the boundary gate, then its self-test
+	scripts/gate.sh
+	scripts/gate.sh --self-test
+
+clean: ## remove build and benchmark outputs
+	rm -rf bin bench.out
