@@ -84,7 +84,7 @@ func describeTool(ctx context.Context, reg *tooling.Registry, cfg config.Config,
 		ExportName:   tooling.ExportName(t.Name),
 		Title:        t.Title,
 		Description:  t.Description,
-		Meta:         describeMeta(t, cfg),
+		Meta:         describeMeta(reg, t, cfg),
 		NeedsConsent: t.Meta.NeedsConsent(),
 		Availability: availability(ctx, reg, t, origin),
 		Input:        t.Input,
@@ -116,7 +116,7 @@ func availability(ctx context.Context, reg *tooling.Registry, t tooling.Tool, or
 	return a
 }
 
-func describeMeta(t tooling.Tool, cfg config.Config) metaInfo {
+func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) metaInfo {
 	m := t.Meta
 	mi := metaInfo{
 		Concurrency:    m.Concurrency.String(),
@@ -141,7 +141,11 @@ func describeMeta(t tooling.Tool, cfg config.Config) metaInfo {
 	for _, o := range m.Origins {
 		mi.Origins = append(mi.Origins, string(o))
 	}
-	d, src, ignored := effectiveTimeout(t, cfg)
+	pol, err := reg.Policy(t.Name)
+	if err != nil {
+		pol = tooling.Policy{Timeout: defaultTimeout(cfg), TimeoutSource: "config default"}
+	}
+	d, src, ignored := pol.Timeout, pol.TimeoutSource, pol.Note
 	mi.Timeout, mi.TimeoutMS, mi.TimeoutSource = d.String(), float64(d.Microseconds())/1000, src
 	switch src {
 	case "tool":
@@ -175,25 +179,6 @@ func defaultTimeout(cfg config.Config) time.Duration {
 		return cfg.DefaultTimeout
 	}
 	return 30 * time.Second
-}
-
-// effectiveTimeout is the deadline a call of t runs under before the
-// caller shortens it, as the registry computes it from the tool and the
-// config: overrides shorten a declared timeout but never lengthen it.
-// ignored explains an override that does not apply.
-func effectiveTimeout(t tooling.Tool, cfg config.Config) (d time.Duration, src, ignored string) {
-	d, src = t.Meta.Timeout, "tool"
-	if d == 0 {
-		d, src = defaultTimeout(cfg), "config default"
-	}
-	if ov, ok := cfg.Tools[t.Name]; ok && ov.Timeout > 0 {
-		if ov.Timeout <= d || t.Meta.Timeout == 0 {
-			d, src = ov.Timeout, "config override"
-		} else {
-			ignored = fmt.Sprintf("config timeout %v ignored: overrides never lengthen the tool's own %v", ov.Timeout, t.Meta.Timeout)
-		}
-	}
-	return d, src, ignored
 }
 
 func nonNil(s []string) []string {
