@@ -127,6 +127,10 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 		return
 	}
 	res.Tool = e.tool.Name
+	e.counters.calls.Add(1)
+	e.counters.inFlight.Add(1)
+	defer e.counters.inFlight.Add(-1)
+	defer e.counters.finish(res)
 	m := &e.tool.Meta
 	pol := e.pol.Load()
 

@@ -37,6 +37,7 @@ type entry struct {
 	haystack string // lower-case name, title, description and parameter names
 	disabled atomic.Bool
 	pol      atomic.Pointer[toolPolicy]
+	counters toolCounters
 }
 
 // Default is the registry that Register, ExecuteTool and the other

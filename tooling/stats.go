@@ -1,0 +1,128 @@
+package tooling
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// latencyBuckets is a histogram of call latencies: bucket i counts
+// latencies below 2^i microseconds (the last bucket takes the rest), so
+// recording is one atomic add and quantiles are read to within a factor of 2.
+const latencyBuckets = 32
+
+type histogram struct {
+	counts [latencyBuckets]atomic.Uint64
+}
+
+func (h *histogram) record(d time.Duration) {
+	us := uint64(d / time.Microsecond)
+	i := bits.Len64(us) // 0 for <1µs, 1 for 1µs, 2 for 2-3µs, ...
+	if i >= latencyBuckets {
+		i = latencyBuckets - 1
+	}
+	h.counts[i].Add(1)
+}
+
+// quantile returns the upper bound of the bucket holding quantile q.
+func (h *histogram) quantile(q float64) time.Duration {
+	var counts [latencyBuckets]uint64
+	var total uint64
+	for i := range h.counts {
+		counts[i] = h.counts[i].Load()
+		total += counts[i]
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(q*float64(total-1)) + 1
+	var seen uint64
+	for i, c := range counts {
+		seen += c
+		if seen >= rank {
+			return time.Duration(uint64(1)<<i) * time.Microsecond
+		}
+	}
+	return time.Duration(uint64(1)<<(latencyBuckets-1)) * time.Microsecond
+}
+
+// codeIndex numbers the codes for counters; index 0 is ok.
+func codeIndex(c Code) int {
+	for i, k := range allCodes {
+		if k == c {
+			return i
+		}
+	}
+	return len(allCodes) // unknown codes share the last slot
+}
+
+var allCodes = append([]Code{CodeOK}, Codes()...)
+
+// toolCounters are one tool's live counters.
+type toolCounters struct {
+	calls    atomic.Uint64
+	byCode   [16]atomic.Uint64 // by codeIndex
+	inFlight atomic.Int64
+	waiting  atomic.Int64
+	lastNS   atomic.Int64
+	latency  histogram
+}
+
+func (c *toolCounters) finish(res *Result) {
+	c.byCode[codeIndex(res.Code)].Add(1)
+	total := res.Wait + res.Run
+	c.lastNS.Store(int64(total))
+	if StatusOf(res.Code) != StatusDenied {
+		c.latency.record(total)
+	}
+}
+
+// ToolStats are one tool's counters since the registry started.
+type ToolStats struct {
+	Tool     string          `json:"tool"`
+	Calls    uint64          `json:"calls"`
+	OK       uint64          `json:"ok"`
+	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included
+	InFlight int64           `json:"in_flight"`        // calls between begin and end
+	Waiting  int64           `json:"waiting"`          // of those, calls queued for a slot, lock or thread
+	Last     time.Duration   `json:"last_ns"`          // latency (wait + run) of the latest call
+	P50      time.Duration   `json:"p50_ns"`           // latency quantiles of calls that ran, to within a factor of 2
+	P95      time.Duration   `json:"p95_ns"`
+}
+
+func (e *entry) stats() ToolStats {
+	c := &e.counters
+	s := ToolStats{Tool: e.tool.Name, Calls: c.calls.Load(), OK: c.byCode[0].Load(),
+		InFlight: c.inFlight.Load(), Waiting: c.waiting.Load(), Last: time.Duration(c.lastNS.Load()),
+		P50: c.latency.quantile(0.50), P95: c.latency.quantile(0.95)}
+	for i, code := range allCodes[1:] {
+		if n := c.byCode[i+1].Load(); n > 0 {
+			if s.Errors == nil {
+				s.Errors = make(map[Code]uint64)
+			}
+			s.Errors[code] = n
+		}
+	}
+	return s
+}
+
+// ToolStats returns the counters of every tool that has been called,
+// sorted by name. Reading them is cheap: a few atomic loads per tool.
+func (r *Registry) ToolStats() []ToolStats {
+	var out []ToolStats
+	for _, e := range r.entries() {
+		if e.counters.calls.Load() > 0 {
+			out = append(out, e.stats())
+		}
+	}
+	return out
+}
+
+// ToolStatsOf returns one tool's counters.
+func (r *Registry) ToolStatsOf(name string) (ToolStats, bool) {
+	e := r.lookup(name)
+	if e == nil {
+		return ToolStats{}, false
+	}
+	return e.stats(), true
+}

@@ -1,0 +1,29 @@
+package tooling
+
+import (
+	"testing"
+	"time"
+)
+
+func TestHistogramQuantiles(t *testing.T) {
+	var h histogram
+	if h.quantile(0.5) != 0 {
+		t.Fatal("empty histogram has a quantile")
+	}
+	for i := 0; i < 90; i++ {
+		h.record(100 * time.Microsecond) // bucket [64µs,128µs)
+	}
+	for i := 0; i < 10; i++ {
+		h.record(50 * time.Millisecond) // bucket [32.768ms,65.536ms)
+	}
+	if got := h.quantile(0.5); got != 128*time.Microsecond {
+		t.Errorf("p50 = %v, want 128µs", got)
+	}
+	if got := h.quantile(0.95); got != 65536*time.Microsecond {
+		t.Errorf("p95 = %v, want 65.536ms", got)
+	}
+	h.record(time.Duration(1) << 62) // beyond the last bucket
+	if got := h.quantile(1); got != time.Duration(uint64(1)<<31)*time.Microsecond {
+		t.Errorf("max = %v", got)
+	}
+}
