@@ -7,3 +7,9 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.14.0
 )
+
+require (
+	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/time v0.16.0
+)

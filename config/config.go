@@ -12,7 +12,7 @@ import (
 // Defaults of the keys a file leaves out; schema.json says the same.
 const (
 	defaultTimeout          = 30 * time.Second
-	defaultMaxConcurrent    = 64
+	defaultMaxConcurrent    = 256
 	defaultMaxArgumentBytes = 1 << 20
 )
 

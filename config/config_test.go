@@ -15,7 +15,7 @@ func TestDefault(t *testing.T) {
 	want := Config{
 		Enabled:          true,
 		DefaultTimeout:   30 * time.Second,
-		MaxConcurrent:    64,
+		MaxConcurrent:    256,
 		MaxArgumentBytes: 1048576,
 	}
 	if !reflect.DeepEqual(d, want) {

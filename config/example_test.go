@@ -30,7 +30,7 @@ func ExampleParse() {
 		fmt.Printf("first: %s at line %d, column %d\n", first.Path, first.Line, first.Column)
 	}
 	// Output:
-	// 10s 64 200ms
+	// 10s 256 200ms
 	// false demo.fail is disabled by the config blacklist ("demo.fail")
 	// config: toolexplorer.json: /default_timeout: "3 seconds" is not a duration (use e.g. "500ms", "30s", "2m")
 	// config: toolexplorer.json: /tools/demo.slow/timout: unknown key (did you mean "timeout"?)

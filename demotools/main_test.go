@@ -16,15 +16,20 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// TestMain fails the run when a tool goroutine outlives the tests.
+// TestMain hands the main thread to the registry's main-thread scheduler,
+// as a host does from main(), and fails the run when a tool goroutine
+// outlives the tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := waitNoToolGoroutines(10 * time.Second); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
+	code := 0
+	tooling.RunMain(func() {
+		code = m.Run()
+		if code == 0 {
+			if err := waitNoToolGoroutines(10 * time.Second); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				code = 1
+			}
 		}
-	}
+	})
 	os.Exit(code)
 }
 
@@ -58,7 +63,7 @@ func toolGoroutines() []string {
 	}
 	var out []string
 	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 { // the caller
+		if i == 0 || strings.Contains(g, "tooling.RunMain(") { // the caller, and the main-thread loop it runs on
 			continue
 		}
 		for _, f := range toolFrames {

@@ -28,7 +28,8 @@ func TestToolsRegistered(t *testing.T) {
 	for _, tool := range demoTools(t) {
 		got = append(got, tool.Name)
 	}
-	want := []string{"demo.echo", "demo.fail", "demo.host_status", "demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"}
+	want := []string{"demo.counter", "demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.kv_put", "demo.limited",
+		"demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("demo tools %v, want %v", got, want)
 	}
@@ -116,7 +117,11 @@ func TestToolsMeta(t *testing.T) {
 		available   bool // has an Available func
 		output      bool // has an output schema
 	}{
+		{name: "demo.counter", concurrency: tooling.MainThread, effects: tooling.EffectWrite, consent: true, output: true},
 		{name: "demo.echo", concurrency: tooling.ReadOnly, idempotent: true, output: true},
+		{name: "demo.kv_get", concurrency: tooling.Exclusive, effects: tooling.EffectRead, idempotent: true, output: true},
+		{name: "demo.kv_put", concurrency: tooling.Exclusive, effects: tooling.EffectWrite, consent: true, idempotent: true, output: true},
+		{name: "demo.limited", concurrency: tooling.ReadOnly, idempotent: true, output: true},
 		{name: "demo.fail", concurrency: tooling.ReadOnly, output: true},
 		{name: "demo.host_status", concurrency: tooling.ReadOnly, effects: tooling.EffectRead, output: true},
 		{name: "demo.llm_only", concurrency: tooling.ReadOnly, origins: []tooling.Origin{tooling.OriginLLM}, idempotent: true, output: true},
@@ -142,8 +147,8 @@ func TestToolsMeta(t *testing.T) {
 				t.Errorf("Dangerous() = %v", m.Dangerous())
 			}
 			ann := tooling.MCPAnnotationsOf(tool)
-			if ann.ReadOnlyHint != (m.Concurrency == tooling.ReadOnly) {
-				t.Errorf("MCP readOnlyHint %v for concurrency %s", ann.ReadOnlyHint, m.Concurrency)
+			if ann.ReadOnlyHint != !m.Effects.Any(tooling.EffectWrite|tooling.EffectProcess) {
+				t.Errorf("MCP readOnlyHint %v for effects %s", ann.ReadOnlyHint, m.Effects)
 			}
 		})
 	}
@@ -179,10 +184,12 @@ func TestTags(t *testing.T) {
 		tags []string
 		want []string
 	}{
-		{tags: []string{"demo"}, want: []string{"demo.echo", "demo.fail", "demo.host_status", "demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"}},
+		{tags: []string{"demo"}, want: []string{"demo.counter", "demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.kv_put",
+			"demo.limited", "demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"}},
 		{tags: []string{"timing"}, want: []string{"demo.slow"}},
 		{tags: []string{"failure"}, want: []string{"demo.fail"}},
-		{tags: []string{"governance"}, want: []string{"demo.llm_only", "demo.unavailable", "demo.write_note"}},
+		{tags: []string{"governance"}, want: []string{"demo.counter", "demo.kv_get", "demo.kv_put", "demo.limited", "demo.llm_only", "demo.unavailable", "demo.write_note"}},
+		{tags: []string{"kv"}, want: []string{"demo.kv_get", "demo.kv_put"}},
 		{tags: []string{"demo", "consent"}, want: []string{"demo.write_note"}},
 	}
 	for _, tt := range tests {

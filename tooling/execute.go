@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -167,6 +165,11 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 		res.decide("consent", "given")
 	}
 
+	bucket, taken := r.takeToken(res, e, pol)
+	if res.Code != CodeOK {
+		return
+	}
+
 	d, src := pol.timeout, pol.timeoutSrc
 	if o.timeout > 0 && o.timeout < d {
 		d, src = o.timeout, "caller"
@@ -182,10 +185,18 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 		res.decide("override", pol.note)
 	}
 	if err := ctx.Err(); err != nil {
+		r.refund(bucket, taken)
 		r.interrupted(res, ctx, err, false)
 		return
 	}
-	r.run(ctx, res, e, call, d)
+	runCtx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	t := &task{done: make(chan outcome, 1)}
+	if !r.acquire(ctx, runCtx, res, e, call, t) {
+		r.refund(bucket, taken)
+		return
+	}
+	r.run(ctx, runCtx, res, e, call, t)
 }
 
 // decodeArgs enforces the size cap, decodes, validates and fills defaults.
@@ -335,79 +346,6 @@ func byteSize(n int64) string {
 		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
-}
-
-// outcome is what a tool's goroutine hands back.
-type outcome struct {
-	out   any
-	err   error
-	panic any
-	stack []byte
-}
-
-// task tracks one run: state moves from running to finished (the tool
-// returned first) or abandoned (the caller left first).
-type task struct {
-	done  chan outcome
-	state atomic.Int32
-}
-
-const (
-	taskRunning int32 = iota
-	taskFinished
-	taskAbandoned
-)
-
-func (r *Registry) run(ctx context.Context, res *Result, e *entry, call Call, d time.Duration) {
-	runCtx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	t := &task{done: make(chan outcome, 1)}
-	start := time.Now()
-	go r.runTool(runCtx, e, call, t)
-
-	var o outcome
-	select {
-	case o = <-t.done:
-	case <-runCtx.Done():
-		r.abandoned.Add(1)
-		if !t.state.CompareAndSwap(taskRunning, taskAbandoned) {
-			r.abandoned.Add(-1) // it finished just now: take its outcome
-			o = <-t.done
-			break
-		}
-		res.Run = time.Since(start)
-		res.Abandoned = true
-		r.interrupted(res, ctx, runCtx.Err(), true)
-		return
-	}
-	res.Run = time.Since(start)
-	switch {
-	case o.panic != nil:
-		res.failf(CodePanic, "%s panicked: %v", e.tool.Name, o.panic)
-		res.Stack = string(o.stack)
-	case o.err != nil && runCtx.Err() != nil && errors.Is(o.err, runCtx.Err()):
-		r.interrupted(res, ctx, runCtx.Err(), true)
-		res.cause = o.err
-	case o.err != nil:
-		res.fail(CodeToolError, o.err.Error())
-		res.cause = o.err
-	default:
-		r.output(res, e, o.out)
-	}
-}
-
-func (r *Registry) runTool(ctx context.Context, e *entry, call Call, t *task) {
-	var o outcome
-	defer func() {
-		if p := recover(); p != nil {
-			o.panic, o.stack = p, debug.Stack()
-		}
-		t.done <- o
-		if !t.state.CompareAndSwap(taskRunning, taskFinished) {
-			r.abandoned.Add(-1)
-		}
-	}()
-	o.out, o.err = e.tool.Run(ctx, call)
 }
 
 // interrupted reports a call stopped by its deadline or its caller.

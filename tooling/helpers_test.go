@@ -3,18 +3,31 @@ package tooling_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/toolexplorer/toolexplorer/sandbox"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
+// TestMain hands the process main thread to sandbox.Main, as a host does
+// from main(), runs the tests there, and fails on any leaked goroutine.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-	os.Exit(0)
+	code := 0
+	sandbox.Main.Run(func() {
+		code = m.Run()
+		if code == 0 {
+			if err := goleak.Find(goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox.(*MainThread).Run")); err != nil {
+				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+				code = 1
+			}
+		}
+	})
+	os.Exit(code)
 }
 
 func run(context.Context, tooling.Call) (any, error) { return "ok", nil }

@@ -210,10 +210,13 @@ const (
 
 // Rate is a token bucket: PerMinute tokens are added each minute, up to
 // Burst. The zero value means unlimited. A Burst of 0 with a positive
-// PerMinute means a burst of 1.
+// PerMinute means a burst of 1. Key names the bucket: tools that share a Key
+// share one bucket (a rate per resource, such as one remote API); the zero
+// Key is the tool's own name (a rate per tool).
 type Rate struct {
 	PerMinute float64 `json:"per_minute,omitempty"`
 	Burst     int     `json:"burst,omitempty"`
+	Key       string  `json:"key,omitempty"`
 }
 
 // Unlimited reports whether r sets no limit.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/sandbox"
 )
 
 // toolPolicy is what the config decides for one tool, computed when the
@@ -15,6 +16,8 @@ type toolPolicy struct {
 	timeout    time.Duration // the effective timeout before the caller's say
 	timeoutSrc string        // "tool", "config default" or "config override"
 	note       string        // an override that was narrowed or ignored, for people
+	rate       sandbox.Rate  // the effective rate (zero: unlimited)
+	rateKey    string        // the bucket
 }
 
 // Configure applies cfg to r: enabled, whitelist, blacklist, default
@@ -25,6 +28,7 @@ type toolPolicy struct {
 func (r *Registry) Configure(cfg config.Config) []string {
 	c := cfg
 	r.cfg.Store(&c)
+	r.slots.Resize(c.MaxConcurrent)
 	for _, e := range r.entries() {
 		e.pol.Store(policyFor(e, &c))
 	}
@@ -101,7 +105,31 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 	if p.timeout <= 0 {
 		p.timeout, p.timeoutSrc = 30*time.Second, "built-in default"
 	}
+	p.rate, p.rateKey = effectiveRate(e.tool.Meta.Rate, ov, hasOv), e.tool.Meta.Rate.Key
+	if p.rateKey == "" {
+		p.rateKey = name
+	}
 	return p
+}
+
+// effectiveRate narrows the declared rate by a config override: a lower
+// rate or burst applies, a higher one is ignored; a tool that declares no
+// rate gets the override.
+func effectiveRate(decl Rate, ov config.ToolOverride, hasOv bool) sandbox.Rate {
+	if decl.Unlimited() {
+		if !hasOv || ov.RatePerMinute <= 0 {
+			return sandbox.Rate{}
+		}
+		return sandbox.Rate{PerMinute: ov.RatePerMinute, Burst: max(ov.Burst, 1)}
+	}
+	r := sandbox.Rate{PerMinute: decl.PerMinute, Burst: max(decl.Burst, 1)}
+	if hasOv && ov.RatePerMinute > 0 && ov.RatePerMinute < r.PerMinute {
+		r.PerMinute = ov.RatePerMinute
+	}
+	if hasOv && ov.Burst > 0 && ov.Burst < r.Burst {
+		r.Burst = ov.Burst
+	}
+	return r
 }
 
 // disabledReason says why calls are refused with code disabled, or "".

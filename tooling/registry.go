@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/sandbox"
 )
 
 // Registry holds tools and runs them. The zero value is not usable: use
@@ -23,6 +24,11 @@ type Registry struct {
 
 	cfg atomic.Pointer[config.Config]
 	obs observers
+
+	slots   *sandbox.Slots
+	locks   *sandbox.Locks
+	buckets *sandbox.Buckets
+	main    atomic.Pointer[sandbox.MainThread]
 
 	prefix    string
 	seq       atomic.Uint64
@@ -48,10 +54,23 @@ var Default = NewRegistry()
 func NewRegistry() *Registry {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	r := &Registry{tools: make(map[string]*entry), prefix: hex.EncodeToString(b[:]) + "-"}
 	cfg := config.Default()
+	r := &Registry{tools: make(map[string]*entry), prefix: hex.EncodeToString(b[:]) + "-",
+		slots: sandbox.NewSlots(cfg.MaxConcurrent), locks: sandbox.NewLocks(), buckets: sandbox.NewBuckets()}
 	r.cfg.Store(&cfg)
 	return r
+}
+
+// SetMainThread makes MainThread tools of r run on m instead of the
+// process-wide sandbox.Main (which a host hands its main thread with
+// sandbox.Main.Run). For tests and embedders.
+func (r *Registry) SetMainThread(m *sandbox.MainThread) { r.main.Store(m) }
+
+func (r *Registry) mainThread() *sandbox.MainThread {
+	if m := r.main.Load(); m != nil {
+		return m
+	}
+	return sandbox.Main
 }
 
 // RegisterError says why a tool cannot be registered.

@@ -19,6 +19,8 @@ const (
 	CodeUnavailable     Code = "unavailable"      // the tool's Available func said why it cannot run now
 	CodeValidationError Code = "validation_error" // arguments too large, malformed, or not valid against the input schema
 	CodeConsentRequired Code = "consent_required" // the tool needs consent and the call carried none
+	CodeRateLimited     Code = "rate_limited"     // no token left in the tool's rate bucket (see Result.RetryAfter)
+	CodeBusy            Code = "busy"             // a slot, resource lock or the main thread could not be had before the deadline
 	CodeTimeout         Code = "timeout"          // the call ran past its deadline (the caller gets control back on time)
 	CodeCanceled        Code = "canceled"         // the caller's context was canceled
 	CodeToolError       Code = "tool_error"       // the tool returned an error
@@ -29,7 +31,7 @@ const (
 // Codes lists every code a call can end with, in pipeline order.
 func Codes() []Code {
 	return []Code{CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
-		CodeConsentRequired, CodeTimeout, CodeCanceled, CodeToolError, CodePanic, CodeOutputInvalid}
+		CodeConsentRequired, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic, CodeOutputInvalid}
 }
 
 // Status of a finished call.
@@ -46,7 +48,8 @@ func StatusOf(c Code) Status {
 	switch c {
 	case CodeOK:
 		return StatusOK
-	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeConsentRequired:
+	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeConsentRequired,
+		CodeRateLimited, CodeBusy:
 		return StatusDenied
 	}
 	return StatusError
@@ -75,7 +78,9 @@ type Result struct {
 	Stack string `json:"stack,omitempty"`
 	// Abandoned is set when the call timed out or was canceled and the tool
 	// had not returned: its goroutine runs on until it does (counted in Stats).
-	Abandoned  bool          `json:"abandoned,omitempty"`
+	Abandoned bool `json:"abandoned,omitempty"`
+	// RetryAfter is when a rate_limited call may be tried again.
+	RetryAfter time.Duration `json:"-"`
 	Started    time.Time     `json:"started"`
 	Wait       time.Duration `json:"-"` // time queued for a slot, lock or thread
 	Run        time.Duration `json:"-"` // time the tool ran (0 if it never started)
@@ -101,10 +106,11 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	type plain Result
 	return json.Marshal(struct {
 		*plain
-		WaitMS    float64 `json:"wait_ms"`
-		RunMS     float64 `json:"run_ms"`
-		TimeoutMS float64 `json:"timeout_ms,omitempty"`
-	}{(*plain)(r), ms(r.Wait), ms(r.Run), ms(r.Timeout)})
+		WaitMS       float64 `json:"wait_ms"`
+		RunMS        float64 `json:"run_ms"`
+		TimeoutMS    float64 `json:"timeout_ms,omitempty"`
+		RetryAfterMS float64 `json:"retry_after_ms,omitempty"`
+	}{(*plain)(r), ms(r.Wait), ms(r.Run), ms(r.Timeout), ms(r.RetryAfter)})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -112,14 +118,15 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	type plain Result
 	aux := struct {
 		*plain
-		WaitMS    float64 `json:"wait_ms"`
-		RunMS     float64 `json:"run_ms"`
-		TimeoutMS float64 `json:"timeout_ms"`
+		WaitMS       float64 `json:"wait_ms"`
+		RunMS        float64 `json:"run_ms"`
+		TimeoutMS    float64 `json:"timeout_ms"`
+		RetryAfterMS float64 `json:"retry_after_ms"`
 	}{plain: (*plain)(r)}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	r.Wait, r.Run, r.Timeout = fromMS(aux.WaitMS), fromMS(aux.RunMS), fromMS(aux.TimeoutMS)
+	r.Wait, r.Run, r.Timeout, r.RetryAfter = fromMS(aux.WaitMS), fromMS(aux.RunMS), fromMS(aux.TimeoutMS), fromMS(aux.RetryAfterMS)
 	return nil
 }
 
@@ -165,6 +172,8 @@ var (
 	ErrUnavailable     error = &sentinel{CodeUnavailable}
 	ErrValidation      error = &sentinel{CodeValidationError}
 	ErrConsentRequired error = &sentinel{CodeConsentRequired}
+	ErrRateLimited     error = &sentinel{CodeRateLimited}
+	ErrBusy            error = &sentinel{CodeBusy}
 	ErrTimeout         error = &sentinel{CodeTimeout}
 	ErrCanceled        error = &sentinel{CodeCanceled}
 	ErrToolError       error = &sentinel{CodeToolError}

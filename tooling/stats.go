@@ -64,8 +64,21 @@ type toolCounters struct {
 	byCode   [16]atomic.Uint64 // by codeIndex
 	inFlight atomic.Int64
 	waiting  atomic.Int64
+	running  atomic.Int64
+	peak     atomic.Int64 // the most running at once
 	lastNS   atomic.Int64
 	latency  histogram
+}
+
+// enterRun counts a Run starting and keeps the high-water mark.
+func (c *toolCounters) enterRun() {
+	n := c.running.Add(1)
+	for {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
 }
 
 func (c *toolCounters) finish(res *Result) {
@@ -85,6 +98,8 @@ type ToolStats struct {
 	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included
 	InFlight int64           `json:"in_flight"`        // calls between begin and end
 	Waiting  int64           `json:"waiting"`          // of those, calls queued for a slot, lock or thread
+	Running  int64           `json:"running"`          // calls whose Run is executing now (abandoned ones included)
+	Peak     int64           `json:"peak_running"`     // the most calls running at once since the registry started
 	Last     time.Duration   `json:"last_ns"`          // latency (wait + run) of the latest call
 	P50      time.Duration   `json:"p50_ns"`           // latency quantiles of calls that ran, to within a factor of 2
 	P95      time.Duration   `json:"p95_ns"`
@@ -93,7 +108,7 @@ type ToolStats struct {
 func (e *entry) stats() ToolStats {
 	c := &e.counters
 	s := ToolStats{Tool: e.tool.Name, Calls: c.calls.Load(), OK: c.byCode[0].Load(),
-		InFlight: c.inFlight.Load(), Waiting: c.waiting.Load(), Last: time.Duration(c.lastNS.Load()),
+		InFlight: c.inFlight.Load(), Waiting: c.waiting.Load(), Running: c.running.Load(), Peak: c.peak.Load(), Last: time.Duration(c.lastNS.Load()),
 		P50: c.latency.quantile(0.50), P95: c.latency.quantile(0.95)}
 	for i, code := range allCodes[1:] {
 		if n := c.byCode[i+1].Load(); n > 0 {

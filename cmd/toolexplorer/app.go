@@ -57,7 +57,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, schemasCommand, lintCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, benchCommand, schemasCommand, lintCommand, helpCommand}
 }
 
 func findCommand(name string) *command {

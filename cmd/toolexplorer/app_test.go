@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/toolexplorer/toolexplorer/tooling"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,9 +15,12 @@ import (
 // the demo tools. Every run applies a config (the default one when none is
 // given), so the tests run one after another, never in parallel.
 
+// TestMain hands the main thread over, as main does.
 func TestMain(m *testing.M) {
 	os.Unsetenv(configEnv)
-	os.Exit(m.Run())
+	code := 0
+	tooling.RunMain(func() { code = m.Run() })
+	os.Exit(code)
 }
 
 // outcome is what one run of the command line did.

@@ -160,13 +160,14 @@ func TestList(t *testing.T) {
 		flagsOf map[string]string
 	}{
 		{name: "all", args: nil,
-			want:    []string{"demo.echo", "demo.fail", "demo.host_status", "demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"},
+			want: []string{"demo.counter", "demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.kv_put", "demo.limited",
+				"demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"},
 			flagsOf: map[string]string{"demo.write_note": "consent", "demo.unavailable": "unavailable", "demo.llm_only": "origins=llm"}},
 		{name: "filter", args: []string{"--filter", "echo"}, want: []string{"demo.echo"}},
 		{name: "filter on a parameter name", args: []string{"--filter", "ignore_cancel"}, want: []string{"demo.slow"}},
 		{name: "filter with no match", args: []string{"--filter", "no such words"}, want: nil},
 		{name: "tag", args: []string{"--tag", "timing"}, want: []string{"demo.slow"}},
-		{name: "effects", args: []string{"--effects", "write"}, want: []string{"demo.write_note"}},
+		{name: "effects", args: []string{"--effects", "write"}, want: []string{"demo.counter", "demo.kv_put", "demo.write_note"}},
 		{name: "origin", args: []string{"--origin", "llm", "--filter", "llm"}, want: []string{"demo.llm_only"}},
 		{name: "origin excludes", args: []string{"--origin", "app", "--filter", "llm"}, want: nil},
 		{name: "available", args: []string{"--available", "--filter", "unavailable"}, want: nil},

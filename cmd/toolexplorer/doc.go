@@ -3,7 +3,7 @@
 //
 //	toolexplorer [--config FILE] COMMAND [flags] [arguments]
 //
-// The commands are list, describe NAME, run NAME, schemas and lint; "help"
+// The commands are list, describe NAME, run NAME, bench NAME, schemas and lint; "help"
 // and --help on every command document their flags. Every command accepts
 // --config FILE (or reads the file $TOOLEXPLORER_CONFIG names), and the
 // scriptable ones print JSON with --json.

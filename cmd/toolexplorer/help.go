@@ -75,6 +75,9 @@ func printCommandHelp(w io.Writer, c *command) {
 			name = ""
 		}
 		spelled := "--" + f.Name
+		if len(f.Name) == 1 {
+			spelled = "-" + f.Name
+		}
 		if name != "" {
 			spelled += " " + name
 		}

@@ -1,0 +1,66 @@
+package tooling
+
+import (
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/sandbox"
+)
+
+// The governance snapshots come from the sandbox primitives as they are.
+type (
+	SlotStats       = sandbox.SlotStats
+	LockStats       = sandbox.LockStats
+	LockHolder      = sandbox.Holder
+	BucketStats     = sandbox.BucketStats
+	MainThreadStats = sandbox.MainThreadStats
+)
+
+// GovernanceStats is a live picture of governance, cheap enough to read ten
+// times a second: the global slots, every resource lock held or waited for,
+// the main thread, every rate bucket, and every tool's counters.
+type GovernanceStats struct {
+	Time       time.Time       `json:"time"`
+	Slots      SlotStats       `json:"slots"`
+	Locks      []LockStats     `json:"locks"`
+	MainThread MainThreadStats `json:"main_thread"`
+	Buckets    []BucketStats   `json:"buckets"`
+	Tools      []ToolStats     `json:"tools"`
+	InFlight   int64           `json:"in_flight"`
+	Abandoned  int64           `json:"abandoned"`
+}
+
+// Governance returns the live governance picture now.
+func (r *Registry) Governance() GovernanceStats {
+	now := time.Now()
+	return GovernanceStats{
+		Time:       now,
+		Slots:      r.slots.Stats(),
+		Locks:      r.locks.Stats(),
+		MainThread: r.mainThread().Stats(),
+		Buckets:    r.buckets.Stats(now),
+		Tools:      r.ToolStats(),
+		InFlight:   r.inFlight.Load(),
+		Abandoned:  r.abandoned.Load(),
+	}
+}
+
+// OnMainThread reports whether the calling goroutine runs on the
+// main-thread scheduler's loop: true inside the Run of a MainThread tool.
+func (c Call) OnMainThread() bool {
+	if c.regSvc != nil {
+		return c.regSvc.mainThread().IsMainThread()
+	}
+	return sandbox.IsMainThread()
+}
+
+// RunMain hands the calling goroutine's OS thread to the main-thread
+// scheduler that runs MainThread tools, runs fn in a new goroutine, and
+// returns when fn returns. Call it from main() (the main goroutine is locked
+// to the process main thread from init), so that MainThread tools run on the
+// real main thread, as UI toolkits and some C libraries require:
+//
+//	func main() { tooling.RunMain(realMain) }
+//
+// Without it, MainThread tools still run one at a time, in order, on a
+// thread of their own.
+func RunMain(fn func()) { sandbox.Main.Run(fn) }

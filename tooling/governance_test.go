@@ -1,0 +1,485 @@
+package tooling_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// overlap counts calls inside a section and remembers the most at once.
+type overlap struct {
+	in, most atomic.Int64
+}
+
+func (o *overlap) enter() {
+	n := o.in.Add(1)
+	for {
+		m := o.most.Load()
+		if n <= m || o.most.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (o *overlap) leave() { o.in.Add(-1) }
+
+func TestMainThreadToolsRunOnTheMainThreadInFIFOOrder(t *testing.T) {
+	r := tooling.NewRegistry()
+	var mu sync.Mutex
+	var order []int64
+	var tids []int
+	gate := make(chan struct{})
+	r.Register(tooling.Tool{Name: "t.main", Meta: tooling.Meta{Concurrency: tooling.MainThread},
+		Input: raw(`{"type":"object","properties":{"i":{"type":"integer"},"block":{"type":"boolean"}}}`),
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			if c.Bool("block") {
+				<-gate
+			}
+			mu.Lock()
+			order = append(order, c.Int("i"))
+			tids = append(tids, syscall.Gettid())
+			mu.Unlock()
+			return c.OnMainThread(), nil
+		}})
+	// Hold the main thread, queue calls one after another, then let go:
+	// they must run in the order they were queued.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		mustExec(t, r, "t.main", `{"i":0,"block":true}`)
+	}()
+	waitFor(t, func() bool { return r.Governance().MainThread.Current != "" })
+	const n = 50
+	for i := 1; i <= n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := mustExec(t, r, "t.main", fmt.Sprintf(`{"i":%d}`, i))
+			if string(res.Output) != "true" {
+				t.Errorf("call %d: OnMainThread = %s", i, res.Output)
+			}
+		}()
+		waitFor(t, func() bool { return r.Governance().MainThread.QueueDepth == i })
+	}
+	close(gate)
+	wg.Wait()
+	for i, got := range order {
+		if got != int64(i) {
+			t.Fatalf("order %v, want 0..%d", order, n)
+		}
+	}
+	for _, tid := range tids {
+		if tid != os.Getpid() {
+			t.Fatalf("ran on thread %d, not the main thread %d", tid, os.Getpid())
+		}
+	}
+	if st := r.Governance().MainThread; !st.OnMainThread || st.ThreadID != os.Getpid() || st.QueueDepth != 0 {
+		t.Fatalf("main thread stats %+v", st)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestExclusiveToolsNeverOverlap(t *testing.T) {
+	r := tooling.NewRegistry()
+	var kv, other, self overlap
+	section := func(o *overlap) func(context.Context, tooling.Call) (any, error) {
+		return func(context.Context, tooling.Call) (any, error) {
+			o.enter()
+			defer o.leave()
+			time.Sleep(20 * time.Microsecond)
+			return nil, nil
+		}
+	}
+	r.Register(tooling.Tool{Name: "kv.put", Meta: tooling.Meta{Resources: []string{"kv"}}, Run: section(&kv)})
+	r.Register(tooling.Tool{Name: "kv.del", Meta: tooling.Meta{Resources: []string{"kv"}}, Run: section(&kv)})
+	r.Register(tooling.Tool{Name: "other.put", Meta: tooling.Meta{Resources: []string{"other"}}, Run: section(&other)})
+	r.Register(tooling.Tool{Name: "self.put", Run: section(&self)}) // no key: exclusive per tool
+	names := []string{"kv.put", "kv.del", "other.put", "self.put"}
+	var wg sync.WaitGroup
+	for g := 0; g < 32; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000/32+1; i++ {
+				mustExec(t, r, names[(g+i)%len(names)], ``, tooling.WithConsent())
+			}
+		}()
+	}
+	wg.Wait()
+	for _, name := range []string{"kv.put", "kv.del", "other.put", "self.put"} {
+		if s, _ := r.ToolStatsOf(name); s.Peak != 1 || s.Running != 0 {
+			t.Errorf("%s: peak running %d, running %d; want 1 and 0", name, s.Peak, s.Running)
+		}
+	}
+	for name, o := range map[string]*overlap{"kv": &kv, "other": &other, "self.put": &self} {
+		if o.most.Load() != 1 {
+			t.Errorf("%s: %d calls overlapped", name, o.most.Load())
+		}
+	}
+	if g := r.Governance(); len(g.Locks) != 0 || g.Slots.Used != 0 {
+		t.Fatalf("held after all calls: %+v %+v", g.Locks, g.Slots)
+	}
+}
+
+func TestExclusiveToolsWithDifferentKeysOverlap(t *testing.T) {
+	r := tooling.NewRegistry()
+	both := make(chan struct{})
+	var arrived atomic.Int32
+	run := func(context.Context, tooling.Call) (any, error) {
+		if arrived.Add(1) == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+			return "together", nil
+		case <-time.After(5 * time.Second):
+			return nil, errors.New("the other call never came in")
+		}
+	}
+	r.Register(tooling.Tool{Name: "a.put", Meta: tooling.Meta{Resources: []string{"a"}}, Run: run})
+	r.Register(tooling.Tool{Name: "b.put", Meta: tooling.Meta{Resources: []string{"b"}}, Run: run})
+	var wg sync.WaitGroup
+	for _, n := range []string{"a.put", "b.put"} {
+		wg.Add(1)
+		go func() { defer wg.Done(); mustExec(t, r, n, ``) }()
+	}
+	wg.Wait()
+}
+
+func TestBusyWhenALockOutlastsTheDeadline(t *testing.T) {
+	r := tooling.NewRegistry()
+	release := make(chan struct{})
+	r.Register(tooling.Tool{Name: "kv.hold", Meta: tooling.Meta{Resources: []string{"kv"}},
+		Run: func(context.Context, tooling.Call) (any, error) { <-release; return nil, nil }})
+	r.Register(tooling.Tool{Name: "kv.get", Meta: tooling.Meta{Resources: []string{"kv"}}, Run: run})
+	done := make(chan *tooling.Result)
+	go func() { res, _ := r.Execute(context.Background(), "kv.hold", nil); done <- res }()
+	waitFor(t, func() bool { return len(r.Governance().Locks) == 1 })
+	start := time.Now()
+	res, err := r.Execute(context.Background(), "kv.get", nil, tooling.WithTimeout(50*time.Millisecond))
+	if !errors.Is(err, tooling.ErrBusy) || res.Status != tooling.StatusDenied || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
+		t.Fatalf("err %v message %q", err, res.Message)
+	}
+	if took := time.Since(start); took < 50*time.Millisecond || took > 500*time.Millisecond || res.Wait < 40*time.Millisecond {
+		t.Fatalf("busy after %v, wait %v", took, res.Wait)
+	}
+	close(release)
+	if res := <-done; !res.OK() {
+		t.Fatal(res.Message)
+	}
+	mustExec(t, r, "kv.get", ``)
+}
+
+func TestRateLimits(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.once", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1}},
+		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`), Run: run})
+	r.Register(tooling.Tool{Name: "t.free", Run: run})
+	r.Register(tooling.Tool{Name: "api.a", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 2, Burst: 2, Key: "api"}}, Run: run})
+	r.Register(tooling.Tool{Name: "api.b", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 2, Burst: 2, Key: "api"}}, Run: run})
+
+	// A call refused by validation spends no token.
+	if _, err := r.Execute(context.Background(), "t.once", raw(`{"n":0}`)); !errors.Is(err, tooling.ErrValidation) {
+		t.Fatal(err)
+	}
+	mustExec(t, r, "t.once", `{}`)
+	res, err := r.Execute(context.Background(), "t.once", raw(`{}`))
+	if !errors.Is(err, tooling.ErrRateLimited) || res.Status != tooling.StatusDenied {
+		t.Fatalf("second call: %v", err)
+	}
+	if res.RetryAfter < 55*time.Second || res.RetryAfter > 61*time.Second || !strings.Contains(res.Message, "retry in") {
+		t.Fatalf("retry after %v, message %q", res.RetryAfter, res.Message)
+	}
+	// A shared key is one bucket for both tools.
+	mustExec(t, r, "api.a", ``)
+	mustExec(t, r, "api.b", ``)
+	if _, err := r.Execute(context.Background(), "api.a", nil); !errors.Is(err, tooling.ErrRateLimited) {
+		t.Fatalf("shared bucket: %v", err)
+	}
+
+	// Per-tool overrides narrow: a tool with no rate gets one.
+	cfg := config.Default()
+	cfg.Tools = map[string]config.ToolOverride{"t.free": {RatePerMinute: 1, Burst: 1}}
+	r.Configure(cfg)
+	mustExec(t, r, "t.free", ``)
+	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, tooling.ErrRateLimited) {
+		t.Fatalf("override: %v", err)
+	}
+	var found bool
+	for _, b := range r.Governance().Buckets {
+		found = found || b.Key == "t.free" && b.Tokens < 1
+	}
+	if !found {
+		t.Fatalf("buckets %+v", r.Governance().Buckets)
+	}
+}
+
+func TestRateOverrideNeverWidens(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.slowrate", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1, Burst: 1}}, Run: run})
+	cfg := config.Default()
+	cfg.Tools = map[string]config.ToolOverride{"t.slowrate": {RatePerMinute: 600, Burst: 50}}
+	r.Configure(cfg)
+	mustExec(t, r, "t.slowrate", ``)
+	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, tooling.ErrRateLimited) {
+		t.Fatalf("override widened the declared rate: %v", err)
+	}
+}
+
+func TestConcurrentReadOnlyCallsRunTogether(t *testing.T) {
+	r := tooling.NewRegistry()
+	var o overlap
+	r.Register(tooling.Tool{Name: "t.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(ctx context.Context, _ tooling.Call) (any, error) {
+			o.enter()
+			defer o.leave()
+			select {
+			case <-time.After(50 * time.Millisecond):
+				return nil, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}})
+	const n = 100
+	startGate := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-startGate
+			mustExec(t, r, "t.read", ``)
+		}()
+	}
+	start := time.Now()
+	close(startGate)
+	wg.Wait()
+	took := time.Since(start)
+	if o.most.Load() != n {
+		t.Fatalf("at most %d of %d calls ran at once", o.most.Load(), n)
+	}
+	if s, _ := r.ToolStatsOf("t.read"); s.Peak != n {
+		t.Fatalf("peak running %d, want %d", s.Peak, n)
+	}
+	if took > 100*time.Millisecond {
+		t.Fatalf("100 calls of 50ms took %v, not under 2x one call", took)
+	}
+}
+
+func TestGlobalSlotsLimitConcurrency(t *testing.T) {
+	r := tooling.NewRegistry()
+	var o overlap
+	r.Register(tooling.Tool{Name: "t.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) {
+			o.enter()
+			defer o.leave()
+			time.Sleep(2 * time.Millisecond)
+			return nil, nil
+		}})
+	cfg := config.Default()
+	cfg.MaxConcurrent = 3
+	r.Configure(cfg)
+	var wg sync.WaitGroup
+	for i := 0; i < 30; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); mustExec(t, r, "t.read", ``) }()
+	}
+	wg.Wait()
+	if m := o.most.Load(); m != 3 {
+		t.Fatalf("%d calls at once, want 3", m)
+	}
+}
+
+func TestStuckMainThread(t *testing.T) {
+	r := tooling.NewRegistry()
+	release := make(chan struct{})
+	r.Register(tooling.Tool{Name: "t.hang", Meta: tooling.Meta{Concurrency: tooling.MainThread, Timeout: 50 * time.Millisecond},
+		Run: func(context.Context, tooling.Call) (any, error) { <-release; return nil, nil }})
+	r.Register(tooling.Tool{Name: "t.tick", Meta: tooling.Meta{Concurrency: tooling.MainThread, Timeout: 80 * time.Millisecond}, Run: run})
+
+	res, err := r.Execute(context.Background(), "t.hang", nil)
+	if !errors.Is(err, tooling.ErrTimeout) || !res.Abandoned {
+		t.Fatalf("hang: %v abandoned=%v", err, res.Abandoned)
+	}
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		res, err := r.Execute(context.Background(), "t.tick", nil)
+		if !errors.Is(err, tooling.ErrBusy) || !strings.Contains(res.Message, "main thread was busy with t.hang call "+res.CallID[:0]) {
+			t.Fatalf("tick: %v (%s)", err, res.Message)
+		}
+		if took := time.Since(start); took < 80*time.Millisecond || took > 600*time.Millisecond {
+			t.Fatalf("tick gave up after %v, want its own 80ms deadline", took)
+		}
+	}
+	g := r.Governance()
+	if !strings.HasPrefix(g.MainThread.Current, "t.hang call ") || g.MainThread.QueueDepth != 0 || g.Abandoned != 1 {
+		t.Fatalf("main thread %+v abandoned %d", g.MainThread, g.Abandoned)
+	}
+	close(release)
+	waitAbandoned(t, r)
+	mustExec(t, r, "t.tick", ``)
+}
+
+func TestCancelingQueuedCallsReleasesEverything(t *testing.T) {
+	r := tooling.NewRegistry()
+	release := make(chan struct{})
+	r.Register(tooling.Tool{Name: "kv.hold", Meta: tooling.Meta{Resources: []string{"kv", "log"}},
+		Run: func(context.Context, tooling.Call) (any, error) { <-release; return nil, nil }})
+	r.Register(tooling.Tool{Name: "kv.put", Meta: tooling.Meta{Resources: []string{"log", "kv"}, Rate: tooling.Rate{PerMinute: 1, Burst: 20}}, Run: run})
+	r.Register(tooling.Tool{Name: "m.hold", Meta: tooling.Meta{Concurrency: tooling.MainThread},
+		Run: func(context.Context, tooling.Call) (any, error) { <-release; return nil, nil }})
+	r.Register(tooling.Tool{Name: "m.tick", Meta: tooling.Meta{Concurrency: tooling.MainThread}, Run: run})
+	holders := make(chan *tooling.Result, 2)
+	go func() { res, _ := r.Execute(context.Background(), "kv.hold", nil); holders <- res }()
+	go func() { res, _ := r.Execute(context.Background(), "m.hold", nil); holders <- res }()
+	waitFor(t, func() bool { g := r.Governance(); return len(g.Locks) == 2 && g.MainThread.Current != "" })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	results := make(chan *tooling.Result, 20)
+	for i := 0; i < 10; i++ {
+		go func() { res, _ := r.Execute(ctx, "kv.put", nil); results <- res }()
+		go func() { res, _ := r.Execute(ctx, "m.tick", nil); results <- res }()
+	}
+	waitFor(t, func() bool {
+		g := r.Governance()
+		waiters := 0
+		for _, l := range g.Locks {
+			waiters += len(l.Waiters)
+		}
+		return waiters >= 1 && g.MainThread.QueueDepth == 10
+	})
+	cancel()
+	for i := 0; i < 20; i++ {
+		if res := <-results; res.Code != tooling.CodeCanceled {
+			t.Fatalf("queued call ended with %q: %s", res.Code, res.Message)
+		}
+	}
+	g := r.Governance()
+	for _, l := range g.Locks {
+		if len(l.Waiters) != 0 {
+			t.Fatalf("waiters left: %+v", g.Locks)
+		}
+	}
+	if g.MainThread.QueueDepth != 0 || g.Slots.Waiting != 0 || g.Slots.Used != 2 {
+		t.Fatalf("after cancel: %+v %+v", g.MainThread, g.Slots)
+	}
+	for _, b := range g.Buckets {
+		if b.Key == "kv.put" && b.Tokens < 19 {
+			t.Fatalf("canceled calls spent tokens: %+v", b)
+		}
+	}
+	close(release)
+	<-holders
+	<-holders
+	g = r.Governance()
+	if len(g.Locks) != 0 || g.Slots.Used != 0 {
+		t.Fatalf("held at the end: %+v %+v", g.Locks, g.Slots)
+	}
+	mustExec(t, r, "kv.put", ``)
+}
+
+// TestMixedLoad: 10,000 calls of every kind from 64 goroutines. Every call
+// returns one result, begin and end events pair up, and at the end nothing
+// is held, waiting or running.
+func TestMixedLoad(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "mix.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: run})
+	r.Register(tooling.Tool{Name: "mix.excl", Meta: tooling.Meta{Resources: []string{"r1", "r2"}}, Run: run})
+	r.Register(tooling.Tool{Name: "mix.excl2", Meta: tooling.Meta{Resources: []string{"r2"}}, Run: run})
+	r.Register(tooling.Tool{Name: "mix.main", Meta: tooling.Meta{Concurrency: tooling.MainThread}, Run: run})
+	r.Register(tooling.Tool{Name: "mix.rate", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Rate: tooling.Rate{PerMinute: 60, Burst: 5}}, Run: run})
+	r.Register(tooling.Tool{Name: "mix.slow", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Timeout: 2 * time.Millisecond},
+		Run: func(context.Context, tooling.Call) (any, error) { time.Sleep(5 * time.Millisecond); return nil, nil }})
+	r.Register(tooling.Tool{Name: "mix.panic", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { panic("mixed") }})
+	names := []string{"mix.read", "mix.excl", "mix.excl2", "mix.main", "mix.rate", "mix.slow", "mix.panic"}
+
+	var mu sync.Mutex
+	begins, ends := map[string]int{}, map[string]int{}
+	remove := r.Observe(tooling.ObserverFunc(func(ev tooling.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.Kind == tooling.EventBegin {
+			begins[ev.CallID]++
+		} else {
+			ends[ev.CallID]++
+		}
+	}))
+	const calls, goroutines = 10000, 64
+	var results sync.Map
+	var count atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := 0; i < calls/goroutines+1 && count.Add(1) <= calls; i++ {
+				res, err := r.Execute(context.Background(), names[rng.IntN(len(names))], nil, tooling.WithTimeout(time.Second))
+				if res == nil || (err == nil) != res.OK() {
+					t.Errorf("result %+v err %v", res, err)
+					return
+				}
+				if _, dup := results.LoadOrStore(res.CallID, res.Code); dup {
+					t.Errorf("call id %s returned twice", res.CallID)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	waitAbandoned(t, r)
+	remove()
+	n := 0
+	results.Range(func(_, _ any) bool { n++; return true })
+	if n != calls {
+		t.Fatalf("%d results for %d calls", n, calls)
+	}
+	if len(begins) != calls || len(ends) != calls || r.Stats().Events.Dropped != 0 {
+		t.Fatalf("%d begins, %d ends, %d dropped", len(begins), len(ends), r.Stats().Events.Dropped)
+	}
+	for id, b := range begins {
+		if b != 1 || ends[id] != 1 {
+			t.Fatalf("call %s: %d begins, %d ends", id, b, ends[id])
+		}
+	}
+	g := r.Governance()
+	if len(g.Locks) != 0 || g.Slots.Used != 0 || g.Slots.Waiting != 0 || g.MainThread.QueueDepth != 0 || g.InFlight != 0 {
+		t.Fatalf("governance not back to zero: %+v", g)
+	}
+	var seen = map[tooling.Code]bool{}
+	for _, ts := range g.Tools {
+		if ts.InFlight != 0 || ts.Waiting != 0 {
+			t.Fatalf("tool %s: %+v", ts.Tool, ts)
+		}
+		for c := range ts.Errors {
+			seen[c] = true
+		}
+	}
+	for _, c := range []tooling.Code{tooling.CodeRateLimited, tooling.CodeTimeout, tooling.CodePanic} {
+		if !seen[c] {
+			t.Errorf("no call ended with %s", c)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package tooling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/sandbox"
+)
+
+// outcome is what a tool's goroutine hands back.
+type outcome struct {
+	out   any
+	err   error
+	panic any
+	stack []byte
+	ran   time.Duration // how long Run ran, measured where it ran
+}
+
+// task tracks one run: state moves from running to finished (the tool
+// returned first) or abandoned (the caller left first). Whoever ends last
+// releases what the call holds (its slot and resource locks), so that an
+// abandoned tool keeps its locks until it really returns: no call can
+// overlap with it.
+type task struct {
+	done     chan outcome
+	state    atomic.Int32
+	releases []func()
+	once     sync.Once
+}
+
+const (
+	taskRunning int32 = iota
+	taskFinished
+	taskAbandoned
+)
+
+func (t *task) release() {
+	t.once.Do(func() {
+		for i := len(t.releases) - 1; i >= 0; i-- {
+			t.releases[i]()
+		}
+	})
+}
+
+// abandon marks the task abandoned by its caller; false when the tool
+// finished in the meantime (its outcome is then in t.done).
+func (r *Registry) abandon(t *task) bool {
+	r.abandoned.Add(1)
+	if t.state.CompareAndSwap(taskRunning, taskAbandoned) {
+		return true
+	}
+	r.abandoned.Add(-1)
+	return false
+}
+
+// takeToken takes a token from the tool's rate bucket, or refuses the call.
+func (r *Registry) takeToken(res *Result, e *entry, pol *toolPolicy) (key string, taken bool) {
+	if pol.rate.Unlimited() {
+		return "", false
+	}
+	ok, retry := r.buckets.Take(pol.rateKey, pol.rate, time.Now())
+	if !ok {
+		res.RetryAfter = retry
+		res.failf(CodeRateLimited, "%s is limited to %s (bucket %q): retry in %v", e.tool.Name, pol.rate, pol.rateKey, retry.Round(time.Millisecond))
+		res.Hint = "wait for the retry-after, or raise the tool's rate in its Meta (config can only lower it)"
+		return "", false
+	}
+	res.decide("rate", fmt.Sprintf("token taken from %q (%s)", pol.rateKey, pol.rate))
+	return pol.rateKey, true
+}
+
+func (r *Registry) refund(key string, taken bool) {
+	if taken {
+		r.buckets.Refund(key, time.Now())
+	}
+}
+
+// acquire takes a global slot and, for exclusive tools, the resource locks,
+// adding their releases to t. On failure it sets busy or canceled and
+// releases what it took.
+func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) bool {
+	start := time.Now()
+	e.counters.waiting.Add(1)
+	defer e.counters.waiting.Add(-1)
+	defer func() { res.Wait += time.Since(start) }()
+
+	if !r.slots.TryAcquire() {
+		if err := r.slots.Acquire(runCtx); err != nil {
+			st := r.slots.Stats()
+			r.waitFailed(parent, res, err, fmt.Sprintf("no free slot of the %d allowed at once (config max_concurrent)", st.Limit))
+			return false
+		}
+	}
+	t.releases = append(t.releases, r.slots.Release)
+	if e.tool.Meta.Concurrency != Exclusive {
+		return true
+	}
+	keys := e.tool.Meta.Resources
+	if len(keys) == 0 {
+		keys = []string{e.tool.Name}
+	}
+	release, err := r.locks.Acquire(runCtx, keys, sandbox.Holder{Name: e.tool.Name, ID: call.ID})
+	if err != nil {
+		r.waitFailed(parent, res, err, "resource "+r.holders(keys)+" stayed locked")
+		t.release()
+		return false
+	}
+	t.releases = append(t.releases, release)
+	res.decide("lock", "holds "+strings.Join(keys, ", "))
+	return true
+}
+
+// holders names who holds keys now, for busy messages.
+func (r *Registry) holders(keys []string) string {
+	var parts []string
+	for _, st := range r.locks.Stats() {
+		for _, k := range keys {
+			if st.Key == k && st.Holder != nil {
+				parts = append(parts, fmt.Sprintf("%q (held by %s, call %s)", k, st.Holder.Name, st.Holder.ID))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%q", strings.Join(keys, ", "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// waitFailed reports a call that gave up waiting: canceled when its caller
+// canceled it, else busy.
+func (r *Registry) waitFailed(parent context.Context, res *Result, err error, what string) {
+	res.cause = err
+	if perr := parent.Err(); perr != nil && !errors.Is(perr, context.DeadlineExceeded) {
+		res.failf(CodeCanceled, "%s was canceled by its caller while waiting: %s", res.Tool, what)
+		return
+	}
+	res.failf(CodeBusy, "%s waited %v, up to its deadline of %v: %s", res.Tool, time.Since(res.Started).Round(time.Millisecond), res.Timeout, what)
+	res.Hint = "try again later, or with a longer deadline"
+}
+
+// run runs the tool under runCtx: on the main-thread scheduler for
+// MainThread tools, else in a goroutine of its own. It returns by the
+// deadline whatever the tool does.
+func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) {
+	start := time.Now()
+	var o outcome
+	if e.tool.Meta.Concurrency == MainThread {
+		var started atomic.Bool
+		e.counters.waiting.Add(1)
+		wait, err := r.mainThread().Call(runCtx, e.tool.Name+" call "+call.ID, func() {
+			started.Store(true)
+			e.counters.waiting.Add(-1)
+			r.runTool(runCtx, e, call, t)
+		})
+		if !started.Load() {
+			e.counters.waiting.Add(-1)
+		}
+		res.Wait += wait
+		start = start.Add(wait)
+		switch {
+		case err == nil:
+			o = <-t.done
+		case errors.Is(err, sandbox.ErrQueueTimeout) || errors.Is(err, sandbox.ErrMainThreadStopped) || !started.Load():
+			t.release()
+			r.waitFailed(parent, res, err, r.mainThreadBusy(err))
+			return
+		default: // the deadline passed while the tool ran on the main thread
+			if r.abandon(t) {
+				res.Run = time.Since(start)
+				res.Abandoned = true
+				r.interrupted(res, parent, runCtx.Err(), true)
+				return
+			}
+			o = <-t.done
+		}
+		res.decide("main_thread", fmt.Sprintf("ran on the main thread after %v in its queue", wait.Round(time.Microsecond)))
+	} else {
+		go r.runTool(runCtx, e, call, t)
+		select {
+		case o = <-t.done:
+		case <-runCtx.Done():
+			if r.abandon(t) {
+				res.Run = time.Since(start)
+				res.Abandoned = true
+				r.interrupted(res, parent, runCtx.Err(), true)
+				return
+			}
+			o = <-t.done // it finished just now: take its outcome
+		}
+	}
+	t.release()
+	res.Run = o.ran
+	switch {
+	case o.panic != nil:
+		res.failf(CodePanic, "%s panicked: %v", e.tool.Name, o.panic)
+		res.Stack = string(o.stack)
+	case o.err != nil && runCtx.Err() != nil && errors.Is(o.err, runCtx.Err()):
+		r.interrupted(res, parent, runCtx.Err(), true)
+		res.cause = o.err
+	case o.err != nil:
+		res.fail(CodeToolError, o.err.Error())
+		res.cause = o.err
+	default:
+		r.output(res, e, o.out)
+	}
+}
+
+func (r *Registry) mainThreadBusy(err error) string {
+	if errors.Is(err, sandbox.ErrMainThreadStopped) {
+		return "the main-thread scheduler has stopped"
+	}
+	st := r.mainThread().Stats()
+	if st.Current == "" {
+		return fmt.Sprintf("the main thread's queue did not reach it (%d queued)", st.QueueDepth)
+	}
+	msg := fmt.Sprintf("the main thread was busy with %s for %v", st.Current, time.Since(st.CurrentSince).Round(time.Millisecond))
+	if st.Stuck {
+		msg += " (stuck)"
+	}
+	return msg
+}
+
+// runTool runs the tool and hands its outcome back; when the caller has
+// abandoned the call, it releases what the call held.
+func (r *Registry) runTool(ctx context.Context, e *entry, call Call, t *task) {
+	var o outcome
+	returned := false
+	e.counters.enterRun()
+	start := time.Now()
+	defer func() {
+		o.ran = time.Since(start)
+		e.counters.running.Add(-1)
+		if p := recover(); p != nil {
+			o.panic, o.stack = p, debug.Stack()
+		} else if !returned {
+			o.panic, o.stack = "runtime.Goexit called", debug.Stack()
+		}
+		t.done <- o
+		if !t.state.CompareAndSwap(taskRunning, taskFinished) {
+			r.abandoned.Add(-1)
+			t.release()
+		}
+	}()
+	o.out, o.err = e.tool.Run(ctx, call)
+	returned = true
+}
