@@ -146,3 +146,56 @@ func BenchmarkExecuteToolObserved(b *testing.B) {
 		}
 	}
 }
+
+// governedRegistry has the same tool twice: once with every limit on (a
+// rate bucket, a global slot limit, an exclusive resource lock), once with
+// none (read-only, unlimited rate, no slot limit).
+func governedRegistry(b *testing.B, slots int) *Registry {
+	r := NewRegistry()
+	r.Register(Tool{Name: "bench.governed", Input: benchSchema, Run: benchRun,
+		Meta: Meta{Concurrency: Exclusive, Resources: []string{"bench"}, Rate: Rate{PerMinute: 1e12, Burst: 1 << 30}}})
+	r.Register(Tool{Name: "bench.free", Input: benchSchema, Run: benchRun, Meta: Meta{Concurrency: ReadOnly}})
+	cfg := r.Config()
+	cfg.MaxConcurrent = slots
+	r.Configure(cfg)
+	return r
+}
+
+// BenchmarkExecuteGoverned: a call that takes a rate token, a slot and a
+// resource lock.
+func BenchmarkExecuteGoverned(b *testing.B) {
+	r := governedRegistry(b, 256)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Execute(ctx, "bench.governed", benchArgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExecuteUngoverned: the same call with no limits at all.
+func BenchmarkExecuteUngoverned(b *testing.B) {
+	r := governedRegistry(b, 0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Execute(ctx, "bench.free", benchArgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExecuteMainThread: an empty-argument call of a MainThread tool,
+// through the whole pipeline and the scheduler's own thread.
+func BenchmarkExecuteMainThread(b *testing.B) {
+	r := NewRegistry()
+	r.Register(Tool{Name: "bench.main", Meta: Meta{Concurrency: MainThread}, Run: benchRun})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Execute(ctx, "bench.main", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

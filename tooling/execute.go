@@ -192,7 +192,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	t := &task{done: make(chan outcome, 1)}
-	if !r.acquire(ctx, runCtx, res, e, call, t) {
+	if !r.acquire(ctx, runCtx, res, e, pol, call, t) {
 		r.refund(bucket, taken)
 		return
 	}

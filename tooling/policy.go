@@ -3,6 +3,7 @@ package tooling
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
@@ -18,6 +19,9 @@ type toolPolicy struct {
 	note       string        // an override that was narrowed or ignored, for people
 	rate       sandbox.Rate  // the effective rate (zero: unlimited)
 	rateKey    string        // the bucket
+	// Decisions are worded once here rather than on every call.
+	rateDecision, lockDecision string
+	lockKeys                   []string
 }
 
 // Configure applies cfg to r: enabled, whitelist, blacklist, default
@@ -108,6 +112,14 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 	p.rate, p.rateKey = effectiveRate(e.tool.Meta.Rate, ov, hasOv), e.tool.Meta.Rate.Key
 	if p.rateKey == "" {
 		p.rateKey = name
+	}
+	p.rateDecision = fmt.Sprintf("token taken from %q (%s)", p.rateKey, p.rate)
+	if e.tool.Meta.Concurrency == Exclusive {
+		p.lockKeys = e.tool.Meta.Resources
+		if len(p.lockKeys) == 0 {
+			p.lockKeys = []string{name}
+		}
+		p.lockDecision = "holds " + strings.Join(p.lockKeys, ", ")
 	}
 	return p
 }

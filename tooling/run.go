@@ -71,7 +71,7 @@ func (r *Registry) takeToken(res *Result, e *entry, pol *toolPolicy) (key string
 		res.Hint = "wait for the retry-after, or raise the tool's rate in its Meta (config can only lower it)"
 		return "", false
 	}
-	res.decide("rate", fmt.Sprintf("token taken from %q (%s)", pol.rateKey, pol.rate))
+	res.decide("rate", pol.rateDecision)
 	return pol.rateKey, true
 }
 
@@ -84,7 +84,7 @@ func (r *Registry) refund(key string, taken bool) {
 // acquire takes a global slot and, for exclusive tools, the resource locks,
 // adding their releases to t. On failure it sets busy or canceled and
 // releases what it took.
-func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) bool {
+func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry, pol *toolPolicy, call Call, t *task) bool {
 	start := time.Now()
 	e.counters.waiting.Add(1)
 	defer e.counters.waiting.Add(-1)
@@ -101,10 +101,7 @@ func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry
 	if e.tool.Meta.Concurrency != Exclusive {
 		return true
 	}
-	keys := e.tool.Meta.Resources
-	if len(keys) == 0 {
-		keys = []string{e.tool.Name}
-	}
+	keys := pol.lockKeys
 	release, err := r.locks.Acquire(runCtx, keys, sandbox.Holder{Name: e.tool.Name, ID: call.ID})
 	if err != nil {
 		r.waitFailed(parent, res, err, "resource "+r.holders(keys)+" stayed locked")
@@ -112,7 +109,7 @@ func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry
 		return false
 	}
 	t.releases = append(t.releases, release)
-	res.decide("lock", "holds "+strings.Join(keys, ", "))
+	res.decide("lock", pol.lockDecision)
 	return true
 }
 
