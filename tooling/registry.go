@@ -102,6 +102,11 @@ func (r *Registry) Add(t Tool) error {
 	if len(problems) > 0 {
 		return &RegisterError{Tool: t.Name, Problems: problems}
 	}
+	return r.insert(e)
+}
+
+func (r *Registry) insert(e *entry) error {
+	t := e.tool
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {
@@ -113,10 +118,16 @@ func (r *Registry) Add(t Tool) error {
 	return nil
 }
 
-func newEntry(t Tool) (*entry, []string) {
+func newEntry(t Tool) (*entry, []string) { return newEntryWith(t, true) }
+
+// newEntryWith compiles t; strictName applies the "group.name" grammar of
+// Go tools (preview tools keep MCP names).
+func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 	var problems []string
-	if p := checkName(t.Name); p != "" {
-		problems = append(problems, p)
+	if strictName {
+		if p := checkName(t.Name); p != "" {
+			problems = append(problems, p)
+		}
 	}
 	if t.Run == nil {
 		problems = append(problems, "Run is nil: give the tool a Run func")

@@ -30,6 +30,8 @@ type app struct {
 	// about it (names that match no tool).
 	cfg      config.Config
 	warnings []string
+	// toolsPath is the --tools file given before the command name.
+	toolsPath string
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -89,6 +91,7 @@ func (a *app) main(args []string) int {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	configPath := fs.String("config", "", "load the config `FILE` (default: $"+configEnv+")")
+	toolsPath := fs.String("tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,8 +105,12 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	rest := fs.Args()
+	a.toolsPath = *toolsPath
 	if len(rest) == 0 {
 		if console != nil {
+			if code := a.loadTools(a.toolsPath); code != exitOK {
+				return code
+			}
 			if code := a.loadConfig(*configPath, false); code != exitOK {
 				return code
 			}
@@ -129,8 +136,9 @@ func (a *app) main(args []string) int {
 // globalConfig is the --config given before the command name.
 func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	fs := newFlagSet(cmd.name)
-	var configPath string
+	var configPath, toolsPath string
 	fs.StringVar(&configPath, "config", "", "load the config `FILE` (default: $"+configEnv+")")
+	fs.StringVar(&toolsPath, "tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
 	exec := cmd.setup(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -141,6 +149,12 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 		return a.usageError(cmd.name, "%s", flagError(err))
 	}
 	if !cmd.noConfig {
+		if toolsPath == "" {
+			toolsPath = a.toolsPath
+		}
+		if code := a.loadTools(toolsPath); code != exitOK {
+			return code
+		}
 		if configPath == "" {
 			configPath = globalConfig
 		}
@@ -149,6 +163,26 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 		}
 	}
 	return exec(a, positional)
+}
+
+// loadTools loads the tools of an MCP tools/list file in preview mode. A
+// file that cannot be read or parsed is a usage error; a tool in it that
+// cannot be added is a warning, and the others load.
+func (a *app) loadTools(path string) int {
+	if path == "" {
+		return exitOK
+	}
+	tools, err := tooling.ReadPreviewFile(path)
+	if err != nil {
+		a.errorf("%v", err)
+		return exitUsage
+	}
+	for i, p := range tools {
+		if err := a.reg.AddPreview(p); err != nil {
+			fmt.Fprintf(a.stderr, "toolexplorer: warning: tools file %s: tool %d: %v\n", path, i+1, err)
+		}
+	}
+	return exitOK
 }
 
 // loadConfig loads the config file at path (or the one $TOOLEXPLORER_CONFIG

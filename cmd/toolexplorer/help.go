@@ -37,7 +37,7 @@ func (a *app) printMainHelp(w io.Writer) {
 	b.WriteString(`toolexplorer lists, inspects and runs the tools registered in this program.
 
 Usage:
-  toolexplorer [--config FILE] COMMAND [flags] [arguments]
+  toolexplorer [--config FILE] [--tools FILE] COMMAND [flags] [arguments]
 
 Commands:
 `)
@@ -50,6 +50,9 @@ Commands:
 Flags:
   --config FILE   load this config file; every command accepts it too
                   (default: the file $` + configEnv + ` names, else built-in defaults)
+  --tools FILE    also load the tools of an MCP tools/list result (or an array of
+                  tools) in preview mode: calls are validated and their arguments
+                  echoed back; nothing else happens. Every command accepts it too
   --version       print the version and exit
   -h, --help      print this help
 

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestToolsFile(t *testing.T) {
+	file := writeFile(t, "tools.json", `{"tools":[
+		{"name":"ext.get-weather","description":"Weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"annotations":{"readOnlyHint":true}},
+		{"name":"ext.broken","inputSchema":{"type":"string"}}]}`)
+	o := cli(t, "", "--tools", file, "run", "ext.get-weather", "--args", `{"city":"Oslo"}`, "--json")
+	if o.code != exitOK || !strings.Contains(o.stdout, `"preview": true`) || !strings.Contains(o.stderr, `tool 2: tooling: Register("ext.broken")`) {
+		t.Fatalf("run a preview tool:\n%s", o)
+	}
+	// Loaded once per process: later commands in this process see it already.
+	o = cli(t, "", "run", "ext.get-weather", "--args", `{}`)
+	if o.code != exitRefused || !strings.Contains(o.stdout, "/city") {
+		t.Fatalf("validation of a preview tool:\n%s", o)
+	}
+	o = cli(t, "", "list", "--tools", writeFile(t, "missing-dir-file.json", "{"))
+	if o.code != exitUsage || !strings.Contains(o.stderr, "not an MCP tools/list result") {
+		t.Fatalf("a malformed tools file:\n%s", o)
+	}
+}

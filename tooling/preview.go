@@ -1,0 +1,127 @@
+package tooling
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+)
+
+// mcpToolName is the grammar of names in an MCP tool list: 1 to 128
+// letters, digits, '_', '-' and '.'.
+var mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// PreviewTool is one entry of an MCP tools/list result.
+type PreviewTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *MCPAnnotations `json:"annotations,omitempty"`
+}
+
+// AddPreview registers a tool described by data rather than Go code, such
+// as a tool of another MCP server, in preview mode: calls go through every
+// step of governance, and a call that passes validation returns its
+// arguments (defaults filled in) instead of doing anything. Names are kept
+// as given (MCP's grammar: letters, digits, '_', '-', '.'). Metadata comes
+// from the annotations: read-only tools run in parallel; the others are
+// exclusive, with write effects (so they ask for consent), at high safety
+// when destructive; open-world ones have network effects. Every preview
+// tool has the tag "preview".
+func (r *Registry) AddPreview(p PreviewTool) error {
+	if !mcpToolName.MatchString(p.Name) {
+		return &RegisterError{Tool: p.Name, Problems: []string{"an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"}}
+	}
+	meta := Meta{Concurrency: Exclusive, Effects: EffectWrite, Tags: []string{"preview"}}
+	if a := p.Annotations; a != nil {
+		if a.ReadOnlyHint {
+			meta.Concurrency, meta.Effects = ReadOnly, EffectRead
+		}
+		if a.DestructiveHint && !a.ReadOnlyHint {
+			meta.Safety = SafetyHigh
+		}
+		if a.OpenWorldHint {
+			meta.Effects |= EffectNetwork
+		}
+		meta.Idempotent = a.IdempotentHint
+		if p.Title == "" {
+			p.Title = a.Title
+		}
+	}
+	t := Tool{Name: p.Name, Title: p.Title, Description: p.Description, Input: p.InputSchema, Meta: meta,
+		Run: func(_ context.Context, c Call) (any, error) {
+			return map[string]any{"preview": true, "tool": c.Tool, "arguments": json.RawMessage(c.Raw())}, nil
+		}}
+	e, problems := newEntryWith(t, false)
+	if len(problems) > 0 {
+		return &RegisterError{Tool: p.Name, Problems: problems}
+	}
+	return r.insert(e)
+}
+
+// LoadPreviewFile adds, in preview mode (see AddPreview), every tool of a
+// JSON file shaped like an MCP tools/list result ({"tools": [...]}) or a
+// bare array of tools. A tool that cannot be added (a bad name, a schema
+// that does not compile, a duplicate) is reported with its name in the
+// error, and the others still load. It returns how many loaded.
+func (r *Registry) LoadPreviewFile(path string) (int, error) {
+	tools, err := ReadPreviewFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	n := 0
+	for i, p := range tools {
+		if err := r.AddPreview(p); err != nil {
+			errs = append(errs, fmt.Errorf("tools file %s: tool %d: %w", path, i+1, err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// ReadPreviewFile reads the tools of a JSON file shaped like an MCP
+// tools/list result, a whole JSON-RPC response holding one, or a bare array
+// of tools, without adding them.
+func ReadPreviewFile(path string) ([]PreviewTool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tools file: %w", err)
+	}
+	tools, err := parsePreviewList(data)
+	if err != nil {
+		return nil, fmt.Errorf("tools file %s: %w", path, err)
+	}
+	return tools, nil
+}
+
+func parsePreviewList(data []byte) ([]PreviewTool, error) {
+	data = bytes.TrimSpace(data)
+	var tools []PreviewTool
+	if len(data) > 0 && data[0] == '[' {
+		if err := json.Unmarshal(data, &tools); err != nil {
+			return nil, fmt.Errorf("not a JSON array of tools: %v", err)
+		}
+		return tools, nil
+	}
+	var list struct {
+		Tools  *[]PreviewTool  `json:"tools"`
+		Result json.RawMessage `json:"result"` // a whole JSON-RPC response
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("not an MCP tools/list result: %v", err)
+	}
+	if list.Tools == nil && len(list.Result) > 0 {
+		return parsePreviewList(list.Result)
+	}
+	if list.Tools == nil {
+		return nil, errors.New(`no "tools" array: give an MCP tools/list result ({"tools": [...]}) or an array of tools`)
+	}
+	return *list.Tools, nil
+}

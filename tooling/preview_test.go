@@ -1,0 +1,82 @@
+package tooling_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadPreviewFile(t *testing.T) {
+	r := tooling.NewRegistry()
+	path := writeTemp(t, `{"tools": [
+		{"name": "get-weather", "description": "Weather for a city", "inputSchema": {"type":"object","properties":{"city":{"type":"string"},"units":{"enum":["c","f"],"default":"c"}},"required":["city"]},
+		 "annotations": {"readOnlyHint": true, "openWorldHint": true}},
+		{"name": "files.delete", "inputSchema": {"type":"object","properties":{"path":{"type":"string"}}}, "annotations": {"destructiveHint": true}},
+		{"name": "broken", "inputSchema": {"type":"object","properties":{"n":{"type":"integer","minimum":"x"}}}},
+		{"name": "bad name!", "inputSchema": {"type":"object"}}
+	]}`)
+	n, err := r.LoadPreviewFile(path)
+	if n != 2 {
+		t.Fatalf("loaded %d, want 2 (err %v)", n, err)
+	}
+	if err == nil || !strings.Contains(err.Error(), `Register("broken")`) || !strings.Contains(err.Error(), `Register("bad name!")`) {
+		t.Fatalf("error %v does not name the tools that failed", err)
+	}
+	res := mustExec(t, r, "get-weather", `{"city":"Oslo"}`)
+	if !strings.Contains(string(res.Output), `"preview":true`) || !strings.Contains(string(res.Output), `"units":"c"`) {
+		t.Fatalf("output %s", res.Output)
+	}
+	if _, err := r.Execute(context.Background(), "get-weather", raw(`{}`)); !errors.Is(err, tooling.ErrValidation) {
+		t.Fatalf("preview tools validate: %v", err)
+	}
+	del, _ := r.Lookup("files.delete")
+	if del.Meta.EffectiveSafety() != tooling.SafetyHigh || !del.Meta.NeedsConsent() || del.Meta.Concurrency != tooling.Exclusive {
+		t.Fatalf("destructive preview meta %+v", del.Meta)
+	}
+	if _, err := r.Execute(context.Background(), "files.delete", raw(`{"path":"/x"}`)); !errors.Is(err, tooling.ErrConsentRequired) {
+		t.Fatalf("destructive preview without consent: %v", err)
+	}
+	w, _ := r.Lookup("get-weather")
+	if w.Meta.Concurrency != tooling.ReadOnly || !w.Meta.Effects.Has(tooling.EffectNetwork) || w.Meta.Tags[0] != "preview" {
+		t.Fatalf("read-only preview meta %+v", w.Meta)
+	}
+}
+
+func TestLoadPreviewFileShapes(t *testing.T) {
+	tests := []struct {
+		name, content string
+		n             int
+		errPart       string
+	}{
+		{"bare array", `[{"name":"a","inputSchema":{"type":"object"}}]`, 1, ""},
+		{"json-rpc response", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`, 1, ""},
+		{"no tools", `{"x":1}`, 0, `no "tools" array`},
+		{"not json", `{`, 0, "not an MCP tools/list result"},
+		{"duplicate", `[{"name":"a","inputSchema":{"type":"object"}},{"name":"a","inputSchema":{"type":"object"}}]`, 1, "already registered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := tooling.NewRegistry().LoadPreviewFile(writeTemp(t, tt.content))
+			if n != tt.n || (tt.errPart == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.errPart) {
+				t.Fatalf("n %d err %v", n, err)
+			}
+		})
+	}
+	if _, err := tooling.NewRegistry().LoadPreviewFile(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
