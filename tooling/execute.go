@@ -170,7 +170,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 		return
 	}
 
-	d, src := pol.timeout, pol.timeoutSrc
+	d, src := pol.timeout, ""
 	if o.timeout > 0 && o.timeout < d {
 		d, src = o.timeout, "caller"
 	}
@@ -180,7 +180,11 @@ func (r *Registry) execute(ctx context.Context, res *Result, name string, args j
 		}
 	}
 	res.Timeout = d
-	res.decide("timeout", d.String()+" ("+src+")")
+	if src == "" {
+		res.decide("timeout", pol.timeoutDecision)
+	} else {
+		res.decide("timeout", d.String()+" ("+src+")")
+	}
 	if pol.note != "" {
 		res.decide("override", pol.note)
 	}

@@ -20,7 +20,7 @@ type toolPolicy struct {
 	rate       sandbox.Rate  // the effective rate (zero: unlimited)
 	rateKey    string        // the bucket
 	// Decisions are worded once here rather than on every call.
-	rateDecision, lockDecision string
+	rateDecision, lockDecision, timeoutDecision string
 	lockKeys                   []string
 }
 
@@ -113,6 +113,7 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 	if p.rateKey == "" {
 		p.rateKey = name
 	}
+	p.timeoutDecision = p.timeout.String() + " (" + p.timeoutSrc + ")"
 	p.rateDecision = fmt.Sprintf("token taken from %q (%s)", p.rateKey, p.rate)
 	if e.tool.Meta.Concurrency == Exclusive {
 		p.lockKeys = e.tool.Meta.Resources
