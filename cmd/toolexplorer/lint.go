@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/toolexplorer/toolexplorer/tui/form"
 	"sort"
 	"strings"
 )
@@ -25,7 +26,10 @@ and a summary:
     arguments (additionalProperties is not false);
   - output schemas that do not describe an object (MCP requires it);
   - a missing title, a description longer than OpenAI accepts, empty or
-    repeated tags.
+    repeated tags;
+  - form coverage: schema locations the console's form cannot render
+    natively (it falls back to a raw JSON box there), such as if/then/else,
+    not, patternProperties or tuples.
 
 Exit status: 0 when nothing is found; 1 when there are problems (config
 warnings count); 2 for a usage error or a config file that does not load.
@@ -113,7 +117,7 @@ type problem struct {
 	// "output" or "meta".
 	Check string `json:"check"`
 	// Formats are the export formats concerned, for check "export" (and
-	// "output", which concerns MCP).
+	// "output", which concerns MCP), or "form" (form coverage).
 	Formats []string `json:"formats,omitempty"`
 	// Path is a JSON pointer into the tool's input or output schema.
 	Path    string `json:"path,omitempty"`
@@ -129,6 +133,10 @@ func (p problem) String() string {
 	switch p.Check {
 	case "export":
 		b.WriteString(strings.Join(p.Formats, ", "))
+		b.WriteString(": ")
+	case "form":
+		b.WriteString("form ")
+		b.WriteString(p.Path)
 		b.WriteString(": ")
 	case "input", "output":
 		b.WriteString(p.Check)
@@ -169,8 +177,12 @@ func (a *app) lint() []problem {
 			continue
 		}
 		tools = append(tools, lintTool(t)...)
+		for _, path := range form.Coverage(t.Input) {
+			tools = append(tools, problem{Tool: name, Check: "form", Path: path,
+				Message: "the console's form cannot render this natively and shows a raw JSON box"})
+		}
 	}
-	order := map[string]int{"export": 0, "meta": 1, "input": 2, "output": 3}
+	order := map[string]int{"export": 0, "meta": 1, "input": 2, "output": 3, "form": 4}
 	sort.SliceStable(tools, func(i, j int) bool {
 		if tools[i].Tool != tools[j].Tool {
 			return tools[i].Tool < tools[j].Tool

@@ -86,3 +86,12 @@ func TestLintTool(t *testing.T) {
 		t.Errorf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
 }
+
+func TestLintFormCoverage(t *testing.T) {
+	file := writeFile(t, "tools.json", `[{"name":"lintform.cond","title":"Cond","description":"d","inputSchema":{"type":"object",
+		"properties":{"a":{"type":"string","description":"x"}},"if":{"required":["a"]},"then":{"required":["b"]},"additionalProperties":false}}]`)
+	o := cli(t, "", "lint", "--tools", file)
+	if o.code != exitFailed || !strings.Contains(o.stdout, "lintform.cond: form /if: the console's form cannot render this natively") {
+		t.Fatalf("lint does not report form coverage:\n%s", o)
+	}
+}

@@ -1,0 +1,400 @@
+package form
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func TestChecksAsYouType(t *testing.T) {
+	cases := []struct {
+		schema, input, want string
+	}{
+		{`{"type":"string","minLength":3}`, "ab", "too short: 2 of at least 3 characters"},
+		{`{"type":"string","maxLength":3}`, "abcd", "too long: 4 of at most 3 characters"},
+		{`{"type":"string","pattern":"^[0-9]+$"}`, "12a", "does not match the pattern ^[0-9]+$"},
+		{`{"type":"string","format":"date"}`, "2024-13-01", "not a valid date"},
+		{`{"type":"string","format":"email"}`, "nobody", "not a valid email"},
+		{`{"type":"string","format":"uuid"}`, "1234", "not a valid uuid"},
+		{`{"type":"string","format":"ipv4"}`, "300.1.1.1", "not a valid ipv4"},
+		{`{"type":"integer","maximum":10}`, "11", "must be ≤ 10"},
+		{`{"type":"integer","minimum":1}`, "0", "must be ≥ 1"},
+		{`{"type":"number","exclusiveMinimum":0}`, "0", "must be > 0"},
+		{`{"type":"number","exclusiveMaximum":1}`, "1", "must be < 1"},
+		{`{"type":"number","minimum":0,"exclusiveMinimum":true}`, "0", "must be > 0"},
+		{`{"type":"number","multipleOf":0.1}`, "0.35", "must be a multiple of 0.1"},
+		{`{"type":"integer"}`, "1.5", "not an integer"},
+		{`{"type":"number"}`, "abc", "not a number"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.input+" "+tc.want, func(t *testing.T) {
+			m := newTestForm(t, `{"type":"object","properties":{"f":`+tc.schema+`}}`, 80, 24)
+			typeText(m, tc.input)
+			block := strings.Join(focusedBlock(m), "\n")
+			if !strings.Contains(block, "! "+tc.want) {
+				t.Errorf("want the check %q under the field:\n%s", tc.want, block)
+			}
+		})
+	}
+	// And nothing while the input is fine.
+	m := newTestForm(t, `{"type":"object","properties":{"f":{"type":"number","multipleOf":0.1,"minimum":0}}}`, 80, 24)
+	typeText(m, "0.3")
+	if block := strings.Join(focusedBlock(m), "\n"); strings.Contains(block, "!") {
+		t.Errorf("a check on valid input:\n%s", block)
+	}
+}
+
+func TestValueErrorNamesTheField(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}}}`, 80, 24)
+	press(m, "tab")
+	typeText(m, "x")
+	_, err := m.Value()
+	if err == nil || err.Error() != "/count: not an integer" {
+		t.Fatalf("Value error = %v, want /count: not an integer", err)
+	}
+	press(m, "shift+tab")
+	_, cmd := m.Update(keyMsg("ctrl+s"))
+	if cmd != nil || m.Submitted() {
+		t.Fatal("a form that does not parse was submitted")
+	}
+	block := focusedBlock(m)
+	if len(block) == 0 || !strings.Contains(block[0], "count") || !strings.Contains(strings.Join(block, "\n"), "✗ not an integer") {
+		t.Errorf("the parse error is not on the focused count field:\n%s", plain(m.View()))
+	}
+	press(m, "backspace")
+	typeText(m, "4")
+	if v := mustValue(t, m); v != `{"count":4}` {
+		t.Errorf("value %s", v)
+	}
+	if strings.Contains(plain(m.View()), "✗") {
+		t.Errorf("the error stays after the field was fixed:\n%s", plain(m.View()))
+	}
+}
+
+func TestSubmit(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}}}`, 80, 24)
+	typeText(m, "x")
+	_, cmd := m.Update(keyMsg("enter")) // not the last field: moves on
+	if m.Submitted() || cmd == nil && m.focus != 1 {
+		t.Fatalf("enter on the first field submitted or did not move (focus %d)", m.focus)
+	}
+	if m.focus != 1 {
+		t.Fatalf("focus %d after enter, want 1", m.focus)
+	}
+	typeText(m, "y")
+	_, cmd = m.Update(keyMsg("enter")) // the last field: submits
+	if !m.Submitted() || cmd == nil {
+		t.Fatal("enter on the last field did not submit")
+	}
+	msg, ok := cmd().(SubmitMsg)
+	if !ok || string(msg.Args) != `{"a":"x","b":"y"}` {
+		t.Fatalf("submit message %#v", msg)
+	}
+	m.Update(keyMsg("left"))
+	if m.Submitted() {
+		t.Error("Submitted stays true after the next key")
+	}
+	_, cmd = m.Update(keyMsg("ctrl+s"))
+	if !m.Submitted() || cmd == nil {
+		t.Error("ctrl+s did not submit")
+	}
+}
+
+func TestRawMode(t *testing.T) {
+	schema := `{"type":"object","properties":{"name":{"type":"string"},"n":{"type":"integer"}},"additionalProperties":false}`
+	m := newTestForm(t, schema, 80, 24)
+	typeText(m, "ann")
+	press(m, "ctrl+r")
+	if !m.Raw() {
+		t.Fatal("ctrl+r did not open raw mode")
+	}
+	if v := plain(m.View()); !strings.Contains(v, `"name": "ann"`) {
+		t.Fatalf("raw view:\n%s", v)
+	}
+	// Typing in raw mode edits the JSON.
+	m.area.SetValue(`{"name": "bob", "n": 7}`)
+	if v := mustValue(t, m); v != `{"name":"bob","n":7}` {
+		t.Errorf("Value in raw mode %s", v)
+	}
+	press(m, "ctrl+r")
+	if m.Raw() {
+		t.Fatal("ctrl+r did not go back to the form")
+	}
+	if v := mustValue(t, m); v != `{"name":"bob","n":7}` {
+		t.Errorf("value after raw %s", v)
+	}
+
+	// Bad JSON keeps raw mode and says why.
+	press(m, "ctrl+r")
+	m.area.SetValue(`{"name": `)
+	if err := m.ToggleRaw(); err == nil || !m.Raw() {
+		t.Fatalf("bad JSON: err %v, raw %v", err, m.Raw())
+	}
+	if v := plain(m.View()); !strings.Contains(v, "✗ not valid JSON") || strings.Count(v, "\n")+1 > 24 {
+		t.Errorf("raw view does not say why, or is taller than 24 lines:\n%s", v)
+	}
+	// JSON the form has no place for too.
+	m.area.SetValue(`{"name": "x", "extra": 1}`)
+	if err := m.ToggleRaw(); err == nil || !strings.Contains(err.Error(), "/extra: is not an allowed property") {
+		t.Fatalf("unknown property: %v", err)
+	}
+	m.area.SetValue(`{"n": 1}`)
+	if err := m.ToggleRaw(); err != nil || m.Raw() {
+		t.Fatalf("good JSON: %v", err)
+	}
+	if v := mustValue(t, m); v != `{"n":1}` {
+		t.Errorf("value %s", v)
+	}
+	// A form that does not parse does not open raw mode.
+	focusLabel(t, m, "n")
+	typeText(m, "x")
+	if err := m.ToggleRaw(); err == nil || m.Raw() {
+		t.Errorf("raw mode opened over a parse error: %v", err)
+	}
+}
+
+func TestLossless(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"text":{"type":"string"},"empty":{"type":"string"},"num":{"type":"number"},"big":{"type":"integer"},
+		"list":{"type":"array","items":{"type":"integer"}},"obj":{"type":"object","properties":{"a":{"type":"string"}}},
+		"map":{"type":"object","additionalProperties":{"type":"boolean"}},"any":{},"free":{"type":"object"},
+		"nul":{"type":["number","null"]},"pick":{"enum":[1,"1",null,{"k":[1]}]},"multi":{"type":"array","items":{"enum":["a","b"]}}}}`
+	values := []string{
+		`{"text":"line one\nline two\ttab","empty":"","num":1.50,"big":123456789012345678901234567890}`,
+		`{"list":[],"obj":{},"map":{}}`,
+		`{"list":[3,1,2],"obj":{"a":"b"},"map":{"z":true,"a":false},"any":{"x":[1,"2",null]},"free":{"q":"r","n":1}}`,
+		`{"any":"42","nul":null,"pick":"1","multi":["b","a","b"]}`,
+		`{"any":42,"pick":{"k":[1]},"extra":{"kept":true}}`,
+		`{"text":"  spaces  ","num":-0.0e+5,"pick":null}`,
+	}
+	for _, v := range values {
+		m := newTestForm(t, schema, 80, 24)
+		if err := m.SetValue([]byte(v)); err != nil {
+			t.Fatalf("SetValue(%s): %v", v, err)
+		}
+		if got := mustValue(t, m); got != v {
+			t.Errorf("form → JSON\n got %s\nwant %s", got, v)
+		}
+		press(m, "ctrl+r", "ctrl+r")
+		if got := mustValue(t, m); got != v {
+			t.Errorf("through raw mode\n got %s\nwant %s", got, v)
+		}
+	}
+}
+
+func TestSetValueErrors(t *testing.T) {
+	schema := `{"type":"object","properties":{"n":{"type":"integer"},"e":{"enum":["a"]},"o":{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}}}`
+	cases := map[string]string{
+		`{"n":`:            "not valid JSON",
+		`[1]`:              "(arguments): expected an object, got array",
+		`{"n":"1"}`:        "/n: expected an integer, got string",
+		`{"n":1.5}`:        "/n: expected an integer, got number",
+		`{"e":"b"}`:        `/e: "b" is not one of the choices`,
+		`{"o":{"y":1}}`:    "/o/y: is not an allowed property",
+		`{"o":{"x":true}}`: "/o/x: expected a string, got boolean",
+	}
+	for in, want := range cases {
+		m := newTestForm(t, schema, 80, 24)
+		typeText(m, "5")
+		err := m.SetValue([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("SetValue(%s) = %v, want %q", in, err, want)
+		}
+		if v := mustValue(t, m); v != `{"n":5}` {
+			t.Errorf("a failed SetValue changed the form: %s", v)
+		}
+	}
+}
+
+func TestErrorsWithNoFieldShowAtTheTop(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"a":{"type":"string"},"j":{"not":{"type":"null"}}}}`, 80, 24)
+	m.SetErrors([]tooling.FieldError{
+		{Path: "", Message: "needs a or b"},
+		{Path: "/zzz", Message: "is not an allowed property"},
+		{Path: "/j/deep/0", Message: "must be a string"},
+	})
+	v := plain(m.View())
+	for _, want := range []string{"✗ (arguments): needs a or b", "✗ /zzz: is not an allowed property"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("missing %q at the top:\n%s", want, v)
+		}
+	}
+	// An error inside a JSON box goes on the box, with the rest of the path.
+	block := strings.Join(focusedBlock(m), "\n")
+	if !strings.Contains(block, "✗ /deep/0: must be a string") {
+		t.Errorf("error inside the JSON box:\n%s", block)
+	}
+	m.SetErrors(nil)
+	if v := plain(m.View()); strings.Contains(v, "✗") {
+		t.Errorf("SetErrors(nil) left messages:\n%s", v)
+	}
+}
+
+func TestErrorOpensCollapsedObjects(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"o":{"type":"object","properties":{"p":{"type":"object","properties":{"q":{"type":"string"}}}}}}}`, 80, 24)
+	press(m, "enter") // collapse o
+	if len(m.rows) != 1 {
+		t.Fatalf("collapsing o left %d rows", len(m.rows))
+	}
+	m.SetErrors([]tooling.FieldError{{Path: "/o/p/q", Message: "is required but missing"}})
+	block := focusedBlock(m)
+	if len(block) < 2 || !strings.Contains(block[0], "q") || !strings.Contains(block[len(block)-1], "✗ is required but missing") {
+		t.Errorf("error on a collapsed field:\n%s", plain(m.View()))
+	}
+}
+
+func TestCollapse(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"string","default":"x"},"b":{"type":"string"}},"required":["a"]}},"required":["o"]}`, 80, 24)
+	if len(m.rows) != 3 {
+		t.Fatalf("rows %d, want 3", len(m.rows))
+	}
+	before := mustValue(t, m)
+	press(m, "enter")
+	if len(m.rows) != 1 || !strings.Contains(plain(m.View()), "▸ o") {
+		t.Fatalf("enter did not collapse:\n%s", plain(m.View()))
+	}
+	if after := mustValue(t, m); after != before {
+		t.Errorf("collapsing changed the value: %s → %s", before, after)
+	}
+	press(m, "right")
+	if len(m.rows) != 3 {
+		t.Errorf("right did not expand")
+	}
+	press(m, "left")
+	if len(m.rows) != 1 {
+		t.Errorf("left did not collapse")
+	}
+}
+
+func TestLargeFormScrolls(t *testing.T) {
+	var props []string
+	for i := range 40 {
+		props = append(props, fmt.Sprintf(`"field%02d":{"type":"string","description":"the field number %d"}`, i, i))
+	}
+	m := newTestForm(t, `{"type":"object","properties":{`+strings.Join(props, ",")+`}}`, 80, 24)
+	v := plain(m.View())
+	if n := strings.Count(v, "\n") + 1; n > 24 {
+		t.Fatalf("view has %d lines at height 24", n)
+	}
+	if !strings.Contains(v, "field00") || strings.Contains(v, "field39") || !strings.Contains(v, "↓ more below") {
+		t.Fatalf("first screen:\n%s", v)
+	}
+	for range 30 {
+		press(m, "down")
+	}
+	v = plain(m.View())
+	if !strings.Contains(v, "› field30") || strings.Contains(v, "field00") || !strings.Contains(v, "↑ more above") {
+		t.Fatalf("after 30 downs:\n%s", v)
+	}
+	press(m, "pgdown", "pgdown", "pgdown")
+	v = plain(m.View())
+	if !strings.Contains(v, "› field39") || strings.Count(v, "\n")+1 > 24 {
+		t.Fatalf("at the end:\n%s", v)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if m.focus != 38 {
+		t.Errorf("wheel up: focus %d, want 38", m.focus)
+	}
+	m.SetSize(120, 40)
+	if n := strings.Count(m.View(), "\n") + 1; n > 40 {
+		t.Errorf("view has %d lines at height 40", n)
+	}
+}
+
+func TestKeyMapFollowsTheFocus(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}},"b":{"type":"boolean"},"n":{"type":["string","null"]}}}`, 80, 24)
+	k := m.KeyMap()
+	if !k.Add.Enabled() || k.Remove.Enabled() || k.Toggle.Enabled() {
+		t.Errorf("on an array: add %v remove %v toggle %v", k.Add.Enabled(), k.Remove.Enabled(), k.Toggle.Enabled())
+	}
+	press(m, "a") // a is add on a row that takes no text
+	k = m.KeyMap()
+	if !k.Remove.Enabled() || !k.MoveUp.Enabled() {
+		t.Errorf("on an item: remove %v move %v", k.Remove.Enabled(), k.MoveUp.Enabled())
+	}
+	typeText(m, "ax") // text, not commands, in a text field
+	if v := mustValue(t, m); v != `{"tags":["ax"]}` {
+		t.Errorf("value %s", v)
+	}
+	press(m, "tab")
+	if k := m.KeyMap(); !k.Toggle.Enabled() || k.Add.Enabled() {
+		t.Errorf("on a boolean: toggle %v add %v", k.Toggle.Enabled(), k.Add.Enabled())
+	}
+	press(m, "tab")
+	if k := m.KeyMap(); !k.Null.Enabled() {
+		t.Error("on a nullable field: null disabled")
+	}
+	if len(k.ShortHelp()) == 0 || len(k.FullHelp()) != 4 {
+		t.Error("help is empty")
+	}
+	press(m, "ctrl+r")
+	if k := m.KeyMap(); k.Next.Enabled() || !k.Raw.Enabled() || !k.Submit.Enabled() {
+		t.Error("raw mode key map")
+	}
+}
+
+func TestPasteAndEnumPickerKeys(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"s":{"type":"string"},"e":{"enum":["a","b","c"]},"u":{"anyOf":[{"type":"string","title":"Text"},{"type":"integer","title":"Number"}]}}}`, 80, 24)
+	m.Update(tea.PasteMsg{Content: "pasted"})
+	press(m, "tab", "enter")
+	if !strings.Contains(plain(m.View()), "(•) (none)") {
+		t.Fatalf("the picker is not open:\n%s", plain(m.View()))
+	}
+	press(m, "up", "esc") // up wraps to c; esc keeps the choice
+	press(m, "left")      // (none) → c
+	press(m, "tab", "enter", "down", "down", "enter", "tab")
+	typeText(m, "12")
+	want := `{"s":"pasted","e":"c","u":12}`
+	if v := mustValue(t, m); v != want {
+		t.Errorf("value %s, want %s\n%s", v, want, plain(m.View()))
+	}
+	var back map[string]any
+	if err := json.Unmarshal([]byte(want), &back); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Odd schemas build, draw, take keys and give JSON without a panic.
+func TestOddSchemas(t *testing.T) {
+	schemas := []string{
+		`true`, `false`, `{}`, `[]`, `"string"`, `123`, `null`, ``,
+		`{"type":"array","items":{"type":"integer"}}`, `{"type":"string"}`, `{"type":"null"}`,
+		`{"enum":[]}`, `{"type":"object","properties":{"e":{"enum":[]}},"required":["e"]}`,
+		`{"anyOf":[{"type":"null"}]}`, `{"oneOf":[]}`, `{"type":"object","properties":{"x":false,"y":true}}`,
+		`{"type":["object","array","string","number","boolean","null"]}`,
+		`{"$ref":"#/nowhere"}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`,
+		`{"type":"object","properties":{"a":{"allOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}},"additionalProperties":{"type":"integer"}}}}`,
+		`{"type":"object","properties":{"l":{"type":"array","items":{"oneOf":[{"type":"string"},{"type":"object","properties":{"k":{"type":"string"}}}]}}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","pattern":"(unclosed"}}}`,
+		`{"type":"object","properties":{"n":{"type":"number","minimum":"x","maxLength":-1}}}`,
+	}
+	keys := []string{"enter", "space", "a", "ctrl+n", "x", "ctrl+t", "right", "tab", "1", "ctrl+n", "alt+up",
+		"down", "enter", "down", "space", "esc", "left", "ctrl+d", "shift+tab", "pgdown", "pgup", "backspace"}
+	for _, s := range schemas {
+		for _, size := range [][2]int{{80, 24}, {20, 5}, {0, 0}} {
+			m := newTestForm(t, s, size[0], size[1])
+			_ = m.View()
+			for _, k := range keys {
+				press(m, k)
+				_ = m.View()
+				_ = m.KeyMap()
+			}
+			v, err := m.Value()
+			if err == nil && string(v) != "null" {
+				if err := m.SetValue(v); err != nil {
+					t.Errorf("%s: SetValue(%s): %v", s, v, err)
+				}
+			}
+			press(m, "ctrl+r")
+			_ = m.View()
+			press(m, "ctrl+r")
+			_ = Coverage([]byte(s))
+		}
+	}
+}
