@@ -1,7 +1,9 @@
 package tooling
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -19,24 +21,42 @@ type defaultProp struct {
 	name       string
 	value      any
 	hasDefault bool
+	schema     *jsonschema.Schema // the schema the default belongs to
 	nested     *defaultsPlan
 }
 
 const maxDefaultsDepth = 16
 
-func planDefaults(s *jsonschema.Schema, depth int) *defaultsPlan {
+// planDefaults plans the defaults of s. Each schema is planned once (plans
+// are memoized by schema), so a recursive schema gives a plan graph with a
+// cycle rather than an exponential tree; apply follows it only as deep as
+// the arguments go.
+func planDefaults(s *jsonschema.Schema) *defaultsPlan {
+	memo := map[*jsonschema.Schema]*defaultsPlan{}
+	p := planDefaultsMemo(s, memo)
+	if p == nil || p.empty(map[*defaultsPlan]bool{}) {
+		return nil
+	}
+	return p
+}
+
+func planDefaultsMemo(s *jsonschema.Schema, memo map[*jsonschema.Schema]*defaultsPlan) *defaultsPlan {
 	for i := 0; s != nil && s.Ref != nil && i < maxDefaultsDepth; i++ {
 		s = s.Ref
 	}
-	if s == nil || depth > maxDefaultsDepth || len(s.Properties) == 0 {
+	if s == nil || len(s.Properties) == 0 {
 		return nil
 	}
+	if p, ok := memo[s]; ok {
+		return p
+	}
+	p := &defaultsPlan{}
+	memo[s] = p
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	p := &defaultsPlan{}
 	for _, n := range names {
 		ps := s.Properties[n]
 		dp := defaultProp{name: n}
@@ -45,19 +65,56 @@ func planDefaults(s *jsonschema.Schema, depth int) *defaultsPlan {
 			target = target.Ref
 		}
 		if ps.Default != nil {
-			dp.value, dp.hasDefault = *ps.Default, true
+			dp.value, dp.hasDefault, dp.schema = *ps.Default, true, ps
 		} else if target != nil && target.Default != nil {
-			dp.value, dp.hasDefault = *target.Default, true
+			dp.value, dp.hasDefault, dp.schema = *target.Default, true, target
 		}
-		dp.nested = planDefaults(ps, depth+1)
+		dp.nested = planDefaultsMemo(ps, memo)
 		if dp.hasDefault || dp.nested != nil {
 			p.props = append(p.props, dp)
 		}
 	}
-	if len(p.props) == 0 {
+	return p
+}
+
+// empty reports whether applying p can never fill anything.
+func (p *defaultsPlan) empty(seen map[*defaultsPlan]bool) bool {
+	if p == nil || seen[p] {
+		return true
+	}
+	seen[p] = true
+	for _, d := range p.props {
+		if d.hasDefault || !d.nested.empty(seen) {
+			return false
+		}
+	}
+	return true
+}
+
+// check validates every default against the schema it belongs to, so that
+// a tool never receives a default its own schema refuses.
+func (p *defaultsPlan) check(path string, seen map[*defaultsPlan]bool) []string {
+	if p == nil || seen[p] {
 		return nil
 	}
-	return p
+	seen[p] = true
+	var problems []string
+	for _, d := range p.props {
+		at := path + "/properties/" + escapeToken(d.name)
+		if d.hasDefault && d.schema != nil {
+			if err := d.schema.Validate(d.value); err != nil {
+				problems = append(problems, fmt.Sprintf("the default at %s does not match its own schema: %s", at, firstLine(err.Error())))
+			}
+		}
+		problems = append(problems, d.nested.check(at, seen)...)
+	}
+	return problems
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	lines := strings.Split(s, "\n")
+	return strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "- "))
 }
 
 // apply fills defaults into obj and reports whether it changed anything.

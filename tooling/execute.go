@@ -84,6 +84,9 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	r.execute(ctx, res, name, args, &o)
 
 	res.Status = StatusOf(res.Code)
+	if res.Status == StatusError && !res.ran {
+		res.Status = StatusDenied // canceled or out of time before the tool started: nothing happened
+	}
 	if observed {
 		r.obs.emit(Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
@@ -235,9 +238,9 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 		res.Fields = []FieldError{{Path: "", Keyword: "type", Message: msg}}
 		return false
 	}
-	if mayHaveExponent(args) {
+	if mayHaveHugeNumber(args) {
 		if path, ok := hugeNumber(obj, ""); ok {
-			msg := "number out of range: exponents beyond ±" + strconv.Itoa(maxExponent) + " are refused"
+			msg := "number out of range: numbers longer than " + strconv.Itoa(maxNumberLen) + " characters or with exponents beyond ±" + strconv.Itoa(maxExponent) + " are refused"
 			res.fail(CodeValidationError, "invalid argument: "+pointerOrRoot(path)+": "+msg)
 			res.Fields = []FieldError{{Path: path, Keyword: "range", Message: msg}}
 			return false
@@ -255,17 +258,29 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 	return true
 }
 
-// maxExponent bounds the exponent of numbers in arguments: far beyond
-// float64, and it keeps the exact arithmetic of schema checks cheap (a
-// 12-byte number like 1e999999 costs that arithmetic a tenth of a second).
-const maxExponent = 1000
+// maxExponent and maxNumberLen bound numbers in arguments: far beyond
+// float64, and they keep the exact arithmetic of schema checks cheap (a
+// 12-byte number like 1e999999, or a million digits, costs that arithmetic
+// seconds).
+const (
+	maxExponent  = 1000
+	maxNumberLen = 100
+)
 
-// mayHaveExponent reports whether b may hold a number with an exponent: a
-// digit followed by e or E. Text in strings can match too; that only costs
-// the walk of hugeNumber.
-func mayHaveExponent(b []byte) bool {
-	for i := 1; i < len(b); i++ {
-		if c := b[i]; (c == 'e' || c == 'E') && b[i-1] >= '0' && b[i-1] <= '9' {
+// mayHaveHugeNumber reports whether b may hold a number with an exponent (a
+// digit followed by e or E) or a run of more than maxNumberLen digits. Text
+// in strings can match too; that only costs the walk of hugeNumber.
+func mayHaveHugeNumber(b []byte) bool {
+	run := 0
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			if run++; run > maxNumberLen {
+				return true
+			}
+			continue
+		}
+		run = 0
+		if (c == 'e' || c == 'E') && i > 0 && b[i-1] >= '0' && b[i-1] <= '9' {
 			return true
 		}
 	}
@@ -277,6 +292,9 @@ func hugeNumber(v any, path string) (string, bool) {
 	switch v := v.(type) {
 	case json.Number:
 		s := string(v)
+		if len(s) > maxNumberLen {
+			return path, true
+		}
 		if i := strings.IndexAny(s, "eE"); i >= 0 {
 			exp, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
 			if err != nil || exp > maxExponent || exp < -maxExponent {
@@ -355,16 +373,20 @@ func byteSize(n int64) string {
 // interrupted reports a call stopped by its deadline or its caller.
 func (r *Registry) interrupted(res *Result, parent context.Context, err error, started bool) {
 	res.cause = err
-	after := ""
-	if started {
-		after = " after " + res.Run.Round(time.Millisecond).String()
-	}
+	canceled := false
 	if perr := parent.Err(); perr != nil && !errors.Is(perr, context.DeadlineExceeded) {
-		res.failf(CodeCanceled, "%s was canceled by its caller%s", res.Tool, after)
-		res.cause = perr
-		return
+		canceled, res.cause = true, perr
 	}
-	res.failf(CodeTimeout, "%s timed out%s (deadline %v)", res.Tool, after, res.Timeout)
+	switch {
+	case !started && canceled:
+		res.failf(CodeCanceled, "%s was canceled by its caller before it started", res.Tool)
+	case !started:
+		res.failf(CodeTimeout, "%s could not start: the caller's deadline had already passed", res.Tool)
+	case canceled:
+		res.failf(CodeCanceled, "%s was canceled by its caller after %v", res.Tool, res.Run.Round(time.Millisecond))
+	default:
+		res.failf(CodeTimeout, "%s timed out after %v (deadline %v)", res.Tool, res.Run.Round(time.Millisecond), res.Timeout)
+	}
 	if res.Abandoned {
 		res.Hint = "the tool ignored its context and still runs; it is counted in Stats().Abandoned until it returns"
 	}

@@ -77,13 +77,14 @@ func TestExecuteCodes(t *testing.T) {
 		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: must be at least 1, got 0"},
 		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "malformed JSON"},
 		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "must be a JSON object, got an array"},
+		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: number out of range"},
 		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: number out of range"},
 		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "unexpected data after the value"},
 		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.ErrConsentRequired, tooling.StatusDenied, "needs consent"},
 		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK, nil, tooling.StatusOK, ""},
 		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.ErrTimeout, tooling.StatusError, "timed out"},
 		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.ErrTimeout, tooling.StatusError, "deadline 20ms"},
-		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.ErrCanceled, tooling.StatusError, "canceled by its caller"},
+		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.ErrCanceled, tooling.StatusDenied, "canceled by its caller before it started"},
 		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.ErrToolError, tooling.StatusError, "wrapped: boom"},
 		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.ErrPanic, tooling.StatusError, "t.panic panicked: kaboom"},
 		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.ErrOutputInvalid, tooling.StatusError, "/ok: must be true"},
@@ -550,5 +551,36 @@ func TestToolStats(t *testing.T) {
 	all := r.ToolStats()
 	if len(all) != 2 || all[0].Tool != "t.ok" || all[1].Tool != "t.panic" || all[1].Errors[tooling.CodePanic] != 1 {
 		t.Fatalf("all %+v", all)
+	}
+}
+
+func TestDecodeRefusesCaseTwins(t *testing.T) {
+	r := tooling.NewRegistry()
+	var decodeErr error
+	var got struct{ Path string }
+	r.Register(tooling.Tool{Name: "t.path", Input: raw(`{"type":"object","properties":{"path":{"type":"string","pattern":"^/tmp/"}},"required":["path"]}`),
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			decodeErr = c.Decode(&got)
+			return nil, decodeErr
+		}})
+	res, err := r.Execute(context.Background(), "t.path", raw(`{"path":"/tmp/x","PATH":"/etc/passwd"}`))
+	if err == nil || got.Path == "/etc/passwd" || !strings.Contains(decodeErr.Error(), "differ only in case") {
+		t.Fatalf("Decode let a case twin through: %v %+v %s", err, got, res.Message)
+	}
+	mustExec(t, r, "t.path", `{"path":"/tmp/x"}`)
+	if got.Path != "/tmp/x" {
+		t.Fatalf("Decode: %+v", got)
+	}
+}
+
+func TestConfigureRefusesInvalidConfig(t *testing.T) {
+	r := codeRegistry(t)
+	_, err := r.Configure(config.Config{Blacklist: []string{"x.y"}})
+	if err == nil || !strings.Contains(err.Error(), "default_timeout") {
+		t.Fatalf("zero config accepted: %v", err)
+	}
+	mustExec(t, r, "t.ok", `{"n":1}`) // nothing was applied
+	if r.Config().MaxArgumentBytes != config.Default().MaxArgumentBytes {
+		t.Fatal("invalid config partly applied")
 	}
 }

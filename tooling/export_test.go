@@ -133,7 +133,10 @@ func TestUnmatchedConfigNames(t *testing.T) {
 	cfg.Whitelist = []string{"kv.*", "kv.gte"}
 	cfg.Blacklist = []string{"zz.*"}
 	cfg.Tools = map[string]config.ToolOverride{"net.fech": {Timeout: 1}}
-	warns := r.Configure(cfg)
+	warns, err := r.Configure(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	joined := strings.Join(warns, "\n")
 	if len(warns) != 3 || !strings.Contains(joined, `whitelist: "kv.gte" matches no tool (did you mean "kv.get"?)`) ||
 		!strings.Contains(joined, `blacklist: "zz.*"`) || !strings.Contains(joined, `tools: "net.fech" matches no tool (did you mean "net.fetch"?)`) {

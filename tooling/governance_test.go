@@ -483,3 +483,48 @@ func TestMixedLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestMainThreadBusyNeverRuns: a main-thread call that ends busy never ran,
+// however its deadline falls against the scheduler's hand-off.
+func TestMainThreadBusyNeverRuns(t *testing.T) {
+	r := tooling.NewRegistry()
+	var ran sync.Map
+	r.Register(tooling.Tool{Name: "t.mark", Meta: tooling.Meta{Concurrency: tooling.MainThread},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			ran.Store(c.ID, true)
+			time.Sleep(20 * time.Microsecond)
+			return nil, nil
+		}})
+	var wg sync.WaitGroup
+	var busy atomic.Int64
+	var busyIDs sync.Map
+	stop := time.Now().Add(time.Second)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for time.Now().Before(stop) {
+				d := time.Duration(1+rng.IntN(200)) * time.Microsecond
+				res, _ := r.Execute(context.Background(), "t.mark", nil, tooling.WithTimeout(d))
+				if res.Code == tooling.CodeBusy {
+					busy.Add(1)
+					busyIDs.Store(res.CallID, true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	waitAbandoned(t, r)
+	waitFor(t, func() bool { return r.Governance().MainThread.Current == "" })
+	busyIDs.Range(func(id, _ any) bool {
+		if _, did := ran.Load(id); did {
+			t.Errorf("call %s was reported busy but ran", id)
+		}
+		return true
+	})
+	if s, _ := r.ToolStatsOf("t.mark"); s.Waiting != 0 || s.InFlight != 0 {
+		t.Fatalf("counters after the storm: %+v", s)
+	}
+	t.Logf("%d busy calls", busy.Load())
+}

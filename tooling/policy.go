@@ -25,22 +25,28 @@ type toolPolicy struct {
 }
 
 // Configure applies cfg to r: enabled, whitelist, blacklist, default
-// timeout, argument size cap and per-tool overrides. Overrides change
-// runtime settings only and never widen what a tool declared: a timeout
-// override longer than the tool's own is ignored. It returns a warning for
-// each name or pattern in cfg that matches no registered tool.
-func (r *Registry) Configure(cfg config.Config) []string {
+// timeout, argument size cap, global slots and per-tool overrides.
+// Overrides change runtime settings only and never widen what a tool
+// declared: a timeout override longer than the tool's own is ignored, and
+// so is a higher rate or burst. A config that config.Validate refuses is
+// not applied and its problems are returned (the zero Config is invalid:
+// start from config.Default()). The warnings name each name or pattern in
+// cfg that matches no registered tool.
+func (r *Registry) Configure(cfg config.Config) (warnings []string, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	c := cfg
 	r.cfg.Store(&c)
 	r.slots.Resize(c.MaxConcurrent)
 	for _, e := range r.entries() {
 		e.pol.Store(policyFor(e, &c))
 	}
-	return r.UnmatchedConfigNames(cfg)
+	return r.UnmatchedConfigNames(cfg), nil
 }
 
 // Configure applies cfg to the Default registry.
-func Configure(cfg config.Config) []string { return Default.Configure(cfg) }
+func Configure(cfg config.Config) ([]string, error) { return Default.Configure(cfg) }
 
 // Config returns the config in force.
 func (r *Registry) Config() config.Config { return *r.cfg.Load() }

@@ -80,3 +80,28 @@ func TestLoadPreviewFileShapes(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+func TestExportedNamesStayUnique(t *testing.T) {
+	r := tooling.NewRegistry()
+	if err := r.AddPreview(tooling.PreviewTool{Name: "files.read", InputSchema: raw(`{"type":"object"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	err := r.AddPreview(tooling.PreviewTool{Name: "files__read", InputSchema: raw(`{"type":"object"}`)})
+	if err == nil || !strings.Contains(err.Error(), `exported name "files__read" is already the exported name of "files.read"`) {
+		t.Fatalf("a clashing exported name was accepted: %v", err)
+	}
+	r2 := tooling.NewRegistry()
+	_ = r2.AddPreview(tooling.PreviewTool{Name: "a__b", InputSchema: raw(`{"type":"object"}`)})
+	if err := r2.AddPreview(tooling.PreviewTool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err == nil {
+		t.Fatal("a.b accepted after a__b")
+	}
+	if !r2.Remove("a__b") || r2.Remove("a__b") {
+		t.Fatal("Remove")
+	}
+	if err := r2.AddPreview(tooling.PreviewTool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err != nil {
+		t.Fatalf("a.b refused after a__b was removed: %v", err)
+	}
+	if _, err := r2.Execute(context.Background(), "a__b", nil, tooling.WithConsent()); err != nil {
+		t.Fatalf("the exported spelling finds a.b: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -147,5 +148,40 @@ func TestExportNameRoundTrip(t *testing.T) {
 		if strings.Contains(e, ".") || tooling.ParseExportName(e) != n {
 			t.Errorf("%s -> %s -> %s", n, e, tooling.ParseExportName(e))
 		}
+	}
+}
+
+func TestRecursiveSchemaRegistersQuickly(t *testing.T) {
+	r := tooling.NewRegistry()
+	start := time.Now()
+	r.Register(tooling.Tool{Name: "demo.expr", Run: run, Input: raw(`{
+		"type": "object",
+		"properties": {"root": {"$ref": "#/$defs/expr"}},
+		"$defs": {"expr": {"type": "object", "properties": {
+			"op": {"type": "string", "default": "add"},
+			"a": {"$ref": "#/$defs/expr"}, "b": {"$ref": "#/$defs/expr"},
+			"c": {"$ref": "#/$defs/expr"}, "d": {"$ref": "#/$defs/expr"}, "e": {"$ref": "#/$defs/expr"}
+		}}}
+	}`)})
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("registering a recursive schema took %v", took)
+	}
+	var got tooling.Call
+	r.Register(tooling.Tool{Name: "demo.expr2", Input: raw(`{"type":"object","properties":{"root":{"$ref":"#/$defs/expr"}},
+		"$defs":{"expr":{"type":"object","properties":{"op":{"type":"string","default":"add"},"a":{"$ref":"#/$defs/expr"}}}}}`),
+		Run: func(_ context.Context, c tooling.Call) (any, error) { got = c; return nil, nil }})
+	mustExec(t, r, "demo.expr2", `{"root":{"a":{"a":{}}}}`)
+	if string(got.Raw()) != `{"root":{"a":{"a":{"op":"add"},"op":"add"},"op":"add"}}` {
+		t.Fatalf("defaults through recursion: %s", got.Raw())
+	}
+}
+
+func TestRegisterRefusesDefaultsTheirSchemaRefuses(t *testing.T) {
+	msg := panicMessage(func() {
+		tooling.NewRegistry().Register(tooling.Tool{Name: "demo.bad_default", Run: run,
+			Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"default":"lots"}}}`)})
+	})
+	if !strings.Contains(msg, "the default at /properties/n does not match its own schema") {
+		t.Fatalf("panic %q", msg)
 	}
 }

@@ -19,7 +19,8 @@ import (
 type Registry struct {
 	mu       sync.RWMutex
 	tools    map[string]*entry
-	sorted   []*entry // nil when a registration made it stale
+	exports  map[string]string // ExportName -> name, to keep exported names unique
+	sorted   []*entry          // nil when a registration made it stale
 	services map[string]any
 
 	cfg atomic.Pointer[config.Config]
@@ -55,7 +56,7 @@ func NewRegistry() *Registry {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	cfg := config.Default()
-	r := &Registry{tools: make(map[string]*entry), prefix: hex.EncodeToString(b[:]) + "-",
+	r := &Registry{tools: make(map[string]*entry), exports: make(map[string]string), prefix: hex.EncodeToString(b[:]) + "-",
 		slots: sandbox.NewSlots(cfg.MaxConcurrent), locks: sandbox.NewLocks(), buckets: sandbox.NewBuckets()}
 	r.cfg.Store(&cfg)
 	return r
@@ -112,8 +113,16 @@ func (r *Registry) insert(e *entry) error {
 	if _, dup := r.tools[t.Name]; dup {
 		return &RegisterError{Tool: t.Name, Problems: []string{"a tool with this name is already registered: rename one of them (is the package imported twice under different paths?)"}}
 	}
+	exported := ExportName(t.Name)
+	if other, clash := r.exports[exported]; clash {
+		return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("its exported name %q is already the exported name of %q: models could not tell them apart; rename one", exported, other)}}
+	}
+	if _, clash := r.tools[exported]; clash {
+		return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("its exported name %q is the name of another tool: rename one", exported)}}
+	}
 	e.pol.Store(policyFor(e, r.cfg.Load()))
 	r.tools[t.Name] = e
+	r.exports[exported] = t.Name
 	r.sorted = nil
 	return nil
 }
@@ -156,6 +165,21 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 	}
 	e.haystack = hay.String()
 	return e, problems
+}
+
+// Remove unregisters the named tool and reports whether it was there. Calls
+// already running finish; later calls get not_found. For embedders that
+// load and unload tools (such as preview tools from a file).
+func (r *Registry) Remove(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; !ok {
+		return false
+	}
+	delete(r.tools, name)
+	delete(r.exports, ExportName(name))
+	r.sorted = nil
+	return true
 }
 
 // lookup finds a tool by name or by its exported spelling.

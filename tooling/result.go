@@ -43,7 +43,9 @@ const (
 	StatusError  Status = "error"  // the tool ran (or was started) and failed
 )
 
-// StatusOf tells whether a code is a refusal (the tool never ran) or a failure.
+// StatusOf tells whether a code is a refusal (the tool never ran) or a
+// failure. A call canceled or timed out before its tool started is also
+// reported as denied in its Result: nothing happened.
 func StatusOf(c Code) Status {
 	switch c {
 	case CodeOK:
@@ -88,6 +90,7 @@ type Result struct {
 	Governance []Decision    `json:"governance,omitempty"`
 
 	cause error // the tool's or the context's error behind a failure
+	ran   bool  // the tool was started
 }
 
 // OK reports whether the call succeeded.

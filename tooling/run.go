@@ -148,22 +148,29 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 	start := time.Now()
 	var o outcome
 	if e.tool.Meta.Concurrency == MainThread {
+		// The scheduler says whether f was dequeued before it ran
+		// (ErrQueueTimeout, ErrMainThreadStopped: it never runs) or is
+		// running (a plain context error: it runs on, abandoned). Whoever
+		// flips started first stops counting the call as waiting.
 		var started atomic.Bool
+		stopWaiting := func() {
+			if started.CompareAndSwap(false, true) {
+				e.counters.waiting.Add(-1)
+			}
+		}
 		e.counters.waiting.Add(1)
 		wait, err := r.mainThread().Call(runCtx, e.tool.Name+" call "+call.ID, func() {
-			started.Store(true)
-			e.counters.waiting.Add(-1)
+			stopWaiting()
 			r.runTool(runCtx, e, call, t)
 		})
-		if !started.Load() {
-			e.counters.waiting.Add(-1)
-		}
 		res.Wait += wait
 		start = start.Add(wait)
 		switch {
 		case err == nil:
+			res.ran = true
 			o = <-t.done
-		case errors.Is(err, sandbox.ErrQueueTimeout) || errors.Is(err, sandbox.ErrMainThreadStopped) || !started.Load():
+		case errors.Is(err, sandbox.ErrQueueTimeout) || errors.Is(err, sandbox.ErrMainThreadStopped):
+			stopWaiting()
 			t.release()
 			r.waitFailed(parent, res, err, r.mainThreadBusy(err))
 			return
@@ -171,13 +178,16 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 			if r.abandon(t) {
 				res.Run = time.Since(start)
 				res.Abandoned = true
+				res.ran = true
 				r.interrupted(res, parent, runCtx.Err(), true)
 				return
 			}
+			res.ran = true
 			o = <-t.done
 		}
 		res.decide("main_thread", fmt.Sprintf("ran on the main thread after %v in its queue", wait.Round(time.Microsecond)))
 	} else {
+		res.ran = true
 		go r.runTool(runCtx, e, call, t)
 		select {
 		case o = <-t.done:

@@ -91,7 +91,10 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		compiled.PatternProperties == nil && compiled.Ref == nil && compiled.AllOf == nil &&
 		compiled.AnyOf == nil && compiled.OneOf == nil && compiled.If == nil && compiled.MinProperties == nil &&
 		compiled.DynamicRef == nil && compiled.Not == nil
-	s.defaults = planDefaults(compiled, 0)
+	s.defaults = planDefaults(compiled)
+	if problems := s.defaults.check("", map[*defaultsPlan]bool{}); len(problems) > 0 {
+		return nil, fmt.Errorf("%s schema: %s", which, strings.Join(problems, "; "))
+	}
 	return s, nil
 }
 

@@ -3,7 +3,9 @@ package tooling
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Tool is a named function that a host, a person or a language model may
@@ -61,8 +63,45 @@ func (c Call) Raw() json.RawMessage {
 	return b
 }
 
-// Decode unmarshals the arguments (defaults included) into v.
-func (c Call) Decode(v any) error { return json.Unmarshal(c.Raw(), v) }
+// Decode unmarshals the arguments (defaults included) into v. It refuses
+// arguments holding two keys that differ only in case ("path" and "PATH"):
+// encoding/json matches struct fields regardless of case, so either could
+// land in the field while the schema checked only one of them.
+func (c Call) Decode(v any) error {
+	if a, b, ok := caseTwins(c.Args); ok {
+		return fmt.Errorf("tooling: arguments hold keys %q and %q, which differ only in case: Decode refuses them", a, b)
+	}
+	return json.Unmarshal(c.Raw(), v)
+}
+
+// caseTwins finds two keys of one object, at any depth, equal but for case.
+func caseTwins(v any) (string, string, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) > 1 {
+			seen := make(map[string]string, len(v))
+			for k := range v {
+				f := strings.ToLower(k)
+				if other, dup := seen[f]; dup {
+					return other, k, true
+				}
+				seen[f] = k
+			}
+		}
+		for _, e := range v {
+			if a, b, ok := caseTwins(e); ok {
+				return a, b, true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if a, b, ok := caseTwins(e); ok {
+				return a, b, true
+			}
+		}
+	}
+	return "", "", false
+}
 
 // Has reports whether the argument is present.
 func (c Call) Has(name string) bool {

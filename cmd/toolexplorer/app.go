@@ -203,7 +203,12 @@ func (a *app) loadConfig(path string, keep bool) int {
 		}
 	}
 	a.cfg = cfg
-	a.warnings = a.reg.Configure(cfg)
+	warnings, err := a.reg.Configure(cfg)
+	if err != nil {
+		a.configErrors(err, fromEnv)
+		return exitUsage
+	}
+	a.warnings = warnings
 	if !keep {
 		for _, w := range a.warnings {
 			fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", w)

@@ -48,9 +48,11 @@ func TestBenchEcho(t *testing.T) {
 	if len(rep.Codes) != 1 || rep.Codes["ok"] != 200 {
 		t.Errorf("codes %v, want 200 ok", rep.Codes)
 	}
-	// Read-only calls overlap: 8 callers have more than one call in flight.
-	if rep.MaxInFlight < 2 || rep.MaxInFlight > 8 {
-		t.Errorf("max in flight %d, want 2 to 8", rep.MaxInFlight)
+	// Calls of a few microseconds may or may not overlap on a busy
+	// machine (TestBenchSlowOverlaps proves read-only calls do); never
+	// more than the callers.
+	if rep.MaxInFlight < 1 || rep.MaxInFlight > 8 {
+		t.Errorf("max in flight %d, want 1 to 8", rep.MaxInFlight)
 	}
 	l := rep.Latency
 	if !(0 < l.P50 && l.P50 <= l.P95 && l.P95 <= l.P99 && l.P99 <= l.Max && l.Max <= rep.WallMS) {

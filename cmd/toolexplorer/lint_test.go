@@ -88,6 +88,7 @@ func TestLintTool(t *testing.T) {
 }
 
 func TestLintFormCoverage(t *testing.T) {
+	removePreview(t, "lintform.cond")
 	file := writeFile(t, "tools.json", `[{"name":"lintform.cond","title":"Cond","description":"d","inputSchema":{"type":"object",
 		"properties":{"a":{"type":"string","description":"x"}},"if":{"required":["a"]},"then":{"required":["b"]},"additionalProperties":false}}]`)
 	o := cli(t, "", "lint", "--tools", file)

@@ -230,15 +230,21 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunCanceled: canceled before the tool started, nothing happened: the
+// call is refused (status denied, exit 3); canceled while it runs, it failed
+// (status error, exit 1).
 func TestRunCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	o := cliContext(t, ctx, "", "run", "demo.echo", "--args", `{"text":"hi"}`, "--json")
-	if o.code != exitFailed {
-		t.Fatalf("exit %d, want %d\n%s", o.code, exitFailed, o)
+	if res := decodeResult(t, o); o.code != exitRefused || res.Code != tooling.CodeCanceled || res.Status != tooling.StatusDenied {
+		t.Fatalf("canceled before the start: exit %d, code %q, status %q\n%s", o.code, res.Code, res.Status, o)
 	}
-	if res := decodeResult(t, o); res.Code != tooling.CodeCanceled {
-		t.Errorf("code %q, want canceled", res.Code)
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	o = cliContext(t, ctx, "", "run", "demo.slow", "--args", `{"ms":400}`, "--json")
+	if res := decodeResult(t, o); o.code != exitFailed || res.Code != tooling.CodeCanceled || res.Status != tooling.StatusError {
+		t.Fatalf("canceled while running: exit %d, code %q, status %q\n%s", o.code, res.Code, res.Status, o)
 	}
 }
 

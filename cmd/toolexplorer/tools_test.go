@@ -3,9 +3,22 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
+// removePreview unregisters preview tools a test loaded into the default
+// registry, so that other tests see the demo tools only.
+func removePreview(t *testing.T, names ...string) {
+	t.Cleanup(func() {
+		for _, n := range names {
+			tooling.Default.Remove(n)
+		}
+	})
+}
+
 func TestToolsFile(t *testing.T) {
+	removePreview(t, "ext.get-weather")
 	file := writeFile(t, "tools.json", `{"tools":[
 		{"name":"ext.get-weather","description":"Weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"annotations":{"readOnlyHint":true}},
 		{"name":"ext.broken","inputSchema":{"type":"string"}}]}`)
