@@ -42,7 +42,8 @@ var ErrMainThreadStopped = errors.New("sandbox: main-thread scheduler stopped")
 // ErrGoexit is returned by Call when the func called runtime.Goexit (for
 // instance t.FailNow inside the func). The loop goroutine cannot survive it:
 // the scheduler goes on serving from a new goroutine on a new thread, which
-// is never the process main thread.
+// is never the process main thread. A Run whose goroutine ended this way
+// never returns.
 var ErrGoexit = errors.New("sandbox: main-thread func called runtime.Goexit")
 
 // PanicError is returned by Call when the func panicked. The panic is
@@ -88,11 +89,12 @@ type MainThreadStats struct {
 //     processor between polls) for up to callerSpin before it blocks. With
 //     both on their own CPU a round trip is well under a microsecond.
 //
-// A stream of calls (one that arrives within loopSpin of the loop parking)
-// tries to turn hot: its caller spins instead of blocking. When that does
-// not pay, because the CPUs are busy with other work, such tries back off
-// exponentially, to one in 1024 streams. Nothing spins when GOMAXPROCS is
-// 1, and an idle scheduler costs no CPU.
+// A call that arrives within loopSpin of the loop parking (a stream) tries
+// to turn it hot: its caller spins instead of blocking. A try pays if the
+// loop then catches tryPays funcs while spinning; while tries do not pay
+// (when the CPUs are busy with other work, spinning only gets in the way),
+// they back off exponentially, down to one stream in 1024. Nothing spins
+// when GOMAXPROCS is 1, and an idle scheduler parks: it costs no CPU.
 type MainThread struct {
 	// StuckAfter is how long the running func may take before Stats reports
 	// it Stuck; zero means DefaultStuckAfter. Set it before the first Call.
@@ -303,30 +305,16 @@ func (m *MainThread) Call(ctx context.Context, label string, f func()) (wait tim
 // stream that the loop had parked only just before.
 func (m *MainThread) await(c *call, woke, stream bool) bool {
 	switch {
+	case woke && !stream:
+		return false // hand-off
 	case runtime.GOMAXPROCS(0) == 1:
 		return c.state.Load() == done
 	case !woke:
 		return c.spin(callerSpin)
-	case policy == 'Z':
-		return c.spin(callerSpin)
-	case policy == 'H':
-		return false
-	case !stream || !m.mayTry():
+	case !m.mayTry():
 		return false // hand-off
 	}
-	start := time.Now()
 	ok := c.spin(trySpin)
-	quick := time.Since(start) < 30*time.Microsecond
-	switch policy {
-	case 'A':
-		m.judge(ok && quick)
-		return ok
-	case 'C':
-		if !quick {
-			m.judge(false)
-			return ok
-		}
-	}
 	if ok {
 		m.hotCalls.Store(0)
 		m.judging.Store(true)
@@ -335,8 +323,6 @@ func (m *MainThread) await(c *call, woke, stream bool) bool {
 	}
 	return ok
 }
-
-var policy = 'B'
 
 // mayTry reports whether a stream may try to turn the loop hot. A try that
 // turned it hot is judged at the next one: it paid if the loop then found
@@ -464,19 +450,18 @@ func (m *MainThread) serve(fnDone <-chan struct{}) {
 		}
 	}()
 	stop := m.stop
-	var last *call
+	wokeCaller := false // since the loop last went idle
 	for {
 		if c := m.next(); c != nil {
 			m.run(c)
-			last = c
+			wokeCaller = wokeCaller || c.blocked.Load()
 			continue
 		}
-		// The caller of the last func, if it blocked, was just made
-		// runnable on this loop's processor, which a spin would keep from
-		// it: park at once.
-		wokeCaller := policy != 'Z' && last != nil && last.blocked.Load()
-		last = nil
-		if !wokeCaller && m.spin() {
+		// A caller that blocked was made runnable on this loop's
+		// processor, which a spin would keep from it: park at once.
+		woke := wokeCaller
+		wokeCaller = false
+		if !woke && m.spin() {
 			m.hotCalls.Add(1)
 			continue
 		}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
 
@@ -125,7 +127,7 @@ func TestMainThreadRunOnOtherGoroutine(t *testing.T) {
 	returned := make(chan struct{})
 	go func() {
 		defer close(returned)
-		runtime.LockOSThread() // Run's thread id is known before Run locks it
+		runtime.LockOSThread() // so that the thread id read here is the one Run hands over
 		defer runtime.UnlockOSThread()
 		tid := unix.Gettid()
 		m.Run(func() {
@@ -391,6 +393,7 @@ func TestMainThreadReentrant(t *testing.T) {
 }
 
 func TestMainThreadClose(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // the loop goroutine is gone
 	m := NewMainThread()
 	release, blockErr := blockLoop(t, m, "blocker")
 	errc := make(chan error, 1)
@@ -488,4 +491,39 @@ func TestMainThreadOneProcessor(t *testing.T) {
 			}
 		})
 	}
+}
+
+func ExampleMainThread_Call() {
+	m := NewMainThread() // a host uses Main
+	defer m.Close()
+	sum := 0
+	for i := 1; i <= 3; i++ {
+		// Label each call so that Stats can say what holds the thread.
+		if _, err := m.Call(context.Background(), fmt.Sprintf("example.add call %d", i), func() { sum += i }); err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println(sum, m.Stats().Served)
+	// Output: 6 3
+}
+
+func ExampleMainThread_Run() {
+	// A host hands its main thread over from main():
+	//
+	//	func main() { sandbox.Main.Run(realMain) }
+	//
+	// Here a fresh scheduler takes the example's thread the same way.
+	m := NewMainThread()
+	m.Run(func() {
+		_, err := m.Call(context.Background(), "example.where", func() {
+			fmt.Println("on the loop:", m.IsMainThread())
+		})
+		fmt.Println("err:", err)
+	})
+	_, err := m.Call(context.Background(), "example.late", func() {})
+	fmt.Println("after Run:", err)
+	// Output:
+	// on the loop: true
+	// err: <nil>
+	// after Run: sandbox: main-thread scheduler stopped
 }
