@@ -25,7 +25,7 @@ type Config struct {
 	// Default 30s.
 	DefaultTimeout time.Duration
 	// MaxConcurrent bounds the calls running at once across all tools.
-	// Default 64.
+	// Default 256.
 	MaxConcurrent int
 	// MaxArgumentBytes bounds the size of a call's arguments; larger ones
 	// are refused. Default 1 MiB.
@@ -46,8 +46,11 @@ type Config struct {
 	Source string
 }
 
-// ToolOverride replaces what one tool declares. A zero field keeps the
-// tool's own value.
+// ToolOverride narrows what one tool declares at runtime: a shorter timeout,
+// a lower rate or burst, or disabled. It never widens a declaration: a
+// longer timeout or a higher rate than the tool's own is ignored (a tool
+// that declares none gets the override). A zero field keeps the tool's own
+// value.
 type ToolOverride struct {
 	Timeout       time.Duration // 0 = no override
 	RatePerMinute float64       // 0 = no override

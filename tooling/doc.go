@@ -28,6 +28,10 @@
 //	availability       unavailable (with the tool's reason)
 //	arguments          validation_error (size cap, malformed JSON, every failing field)
 //	consent            consent_required
+//	rate               rate_limited (with Result.RetryAfter)
+//	deadline           the shortest of the tool's timeout, config and caller
+//	slot, locks, main  busy (a global slot, the resource locks of Exclusive
+//	                   tools, or the main thread, not had before the deadline)
 //	run                timeout, canceled, tool_error, panic
 //	output             output_invalid
 //
@@ -47,6 +51,11 @@
 // language models; OpenAI and Anthropic refuse dots in names, so their names
 // spell "." as "__" (ExportName), and Execute accepts both spellings.
 //
-// Imports: the standard library, config, and (later) sandbox. Never reflect
-// nor any UI package: the gate in scripts/gate.sh checks it.
+// MainThread tools run on the scheduler of package sandbox. Importing
+// tooling imports sandbox, whose init locks the main goroutine to the
+// process main thread, as a main-thread scheduler must; a host hands that
+// thread over with RunMain.
+//
+// Imports: the standard library, config and sandbox. Never reflect nor any
+// UI package: the gate in scripts/gate.sh checks it.
 package tooling

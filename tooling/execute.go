@@ -73,22 +73,28 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 		res.CallID = r.newID()
 	}
 	r.inFlight.Add(1)
-	observed := r.obs.active()
+	e := r.lookup(name)
+	if e != nil {
+		res.Tool = e.tool.Name
+	}
+	// One snapshot of the observers serves both events, so that each
+	// observer sees a call's begin and end or neither.
+	obs := r.obs.snapshot()
 	var argsSum string
-	if observed {
+	if len(obs) > 0 {
 		argsSum = digest(args)
-		r.obs.emit(Event{Kind: EventBegin, Time: res.Started, CallID: res.CallID, Tool: name, Origin: o.origin,
+		emit(obs, &r.obs, Event{Kind: EventBegin, Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
 			ArgsSHA256: argsSum, ArgsSize: len(args)})
 	}
 
-	r.execute(ctx, res, name, args, &o)
+	r.execute(ctx, res, e, name, args, &o)
 
 	res.Status = StatusOf(res.Code)
 	if res.Status == StatusError && !res.ran {
 		res.Status = StatusDenied // canceled or out of time before the tool started: nothing happened
 	}
-	if observed {
-		r.obs.emit(Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
+	if len(obs) > 0 {
+		emit(obs, &r.obs, Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
 			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run})
 	}
@@ -120,8 +126,7 @@ func (res *Result) decide(step, detail string) {
 	res.Governance = append(res.Governance, Decision{Step: step, Detail: detail})
 }
 
-func (r *Registry) execute(ctx context.Context, res *Result, name string, args json.RawMessage, o *callOptions) {
-	e := r.lookup(name)
+func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name string, args json.RawMessage, o *callOptions) {
 	if e == nil {
 		res.fail(CodeNotFound, r.notFound(name))
 		res.Hint = r.notFoundHint(name)

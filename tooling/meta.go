@@ -2,6 +2,7 @@ package tooling
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -194,7 +195,7 @@ func ParseSafety(s string) (Safety, error) {
 			return Safety(i), nil
 		}
 	}
-	return 0, fmt.Errorf("tooling: unknown safety %q (want low, medium or high)", s)
+	return 0, fmt.Errorf("tooling: unknown safety %q (want auto, low, medium or high)", s)
 }
 
 // Origin says who makes a call. Tools may restrict who calls them with
@@ -331,8 +332,13 @@ func (m *Meta) check() []string {
 	if m.Timeout < 0 {
 		p = append(p, fmt.Sprintf("Meta.Timeout %v is negative: use 0 for the configured default", m.Timeout))
 	}
-	if m.Rate.PerMinute < 0 || m.Rate.Burst < 0 {
-		p = append(p, fmt.Sprintf("Meta.Rate %+v is negative: use the zero Rate for unlimited", m.Rate))
+	switch r := m.Rate; {
+	case r.PerMinute < 0 || r.Burst < 0:
+		p = append(p, fmt.Sprintf("Meta.Rate %+v is negative: use the zero Rate for unlimited", r))
+	case math.IsNaN(r.PerMinute) || math.IsInf(r.PerMinute, 0):
+		p = append(p, fmt.Sprintf("Meta.Rate.PerMinute is %v: give a finite number, or zero for unlimited", r.PerMinute))
+	case r.PerMinute == 0 && (r.Burst != 0 || r.Key != ""):
+		p = append(p, "Meta.Rate has a Burst or Key but no PerMinute, so it limits nothing: set PerMinute, or leave the Rate zero for unlimited")
 	}
 	for _, o := range m.Origins {
 		if !validOrigin(string(o)) {

@@ -80,8 +80,11 @@ type observerRunner struct {
 	done   chan struct{}
 }
 
-// Observe adds o; every call from now on sends it a begin and an end event.
-// remove stops it after it has seen every event sent before remove.
+// Observe adds o; every call that starts from now on sends it a begin and an
+// end event (a call already running when o is added sends it neither).
+// remove stops it after it has seen every event sent before remove, so it
+// waits for o to finish them: an observer that blocks forever blocks
+// remove too.
 func (r *Registry) Observe(o Observer) (remove func()) {
 	run := &observerRunner{o: o, ch: make(chan Event, ObserverQueue), done: make(chan struct{})}
 	go run.loop(&r.obs)
@@ -135,17 +138,19 @@ func (run *observerRunner) deliver(ev Event, obs *observers) {
 	run.o.Observe(ev)
 }
 
-func (o *observers) active() bool {
-	l := o.list.Load()
-	return l != nil && len(*l) > 0
-}
-
-func (o *observers) emit(ev Event) {
+// snapshot returns the observers now; nil when there are none.
+func (o *observers) snapshot() []*observerRunner {
 	l := o.list.Load()
 	if l == nil {
-		return
+		return nil
 	}
-	for _, run := range *l {
+	return *l
+}
+
+// emit sends ev to each observer of list that has not been removed,
+// dropping it for those whose queue is full.
+func emit(list []*observerRunner, o *observers, ev Event) {
+	for _, run := range list {
 		run.mu.RLock()
 		if !run.closed {
 			select {

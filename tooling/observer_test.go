@@ -115,3 +115,14 @@ func TestSlogObserver(t *testing.T) {
 		t.Errorf("log holds content:\n%s", out)
 	}
 }
+
+func TestEventsNameTheToolAsRegistered(t *testing.T) {
+	r := codeRegistry(t)
+	rec := &recorder{}
+	remove := r.Observe(rec)
+	mustExec(t, r, "t__ok", `{"n":1}`)
+	remove()
+	if len(rec.events) != 2 || rec.events[0].Tool != "t.ok" || rec.events[1].Tool != "t.ok" {
+		t.Fatalf("events %+v", rec.events)
+	}
+}

@@ -16,12 +16,30 @@ var mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // PreviewTool is one entry of an MCP tools/list result.
 type PreviewTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  *MCPAnnotations `json:"annotations,omitempty"`
+	Name         string              `json:"name"`
+	Title        string              `json:"title,omitempty"`
+	Description  string              `json:"description,omitempty"`
+	InputSchema  json.RawMessage     `json:"inputSchema"`
+	OutputSchema json.RawMessage     `json:"outputSchema,omitempty"`
+	Annotations  *PreviewAnnotations `json:"annotations,omitempty"`
+}
+
+// PreviewAnnotations are MCP tool annotations as a server sends them: an
+// absent hint takes MCP's default (readOnlyHint false, destructiveHint
+// true, idempotentHint false, openWorldHint true), the cautious reading.
+type PreviewAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+func hint(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
 }
 
 // AddPreview registers a tool described by data rather than Go code, such
@@ -29,29 +47,31 @@ type PreviewTool struct {
 // step of governance, and a call that passes validation returns its
 // arguments (defaults filled in) instead of doing anything. Names are kept
 // as given (MCP's grammar: letters, digits, '_', '-', '.'). Metadata comes
-// from the annotations: read-only tools run in parallel; the others are
-// exclusive, with write effects (so they ask for consent), at high safety
-// when destructive; open-world ones have network effects. Every preview
-// tool has the tag "preview".
+// from the annotations, read with MCP's defaults for absent hints: read-only
+// tools run in parallel; the others are exclusive, with write effects (so
+// they ask for consent), at high safety when destructive (the default);
+// open-world ones (the default) have network effects. Every preview tool
+// has the tag "preview".
 func (r *Registry) AddPreview(p PreviewTool) error {
 	if !mcpToolName.MatchString(p.Name) {
 		return &RegisterError{Tool: p.Name, Problems: []string{"an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"}}
 	}
-	meta := Meta{Concurrency: Exclusive, Effects: EffectWrite, Tags: []string{"preview"}}
-	if a := p.Annotations; a != nil {
-		if a.ReadOnlyHint {
-			meta.Concurrency, meta.Effects = ReadOnly, EffectRead
-		}
-		if a.DestructiveHint && !a.ReadOnlyHint {
-			meta.Safety = SafetyHigh
-		}
-		if a.OpenWorldHint {
-			meta.Effects |= EffectNetwork
-		}
-		meta.Idempotent = a.IdempotentHint
-		if p.Title == "" {
-			p.Title = a.Title
-		}
+	var a PreviewAnnotations
+	if p.Annotations != nil {
+		a = *p.Annotations
+	}
+	meta := Meta{Concurrency: Exclusive, Effects: EffectWrite, Tags: []string{"preview"}, Idempotent: hint(a.IdempotentHint, false)}
+	readOnly := hint(a.ReadOnlyHint, false)
+	if readOnly {
+		meta.Concurrency, meta.Effects = ReadOnly, EffectRead
+	} else if hint(a.DestructiveHint, true) {
+		meta.Safety = SafetyHigh
+	}
+	if hint(a.OpenWorldHint, true) {
+		meta.Effects |= EffectNetwork
+	}
+	if p.Title == "" {
+		p.Title = a.Title
 	}
 	t := Tool{Name: p.Name, Title: p.Title, Description: p.Description, Input: p.InputSchema, Meta: meta,
 		Run: func(_ context.Context, c Call) (any, error) {

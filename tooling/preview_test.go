@@ -25,13 +25,18 @@ func TestLoadPreviewFile(t *testing.T) {
 	path := writeTemp(t, `{"tools": [
 		{"name": "get-weather", "description": "Weather for a city", "inputSchema": {"type":"object","properties":{"city":{"type":"string"},"units":{"enum":["c","f"],"default":"c"}},"required":["city"]},
 		 "annotations": {"readOnlyHint": true, "openWorldHint": true}},
-		{"name": "files.delete", "inputSchema": {"type":"object","properties":{"path":{"type":"string"}}}, "annotations": {"destructiveHint": true}},
+		{"name": "files.delete", "inputSchema": {"type":"object","properties":{"path":{"type":"string"}}}},
+		{"name": "files.append", "inputSchema": {"type":"object"}, "annotations": {"destructiveHint": false, "openWorldHint": false}},
 		{"name": "broken", "inputSchema": {"type":"object","properties":{"n":{"type":"integer","minimum":"x"}}}},
 		{"name": "bad name!", "inputSchema": {"type":"object"}}
 	]}`)
 	n, err := r.LoadPreviewFile(path)
-	if n != 2 {
-		t.Fatalf("loaded %d, want 2 (err %v)", n, err)
+	if n != 3 {
+		t.Fatalf("loaded %d, want 3 (err %v)", n, err)
+	}
+	app, _ := r.Lookup("files.append")
+	if app.Meta.EffectiveSafety() != tooling.SafetyMedium || app.Meta.Effects != tooling.EffectWrite {
+		t.Fatalf("explicit hints not followed: %+v", app.Meta)
 	}
 	if err == nil || !strings.Contains(err.Error(), `Register("broken")`) || !strings.Contains(err.Error(), `Register("bad name!")`) {
 		t.Fatalf("error %v does not name the tools that failed", err)
@@ -44,8 +49,8 @@ func TestLoadPreviewFile(t *testing.T) {
 		t.Fatalf("preview tools validate: %v", err)
 	}
 	del, _ := r.Lookup("files.delete")
-	if del.Meta.EffectiveSafety() != tooling.SafetyHigh || !del.Meta.NeedsConsent() || del.Meta.Concurrency != tooling.Exclusive {
-		t.Fatalf("destructive preview meta %+v", del.Meta)
+	if del.Meta.EffectiveSafety() != tooling.SafetyHigh || !del.Meta.NeedsConsent() || del.Meta.Concurrency != tooling.Exclusive || !del.Meta.Effects.Has(tooling.EffectNetwork) {
+		t.Fatalf("a tool without annotations takes MCP's cautious defaults: %+v", del.Meta)
 	}
 	if _, err := r.Execute(context.Background(), "files.delete", raw(`{"path":"/x"}`)); !errors.Is(err, tooling.ErrConsentRequired) {
 		t.Fatalf("destructive preview without consent: %v", err)

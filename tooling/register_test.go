@@ -3,6 +3,7 @@ package tooling_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,8 @@ func TestRegisterRefuses(t *testing.T) {
 		{"read-only writes", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectWrite}}, []string{"ReadOnly", "cannot change state"}},
 		{"resources on read-only", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Resources: []string{"kv"}}}, []string{"Resources only applies to Exclusive"}},
 		{"negative timeout", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Timeout: -1}}, []string{"negative"}},
+		{"rate NaN", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: math.NaN()}}}, []string{"PerMinute is NaN"}},
+		{"burst without rate", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{Burst: 3}}}, []string{"limits nothing"}},
 		{"bad origin", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Origins: []tooling.Origin{"LLM"}}}, []string{`Origins has "LLM"`}},
 	}
 	for _, tt := range tests {
@@ -183,5 +186,30 @@ func TestRegisterRefusesDefaultsTheirSchemaRefuses(t *testing.T) {
 	})
 	if !strings.Contains(msg, "the default at /properties/n does not match its own schema") {
 		t.Fatalf("panic %q", msg)
+	}
+}
+
+func TestRegisterRefusesConflictingSharedRates(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "api.search", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 60, Burst: 10, Key: "api"}}})
+	r.Register(tooling.Tool{Name: "api.get", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 60, Burst: 10, Key: "api"}}})
+	msg := panicMessage(func() {
+		r.Register(tooling.Tool{Name: "api.admin", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1, Key: "api"}}})
+	})
+	if !strings.Contains(msg, `shares the bucket "api" with api.`) {
+		t.Fatalf("panic %q", msg)
+	}
+}
+
+func TestNotFoundSuggestsTheGroup(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.echo", Run: run})
+	res, _ := r.Execute(context.Background(), "echo", nil)
+	if !strings.Contains(res.Message, `did you mean "demo.echo"`) || res.Hint != "" {
+		t.Fatalf("message %q hint %q", res.Message, res.Hint)
+	}
+	res, _ = r.Execute(context.Background(), "", nil)
+	if res.Message != "no tool name given" {
+		t.Fatalf("empty name: %q", res.Message)
 	}
 }

@@ -120,6 +120,14 @@ func (r *Registry) insert(e *entry) error {
 	if _, clash := r.tools[exported]; clash {
 		return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("its exported name %q is the name of another tool: rename one", exported)}}
 	}
+	if rk := t.Meta.Rate; !rk.Unlimited() && rk.Key != "" {
+		for _, o := range r.tools {
+			or := o.tool.Meta.Rate
+			if or.Key == rk.Key && !or.Unlimited() && (or.PerMinute != rk.PerMinute || max(or.Burst, 1) != max(rk.Burst, 1)) {
+				return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("Meta.Rate %s shares the bucket %q with %s, which declares %s: tools sharing a bucket must declare the same rate", rk, rk.Key, o.tool.Name, or)}}
+			}
+		}
+	}
 	e.pol.Store(policyFor(e, r.cfg.Load()))
 	r.tools[t.Name] = e
 	r.exports[exported] = t.Name
@@ -387,14 +395,39 @@ func originMessage(e *entry, o Origin) string {
 
 // notFound says a tool is missing, with the nearest name if one is near.
 func (r *Registry) notFound(name string) string {
+	if name == "" {
+		return "no tool name given"
+	}
 	msg := fmt.Sprintf("no tool named %q", name)
-	if c := closest(ParseExportName(name), r.Names()); c != "" {
+	if c := r.suggest(name); c != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", c)
 	}
 	return msg
 }
 
+// suggest finds the registered name nearest to name: a typo of a whole
+// name, or a name given without its group ("echo" for "demo.echo").
+func (r *Registry) suggest(name string) string {
+	names := r.Names()
+	if c := closest(ParseExportName(name), names); c != "" {
+		return c
+	}
+	var match string
+	for _, n := range names {
+		if i := strings.LastIndexByte(n, '.'); i >= 0 && n[i+1:] == name {
+			if match != "" {
+				return "" // ambiguous
+			}
+			match = n
+		}
+	}
+	return match
+}
+
 func (r *Registry) notFoundHint(name string) string {
+	if r.suggest(name) != "" || !strings.Contains(ParseExportName(name), ".") {
+		return ""
+	}
 	group, _, _ := strings.Cut(ParseExportName(name), ".")
 	for _, n := range r.Names() {
 		if strings.HasPrefix(n, group+".") {
