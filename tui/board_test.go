@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// fixedGovernance is a governance picture with something in every section.
+func fixedGovernance() tooling.GovernanceStats {
+	t0 := fixedTime
+	var bucket tooling.BucketStats
+	bucket.Key = "demo.fetch"
+	bucket.Rate.PerMinute = 60
+	bucket.Rate.Burst = 5
+	bucket.Tokens = 2.5
+	return tooling.GovernanceStats{
+		Time:  t0,
+		Slots: tooling.SlotStats{Limit: 256, Used: 3, Waiting: 1},
+		Locks: []tooling.LockStats{{
+			Key: "notes", Holder: &tooling.LockHolder{Name: "demo.write_note", ID: "call-7"}, HeldSince: t0.Add(-1500 * time.Millisecond),
+			Waiters: []tooling.LockHolder{{Name: "demo.write_note", ID: "call-8"}},
+		}},
+		MainThread: tooling.MainThreadStats{Started: true, OnMainThread: true, QueueDepth: 2, Current: "demo.main call call-9",
+			CurrentSince: t0.Add(-12 * time.Second), Stuck: true, Served: 41},
+		Buckets: []tooling.BucketStats{bucket},
+		Tools: []tooling.ToolStats{
+			{Tool: "demo.echo", Calls: 12, OK: 10, Errors: map[tooling.Code]uint64{tooling.CodeValidationError: 2}, Peak: 3,
+				Last: 1200 * time.Microsecond, P50: 1024 * time.Microsecond, P95: 4096 * time.Microsecond},
+			{Tool: "demo.slow", Calls: 3, OK: 1, Errors: map[tooling.Code]uint64{tooling.CodeCanceled: 1, tooling.CodeTimeout: 1},
+				Running: 1, Peak: 2, Last: 500 * time.Millisecond, P50: 262144 * time.Microsecond, P95: 524288 * time.Microsecond},
+		},
+		InFlight: 2, Abandoned: 1,
+	}
+}
+
+func TestBoardShowsGovernance(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 40)
+	h.m.c.governance = fixedGovernance
+	h.press("B")
+	h.mustContain(
+		"Governance · live, every 100ms · in flight 2 · abandoned 1",
+		"3 in use of 256 · 1 waiting",
+		"on the process main thread · queue 2 · served 41",
+		"running demo.main call call-9 for 12s  STUCK",
+		"notes            held by demo.write_note (call-7) for 1.5s",
+		"                   waiting: demo.write_note (call-8)",
+		"demo.fetch       [█████·····]  2.5 of 5 tokens · 60/min",
+		"demo.echo     12     10    0    3   1.2ms  1.02ms   4.1ms  validation_error 2",
+		"demo.slow      3      1    1    2   500ms   262ms   524ms  canceled 1, timeout 1",
+	)
+}
+
+func TestBoardRefreshesOnlyWhileOpen(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	reads := 0
+	h.m.c.governance = func() tooling.GovernanceStats {
+		reads++
+		g := fixedGovernance()
+		g.InFlight = int64(reads)
+		return g
+	}
+	h.press("B")
+	if reads != 1 {
+		t.Fatalf("opening the board read the stats %d times", reads)
+	}
+	gen := h.m.board.gen
+	_, cmd := h.m.Update(boardTickMsg{gen: gen, at: fixedTime})
+	if reads != 2 || cmd == nil {
+		t.Fatalf("a tick: %d reads, next tick %v", reads, cmd != nil)
+	}
+	h.mustContain("in flight 2")
+
+	h.press("p") // pause
+	h.mustContain("paused (p resumes)")
+	if _, cmd := h.m.Update(boardTickMsg{gen: h.m.board.gen}); cmd != nil || reads != 2 {
+		t.Fatal("a paused board refreshes")
+	}
+	h.press("p")
+	if reads != 3 {
+		t.Fatalf("resuming did not refresh: %d reads", reads)
+	}
+
+	h.press("esc")
+	if h.m.top() == h.m.board {
+		t.Fatal("esc did not leave the board")
+	}
+	for _, g := range []int{gen, h.m.board.gen} {
+		if _, cmd := h.m.Update(boardTickMsg{gen: g}); cmd != nil {
+			t.Fatal("a tick after the board closed schedules another")
+		}
+	}
+	if reads != 3 {
+		t.Fatalf("the closed board read the stats: %d reads", reads)
+	}
+}
+
+func TestBoardLive(t *testing.T) {
+	// The real registry's picture: a call of demo.echo shows in the tools.
+	reg := newTestRegistry(t)
+	h := newHarness(t, reg, 120, 30)
+	openRun(t, h, "demo.echo", `{"text":"x"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("B")
+	h.mustContain("0 in use of 256 · 0 waiting", "not started", "none held", "demo.echo      1      1")
+}

@@ -1,0 +1,181 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// common is what every screen shares: the registry, the styles, the
+// clock, the availability of tools and this session's calls. It is owned
+// by the root Model and only touched from Update and View.
+type common struct {
+	ctx    context.Context
+	reg    *tooling.Registry
+	styles *styles
+	global globalKeys
+
+	// now is the clock of views (elapsed times); tests fix it.
+	now func() time.Time
+	// callID names call seq; nil lets the registry choose.
+	callID func(seq int) string
+	// newEditor builds the arguments editor of a schema.
+	newEditor func(schema json.RawMessage, width, height int) (argsEditor, error)
+	// governance reads the live governance picture for the board.
+	governance func() tooling.GovernanceStats
+
+	// avail is the last availability check of each tool, for origin ui.
+	avail map[string]availState
+	// history is this session's calls, oldest first.
+	history []*callRecord
+	seq     int
+}
+
+// availState is what the last availability check of a tool said.
+type availState struct {
+	checked bool
+	code    tooling.Code // "" when the tool can run
+	reason  string
+}
+
+func (a availState) ok() bool { return a.checked && a.code == "" }
+
+// callRecord is one call made from the console.
+type callRecord struct {
+	seq     int
+	tool    string
+	args    json.RawMessage // compact JSON
+	consent bool
+	started time.Time
+	result  *tooling.Result // nil while the call runs
+}
+
+func (c *common) nextSeq() int {
+	c.seq++
+	return c.seq
+}
+
+func (c *common) record(seq int) *callRecord {
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if c.history[i].seq == seq {
+			return c.history[i]
+		}
+	}
+	return nil
+}
+
+// asksConsent reports whether the console asks before running t: the tool
+// needs consent, or config dangerous_tool_confirmation is on and the tool
+// has side effects.
+func (c *common) asksConsent(t *tooling.Tool) bool {
+	if t.Meta.NeedsConsent() {
+		return true
+	}
+	return c.reg.Config().DangerousToolConfirmation && t.Meta.Dangerous()
+}
+
+// fit makes s exactly w columns wide and h lines high: longer lines are
+// cut, missing lines added. It keeps frames steady (no wrapping, no
+// flicker) at any terminal size.
+func fit(s string, w, h int) string {
+	if h <= 0 || w <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	var b strings.Builder
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i >= len(lines) {
+			continue
+		}
+		b.WriteString(cut(lines[i], w))
+	}
+	return b.String()
+}
+
+// width is the display width of plain or styled s, fast for plain ASCII.
+func width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// cut truncates one line to w columns, with an ellipsis when it is cut.
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if len(s) <= w || width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// pad cuts or pads plain or styled s to exactly w columns.
+func pad(s string, w int) string {
+	s = cut(s, w)
+	if n := w - width(s); n > 0 {
+		s += strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// padLeft right-aligns s in w columns.
+func padLeft(s string, w int) string {
+	s = cut(s, w)
+	if n := w - width(s); n > 0 {
+		s = strings.Repeat(" ", n) + s
+	}
+	return s
+}
+
+// firstLine returns the first line of s, trimmed.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// formatDuration prints d with three significant digits at most, so that
+// it fits in seven columns below an hour: 850µs, 1.23ms, 12.3ms, 123ms,
+// 1.23s, 2m3s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < 10*time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d < 100*time.Millisecond:
+		return d.Round(100 * time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// plural is "1 call", "2 calls".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

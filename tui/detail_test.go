@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+func openDetail(t *testing.T, h *harness, name string) {
+	t.Helper()
+	h.send(openDetailMsg{name: name})
+	if h.m.top() != h.m.detail || h.m.detail.tool.Name != name {
+		t.Fatalf("the detail of %s is not on top", name)
+	}
+}
+
+func TestDetailOverview(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 40)
+	openDetail(t, h, "demo.write_note")
+	h.mustContain(
+		"demo.write_note · Write note  excl fx consent",
+		"Overview │ Input │ Output │ MCP │ OpenAI │ Anthropic",
+		"Stores a note under a key.",
+		"Concurrency  exclusive (never overlaps a call sharing a resource)",
+		"Resources    notes",
+		"Effects      write",
+		"Safety       medium (derived from the effects)",
+		"Consent      required (write effects at medium safety)",
+		"Timeout      30s (config default)",
+		"Enabled      yes",
+		"Availability yes, for origin ui",
+		"Parameters   key, note",
+		"Calls        none yet",
+	)
+	openDetail(t, h, "demo.unavailable")
+	h.mustContain("Availability no (unavailable): no device attached", "n/a")
+	openDetail(t, h, "demo.llm_only")
+	h.mustContain(`Availability no (origin_denied): origin "ui" may not call demo.llm_only (allowed: llm)`, "Origins      llm")
+}
+
+func TestDetailPanes(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 60)
+	openDetail(t, h, "demo.echo")
+	h.press("tab")
+	h.mustContain(`"description": "What to say."`, `"required": [`)
+	h.press("tab")
+	h.mustContain(`"required": [`, `"text"`)
+	h.press("tab") // MCP
+	h.mustContain(`"name": "demo.echo"`, `"inputSchema": {`, `"readOnlyHint": true`, `"idempotentHint": true`, `"destructiveHint": false`)
+	h.press("tab") // OpenAI
+	h.mustContain(`"type": "function"`, `"name": "demo__echo"`, `"parameters": {`)
+	h.press("tab") // Anthropic
+	h.mustContain(`"name": "demo__echo"`, `"input_schema": {`)
+	h.press("tab") // back to the overview
+	h.mustContain("Concurrency")
+	h.press("shift+tab")
+	h.mustContain(`"input_schema": {`)
+
+	openDetail(t, h, "demo.fail")
+	h.press("tab", "tab")
+	h.mustContain("no output schema: the output is not checked")
+	openDetail(t, h, "demo.ui_only")
+	h.press("shift+tab", "shift+tab", "shift+tab") // MCP
+	h.mustContain("left out of exports: origin llm may not call it", `"name": "demo.ui_only"`)
+}
+
+func TestDetailScrollAndToggle(t *testing.T) {
+	reg := newTestRegistry(t)
+	h := newHarness(t, reg, 80, 10)
+	openDetail(t, h, "demo.echo")
+	h.press("tab") // the input schema does not fit in 4 lines
+	if h.m.detail.vp.YOffset() != 0 {
+		t.Fatal("the pane does not start at the top")
+	}
+	h.press("j", "j")
+	if h.m.detail.vp.YOffset() != 2 {
+		t.Fatalf("j j: offset %d", h.m.detail.vp.YOffset())
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if h.m.detail.vp.YOffset() != 5 {
+		t.Fatalf("wheel: offset %d", h.m.detail.vp.YOffset())
+	}
+	h.press("G")
+	if !h.m.detail.vp.AtBottom() {
+		t.Fatal("G is not at the bottom")
+	}
+	h.press("g", "e")
+	if p, _ := reg.Policy("demo.echo"); p.Enabled {
+		t.Fatal("e on the detail did not disable the tool")
+	}
+	h.press("shift+tab")
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 40})
+	h.mustContain("Enabled      no: demo.echo is disabled at runtime")
+	h.press("e")
+	h.mustContain("Enabled      yes")
+	h.press("r")
+	if h.m.top() != h.m.run || h.m.run.tool.Name != "demo.echo" {
+		t.Fatal("r on the detail did not open the run screen")
+	}
+}

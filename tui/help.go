@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// helpView is the full help of a screen: its keys, the keys of every
+// screen, and on the list the meaning of the badges.
+func helpView(c *common, s screen, w int) string {
+	st := c.styles
+	h := help.New()
+	h.Styles = st.Help
+	h.SetWidth(w)
+	g := c.global
+	var b strings.Builder
+	b.WriteString(st.Title.Render("Keys · " + s.Title()))
+	b.WriteString("\n\n")
+	b.WriteString(h.FullHelpView(s.KeyMap().FullHelp()))
+	b.WriteString("\n\n")
+	b.WriteString(st.Label.Render("On every screen"))
+	b.WriteString("\n")
+	b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board}, {g.Back, g.Quit, g.ForceQuit}}))
+	if _, ok := s.(*listScreen); ok {
+		b.WriteString("\n\n")
+		b.WriteString(st.Label.Render("Badges"))
+		for _, l := range [][2]string{
+			{"ro", "read-only: runs in parallel with anything"},
+			{"main", "runs on the main thread, one call at a time"},
+			{"excl", "exclusive: never overlaps a call sharing its resources"},
+			{"fx", "side effects: write, network, file system or process"},
+			{"consent", "needs consent: the console asks before running it"},
+			{"n/a", "unavailable now for origin ui (see the detail for why)"},
+			{"off", "disabled by the config or at runtime (e toggles)"},
+		} {
+			b.WriteString("\n  " + st.Bold.Render(pad(l[0], 8)) + l[1])
+		}
+		b.WriteString("\n\n" + st.Faint.Render("The filter matches names, titles, descriptions and parameter names; facets 2-5 are alternatives for concurrency."))
+	}
+	b.WriteString("\n\n" + st.Faint.Render("esc or ? closes this help · ↑/↓ scroll"))
+	return b.String()
+}
+
+// shortHelpView is the one-line help at the bottom of every screen.
+// While a text field has the focus, q types and only ctrl+c quits.
+func shortHelpView(c *common, km help.KeyMap, w int, typing bool) string {
+	h := help.New()
+	h.Styles = c.styles.Help
+	h.SetWidth(w)
+	quit := key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit"))
+	if typing {
+		quit = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
+	}
+	return h.ShortHelpView(append(km.ShortHelp(), quit))
+}

@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func TestCopyFormats(t *testing.T) {
+	echo := &tooling.Tool{Name: "demo.echo"}
+	uiOnly := &tooling.Tool{Name: "demo.ui_only", Meta: tooling.Meta{Origins: []tooling.Origin{tooling.OriginUI}}}
+	for _, tc := range []struct {
+		name        string
+		rec         callRecord
+		tool        *tooling.Tool
+		cli, gocall string
+		mcp         string
+	}{
+		{
+			name:   "plain",
+			rec:    callRecord{seq: 3, tool: "demo.echo", args: json.RawMessage(`{"text":"hi","repeat":2}`)},
+			tool:   echo,
+			cli:    `toolexplorer run demo.echo --args '{"text":"hi","repeat":2}'`,
+			gocall: "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"hi\",\"repeat\":2}`))",
+			mcp:    `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"hi","repeat":2}}}`,
+		},
+		{
+			name:   "quotes and spaces",
+			rec:    callRecord{seq: 1, tool: "demo.echo", args: json.RawMessage(`{ "text": "it's a \"test\"" }`)},
+			tool:   echo,
+			cli:    `toolexplorer run demo.echo --args '{"text":"it'\''s a \"test\""}'`,
+			gocall: "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"it's a \\\"test\\\"\"}`))",
+			mcp:    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"it's a \"test\""}}}`,
+		},
+		{
+			name:   "backquote",
+			rec:    callRecord{seq: 2, tool: "demo.echo", args: json.RawMessage("{\"text\":\"`x`\"}")},
+			tool:   echo,
+			cli:    "toolexplorer run demo.echo --args '{\"text\":\"`x`\"}'",
+			gocall: `tooling.ExecuteTool(ctx, "demo.echo", json.RawMessage("{\"text\":\"` + "`x`" + `\"}"))`,
+			mcp:    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"demo.echo\",\"arguments\":{\"text\":\"`x`\"}}}",
+		},
+		{
+			name:   "consent",
+			rec:    callRecord{seq: 4, tool: "demo.write_note", args: json.RawMessage(`{"key":"k","note":"n"}`), consent: true},
+			tool:   &tooling.Tool{Name: "demo.write_note"},
+			cli:    `toolexplorer run demo.write_note --args '{"key":"k","note":"n"}' --consent`,
+			gocall: "tooling.ExecuteTool(ctx, \"demo.write_note\", json.RawMessage(`{\"key\":\"k\",\"note\":\"n\"}`), tooling.WithConsent())",
+			mcp:    `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"demo.write_note","arguments":{"key":"k","note":"n"}}}`,
+		},
+		{
+			name:   "origin ui",
+			rec:    callRecord{seq: 5, tool: "demo.ui_only", args: json.RawMessage(`{}`)},
+			tool:   uiOnly,
+			cli:    `toolexplorer run demo.ui_only --args '{}' --origin ui`,
+			gocall: "tooling.ExecuteTool(ctx, \"demo.ui_only\", json.RawMessage(`{}`), tooling.WithOrigin(tooling.OriginUI))",
+			mcp:    `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"demo.ui_only","arguments":{}}}`,
+		},
+		{
+			name: "odd name",
+			rec:  callRecord{seq: 6, tool: "my tool", args: nil},
+			cli:  `toolexplorer run 'my tool' --args '{}'`,
+			mcp:  `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"my tool","arguments":{}}}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := commandLine(&tc.rec, tc.tool); got != tc.cli {
+				t.Errorf("command line:\n got %s\nwant %s", got, tc.cli)
+			}
+			if tc.gocall != "" {
+				if got := goCall(&tc.rec, tc.tool); got != tc.gocall {
+					t.Errorf("Go:\n got %s\nwant %s", got, tc.gocall)
+				}
+			}
+			got := mcpCall(&tc.rec, tc.tool)
+			if got != tc.mcp {
+				t.Errorf("MCP:\n got %s\nwant %s", got, tc.mcp)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("MCP message is not JSON: %s", got)
+			}
+		})
+	}
+}
+
+// clipboard returns the text of the last OSC 52 clipboard message handled.
+func clipboard(h *harness) string {
+	for i := len(h.seen) - 1; i >= 0; i-- {
+		if fmt.Sprintf("%T", h.seen[i]) == "tea.setClipboardMsg" {
+			return fmt.Sprint(h.seen[i])
+		}
+	}
+	return ""
+}
+
+func TestHistoryCopy(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 30)
+	h.press("H")
+	h.mustContain("no calls yet")
+	h.press("c")
+	h.mustContain("no call to copy yet")
+	h.press("esc")
+
+	openRun(t, h, "demo.echo", `{"text":"it's"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("H")
+	if h.m.top() != h.m.history {
+		t.Fatal("H does not open the history")
+	}
+	h.mustContain("1  demo.echo  ✓ ok", `{"text":"it's"}`)
+	for _, tc := range []struct{ key, format, text string }{
+		{"c", "command line", `toolexplorer run demo.echo --args '{"text":"it'\''s"}'`},
+		{"o", "Go", "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"it's\"}`))"},
+		{"m", "MCP tools/call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"it's"}}}`},
+	} {
+		h.press(tc.key)
+		if got := clipboard(h); got != tc.text {
+			t.Errorf("%s: clipboard %q, want %q", tc.key, got, tc.text)
+		}
+		h.mustContain("Copied as "+tc.format+" (also sent to the clipboard with OSC 52):", tc.text, "copied call 1 as "+tc.format)
+	}
+}
+
+func TestHistoryRerunAndEdit(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 30)
+	openRun(t, h, "demo.echo", `{"text":"one"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	openRun(t, h, "demo.fail", "")
+	h.press("ctrl+s")
+	h.runDone(2)
+	h.press("H")
+	h.mustContain("2  demo.fail  ✗ tool_error", "1  demo.echo  ✓ ok")
+	h.press("j", "r") // re-run the echo call
+	res := h.runDone(3)
+	if !res.OK() || string(h.m.c.history[2].args) != `{"text":"one"}` || h.m.top() != h.m.run {
+		t.Fatalf("re-run: %s, args %s", res.Code, h.m.c.history[2].args)
+	}
+	h.press("H", "G", "e") // edit the oldest
+	if h.m.top() != h.m.run || h.m.run.phase != phaseEditing || h.m.run.tool.Name != "demo.echo" {
+		t.Fatal("e does not open the call in the editor")
+	}
+	if v, _ := h.m.run.editor.Value(); string(v) != `{"text":"one"}` {
+		t.Fatalf("editor holds %s", v)
+	}
+	if len(h.m.c.history) != 3 {
+		t.Fatal("edit ran the call")
+	}
+	_ = h.m.run.editor.SetValue(json.RawMessage(`{"text":"two"}`))
+	h.press("ctrl+s")
+	if res := h.runDone(4); !strings.Contains(string(res.Output), "two") {
+		t.Fatalf("edited re-run output %s", res.Output)
+	}
+}
+
+func TestHistoryRerunAsksConsentAgain(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 30)
+	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
+	h.press("ctrl+s", "y")
+	h.runDone(1)
+	h.press("H", "enter")
+	if h.m.confirm == nil {
+		t.Fatal("a re-run of a consent tool does not ask")
+	}
+	h.press("esc")
+	if len(h.m.c.history) != 1 {
+		t.Fatal("declined re-run ran")
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+}

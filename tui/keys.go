@@ -1,0 +1,282 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+func bind(keys []string, helpKey, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
+}
+
+// short is b with a shorter description, for the one-line help.
+func short(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// globalKeys work on every screen. Quit, Help, History and Board are
+// single characters, so they are off while a text field has the focus;
+// ForceQuit and HelpAlways always work.
+type globalKeys struct {
+	Quit       key.Binding
+	ForceQuit  key.Binding
+	Help       key.Binding
+	HelpAlways key.Binding
+	History    key.Binding
+	Board      key.Binding
+	Back       key.Binding
+}
+
+func newGlobalKeys() globalKeys {
+	return globalKeys{
+		Quit:       bind([]string{"q"}, "q", "quit"),
+		ForceQuit:  bind([]string{"ctrl+c"}, "ctrl+c", "quit"),
+		Help:       bind([]string{"?"}, "?", "full help"),
+		HelpAlways: bind([]string{"f1"}, "f1", "full help"),
+		History:    bind([]string{"H"}, "H", "call history"),
+		Board:      bind([]string{"B"}, "B", "governance board"),
+		Back:       bind([]string{"esc"}, "esc", "back"),
+	}
+}
+
+// Navigation shared by the scrolling screens.
+type navKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+}
+
+func newNavKeys() navKeys {
+	return navKeys{
+		Up:       bind([]string{"up", "k"}, "↑/k", "up"),
+		Down:     bind([]string{"down", "j"}, "↓/j", "down"),
+		Top:      bind([]string{"g", "home"}, "g/home", "top"),
+		Bottom:   bind([]string{"G", "end"}, "G/end", "bottom"),
+		PageUp:   bind([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown: bind([]string{"pgdown", "ctrl+d", "space"}, "pgdn", "page down"),
+	}
+}
+
+func (k navKeys) column() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown}
+}
+
+// listKeys are the keys of the tool list.
+type listKeys struct {
+	navKeys
+	Filter      key.Binding
+	AcceptQuery key.Binding
+	ClearQuery  key.Binding
+	Open        key.Binding
+	Run         key.Binding
+	Toggle      key.Binding
+	Facets      [numFacets]key.Binding
+	ClearFacets key.Binding
+	typing      bool
+}
+
+func newListKeys() listKeys {
+	k := listKeys{
+		navKeys:     newNavKeys(),
+		Filter:      bind([]string{"/"}, "/", "filter"),
+		AcceptQuery: bind([]string{"enter", "tab"}, "enter", "keep filter"),
+		ClearQuery:  bind([]string{"esc"}, "esc", "clear filter"),
+		Open:        bind([]string{"enter", "right", "l"}, "enter", "details"),
+		Run:         bind([]string{"r"}, "r", "run"),
+		Toggle:      bind([]string{"e"}, "e", "enable/disable"),
+		ClearFacets: bind([]string{"0"}, "0", "clear facets"),
+	}
+	for i, f := range facetNames {
+		n := string(rune('1' + i))
+		k.Facets[i] = bind([]string{n}, n, f)
+	}
+	return k
+}
+
+func (k listKeys) ShortHelp() []key.Binding {
+	if k.typing {
+		return []key.Binding{k.AcceptQuery, k.ClearQuery, bind([]string{"up"}, "↑/↓", "move")}
+	}
+	return []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off"), bind([]string{"1"}, "1-5", "facets"), bind([]string{"?"}, "?", "help")}
+}
+
+func (k listKeys) FullHelp() [][]key.Binding {
+	facets := append(k.Facets[:], k.ClearFacets)
+	return [][]key.Binding{
+		k.navKeys.column(),
+		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle},
+		facets,
+	}
+}
+
+// detailKeys are the keys of a tool's detail screen.
+type detailKeys struct {
+	navKeys
+	NextPane key.Binding
+	PrevPane key.Binding
+	Run      key.Binding
+	Toggle   key.Binding
+}
+
+func newDetailKeys() detailKeys {
+	return detailKeys{
+		navKeys:  newNavKeys(),
+		NextPane: bind([]string{"tab", "right", "l"}, "tab", "next pane"),
+		PrevPane: bind([]string{"shift+tab", "left", "h"}, "shift+tab", "previous pane"),
+		Run:      bind([]string{"r", "enter"}, "r/enter", "run"),
+		Toggle:   bind([]string{"e"}, "e", "enable/disable"),
+	}
+}
+
+func (k detailKeys) ShortHelp() []key.Binding {
+	return []key.Binding{short(k.NextPane, "pane"), k.Run, short(k.Toggle, "on/off"), bind([]string{"esc"}, "esc", "back"), bind([]string{"?"}, "?", "help")}
+}
+
+func (k detailKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.navKeys.column(), {k.NextPane, k.PrevPane, k.Run, k.Toggle}}
+}
+
+// runKeys are the keys of the run screen; which are on depends on the
+// phase (editing, running, result). While editing, the editor's own keys
+// (its KeyMap) do the rest: moving, typing, submitting.
+type runKeys struct {
+	navKeys
+	Cancel key.Binding
+	Edit   key.Binding
+	Again  key.Binding
+	Back   key.Binding
+	phase  runPhase
+	editor argsEditor
+}
+
+func newRunKeys() runKeys {
+	return runKeys{
+		navKeys: newNavKeys(),
+		Cancel:  bind([]string{"esc"}, "esc", "cancel the call"),
+		Edit:    bind([]string{"e", "enter"}, "e/enter", "edit the arguments"),
+		Again:   bind([]string{"r"}, "r", "run again"),
+		Back:    bind([]string{"esc"}, "esc", "back"),
+	}
+}
+
+func (k runKeys) ShortHelp() []key.Binding {
+	switch k.phase {
+	case phaseRunning:
+		return []key.Binding{k.Cancel, bind([]string{"B"}, "B", "governance")}
+	case phaseResult:
+		return []key.Binding{short(k.Edit, "edit"), short(k.Again, "again"), bind([]string{"j"}, "↑/↓", "scroll"), bind([]string{"H"}, "H", "history"), k.Back}
+	}
+	var out []key.Binding
+	if k.editor != nil {
+		out = k.editor.KeyMap().ShortHelp()
+	}
+	return append(out, k.Back, bind([]string{"f1"}, "f1", "help"))
+}
+
+func (k runKeys) FullHelp() [][]key.Binding {
+	switch k.phase {
+	case phaseRunning:
+		return [][]key.Binding{{k.Cancel}}
+	case phaseResult:
+		return [][]key.Binding{k.navKeys.column(), {k.Edit, k.Again, k.Back}}
+	}
+	var cols [][]key.Binding
+	if k.editor != nil {
+		cols = k.editor.KeyMap().FullHelp()
+	}
+	return append(cols, []key.Binding{k.Back})
+}
+
+// historyKeys are the keys of the call history.
+type historyKeys struct {
+	navKeys
+	Rerun   key.Binding
+	Edit    key.Binding
+	CopyCLI key.Binding
+	CopyGo  key.Binding
+	CopyMCP key.Binding
+}
+
+func newHistoryKeys() historyKeys {
+	return historyKeys{
+		navKeys: newNavKeys(),
+		Rerun:   bind([]string{"r", "enter"}, "r/enter", "re-run"),
+		Edit:    bind([]string{"e"}, "e", "edit and re-run"),
+		CopyCLI: bind([]string{"c"}, "c", "copy as command line"),
+		CopyGo:  bind([]string{"o"}, "o", "copy as Go"),
+		CopyMCP: bind([]string{"m"}, "m", "copy as MCP tools/call"),
+	}
+}
+
+func (k historyKeys) ShortHelp() []key.Binding {
+	return []key.Binding{bind([]string{"r"}, "r", "re-run"), short(k.Edit, "edit"), short(k.CopyCLI, "copy cmd"), short(k.CopyGo, "copy Go"), short(k.CopyMCP, "copy MCP"), bind([]string{"esc"}, "esc", "back")}
+}
+
+func (k historyKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.navKeys.column(), {k.Rerun, k.Edit, k.CopyCLI, k.CopyGo, k.CopyMCP}}
+}
+
+// boardKeys are the keys of the governance board.
+type boardKeys struct {
+	navKeys
+	Pause key.Binding
+}
+
+func newBoardKeys() boardKeys {
+	return boardKeys{navKeys: newNavKeys(), Pause: bind([]string{"p"}, "p", "pause/resume")}
+}
+
+func (k boardKeys) ShortHelp() []key.Binding {
+	return []key.Binding{bind([]string{"j"}, "↑/↓", "scroll"), short(k.Pause, "pause"), bind([]string{"esc"}, "esc", "back"), bind([]string{"?"}, "?", "help")}
+}
+
+func (k boardKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.navKeys.column(), {k.Pause}}
+}
+
+// confirmKeys are the keys of the consent dialog.
+type confirmKeys struct {
+	Yes    key.Binding
+	No     key.Binding
+	Switch key.Binding
+	Choose key.Binding
+}
+
+func newConfirmKeys() confirmKeys {
+	return confirmKeys{
+		Yes:    bind([]string{"y", "Y"}, "y", "consent and run"),
+		No:     bind([]string{"n", "N", "esc"}, "n/esc", "cancel"),
+		Switch: bind([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab/←/→", "switch"),
+		Choose: bind([]string{"enter", "space"}, "enter", "choose"),
+	}
+}
+
+func (k confirmKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Yes, k.No, short(k.Switch, "switch"), k.Choose}
+}
+
+func (k confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// keyList is a key map of a few bindings, for the overlays.
+type keyList []key.Binding
+
+func (k keyList) ShortHelp() []key.Binding  { return k }
+func (k keyList) FullHelp() [][]key.Binding { return [][]key.Binding{k} }
+
+// helpOverlayKeys are the keys of the full help overlay.
+var helpOverlayKeys = keyList{bind([]string{"esc"}, "esc/?", "close"), bind([]string{"up"}, "↑/↓", "scroll")}
+
+// The key maps show in the help bubble.
+var (
+	_ help.KeyMap = listKeys{}
+	_ help.KeyMap = detailKeys{}
+	_ help.KeyMap = runKeys{}
+	_ help.KeyMap = historyKeys{}
+	_ help.KeyMap = boardKeys{}
+	_ help.KeyMap = confirmKeys{}
+	_ help.KeyMap = keyList{}
+)

@@ -1,0 +1,583 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// The facets of the list, toggled with 1 to 5.
+const (
+	facetAvailable = iota
+	facetDangerous
+	facetReadOnly
+	facetMainThread
+	facetExclusive
+	numFacets
+)
+
+var facetNames = [numFacets]string{"available", "dangerous", "read-only", "main thread", "exclusive"}
+
+// toolItem is one tool of the list with what the filter and the badges
+// need, computed once.
+type toolItem struct {
+	tool tooling.Tool
+	text filterText
+
+	readOnly, mainThread, exclusive bool
+	effects                         bool // side effects beyond reading
+	dangerous, consent              bool
+	disabled                        bool // refreshed by toggles and availability checks
+}
+
+func newToolItem(t tooling.Tool, reg *tooling.Registry) toolItem {
+	m := &t.Meta
+	it := toolItem{
+		tool:       t,
+		text:       newFilterText(t.Name, t.Title, t.Description, paramNames(t.Input)),
+		readOnly:   m.Concurrency == tooling.ReadOnly,
+		mainThread: m.Concurrency == tooling.MainThread,
+		exclusive:  m.Concurrency == tooling.Exclusive,
+		effects:    m.Effects.Any(tooling.EffectWrite | tooling.EffectNetwork | tooling.EffectFilesystem | tooling.EffectProcess),
+		dangerous:  m.Dangerous(),
+		consent:    m.NeedsConsent(),
+	}
+	if p, err := reg.Policy(t.Name); err == nil {
+		it.disabled = !p.Enabled
+	}
+	return it
+}
+
+// listScreen lists every tool, with a filter and facets.
+type listScreen struct {
+	c      *common
+	keys   listKeys
+	items  []toolItem
+	shown  []int   // indexes into items, in display order
+	ranked []int64 // scratch: -score<<32 | index, sorted ascending
+	// matched are the tools matching query, before the facets: the
+	// candidates when the next query extends this one.
+	matched []int
+	// recent keeps the matches of the last queries (they depend on the
+	// tools' text only), so that backspace costs no search.
+	recent map[string][]int
+	cursor int // index into shown
+	offset int // first row on screen
+	filter textinput.Model
+	query  string // the filter's words, as last applied
+	facets [numFacets]bool
+	w, h   int
+}
+
+func newListScreen(c *common) *listScreen {
+	ti := textinput.New()
+	ti.Prompt = "/ "
+	ti.Placeholder = "filter by name, title, description, parameter"
+	s := ti.Styles()
+	s.Cursor.Blink = false
+	if !c.styles.color {
+		plain := lipgloss.NewStyle()
+		s.Focused = textinput.StyleState{Text: plain, Placeholder: plain.Faint(true), Suggestion: plain, Prompt: plain.Bold(true)}
+		s.Blurred = s.Focused
+		s.Cursor.Color = nil
+	}
+	ti.SetStyles(s)
+	l := &listScreen{c: c, keys: newListKeys(), filter: ti}
+	l.reload()
+	return l
+}
+
+// reload rebuilds the items from the registry, keeping the selection.
+func (l *listScreen) reload() {
+	tools := l.c.reg.List(l.c.ctx, tooling.Filter{})
+	l.items = make([]toolItem, len(tools))
+	for i, t := range tools {
+		l.items[i] = newToolItem(t, l.c.reg)
+	}
+	l.recent = make(map[string][]int)
+	l.matched = nil
+	l.query = ""
+	l.apply()
+}
+
+func (l *listScreen) Title() string { return "Tools" }
+
+func (l *listScreen) Typing() bool { return l.filter.Focused() }
+
+func (l *listScreen) KeyMap() help.KeyMap {
+	k := l.keys
+	k.typing = l.Typing()
+	return k
+}
+
+func (l *listScreen) SetSize(w, h int) {
+	l.w, l.h = w, h
+	l.filter.SetWidth(max(w-26, 10)) // room for the prompt, the cursor and the count
+	l.clamp()
+}
+
+// Show reloads when tools were added and re-checks availability.
+func (l *listScreen) Show() tea.Cmd {
+	if l.c.reg.Len() != len(l.items) {
+		l.reload()
+	}
+	return availabilityCmd(l.c.ctx, l.c.reg, l.names())
+}
+
+func (l *listScreen) Hide() {}
+
+func (l *listScreen) names() []string {
+	out := make([]string, len(l.items))
+	for i := range l.items {
+		out[i] = l.items[i].tool.Name
+	}
+	return out
+}
+
+// selected returns the tool under the cursor.
+func (l *listScreen) selected() (*toolItem, bool) {
+	if l.cursor < 0 || l.cursor >= len(l.shown) {
+		return nil, false
+	}
+	return &l.items[l.shown[l.cursor]], true
+}
+
+func (l *listScreen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case availabilityMsg:
+		for i := range l.items {
+			if st, ok := msg.states[l.items[i].tool.Name]; ok {
+				l.items[i].disabled = st.code == tooling.CodeDisabled
+			}
+		}
+		if l.facets[facetAvailable] {
+			l.apply()
+		}
+		return nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			l.move(-3)
+		case tea.MouseWheelDown:
+			l.move(3)
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if l.filter.Focused() {
+			return l.updateFilter(msg)
+		}
+		return l.updateKeys(msg)
+	case tea.PasteMsg:
+		if l.filter.Focused() {
+			var cmd tea.Cmd
+			l.filter, cmd = l.filter.Update(msg)
+			l.applyQuery()
+			return cmd
+		}
+	}
+	return nil
+}
+
+func (l *listScreen) updateFilter(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, l.keys.AcceptQuery):
+		l.filter.Blur()
+		return nil
+	case key.Matches(msg, l.keys.ClearQuery):
+		l.filter.Blur()
+		l.filter.SetValue("")
+		l.applyQuery()
+		return nil
+	case msg.String() == "up":
+		l.move(-1)
+		return nil
+	case msg.String() == "down":
+		l.move(1)
+		return nil
+	case msg.String() == "pgup":
+		l.move(-l.rows())
+		return nil
+	case msg.String() == "pgdown":
+		l.move(l.rows())
+		return nil
+	}
+	var cmd tea.Cmd
+	l.filter, cmd = l.filter.Update(msg)
+	l.applyQuery()
+	return cmd
+}
+
+func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
+	k := l.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		l.move(-1)
+	case key.Matches(msg, k.Down):
+		l.move(1)
+	case key.Matches(msg, k.Top):
+		l.cursor = 0
+		l.clamp()
+	case key.Matches(msg, k.Bottom):
+		l.cursor = len(l.shown) - 1
+		l.clamp()
+	case key.Matches(msg, k.PageUp):
+		l.move(-l.rows())
+	case key.Matches(msg, k.PageDown):
+		l.move(l.rows())
+	case key.Matches(msg, k.Filter):
+		return l.filter.Focus()
+	case key.Matches(msg, k.Open):
+		if it, ok := l.selected(); ok {
+			return openDetailCmd(it.tool.Name)
+		}
+	case key.Matches(msg, k.Run):
+		if it, ok := l.selected(); ok {
+			return openRunCmd(it.tool.Name, nil, false)
+		}
+	case key.Matches(msg, k.Toggle):
+		if it, ok := l.selected(); ok {
+			return toggleTool(l.c, it.tool.Name)
+		}
+	case key.Matches(msg, k.ClearFacets):
+		l.facets = [numFacets]bool{}
+		l.apply()
+	case msg.String() == "esc":
+		if l.filter.Value() != "" {
+			l.filter.SetValue("")
+			l.applyQuery()
+		}
+	default:
+		for i, b := range k.Facets {
+			if key.Matches(msg, b) {
+				l.facets[i] = !l.facets[i]
+				l.apply()
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// toggleTool enables a disabled tool or disables an enabled one, and
+// re-checks its availability.
+func toggleTool(c *common, name string) tea.Cmd {
+	p, err := c.reg.Policy(name)
+	if err != nil {
+		return statusCmd(err.Error(), true)
+	}
+	enable := !p.Enabled
+	if err := c.reg.SetEnabled(name, enable); err != nil {
+		return statusCmd(err.Error(), true)
+	}
+	text := name + " disabled at runtime"
+	if enable {
+		text = name + " enabled"
+		if p2, err := c.reg.Policy(name); err == nil && !p2.Enabled {
+			text = name + " is still disabled: " + p2.DisabledReason
+		}
+	}
+	return tea.Batch(statusCmd(text, false), availabilityCmd(c.ctx, c.reg, []string{name}), msgCmd(toggledMsg{name: name}))
+}
+
+// refreshTool re-reads whether a tool is disabled.
+func (l *listScreen) refreshTool(name string) {
+	for i := range l.items {
+		if l.items[i].tool.Name == name {
+			if p, err := l.c.reg.Policy(name); err == nil {
+				l.items[i].disabled = !p.Enabled
+			}
+		}
+	}
+	l.apply()
+}
+
+func (l *listScreen) applyQuery() {
+	if q := strings.ToLower(strings.TrimSpace(l.filter.Value())); q != l.query {
+		l.apply()
+	}
+}
+
+// apply recomputes the shown tools from the query and the facets, keeping
+// the cursor on the same tool when it is still shown.
+func (l *listScreen) apply() {
+	keep := -1
+	if l.cursor >= 0 && l.cursor < len(l.shown) {
+		keep = l.shown[l.cursor]
+	}
+	prev := l.query
+	l.query = strings.ToLower(strings.TrimSpace(l.filter.Value()))
+	q := parseQuery(l.query)
+	l.shown = l.shown[:0]
+	if len(q.words) == 0 {
+		l.matched = nil
+		for i := range l.items {
+			if l.facetsMatch(&l.items[i]) {
+				l.shown = append(l.shown, i)
+			}
+		}
+	} else {
+		l.matched = l.match(q, prev)
+		for _, i := range l.matched {
+			if l.facetsMatch(&l.items[i]) {
+				l.shown = append(l.shown, i)
+			}
+		}
+	}
+	l.cursor = 0
+	if keep >= 0 && len(q.words) == 0 {
+		if i := slices.Index(l.shown, keep); i >= 0 {
+			l.cursor = i
+		}
+	}
+	l.offset = 0
+	l.clamp()
+}
+
+// maxRecent bounds the queries whose matches are kept.
+const maxRecent = 64
+
+// match returns the tools matching q, best first: from the recent
+// queries, or by searching the matches of prev when q extends it, or
+// every tool.
+func (l *listScreen) match(q query, prev string) []int {
+	if m, ok := l.recent[l.query]; ok {
+		return m
+	}
+	l.ranked = l.ranked[:0]
+	score := func(i int) {
+		if s := l.items[i].text.score(&q); s > 0 {
+			l.ranked = append(l.ranked, int64(-s)<<32|int64(i))
+		}
+	}
+	if narrows(prev, l.query) && prev != l.query {
+		for _, i := range l.matched {
+			score(i)
+		}
+	} else {
+		for i := range l.items {
+			score(i)
+		}
+	}
+	slices.Sort(l.ranked)
+	m := make([]int, len(l.ranked))
+	for k, r := range l.ranked {
+		m[k] = int(r & 0xffffffff)
+	}
+	if len(l.recent) >= maxRecent {
+		clear(l.recent)
+	}
+	l.recent[l.query] = m
+	return m
+}
+
+func (l *listScreen) facetsMatch(it *toolItem) bool {
+	f := &l.facets
+	if f[facetAvailable] && (it.disabled || !l.available(it)) {
+		return false
+	}
+	if f[facetDangerous] && !it.dangerous {
+		return false
+	}
+	// The concurrency facets are alternatives: with several on, a tool
+	// matching any of them is shown.
+	if f[facetReadOnly] || f[facetMainThread] || f[facetExclusive] {
+		if !(f[facetReadOnly] && it.readOnly || f[facetMainThread] && it.mainThread || f[facetExclusive] && it.exclusive) {
+			return false
+		}
+	}
+	return true
+}
+
+// available is the last availability check of a tool; a tool not yet
+// checked counts as available.
+func (l *listScreen) available(it *toolItem) bool {
+	st, ok := l.c.avail[it.tool.Name]
+	return !ok || !st.checked || st.code == ""
+}
+
+// rows is the number of tool rows that fit.
+func (l *listScreen) rows() int { return max(l.h-listHeaderLines, 1) }
+
+// listHeaderLines are the filter line, the facet line and the column
+// headings.
+const listHeaderLines = 3
+
+func (l *listScreen) move(n int) {
+	l.cursor += n
+	l.clamp()
+}
+
+func (l *listScreen) clamp() {
+	if l.cursor >= len(l.shown) {
+		l.cursor = len(l.shown) - 1
+	}
+	if l.cursor < 0 {
+		l.cursor = 0
+	}
+	rows := l.rows()
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+rows {
+		l.offset = l.cursor - rows + 1
+	}
+	if l.offset > max(len(l.shown)-rows, 0) {
+		l.offset = max(len(l.shown)-rows, 0)
+	}
+}
+
+// statsWidth is the width of the call count and last latency column.
+const statsWidth = 12
+
+func (l *listScreen) View() string {
+	st := l.c.styles
+	var b strings.Builder
+
+	// The filter line, with the count on the right.
+	count := fmt.Sprintf("%d of %d tools", len(l.shown), len(l.items))
+	if len(l.shown) == len(l.items) {
+		count = fmt.Sprintf("%d tools", len(l.items))
+	}
+	countW := lipgloss.Width(count)
+	var filter string
+	if l.filter.Focused() || l.filter.Value() != "" {
+		filter = l.filter.View()
+	} else {
+		filter = st.Faint.Render("press / to filter")
+	}
+	b.WriteString(pad(filter, max(l.w-countW-1, 0)) + " " + st.Subtle.Render(count))
+	b.WriteByte('\n')
+
+	// The facets.
+	var facets []string
+	for i, name := range facetNames {
+		label := fmt.Sprintf("%d %s", i+1, name)
+		if l.facets[i] {
+			facets = append(facets, st.FacetOn.Render(label))
+		} else {
+			facets = append(facets, st.FacetOff.Render(label))
+		}
+	}
+	b.WriteString(cut(strings.Join(facets, "  "), l.w))
+	b.WriteByte('\n')
+
+	end := min(l.offset+l.rows(), len(l.shown))
+	nameW := l.nameWidth()
+	badgeStrs := make([]string, 0, end-l.offset)
+	badgeW := len("BADGES")
+	for row := l.offset; row < end; row++ {
+		bs := badges(l.c, &l.items[l.shown[row]])
+		badgeStrs = append(badgeStrs, bs)
+		badgeW = max(badgeW, lipgloss.Width(bs))
+	}
+	wide := l.w >= 60
+	head := "  " + pad("NAME", nameW) + " " + pad("BADGES", badgeW)
+	if wide {
+		head += " " + padLeft("CALLS  LAST", statsWidth) + "  DESCRIPTION"
+	}
+	b.WriteString(st.Faint.Render(cut(head, l.w)))
+
+	if len(l.shown) == 0 {
+		b.WriteString("\n\n  ")
+		if len(l.items) == 0 {
+			b.WriteString(st.Subtle.Render("no tools are registered: is the package that defines them imported?"))
+		} else {
+			b.WriteString(st.Subtle.Render("no tool matches: esc clears the filter, 0 the facets"))
+		}
+		return b.String()
+	}
+	for row := l.offset; row < end; row++ {
+		b.WriteByte('\n')
+		b.WriteString(l.renderRow(&l.items[l.shown[row]], row == l.cursor, nameW, pad(badgeStrs[row-l.offset], badgeW), wide))
+	}
+	return b.String()
+}
+
+// nameWidth is the width of the name column: the longest shown name,
+// within bounds that leave room for the rest.
+func (l *listScreen) nameWidth() int {
+	longest := 4
+	end := min(l.offset+l.rows(), len(l.shown))
+	for row := l.offset; row < end; row++ {
+		longest = max(longest, len(l.items[l.shown[row]].tool.Name))
+	}
+	limit := max(l.w/3, 16)
+	return min(longest, limit)
+}
+
+func (l *listScreen) renderRow(it *toolItem, selected bool, nameW int, badgeCol string, wide bool) string {
+	st := l.c.styles
+	marker := "  "
+	if selected {
+		marker = st.Cursor.Render("›") + " "
+	}
+	name := pad(it.tool.Name, nameW)
+	if selected {
+		name = st.Bold.Render(name)
+	}
+	line := marker + name + " " + badgeCol
+	if wide {
+		stats := st.Faint.Render("—")
+		if ts, ok := l.c.reg.ToolStatsOf(it.tool.Name); ok && ts.Calls > 0 {
+			stats = fmt.Sprintf("%d× %s", ts.Calls, formatDuration(ts.Last))
+		}
+		line += " " + padLeft(stats, statsWidth) + "  "
+		rest := max(l.w-lipgloss.Width(line), 0)
+		line += st.Subtle.Render(cut(describe(it.tool), rest))
+	}
+	if selected && st.color {
+		// One highlight across the row: the segments' own colours would
+		// end it early.
+		return st.Selected.Render(pad(ansi.Strip(line), l.w))
+	}
+	return line
+}
+
+// describe is the title and the first line of the description.
+func describe(t tooling.Tool) string {
+	d := firstLine(t.Description)
+	switch {
+	case t.Title == "":
+		return d
+	case d == "":
+		return t.Title
+	}
+	return t.Title + " · " + d
+}
+
+// badges renders a tool's badges: its concurrency (ro, main, excl), side
+// effects (fx), consent (consent), and why it cannot run (off when
+// disabled, n/a when unavailable).
+func badges(c *common, it *toolItem) string {
+	st := c.styles
+	var parts []string
+	switch {
+	case it.readOnly:
+		parts = append(parts, st.BadgeRO.Render("ro"))
+	case it.mainThread:
+		parts = append(parts, st.BadgeMain.Render("main"))
+	default:
+		parts = append(parts, st.BadgeExcl.Render("excl"))
+	}
+	if it.effects {
+		parts = append(parts, st.BadgeFx.Render("fx"))
+	}
+	if it.consent {
+		parts = append(parts, st.BadgeConsent.Render("consent"))
+	}
+	if it.disabled {
+		parts = append(parts, st.BadgeOff.Render("off"))
+	} else if a, ok := c.avail[it.tool.Name]; ok && a.checked && a.code != "" {
+		parts = append(parts, st.BadgeUnavail.Render("n/a"))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// The messages of the console. Screens emit them with the Cmd
+// constructors below; the root Model routes them.
+
+// openDetailMsg asks for the detail screen of a tool.
+type openDetailMsg struct{ name string }
+
+// openRunMsg asks for the run screen of a tool, with args in the editor
+// when not nil; start runs them at once (through the consent dialog when
+// the tool asks for it).
+type openRunMsg struct {
+	name  string
+	args  json.RawMessage
+	start bool
+}
+
+// backMsg asks to leave the current screen.
+type backMsg struct{}
+
+// startRunMsg starts a call of the run screen's tool with args; consent is
+// set when the person consented in the dialog.
+type startRunMsg struct {
+	tool    string
+	args    json.RawMessage
+	consent bool
+}
+
+// confirmMsg opens the consent dialog; yes is sent when the person
+// consents, nothing when they decline.
+type confirmMsg struct {
+	title string
+	body  string
+	yes   tea.Msg
+}
+
+// runDoneMsg carries the result of call seq.
+type runDoneMsg struct {
+	seq    int
+	result *tooling.Result
+}
+
+// availabilityMsg carries fresh availability of some tools.
+type availabilityMsg struct{ states map[string]availState }
+
+// boardTickMsg refreshes the governance board; gen tells stale ticks
+// (from a board that was closed since) from live ones.
+type boardTickMsg struct {
+	gen int
+	at  time.Time
+}
+
+// toggledMsg says a tool was enabled or disabled at runtime.
+type toggledMsg struct{ name string }
+
+// statusMsg shows a line in the status bar.
+type statusMsg struct {
+	text  string
+	isErr bool
+}
+
+func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+func openDetailCmd(name string) tea.Cmd { return msgCmd(openDetailMsg{name: name}) }
+
+func openRunCmd(name string, args json.RawMessage, start bool) tea.Cmd {
+	return msgCmd(openRunMsg{name: name, args: args, start: start})
+}
+
+func backCmd() tea.Msg { return backMsg{} }
+
+func confirmCmd(title, body string, yes tea.Msg) tea.Cmd {
+	return msgCmd(confirmMsg{title: title, body: body, yes: yes})
+}
+
+func statusCmd(text string, isErr bool) tea.Cmd { return msgCmd(statusMsg{text: text, isErr: isErr}) }
+
+// executeCmd calls the tool through the registry's governed path. It
+// blocks in its own goroutine, never in Update; canceling ctx cancels the
+// call, which then returns with code canceled.
+func executeCmd(ctx context.Context, reg *tooling.Registry, seq int, name string, args json.RawMessage, opts ...tooling.Option) tea.Cmd {
+	return func() tea.Msg {
+		res, _ := reg.Execute(ctx, name, args, opts...)
+		return runDoneMsg{seq: seq, result: res}
+	}
+}
+
+// availabilityCheckTimeout bounds one tool's Available during a check.
+const availabilityCheckTimeout = 2 * time.Second
+
+// availabilityCmd checks, in its own goroutine, whether each named tool
+// can run now for origin ui: enabled, origin allowed, and its Available.
+func availabilityCmd(ctx context.Context, reg *tooling.Registry, names []string) tea.Cmd {
+	if len(names) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		return availabilityMsg{states: checkAvailability(ctx, reg, names)}
+	}
+}
+
+func checkAvailability(ctx context.Context, reg *tooling.Registry, names []string) map[string]availState {
+	out := make(map[string]availState, len(names))
+	for _, n := range names {
+		cctx, cancel := context.WithTimeout(ctx, availabilityCheckTimeout)
+		err := reg.Availability(cctx, n, tooling.OriginUI)
+		cancel()
+		st := availState{checked: true}
+		if err != nil {
+			st.reason = err.Error()
+			st.code = tooling.CodeUnavailable
+			var te *tooling.Error
+			if errors.As(err, &te) {
+				st.code, st.reason = te.Code, te.Message
+			}
+		}
+		out[n] = st
+	}
+	return out
+}
+
+// boardTickCmd schedules the next refresh of the governance board.
+func boardTickCmd(gen int) tea.Cmd {
+	return tea.Tick(boardInterval, func(t time.Time) tea.Msg { return boardTickMsg{gen: gen, at: t} })
+}

@@ -1,0 +1,484 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// runPhase is where the run screen is: editing the arguments, waiting for
+// the call, or showing its result.
+type runPhase int
+
+const (
+	phaseEditing runPhase = iota
+	phaseRunning
+	phaseResult
+)
+
+// runScreen edits a tool's arguments, runs it and shows the result.
+type runScreen struct {
+	c      *common
+	keys   runKeys
+	tool   tooling.Tool
+	editor argsEditor
+	note   string // why the arguments are edited as raw JSON, if the form failed
+	phase  runPhase
+	errMsg string // the last problem with the arguments or the call
+
+	// The call in flight.
+	spin      spinner.Model
+	seq       int
+	args      json.RawMessage
+	cancel    context.CancelFunc
+	canceling bool
+	started   time.Time
+	queued    bool          // not seen running yet
+	waiting   bool          // waiting now for a slot, a lock or the main thread
+	waited    bool          // seen waiting at least once
+	queueWait time.Duration // how long it waited, once it runs
+	waitingOn string        // what it waits for, when known
+
+	result *tooling.Result
+	vp     viewport.Model
+	w, h   int
+}
+
+func newRunScreen(c *common) *runScreen {
+	r := &runScreen{c: c, keys: newRunKeys(), vp: viewport.New()}
+	r.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Status))
+	r.vp.SoftWrap = true
+	r.vp.KeyMap = viewportKeys()
+	return r
+}
+
+// busy reports whether a call is in flight.
+func (r *runScreen) busy() bool { return r.phase == phaseRunning }
+
+// setTool prepares the screen for t: a new editor unless t is already
+// loaded, args in it when given, and the editing phase.
+func (r *runScreen) setTool(t tooling.Tool, args json.RawMessage) tea.Cmd {
+	var cmd tea.Cmd
+	if r.editor == nil || r.tool.Name != t.Name {
+		r.tool = t
+		r.note = ""
+		ed, err := r.c.newEditor(inputSchema(t), r.w, r.editorHeight())
+		if err != nil {
+			r.note = err.Error() + " (editing raw JSON)"
+			ed = newRawEditor(r.c.styles, inputSchema(t), r.w, r.editorHeight())
+		}
+		r.editor = ed
+		cmd = ed.Init()
+	}
+	r.phase, r.errMsg, r.result = phaseEditing, "", nil
+	r.editor.SetErrors(nil)
+	if args != nil {
+		if err := r.editor.SetValue(args); err != nil {
+			r.errMsg = "these arguments do not fit the form: " + err.Error()
+		}
+	}
+	return cmd
+}
+
+func (r *runScreen) Title() string { return "Run " + r.tool.Name }
+
+// Typing: while editing, as long as the editor's focus takes text.
+func (r *runScreen) Typing() bool {
+	return r.phase == phaseEditing && r.editor != nil && r.editor.InputFocused()
+}
+
+func (r *runScreen) KeyMap() help.KeyMap {
+	k := r.keys
+	k.phase, k.editor = r.phase, r.editor
+	return k
+}
+
+func (r *runScreen) SetSize(w, h int) {
+	r.w, r.h = w, h
+	if r.editor != nil {
+		r.editor.SetSize(w, r.editorHeight())
+	}
+	r.vp.SetWidth(w)
+	r.vp.SetHeight(max(h-2, 1))
+	if r.phase == phaseResult && r.result != nil {
+		y := r.vp.YOffset()
+		r.vp.SetContent(resultContent(r.c.styles, r.result, w))
+		r.vp.SetYOffset(y)
+	}
+}
+
+// editorHeight leaves room for the title, the note and the error line.
+func (r *runScreen) editorHeight() int { return max(r.h-4, 3) }
+
+func (r *runScreen) Show() tea.Cmd { return nil }
+
+func (r *runScreen) Hide() {}
+
+// shutdown cancels the call in flight, if any.
+func (r *runScreen) shutdown() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case startRunMsg:
+		if msg.tool == r.tool.Name && !r.busy() {
+			return r.start(msg.args, msg.consent)
+		}
+		return nil
+	case runDoneMsg:
+		if msg.seq == r.seq && r.busy() {
+			r.finish(msg.result)
+		}
+		return nil
+	case spinner.TickMsg:
+		if !r.busy() {
+			return nil
+		}
+		var cmd tea.Cmd
+		r.spin, cmd = r.spin.Update(msg)
+		r.poll()
+		return cmd
+	case tea.KeyPressMsg:
+		switch r.phase {
+		case phaseEditing:
+			return r.updateEditing(msg)
+		case phaseRunning:
+			if key.Matches(msg, r.keys.Cancel) && r.cancel != nil {
+				r.cancel()
+				r.canceling = true
+			}
+			return nil
+		default:
+			return r.updateResult(msg)
+		}
+	case tea.MouseWheelMsg:
+		if r.phase == phaseResult {
+			var cmd tea.Cmd
+			r.vp, cmd = r.vp.Update(msg)
+			return cmd
+		}
+	}
+	if r.phase == phaseEditing && r.editor != nil {
+		return r.editor.Update(msg)
+	}
+	return nil
+}
+
+// updateEditing gives the editor every key but esc, which goes back unless
+// the editor captures it, and runs the call when the editor submits.
+func (r *runScreen) updateEditing(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, r.keys.Back) && !r.editor.Capturing() {
+		return backCmd
+	}
+	cmd := r.editor.Update(msg)
+	if r.editor.Submitted() {
+		// The editor's own submit message is not needed: the call starts now.
+		return r.submit()
+	}
+	r.errMsg = ""
+	return cmd
+}
+
+func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
+	k := r.keys
+	switch {
+	case key.Matches(msg, k.Edit):
+		r.phase = phaseEditing
+		return nil
+	case key.Matches(msg, k.Again):
+		return r.start(r.args, false)
+	case key.Matches(msg, k.Back):
+		r.phase = phaseEditing
+		return nil
+	case key.Matches(msg, k.Top):
+		r.vp.GotoTop()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		r.vp.GotoBottom()
+		return nil
+	}
+	var cmd tea.Cmd
+	r.vp, cmd = r.vp.Update(msg)
+	return cmd
+}
+
+// submit runs the editor's arguments.
+func (r *runScreen) submit() tea.Cmd {
+	args, err := r.editor.Value()
+	if err != nil {
+		r.errMsg = err.Error()
+		return nil
+	}
+	return r.start(args, false)
+}
+
+// start calls the tool with args, or first asks for consent when the tool
+// needs it and consent was not given.
+func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
+	if !consent && r.c.asksConsent(&r.tool) {
+		// Arguments the call would refuse are shown first: consent is asked
+		// for a call that can run.
+		if fields, err := r.c.reg.ValidateArgs(r.tool.Name, args); err == nil && len(fields) > 0 {
+			r.phase = phaseEditing
+			r.errMsg = "validation_error: " + plural(len(fields), "argument") + " to fix before consent is asked"
+			r.editor.SetErrors(fields)
+			return nil
+		}
+		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool, args),
+			startRunMsg{tool: r.tool.Name, args: args, consent: true})
+	}
+	c := r.c
+	seq := c.nextSeq()
+	now := c.now()
+	c.history = append(c.history, &callRecord{seq: seq, tool: r.tool.Name, args: compactJSON(args), consent: consent, started: now})
+
+	ctx, cancel := context.WithCancel(c.ctx)
+	opts := []tooling.Option{tooling.WithOrigin(tooling.OriginUI), tooling.WithCallID(c.callID(seq))}
+	if consent {
+		opts = append(opts, tooling.WithConsent())
+	}
+	r.seq, r.args, r.cancel, r.canceling = seq, args, cancel, false
+	r.started, r.queued, r.waiting, r.waited, r.queueWait, r.waitingOn = now, true, false, false, 0, ""
+	r.phase, r.errMsg, r.result = phaseRunning, "", nil
+	r.editor.SetErrors(nil)
+	return tea.Batch(executeCmd(ctx, c.reg, seq, r.tool.Name, args, opts...), r.spin.Tick)
+}
+
+// consentQuestion says what the person consents to.
+func consentQuestion(c *common, t *tooling.Tool, args json.RawMessage) string {
+	m := &t.Meta
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s has %s effects at %s safety", t.Name, m.Effects, m.EffectiveSafety())
+	switch {
+	case m.Consent:
+		b.WriteString(" and asks for consent.")
+	case m.NeedsConsent():
+		b.WriteString(" and needs consent.")
+	default:
+		b.WriteString("; the config asks before every tool with side effects.")
+	}
+	b.WriteString("\n\nArguments: ")
+	b.WriteString(string(compactJSON(args)))
+	if p, err := c.reg.Policy(t.Name); err == nil {
+		fmt.Fprintf(&b, "\nTimeout: %v", p.Timeout)
+	}
+	return b.String()
+}
+
+// poll updates what the call in flight waits for.
+func (r *runScreen) poll() {
+	if !r.queued {
+		return
+	}
+	ts, ok := r.c.reg.ToolStatsOf(r.tool.Name)
+	r.waiting = ok && ts.Waiting > 0
+	r.waited = r.waited || r.waiting
+	if ok && ts.Waiting == 0 && ts.Running > 0 {
+		// Seen running: the queue wait is known to within a spinner frame.
+		r.queued = false
+		if r.waited {
+			r.queueWait = r.c.now().Sub(r.started)
+		}
+		r.waitingOn = ""
+		return
+	}
+	id := r.c.callID(r.seq)
+	g := r.c.governance()
+	r.waitingOn = ""
+	for _, l := range g.Locks {
+		for _, w := range l.Waiters {
+			if w.ID == id && l.Holder != nil {
+				r.waitingOn = fmt.Sprintf("waiting for resource %q held by %s", l.Key, l.Holder.Name)
+			}
+		}
+	}
+	if r.waitingOn == "" && r.tool.Meta.Concurrency == tooling.MainThread && g.MainThread.Current != "" {
+		r.waitingOn = fmt.Sprintf("waiting for the main thread (running %s, %d queued)", g.MainThread.Current, g.MainThread.QueueDepth)
+	}
+	if r.waitingOn == "" && g.Slots.Limit > 0 && g.Slots.Used >= g.Slots.Limit {
+		r.waitingOn = fmt.Sprintf("waiting for a slot (%d of %d in use)", g.Slots.Used, g.Slots.Limit)
+	}
+}
+
+// finish shows the result of the call in flight. Validation errors go back
+// to the editor, on the fields they concern.
+func (r *runScreen) finish(res *tooling.Result) {
+	if r.cancel != nil {
+		r.cancel()
+		r.cancel = nil
+	}
+	r.result = res
+	if res.Code == tooling.CodeValidationError {
+		r.phase = phaseEditing
+		r.errMsg = res.Message
+		if n := len(res.Fields); n > 0 && res.Fields[0].Path != "" {
+			r.errMsg = "validation_error: " + plural(n, "argument") + " to fix, marked on the fields"
+		}
+		r.editor.SetErrors(res.Fields)
+		return
+	}
+	r.phase = phaseResult
+	r.vp.SetContent(resultContent(r.c.styles, res, r.w))
+	r.vp.GotoTop()
+}
+
+func (r *runScreen) View() string {
+	st := r.c.styles
+	var b strings.Builder
+	title := st.Title.Render("Run " + r.tool.Name)
+	if r.tool.Title != "" {
+		title += st.Subtle.Render(" · " + r.tool.Title)
+	}
+	if r.c.asksConsent(&r.tool) {
+		title += "  " + st.BadgeConsent.Render("asks consent")
+	}
+	switch r.phase {
+	case phaseEditing:
+		mode := "form"
+		if r.editor.Raw() {
+			mode = "raw JSON"
+		}
+		b.WriteString(title + "  " + st.Faint.Render("arguments: "+mode))
+		b.WriteByte('\n')
+		if r.note != "" {
+			b.WriteString(st.Warn.Render(cut(r.note, r.w)))
+		}
+		b.WriteByte('\n')
+		b.WriteString(r.editor.View())
+		if r.errMsg != "" {
+			b.WriteByte('\n')
+			b.WriteString(st.Err.Render(ansi.Wrap(r.errMsg, max(r.w, 20), "")))
+		}
+	case phaseRunning:
+		b.WriteString(title)
+		b.WriteString("\n\n")
+		b.WriteString(r.runningView())
+	default:
+		b.WriteString(resultHeader(st, r.result))
+		b.WriteString("\n\n")
+		b.WriteString(r.vp.View())
+	}
+	return b.String()
+}
+
+func (r *runScreen) runningView() string {
+	st := r.c.styles
+	elapsed := r.c.now().Sub(r.started)
+	state, wait := "running", "no queue wait"
+	switch {
+	case r.queued && r.waiting:
+		state, wait = "queued", "queue wait "+formatDuration(elapsed)
+	case r.queued:
+		state, wait = "starting", "queue wait "+formatDuration(elapsed)
+	case r.waited:
+		wait = "queue wait ≈" + formatDuration(r.queueWait)
+	}
+	if r.canceling {
+		state = "canceling"
+	}
+	line := fmt.Sprintf("%s %s %s · %s", r.spin.View(), state, formatDuration(elapsed), wait)
+	if p, err := r.c.reg.Policy(r.tool.Name); err == nil {
+		line += " · timeout " + p.Timeout.String()
+	}
+	var b strings.Builder
+	b.WriteString(line)
+	if r.waitingOn != "" {
+		b.WriteString("\n  " + st.Subtle.Render(r.waitingOn))
+	}
+	b.WriteString("\n\n" + st.Faint.Render("esc cancels the call · B shows governance"))
+	b.WriteString("\n\n" + st.Label.Render("arguments ") + string(compactJSON(r.args)))
+	return b.String()
+}
+
+// resultHeader is the one-line summary of a result.
+func resultHeader(st *styles, res *tooling.Result) string {
+	if res == nil {
+		return ""
+	}
+	var status string
+	switch res.Status {
+	case tooling.StatusOK:
+		status = st.OK.Render("✓ ok")
+	case tooling.StatusDenied:
+		status = st.Err.Render("⊘ denied " + string(res.Code))
+	default:
+		status = st.Err.Render("✗ error " + string(res.Code))
+	}
+	parts := []string{status, res.Tool, "call " + res.CallID, "wait " + formatDuration(res.Wait), "run " + formatDuration(res.Run)}
+	if res.Timeout > 0 {
+		parts = append(parts, "timeout "+res.Timeout.String())
+	}
+	return strings.Join(parts, st.Faint.Render(" · "))
+}
+
+// resultContent is the body of a result: what went wrong and how to fix
+// it, the output as highlighted JSON, the plan, and the governance
+// decisions.
+func resultContent(st *styles, res *tooling.Result, w int) string {
+	var b strings.Builder
+	wrap := func(s string) string { return ansi.Wrap(s, max(w, 20), "") }
+	section := func(name string) {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(st.Label.Render(name))
+		b.WriteByte('\n')
+	}
+	if !res.OK() {
+		b.WriteString(st.Err.Render(wrap(string(res.Code) + ": " + res.Message)))
+		if res.Hint != "" {
+			b.WriteString("\n" + st.Warn.Render(wrap("hint: "+res.Hint)))
+		}
+		if res.Abandoned && res.Hint == "" {
+			b.WriteString("\n" + st.Subtle.Render("the tool still runs: it is counted as abandoned until it returns"))
+		}
+		if res.RetryAfter > 0 {
+			b.WriteString("\n" + st.Subtle.Render("retry after "+formatDuration(res.RetryAfter)))
+		}
+		if len(res.Fields) > 0 {
+			section("Fields")
+			for i, f := range res.Fields {
+				if i > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString("  " + wrap(f.String()))
+			}
+		}
+		if res.Stack != "" {
+			section("Stack")
+			b.WriteString(st.Subtle.Render(strings.TrimRight(res.Stack, "\n")))
+		}
+	}
+	if len(res.Output) > 0 {
+		section("Output")
+		b.WriteString(highlightJSON(st, res.Output))
+	}
+	if len(res.Plan) > 0 {
+		section("Follow-up plan")
+		b.WriteString(highlightJSON(st, res.Plan))
+	}
+	if len(res.Governance) > 0 {
+		section("Governance")
+		for i, d := range res.Governance {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("  " + pad(d.Step, 13) + d.Detail)
+		}
+	}
+	return b.String()
+}

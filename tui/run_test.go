@@ -1,0 +1,395 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// fakeEditor is an argsEditor that records what the run screen does with
+// it, as the schema form will see it.
+type fakeEditor struct {
+	value     json.RawMessage
+	errs      []tooling.FieldError
+	setErrs   int
+	keys      []string // keys it was given
+	binds     key.Binding
+	submitted bool
+	capturing bool
+	text      bool // InputFocused
+}
+
+func (f *fakeEditor) Init() tea.Cmd { return nil }
+
+func (f *fakeEditor) Update(msg tea.Msg) tea.Cmd {
+	f.submitted = false
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		f.keys = append(f.keys, k.String())
+		f.submitted = k.String() == "ctrl+s"
+	}
+	return nil
+}
+func (f *fakeEditor) Submitted() bool                  { return f.submitted }
+func (f *fakeEditor) Capturing() bool                  { return f.capturing }
+func (f *fakeEditor) InputFocused() bool               { return f.text }
+func (f *fakeEditor) View() string                     { return "FAKE " + string(f.value) }
+func (f *fakeEditor) SetSize(int, int)                 {}
+func (f *fakeEditor) Value() (json.RawMessage, error)  { return f.value, nil }
+func (f *fakeEditor) SetValue(v json.RawMessage) error { f.value = v; return nil }
+func (f *fakeEditor) SetErrors(e []tooling.FieldError) { f.errs = e; f.setErrs++ }
+func (f *fakeEditor) Raw() bool                        { return false }
+func (f *fakeEditor) ToggleRaw() error                 { return nil }
+func (f *fakeEditor) KeyMap() help.KeyMap              { return f }
+func (f *fakeEditor) ShortHelp() []key.Binding         { return []key.Binding{f.binds} }
+func (f *fakeEditor) FullHelp() [][]key.Binding        { return [][]key.Binding{{f.binds}} }
+
+func withFakeEditor(h *harness) *fakeEditor {
+	f := &fakeEditor{value: json.RawMessage(`{}`)}
+	h.m.c.newEditor = func(json.RawMessage, int, int) (argsEditor, error) { return f, nil }
+	return f
+}
+
+// openRun opens the run screen of name with args in the editor.
+func openRun(t *testing.T, h *harness, name, args string) {
+	t.Helper()
+	var a json.RawMessage
+	if args != "" {
+		a = json.RawMessage(args)
+	}
+	h.send(openRunMsg{name: name, args: a})
+	if h.m.top() != h.m.run || h.m.run.tool.Name != name {
+		t.Fatalf("the run screen of %s is not on top", name)
+	}
+}
+
+func TestRunEchoShowsTheResult(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.echo", `{"text":"hi","repeat":2}`)
+	h.mustContain("Run demo.echo · Echo", "arguments: form", "text*", " hi", "repeat", " 2", "ctrl+s submit")
+	h.press("ctrl+s")
+	res := h.runDone(1)
+	if !res.OK() || res.Origin != tooling.OriginUI || res.CallID != "call-1" {
+		t.Fatalf("result: %+v", res)
+	}
+	h.mustContain("✓ ok · demo.echo · call call-1", "Output", `"text": "hi hi"`, "Governance")
+	if len(h.m.c.history) != 1 || h.m.c.history[0].result != res || string(h.m.c.history[0].args) != `{"text":"hi","repeat":2}` {
+		t.Fatalf("history: %+v", h.m.c.history)
+	}
+	h.press("e") // back to the arguments
+	if h.m.run.phase != phaseEditing {
+		t.Fatal("e does not go back to the arguments")
+	}
+	h.press("tab", "enter") // enter on the last field runs too
+	if res := h.runDone(2); !res.OK() {
+		t.Fatalf("second call: %s %s", res.Code, res.Message)
+	}
+	h.press("r") // again, from the result
+	if res := h.runDone(3); !res.OK() {
+		t.Fatalf("third call: %s %s", res.Code, res.Message)
+	}
+	h.press("esc", "esc")
+	if h.m.top() != h.m.list {
+		t.Fatal("esc esc from a result does not go back to the list")
+	}
+}
+
+func TestRunScrollsTheResult(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 80, 8)
+	openRun(t, h, "demo.echo", `{"text":"hi"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("j", "j")
+	if h.m.run.vp.YOffset() != 2 {
+		t.Fatalf("j j: offset %d", h.m.run.vp.YOffset())
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if h.m.run.vp.YOffset() != 0 {
+		t.Fatalf("wheel up: offset %d", h.m.run.vp.YOffset())
+	}
+}
+
+func TestRunValidationErrorsGoToTheEditor(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	f := withFakeEditor(h)
+	openRun(t, h, "demo.echo", "")
+	f.value = json.RawMessage(`{"repeat":99}`)
+	h.press("ctrl+s")
+	res := h.runDone(1)
+	if res.Code != tooling.CodeValidationError {
+		t.Fatalf("code %s", res.Code)
+	}
+	if h.m.run.phase != phaseEditing {
+		t.Fatal("a validation error leaves the editor")
+	}
+	var paths []string
+	for _, e := range f.errs {
+		paths = append(paths, e.Path)
+	}
+	if got := strings.Join(paths, ","); got != "/repeat,/text" {
+		t.Fatalf("errors given to the editor: %v", f.errs)
+	}
+	h.mustContain("validation_error: 2 arguments to fix, marked on the fields")
+	f.value = json.RawMessage(`{"text":"ok"}`)
+	n := f.setErrs
+	h.press("ctrl+s")
+	if f.setErrs == n || f.errs != nil {
+		t.Fatal("a new call does not clear the editor's errors")
+	}
+	if res := h.runDone(2); !res.OK() {
+		t.Fatalf("second call: %s", res.Code)
+	}
+}
+
+func TestRunEditorKeys(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	f := withFakeEditor(h)
+	f.text = true
+	f.value = json.RawMessage(`{"text":"x"}`)
+	openRun(t, h, "demo.echo", "")
+	h.press("enter", "q", "?", "H", "tab", "ctrl+r")
+	if got := strings.Join(f.keys, " "); got != "enter q ? H tab ctrl+r" {
+		t.Fatalf("the editor got %q", got)
+	}
+	if len(h.m.c.history) != 0 || h.m.top() != h.m.run || h.m.showHelp {
+		t.Fatal("keys typed in the editor reached the console")
+	}
+	h.press("f1")
+	if !h.m.showHelp {
+		t.Fatal("f1 does not open the help while typing")
+	}
+	h.mustContain("Keys · Run demo.echo", "esc", "back")
+	h.press("esc")
+
+	f.capturing = true // an open picker takes esc
+	h.press("esc")
+	if h.m.top() != h.m.run || f.keys[len(f.keys)-1] != "esc" {
+		t.Fatal("esc left while the editor captures it")
+	}
+	f.capturing, f.text = false, false // the focus on a field that takes no text
+	h.press("?")
+	if !h.m.showHelp {
+		t.Fatal("? does not open the help when no text field has the focus")
+	}
+	h.press("esc")
+	h.press("ctrl+s")
+	if res := h.runDone(1); res.Code != tooling.CodeOK {
+		t.Fatalf("submitted call: %s", res.Code)
+	}
+	h.press("e", "esc")
+	if h.m.top() != h.m.list {
+		t.Fatal("esc from the editor does not go back")
+	}
+}
+
+func TestRawEditorFallback(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	h.m.c.newEditor = func(json.RawMessage, int, int) (argsEditor, error) {
+		return nil, errors.New("form: the schema is not valid JSON")
+	}
+	openRun(t, h, "demo.echo", "")
+	h.mustContain("form: the schema is not valid JSON (editing raw JSON)", "arguments: raw JSON", "ctrl+s/enter run")
+	ed := h.m.run.editor
+	if !ed.Raw() || ed.ToggleRaw() == nil {
+		t.Fatal("the fallback editor is not raw only")
+	}
+	v, err := ed.Value()
+	if err != nil || string(v) != `{"text":"","repeat":1}` {
+		t.Fatalf("template = %s, %v", v, err)
+	}
+	if err := ed.SetValue(json.RawMessage(`{"text": 1`)); err == nil {
+		t.Fatal("SetValue took invalid JSON")
+	}
+	h.typeText("x")
+	h.press("ctrl+s")
+	h.mustContain("the arguments are not valid JSON: line 1, column 1")
+	if len(h.m.c.history) != 0 {
+		t.Fatal("invalid JSON was sent")
+	}
+	_ = ed.SetValue(json.RawMessage(`[1]`))
+	h.press("enter")
+	h.mustContain("the arguments must be a JSON object")
+	_ = ed.SetValue(json.RawMessage(`{"text":"typed"}`))
+	h.press("ctrl+j") // a new line, not a run
+	if len(h.m.c.history) != 0 {
+		t.Fatal("ctrl+j ran the call")
+	}
+	h.press("enter")
+	if res := h.runDone(1); !res.OK() || !strings.Contains(string(res.Output), "typed") {
+		t.Fatalf("%s %s", res.Code, res.Output)
+	}
+	h.press("e")
+	_ = ed.SetValue(json.RawMessage(`{"repeat":0}`))
+	h.press("ctrl+s")
+	h.runDone(2)
+	h.mustContain("✗ /repeat: must be at least 1", "✗ /text: is required but missing")
+}
+
+func TestRunFailureShowsCodeAndMessage(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.fail", "")
+	h.press("ctrl+s")
+	if res := h.runDone(1); res.Code != tooling.CodeToolError {
+		t.Fatalf("code %s", res.Code)
+	}
+	h.mustContain("✗ error tool_error · demo.fail", "tool_error: the disk is on fire")
+
+	openRun(t, h, "demo.llm_only", "")
+	h.press("ctrl+s")
+	if res := h.runDone(2); res.Code != tooling.CodeOriginDenied {
+		t.Fatalf("code %s", res.Code)
+	}
+	h.mustContain("⊘ denied origin_denied")
+
+	openRun(t, h, "demo.ui_only", "") // the console calls as origin ui
+	h.press("ctrl+s")
+	if res := h.runDone(3); !res.OK() {
+		t.Fatalf("ui-only tool: %s %s", res.Code, res.Message)
+	}
+}
+
+func TestRunCancelSlowCall(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	h.press("ctrl+s")
+	if !h.m.run.busy() {
+		t.Fatal("the call is not running")
+	}
+	h.mustContain("Run demo.slow", "queue wait", "timeout 1m0s", "esc cancels the call")
+	h.press("B") // the board while it runs
+	if h.m.top() != h.m.board {
+		t.Fatal("B does not open the board during a call")
+	}
+	h.mustContain("demo.slow 0s") // the call in flight, in the header
+	h.press("esc")
+	if h.m.top() != h.m.run || !h.m.run.busy() {
+		t.Fatal("esc from the board does not go back to the running call")
+	}
+	h.press("esc")
+	h.mustContain("canceling")
+	res := h.runDone(1)
+	if res.Code != tooling.CodeCanceled {
+		t.Fatalf("code %s: %s", res.Code, res.Message)
+	}
+	h.mustContain("✗ error canceled", "canceled by its caller")
+}
+
+func TestQuitCancelsTheCall(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	h.press("ctrl+s")
+	h.press("q")
+	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+		t.Fatalf("code %s", res.Code)
+	}
+	h.waitFor("quit", func(m tea.Msg) bool { _, ok := m.(tea.QuitMsg); return ok })
+}
+
+func TestRunConsentDialog(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
+	h.mustContain("asks consent")
+	h.press("ctrl+s")
+	if h.m.confirm == nil {
+		t.Fatal("no consent dialog")
+	}
+	h.mustContain("Run demo.write_note?", "demo.write_note has write effects at medium safety and needs consent.",
+		`Arguments: {"key":"k","note":"n"}`, "Consent and run (y)", "Cancel (n)")
+	h.press("enter") // the focus starts on cancel
+	if h.m.confirm != nil || len(h.m.c.history) != 0 {
+		t.Fatal("enter on the dialog did not cancel")
+	}
+	h.mustContain("canceled: nothing was run")
+
+	h.press("ctrl+s", "n")
+	if len(h.m.c.history) != 0 {
+		t.Fatal("n ran the call")
+	}
+	h.press("ctrl+s", "tab", "enter") // the focus moves to consent
+	res := h.runDone(1)
+	if !res.OK() {
+		t.Fatalf("with consent: %s %s", res.Code, res.Message)
+	}
+	if !h.m.c.history[0].consent {
+		t.Fatal("the history does not record the consent")
+	}
+	h.press("r") // again from the result: asks again
+	if h.m.confirm == nil {
+		t.Fatal("run again does not ask for consent")
+	}
+	h.press("y")
+	if res := h.runDone(2); !res.OK() {
+		t.Fatalf("y: %s", res.Code)
+	}
+}
+
+func TestDangerousToolConfirmation(t *testing.T) {
+	reg := newTestRegistry(t)
+	h := newHarness(t, reg, 100, 30)
+	openRun(t, h, "demo.fetch", `{"url":"https://example.com"}`)
+	h.press("ctrl+s")
+	if h.m.confirm != nil {
+		t.Fatal("a network tool asks for consent without dangerous_tool_confirmation")
+	}
+	h.runDone(1)
+
+	cfg := config.Default()
+	cfg.DangerousToolConfirmation = true
+	reg.Configure(cfg)
+	h.press("e", "ctrl+s")
+	if h.m.confirm == nil {
+		t.Fatal("dangerous_tool_confirmation does not ask before a network tool")
+	}
+	h.mustContain("read|network effects at medium safety; the config asks")
+	h.press("y")
+	if res := h.runDone(2); !res.OK() || !h.m.c.history[1].consent {
+		t.Fatalf("%s, consent %v", res.Code, h.m.c.history[1].consent)
+	}
+	openRun(t, h, "demo.echo", `{"text":"x"}`)
+	h.press("ctrl+s")
+	if h.m.confirm != nil {
+		t.Fatal("a tool without side effects asks for consent")
+	}
+	h.runDone(3)
+}
+
+func TestRunOnlyOneCallAtATime(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	h.press("ctrl+s")
+	h.press("H")
+	h.send(openRunMsg{name: "demo.echo", args: json.RawMessage(`{"text":"x"}`), start: true})
+	if h.m.run.tool.Name != "demo.slow" || len(h.m.c.history) != 1 {
+		t.Fatal("a second call started while one runs")
+	}
+	h.mustContain("call 1 of demo.slow is still running")
+	h.press("esc")
+	h.runDone(1)
+}
+
+func TestConsentIsAskedForValidArgumentsOnly(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	f := withFakeEditor(h)
+	openRun(t, h, "demo.write_note", "")
+	f.value = json.RawMessage(`{"key":"k"}`)
+	h.press("ctrl+s")
+	if h.m.confirm != nil || len(h.m.c.history) != 0 {
+		t.Fatal("consent asked for arguments that do not validate")
+	}
+	if len(f.errs) != 1 || f.errs[0].Path != "/note" {
+		t.Fatalf("errors given to the editor: %v", f.errs)
+	}
+	h.mustContain("validation_error: 1 argument to fix before consent is asked")
+	f.value = json.RawMessage(`{"key":"k","note":"n"}`)
+	h.press("ctrl+s")
+	if h.m.confirm == nil {
+		t.Fatal("no consent dialog for valid arguments")
+	}
+}

@@ -1,0 +1,165 @@
+package tui
+
+import (
+	"image/color"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+)
+
+// styles is every lipgloss style of the console, in one place. With
+// noColor (NO_COLOR, or Options.NoColor) no style sets a colour: emphasis
+// is bold, faint, underline and reverse only.
+type styles struct {
+	color bool // colours are on
+
+	Header      lipgloss.Style // the breadcrumb line
+	HeaderApp   lipgloss.Style // "toolexplorer"
+	Crumb       lipgloss.Style
+	CrumbActive lipgloss.Style
+	Title       lipgloss.Style // a screen's own title
+	Subtle      lipgloss.Style // secondary text
+	Faint       lipgloss.Style // column headings, hints
+	Bold        lipgloss.Style
+	Selected    lipgloss.Style // the row under the cursor
+	Cursor      lipgloss.Style // the "›" marker
+
+	Label lipgloss.Style // metadata table labels
+	Value lipgloss.Style
+
+	OK   lipgloss.Style
+	Err  lipgloss.Style
+	Warn lipgloss.Style
+
+	BadgeRO      lipgloss.Style
+	BadgeMain    lipgloss.Style
+	BadgeExcl    lipgloss.Style
+	BadgeFx      lipgloss.Style
+	BadgeConsent lipgloss.Style
+	BadgeUnavail lipgloss.Style
+	BadgeOff     lipgloss.Style
+
+	FacetOn  lipgloss.Style
+	FacetOff lipgloss.Style
+
+	TabActive   lipgloss.Style
+	TabInactive lipgloss.Style
+
+	JSONKey    lipgloss.Style
+	JSONString lipgloss.Style
+	JSONNumber lipgloss.Style
+	JSONBool   lipgloss.Style
+	JSONNull   lipgloss.Style
+	JSONPunct  lipgloss.Style
+
+	Dialog       lipgloss.Style
+	Button       lipgloss.Style
+	ButtonActive lipgloss.Style
+	Panel        lipgloss.Style
+	Status       lipgloss.Style
+	StatusErr    lipgloss.Style
+
+	Help help.Styles
+}
+
+// The palette, used only when colours are on.
+var (
+	colAccent  = lipgloss.Color("#8B7CF6")
+	colAccent2 = lipgloss.Color("#5FAFD7")
+	colGreen   = lipgloss.Color("#5FD787")
+	colRed     = lipgloss.Color("#FF5F87")
+	colYellow  = lipgloss.Color("#FFD75F")
+	colOrange  = lipgloss.Color("#FFAF5F")
+	colGrey    = lipgloss.Color("#8A8A8A")
+	colDim     = lipgloss.Color("#5F5F5F")
+	colText    = lipgloss.Color("#D0D0D0")
+	colBlue    = lipgloss.Color("#87AFFF")
+)
+
+func newStyles(noColor bool) *styles {
+	s := &styles{color: !noColor}
+	plain := lipgloss.NewStyle()
+	fg := func(c color.Color) lipgloss.Style {
+		if noColor {
+			return plain
+		}
+		return plain.Foreground(c)
+	}
+
+	s.Header = plain
+	s.HeaderApp = fg(colAccent).Bold(true)
+	s.Crumb = fg(colGrey)
+	s.CrumbActive = fg(colText).Bold(true)
+	s.Title = fg(colAccent).Bold(true)
+	s.Subtle = fg(colGrey)
+	s.Faint = fg(colDim)
+	if noColor {
+		s.Faint = plain.Faint(true)
+	}
+	s.Bold = plain.Bold(true)
+	s.Selected = plain.Reverse(true)
+	if !noColor {
+		s.Selected = plain.Background(lipgloss.Color("#3A3A5A")).Foreground(lipgloss.Color("#FFFFFF"))
+	}
+	s.Cursor = fg(colAccent).Bold(true)
+
+	s.Label = fg(colGrey)
+	s.Value = fg(colText)
+
+	s.OK = fg(colGreen).Bold(true)
+	s.Err = fg(colRed).Bold(true)
+	s.Warn = fg(colYellow)
+
+	s.BadgeRO = fg(colGreen)
+	s.BadgeMain = fg(colBlue)
+	s.BadgeExcl = fg(colAccent2)
+	s.BadgeFx = fg(colOrange)
+	s.BadgeConsent = fg(colYellow)
+	s.BadgeUnavail = fg(colRed)
+	s.BadgeOff = fg(colRed).Bold(true)
+	if noColor {
+		s.BadgeOff = plain.Bold(true)
+	}
+
+	s.FacetOn = fg(colAccent).Bold(true).Underline(true)
+	s.FacetOff = fg(colGrey)
+	if noColor {
+		s.FacetOn = plain.Reverse(true)
+	}
+
+	s.TabActive = fg(colAccent).Bold(true).Underline(true)
+	s.TabInactive = fg(colGrey)
+	if noColor {
+		s.TabActive = plain.Reverse(true)
+	}
+
+	s.JSONKey = fg(colBlue)
+	s.JSONString = fg(colGreen)
+	s.JSONNumber = fg(colOrange)
+	s.JSONBool = fg(colAccent)
+	s.JSONNull = fg(colGrey)
+	s.JSONPunct = fg(colDim)
+
+	border := plain.Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	if !noColor {
+		border = border.BorderForeground(colAccent)
+	}
+	s.Dialog = border
+	s.Panel = plain.Border(lipgloss.NormalBorder()).Padding(0, 1)
+	if !noColor {
+		s.Panel = s.Panel.BorderForeground(colDim)
+	}
+	s.Button = fg(colGrey).Padding(0, 1)
+	s.ButtonActive = plain.Reverse(true).Bold(true).Padding(0, 1)
+	s.Status = fg(colAccent2)
+	s.StatusErr = fg(colRed)
+
+	s.Help = help.DefaultDarkStyles()
+	if noColor {
+		s.Help = help.Styles{
+			Ellipsis: plain, ShortKey: plain.Bold(true), ShortDesc: plain, ShortSeparator: plain,
+			FullKey: plain.Bold(true), FullDesc: plain, FullSeparator: plain,
+		}
+	}
+	return s
+}

@@ -1,0 +1,412 @@
+package tui
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// Options tune the console.
+type Options struct {
+	// NoColor draws without colours (bold, faint and reverse only). Run
+	// also turns it on when the NO_COLOR environment variable is set.
+	NoColor bool
+	// Input and Output are the terminal. Zero: standard input and output.
+	Input  io.Reader
+	Output io.Writer
+}
+
+// screen is one screen of the console, a child of the root Model.
+type screen interface {
+	Update(msg tea.Msg) tea.Cmd
+	View() string
+	SetSize(width, height int)
+	KeyMap() help.KeyMap
+	// Typing reports whether a text field has the focus: then single
+	// characters (q, ?, H, B) are text, not commands.
+	Typing() bool
+	// Title names the screen in the breadcrumb.
+	Title() string
+	// Show is called when the screen comes on top, Hide when it leaves.
+	Show() tea.Cmd
+	Hide()
+}
+
+// Model is the root of the console. It owns the screens, a stack of the
+// ones opened (the breadcrumb; esc goes back), the overlays and the status
+// line, and routes every message.
+type Model struct {
+	c       *common
+	list    *listScreen
+	detail  *detailScreen
+	run     *runScreen
+	history *historyScreen
+	board   *boardScreen
+
+	stack    []screen
+	confirm  *confirmDialog
+	showHelp bool
+	helpVP   viewport.Model // the full help, scrollable
+	status   string
+	statusOK bool
+
+	width, height int
+}
+
+// Run opens the console on the terminal and returns when it quits or ctx
+// ends. A call still running then is canceled.
+func Run(ctx context.Context, reg *tooling.Registry, opts Options) error {
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	m := New(reg, opts)
+	m.c.ctx = ctx
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	m.shutdown()
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// New returns the console's root model over reg, showing the tool list.
+func New(reg *tooling.Registry, opts Options) *Model {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	prefix := "ui-" + hex.EncodeToString(b[:]) + "-"
+	c := &common{
+		ctx:        context.Background(),
+		reg:        reg,
+		styles:     newStyles(opts.NoColor),
+		global:     newGlobalKeys(),
+		now:        time.Now,
+		callID:     func(seq int) string { return fmt.Sprintf("%s%d", prefix, seq) },
+		governance: reg.Governance,
+		avail:      make(map[string]availState),
+	}
+	c.newEditor = func(schema json.RawMessage, w, h int) (argsEditor, error) {
+		return newFormEditor(c.styles, schema, w, h)
+	}
+	m := &Model{c: c, width: 80, height: 24}
+	m.list = newListScreen(c)
+	m.detail = newDetailScreen(c)
+	m.run = newRunScreen(c)
+	m.history = newHistoryScreen(c)
+	m.board = newBoardScreen(c)
+	m.stack = []screen{m.list}
+	m.helpVP = viewport.New()
+	m.helpVP.KeyMap = viewportKeys()
+	m.layout()
+	return m
+}
+
+// Init checks the availability of every tool.
+func (m *Model) Init() tea.Cmd { return m.list.Show() }
+
+func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
+
+// bodyHeight is what the screens get: all but the header, the status line
+// and the help line.
+func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
+
+func (m *Model) layout() {
+	h := m.bodyHeight()
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.board} {
+		s.SetSize(m.width, h)
+	}
+	m.helpVP.SetWidth(m.width)
+	m.helpVP.SetHeight(h)
+	if m.showHelp {
+		m.helpVP.SetContent(helpView(m.c, m.top(), m.width))
+	}
+}
+
+// openHelp shows the full help of the screen on top.
+func (m *Model) openHelp() {
+	m.showHelp = true
+	m.helpVP.SetContent(helpView(m.c, m.top(), m.width))
+	m.helpVP.GotoTop()
+}
+
+// shutdown cancels the call in flight, if any.
+func (m *Model) shutdown() { m.run.shutdown() }
+
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
+		m.layout()
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.MouseWheelMsg:
+		if m.showHelp {
+			m.helpVP, _ = m.helpVP.Update(msg)
+			return m, nil
+		}
+		if m.confirm != nil {
+			return m, nil
+		}
+		return m, m.top().Update(msg)
+	case openDetailMsg:
+		t, ok := m.c.reg.Lookup(msg.name)
+		if !ok {
+			return m, statusCmd("no tool named "+msg.name, true)
+		}
+		m.detail.setTool(t)
+		return m, m.push(m.detail)
+	case openRunMsg:
+		return m, m.openRun(msg)
+	case backMsg:
+		return m, m.pop()
+	case confirmMsg:
+		m.confirm = newConfirmDialog(m.c, msg)
+		return m, nil
+	case startRunMsg:
+		return m, m.run.Update(msg)
+	case runDoneMsg:
+		if rec := m.c.record(msg.seq); rec != nil {
+			rec.result = msg.result
+		}
+		cmd := m.run.Update(msg)
+		if msg.result != nil && m.top() != m.run {
+			m.setStatus(fmt.Sprintf("call %d of %s ended: %s", msg.seq, msg.result.Tool, outcome(msg.result)), msg.result.OK())
+		}
+		return m, cmd
+	case spinner.TickMsg:
+		return m, m.run.Update(msg)
+	case availabilityMsg:
+		for name, st := range msg.states {
+			m.c.avail[name] = st
+		}
+		return m, tea.Batch(m.list.Update(msg), m.detail.Update(msg))
+	case toggledMsg:
+		m.list.refreshTool(msg.name)
+		return m, m.detail.Update(msg)
+	case boardTickMsg:
+		return m, m.board.Update(msg)
+	case statusMsg:
+		m.setStatus(msg.text, !msg.isErr)
+		return m, nil
+	}
+	// Anything else (pastes, cursor blinks) goes to the screen on top; the
+	// editor of the run screen also gets its timers when it is covered.
+	_, input := msg.(tea.PasteMsg)
+	var cmd tea.Cmd
+	if m.confirm == nil && !m.showHelp {
+		cmd = m.top().Update(msg)
+	}
+	if !input && (m.top() != m.run || m.confirm != nil || m.showHelp) {
+		cmd = tea.Batch(cmd, m.run.Update(msg))
+	}
+	return m, cmd
+}
+
+func outcome(res *tooling.Result) string {
+	if res.OK() {
+		return "ok"
+	}
+	return string(res.Status) + " " + string(res.Code)
+}
+
+func (m *Model) setStatus(text string, ok bool) {
+	m.status, m.statusOK = text, ok
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	g := m.c.global
+	if key.Matches(msg, g.ForceQuit) {
+		return m.quit()
+	}
+	if m.confirm != nil {
+		cmd := m.confirm.Update(msg)
+		if m.confirm.done {
+			m.confirm = nil
+		}
+		return cmd
+	}
+	if m.showHelp {
+		if key.Matches(msg, g.Help, g.HelpAlways, g.Back, g.Quit) {
+			m.showHelp = false
+			return nil
+		}
+		m.helpVP, _ = m.helpVP.Update(msg)
+		return nil
+	}
+	m.status = ""
+	if key.Matches(msg, g.HelpAlways) {
+		m.openHelp()
+		return nil
+	}
+	if !m.top().Typing() {
+		switch {
+		case key.Matches(msg, g.Quit):
+			return m.quit()
+		case key.Matches(msg, g.Help):
+			m.openHelp()
+			return nil
+		case key.Matches(msg, g.History):
+			return m.push(m.history)
+		case key.Matches(msg, g.Board):
+			return m.push(m.board)
+		}
+	}
+	return m.top().Update(msg)
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.shutdown()
+	return tea.Quit
+}
+
+// push puts s on top; a screen is on the stack at most once, so opening it
+// again brings it forward.
+func (m *Model) push(s screen) tea.Cmd {
+	if m.top() == s {
+		return nil
+	}
+	m.top().Hide()
+	if i := slices.Index(m.stack, s); i >= 0 {
+		m.stack = slices.Delete(m.stack, i, i+1)
+	}
+	m.stack = append(m.stack, s)
+	s.SetSize(m.width, m.bodyHeight())
+	return s.Show()
+}
+
+// pop goes back to the screen below; the list stays.
+func (m *Model) pop() tea.Cmd {
+	if len(m.stack) == 1 {
+		return nil
+	}
+	m.top().Hide()
+	m.stack = m.stack[:len(m.stack)-1]
+	return m.top().Show()
+}
+
+// openRun opens the run screen of a tool, unless a call of another tool
+// is in flight there.
+func (m *Model) openRun(msg openRunMsg) tea.Cmd {
+	t, ok := m.c.reg.Lookup(msg.name)
+	if !ok {
+		return statusCmd("no tool named "+msg.name, true)
+	}
+	if m.run.busy() {
+		if msg.start || msg.args != nil || m.run.tool.Name != t.Name {
+			m.setStatus("call "+fmt.Sprint(m.run.seq)+" of "+m.run.tool.Name+" is still running: wait for it or cancel it with esc", false)
+		}
+		return m.push(m.run)
+	}
+	cmd := tea.Batch(m.run.setTool(t, msg.args), m.push(m.run))
+	if msg.start {
+		args := msg.args
+		if args == nil {
+			args = json.RawMessage(`{}`)
+		}
+		cmd = tea.Batch(cmd, m.run.start(args, false))
+	}
+	return cmd
+}
+
+// View draws the header, the screen (or an overlay), the status line and
+// the short help, each cut to the terminal's width.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "toolexplorer"
+	return v
+}
+
+func (m *Model) render() string {
+	st := m.c.styles
+	w, bodyH := m.width, m.bodyHeight()
+	top := m.top()
+
+	var body string
+	switch {
+	case m.showHelp:
+		body = m.helpVP.View()
+	case m.confirm != nil:
+		body = m.confirm.View(w, bodyH)
+	default:
+		body = top.View()
+	}
+
+	var status string
+	if m.status != "" {
+		if m.statusOK {
+			status = st.Status.Render(m.status)
+		} else {
+			status = st.StatusErr.Render(m.status)
+		}
+	}
+	var km help.KeyMap = top.KeyMap()
+	typing := top.Typing()
+	switch {
+	case m.showHelp:
+		km, typing = helpOverlayKeys, false
+	case m.confirm != nil:
+		km, typing = m.confirm.keys, true
+	}
+
+	var b strings.Builder
+	b.WriteString(fit(m.header(), w, 1))
+	b.WriteByte('\n')
+	b.WriteString(fit(body, w, bodyH))
+	b.WriteByte('\n')
+	b.WriteString(fit(status, w, 1))
+	b.WriteByte('\n')
+	b.WriteString(fit(shortHelpView(m.c, km, w, typing), w, 1))
+	return b.String()
+}
+
+// header is the breadcrumb of the stack, and the call in flight on the
+// right when its screen is not on top.
+func (m *Model) header() string {
+	st := m.c.styles
+	parts := []string{st.HeaderApp.Render("toolexplorer")}
+	for i, s := range m.stack {
+		if i == len(m.stack)-1 {
+			parts = append(parts, st.CrumbActive.Render(s.Title()))
+		} else {
+			parts = append(parts, st.Crumb.Render(s.Title()))
+		}
+	}
+	left := strings.Join(parts, st.Faint.Render(" › "))
+	var right string
+	if m.run.busy() && m.top() != m.run {
+		right = st.Status.Render(m.run.spin.View() + " " + m.run.tool.Name + " " + formatDuration(m.c.now().Sub(m.run.started)))
+	} else if n := len(m.c.history); n > 0 {
+		right = st.Faint.Render(plural(n, "call"))
+	}
+	if right == "" {
+		return left
+	}
+	return pad(left, max(m.width-ansi.StringWidth(right)-1, 0)) + " " + right
+}
+
+var _ tea.Model = (*Model)(nil)
