@@ -584,3 +584,13 @@ func TestConfigureRefusesInvalidConfig(t *testing.T) {
 		t.Fatal("invalid config partly applied")
 	}
 }
+
+func TestToolHonouringItsContextIsNotAbandoned(t *testing.T) {
+	r := codeRegistry(t)
+	for i := 0; i < 20; i++ {
+		res, err := r.Execute(context.Background(), "t.wait", nil, tooling.WithTimeout(5*time.Millisecond))
+		if !errors.Is(err, tooling.ErrTimeout) || res.Abandoned || res.Hint != "" {
+			t.Fatalf("abandoned %v hint %q err %v", res.Abandoned, res.Hint, err)
+		}
+	}
+}

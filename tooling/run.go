@@ -48,6 +48,31 @@ func (t *task) release() {
 	})
 }
 
+// abandonGrace is how long a call past its deadline waits for its tool to
+// return before abandoning it: a tool that honours its context returns
+// within it, and is not reported abandoned.
+const abandonGrace = 2 * time.Millisecond
+
+// outlive handles a call whose deadline passed while its tool ran: it
+// waits up to abandonGrace for the tool's outcome, then abandons the tool
+// and reports the call (done true), unless the tool finished meanwhile.
+func (r *Registry) outlive(t *task, start time.Time, res *Result, parent, runCtx context.Context) (o outcome, done bool) {
+	timer := time.NewTimer(abandonGrace)
+	defer timer.Stop()
+	select {
+	case o = <-t.done:
+		return o, false
+	case <-timer.C:
+	}
+	if !r.abandon(t) {
+		return <-t.done, false // it finished just now: take its outcome
+	}
+	res.Run = time.Since(start)
+	res.Abandoned = true
+	r.interrupted(res, parent, runCtx.Err(), true)
+	return outcome{}, true
+}
+
 // abandon marks the task abandoned by its caller; false when the tool
 // finished in the meantime (its outcome is then in t.done).
 func (r *Registry) abandon(t *task) bool {
@@ -175,15 +200,11 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 			r.waitFailed(parent, res, err, r.mainThreadBusy(err))
 			return
 		default: // the deadline passed while the tool ran on the main thread
-			if r.abandon(t) {
-				res.Run = time.Since(start)
-				res.Abandoned = true
-				res.ran = true
-				r.interrupted(res, parent, runCtx.Err(), true)
+			res.ran = true
+			var done bool
+			if o, done = r.outlive(t, start, res, parent, runCtx); done {
 				return
 			}
-			res.ran = true
-			o = <-t.done
 		}
 		res.decide("main_thread", fmt.Sprintf("ran on the main thread after %v in its queue", wait.Round(time.Microsecond)))
 	} else {
@@ -192,13 +213,10 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 		select {
 		case o = <-t.done:
 		case <-runCtx.Done():
-			if r.abandon(t) {
-				res.Run = time.Since(start)
-				res.Abandoned = true
-				r.interrupted(res, parent, runCtx.Err(), true)
+			var done bool
+			if o, done = r.outlive(t, start, res, parent, runCtx); done {
 				return
 			}
-			o = <-t.done // it finished just now: take its outcome
 		}
 	}
 	t.release()
