@@ -90,8 +90,8 @@ func (a *app) main(args []string) int {
 	fs := flag.NewFlagSet("toolexplorer", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	configPath := fs.String("config", "", "load the config `FILE` (default: $"+configEnv+")")
-	toolsPath := fs.String("tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
+	var configPath, toolsPath string
+	sharedFlags(fs, &configPath, &toolsPath)
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -105,16 +105,16 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	rest := fs.Args()
-	a.toolsPath = *toolsPath
+	a.toolsPath = toolsPath
 	if len(rest) == 0 {
 		if console != nil {
 			if code := a.loadTools(a.toolsPath); code != exitOK {
 				return code
 			}
-			if code := a.loadConfig(*configPath, false); code != exitOK {
+			if code := a.loadConfig(configPath, false); code != exitOK {
 				return code
 			}
-			return console(a, *configPath)
+			return console(a, configPath)
 		}
 		a.errorf("a command is required")
 		a.printMainHelp(a.stderr)
@@ -129,7 +129,14 @@ func (a *app) main(args []string) int {
 		}
 		return a.usageError("", "%s", msg)
 	}
-	return a.runCommand(cmd, rest[1:], *configPath)
+	return a.runCommand(cmd, rest[1:], configPath)
+}
+
+// sharedFlags declares the flags accepted before the command name and by
+// every command: --config and --tools.
+func sharedFlags(fs *flag.FlagSet, configPath, toolsPath *string) {
+	fs.StringVar(configPath, "config", "", "load the config `FILE` (default: $"+configEnv+")")
+	fs.StringVar(toolsPath, "tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
 }
 
 // runCommand parses a command's flags, applies the config and runs it.
@@ -137,8 +144,7 @@ func (a *app) main(args []string) int {
 func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	fs := newFlagSet(cmd.name)
 	var configPath, toolsPath string
-	fs.StringVar(&configPath, "config", "", "load the config `FILE` (default: $"+configEnv+")")
-	fs.StringVar(&toolsPath, "tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
+	sharedFlags(fs, &configPath, &toolsPath)
 	exec := cmd.setup(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {

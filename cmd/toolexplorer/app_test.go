@@ -77,7 +77,8 @@ func TestUsageErrors(t *testing.T) {
 		{"describe without NAME", []string{"describe"}, []string{"describe: missing the tool NAME"}},
 		{"describe with two names", []string{"describe", "demo.echo", "demo.slow"}, []string{"too many arguments"}},
 		{"list with an argument", []string{"list", "echo"}, []string{`unexpected argument "echo"`, "--filter"}},
-		{"list with an unknown effect", []string{"list", "--effects", "explode"}, []string{`unknown effect "explode"`}},
+		{"list with an unknown effect", []string{"list", "--effects", "explode"}, []string{`unknown effect "explode"`, "or none)"}},
+		{"list with no effect named", []string{"list", "--effects", "|"}, []string{`--effects: no effect in "|"`}},
 		{"schemas without format", []string{"schemas"}, []string{"--format is required"}},
 		{"schemas with an unknown format", []string{"schemas", "--format", "xml"}, []string{`unknown format "xml"`}},
 		{"lint with an argument", []string{"lint", "demo.echo"}, []string{`unexpected argument "demo.echo"`}},
@@ -119,6 +120,9 @@ func TestHelp(t *testing.T) {
 			check{[]string{c.name, "-h"}, usage},
 			check{[]string{"help", c.name}, usage},
 			check{[]string{"--config", "/nonexistent.json", c.name, "--help"}, usage},
+			// Every command accepts the flags the main help lists for all.
+			check{[]string{"help", c.name}, "\n  --config FILE "},
+			check{[]string{"help", c.name}, "\n  --tools FILE "},
 		)
 	}
 	checks = append(checks, check{[]string{"run", "demo.echo", "--args", "{}", "--help"}, "--args-file FILE"})

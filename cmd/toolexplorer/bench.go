@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +41,9 @@ high-water mark of calls inside the tool's Run) and the mean number running
 milliseconds.
 
 Ctrl-C stops the bench: the calls still running are canceled and left out,
-and what was measured until then is printed, with a line saying so.
+and what was measured until then is printed, with a line saying so. Ctrl-C
+while the arguments are read (--args -) stops before any call. A second
+Ctrl-C ends the program at once.
 
 Example: demo.kv_put is exclusive on the resource kv, so its calls run one
 at a time however many callers there are: the others are in flight, queued
@@ -61,11 +63,12 @@ for the lock, and at most one runs:
 
 Exit status:
   0  the bench ran, whatever the codes of its calls
-  1  the bench was interrupted (what was measured is printed), or the
-     report could not be written
-  2  usage error: bad flags, missing NAME, CALLS or CALLERS under 1, more
-     than one source of arguments, an unreadable arguments file, a bad
-     config file
+  1  the bench was interrupted (what was measured is printed), also while
+     the arguments were read (then no call was made), or the report could
+     not be written
+  2  usage error: bad flags, missing NAME, CALLS or CALLERS under 1, CALLS
+     over 10000000, more than one source of arguments, an unreadable
+     arguments file, a bad config file
   3  no tool has that name (with a did-you-mean)
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
@@ -75,7 +78,7 @@ Exit status:
 			asJSON         bool
 		)
 		cf.declare(fs)
-		fs.IntVar(&calls, "n", 100, "make `CALLS` calls in all")
+		fs.IntVar(&calls, "n", 100, "make `CALLS` calls in all (at most "+strconv.Itoa(maxBenchCalls)+")")
 		fs.IntVar(&callers, "c", 8, "make them from `CALLERS` goroutines at once (at most CALLS)")
 		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 		return func(a *app, args []string) int {
@@ -86,18 +89,20 @@ Exit status:
 				return a.usageError("bench", "too many arguments: %s (pass the tool's arguments with --args)", strings.Join(args[1:], " "))
 			case calls < 1:
 				return a.usageError("bench", "-n must be at least 1, got %d", calls)
+			case calls > maxBenchCalls:
+				return a.usageError("bench", "-n must be at most %d, got %d (every call is kept to compute exact quantiles)", maxBenchCalls, calls)
 			case callers < 1:
 				return a.usageError("bench", "-c must be at least 1, got %d", callers)
 			}
-			raw, opts, code := cf.resolve(a, "bench", fs)
+			raw, opts, code := cf.resolve(a, "bench", fs, exitFailed)
 			if code != exitOK {
 				return code
 			}
-			t, ok := tooling.Lookup(args[0])
+			t, ok := a.reg.Lookup(args[0])
 			if !ok {
 				return a.notFound(args[0])
 			}
-			rep := runBench(a.ctx, benchSpec{tool: t.Name, args: raw, opts: opts, calls: calls, callers: min(callers, calls)})
+			rep := runBench(a.ctx, benchSpec{reg: a.reg, tool: t.Name, args: raw, opts: opts, calls: calls, callers: min(callers, calls)})
 			if asJSON {
 				if c := a.writeJSON(rep); c != exitOK {
 					return c
@@ -119,69 +124,14 @@ Exit status:
 	},
 }
 
-// callFlags are the flags that say how to make a call: its arguments,
-// origin, consent and deadline, spelled and checked as run spells them.
-type callFlags struct {
-	argsJSON, argsFile, origin string
-	consent                    bool
-	timeout                    time.Duration
-}
+// maxBenchCalls is the most calls one bench makes: it keeps a sample of
+// every call, some 50 bytes each, and sorted copies of their times.
+const maxBenchCalls = 10_000_000
 
-func (cf *callFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&cf.argsJSON, "args", "", "the arguments as a `JSON` object (\"-\" reads standard input)")
-	fs.StringVar(&cf.argsFile, "args-file", "", "read the arguments from `FILE` (\"-\" reads standard input)")
-	fs.StringVar(&cf.origin, "origin", "app", "call as origin `O`: app, ui, llm or system")
-	fs.BoolVar(&cf.consent, "consent", false, "consent to the tool's side effects (tools that need consent refuse calls without it)")
-	fs.DurationVar(&cf.timeout, "timeout", 0, "shorten the call's deadline to `DUR` (like 500ms or 2s; never lengthens it)")
-}
-
-// resolve checks the parsed flags of fs and reads the arguments. It
-// returns them with the call's options, or exitUsage after printing why
-// (usage errors are reported as errors of command cmd).
-func (cf *callFlags) resolve(a *app, cmd string, fs *flag.FlagSet) (json.RawMessage, []tooling.Option, int) {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["args"] && set["args-file"] {
-		return nil, nil, a.usageError(cmd, "give the arguments once: --args or --args-file, not both")
-	}
-	if cf.timeout < 0 || set["timeout"] && cf.timeout == 0 {
-		return nil, nil, a.usageError(cmd, "--timeout must be positive, got %v", cf.timeout)
-	}
-	o, err := parseOrigin(a.reg, cf.origin)
-	if err != nil {
-		return nil, nil, a.usageError(cmd, "--origin: %v", err)
-	}
-	var raw []byte
-	switch {
-	case set["args"] && cf.argsJSON == "-", set["args-file"] && cf.argsFile == "-":
-		if raw, err = readArgs(a.stdin, a.cfg.MaxArgumentBytes); err != nil {
-			return nil, nil, a.usageError(cmd, "cannot read the arguments from standard input: %v", err)
-		}
-	case set["args-file"]:
-		f, err := os.Open(cf.argsFile)
-		if err == nil {
-			raw, err = readArgs(f, a.cfg.MaxArgumentBytes)
-			f.Close()
-		}
-		if err != nil {
-			return nil, nil, a.usageError(cmd, "cannot read the arguments file: %v", err)
-		}
-	case set["args"]:
-		raw = []byte(cf.argsJSON)
-	}
-	opts := []tooling.Option{tooling.WithOrigin(o)}
-	if cf.consent {
-		opts = append(opts, tooling.WithConsent())
-	}
-	if cf.timeout > 0 {
-		opts = append(opts, tooling.WithTimeout(cf.timeout))
-	}
-	return raw, opts, exitOK
-}
-
-// benchSpec is what to bench: calls calls of tool, made with args and
-// opts from callers goroutines (1 ≤ callers ≤ calls).
+// benchSpec is what to bench: calls calls of tool in reg, made with args
+// and opts from callers goroutines (1 ≤ callers ≤ calls ≤ maxBenchCalls).
 type benchSpec struct {
+	reg            *tooling.Registry
 	tool           string
 	args           json.RawMessage
 	opts           []tooling.Option
@@ -209,7 +159,7 @@ type benchReport struct {
 	Throughput  float64          `json:"throughput_per_s"`
 	Wait        benchMeanP95     `json:"wait_ms"`
 	Run         benchMeanP95     `json:"run_ms"`
-	MaxInFlight int64            `json:"max_in_flight"` // exact: calls of the bench inside ExecuteTool at once
+	MaxInFlight int64            `json:"max_in_flight"` // exact: calls of the bench inside Execute at once
 	Sampled     benchSampledPeak `json:"sampled"`
 	Running     float64          `json:"mean_running"` // total run time over the wall time
 	PeakRunning int64            `json:"peak_running"` // exact: the most calls of the tool running at once (the registry's high-water mark)
@@ -251,7 +201,7 @@ func runBench(ctx context.Context, spec benchSpec) *benchReport {
 	)
 	stopSampling := make(chan struct{})
 	sampled := make(chan benchSampledPeak, 1)
-	go func() { sampled <- sampleInFlight(spec.tool, stopSampling) }()
+	go func() { sampled <- sampleInFlight(spec.reg, spec.tool, stopSampling) }()
 
 	start := time.Now()
 	for range spec.callers {
@@ -265,7 +215,7 @@ func runBench(ctx context.Context, spec benchSpec) *benchReport {
 				for m := maxInFlight.Load(); n > m && !maxInFlight.CompareAndSwap(m, n); m = maxInFlight.Load() {
 				}
 				t0 := time.Now()
-				res, _ := tooling.ExecuteTool(ctx, spec.tool, spec.args, spec.opts...)
+				res, _ := spec.reg.Execute(ctx, spec.tool, spec.args, spec.opts...)
 				lat := time.Since(t0)
 				inFlight.Add(-1)
 				samples[i] = benchSample{latency: lat, wait: res.Wait, run: res.Run, code: res.Code,
@@ -282,20 +232,20 @@ func runBench(ctx context.Context, spec benchSpec) *benchReport {
 	rep.Interrupted = ctx.Err() != nil && rep.Done < spec.calls
 	rep.MaxInFlight = maxInFlight.Load()
 	rep.Sampled = <-sampled
-	if st, ok := tooling.Default.ToolStatsOf(spec.tool); ok {
+	if st, ok := spec.reg.ToolStatsOf(spec.tool); ok {
 		rep.PeakRunning = st.Peak
 	}
 	return rep
 }
 
-// sampleInFlight reads the tool's counters about every millisecond until
-// stop is closed and returns their peaks.
-func sampleInFlight(tool string, stop <-chan struct{}) benchSampledPeak {
+// sampleInFlight reads the counters of tool in reg about every millisecond
+// until stop is closed and returns their peaks.
+func sampleInFlight(reg *tooling.Registry, tool string, stop <-chan struct{}) benchSampledPeak {
 	var p benchSampledPeak
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		if s, ok := tooling.Default.ToolStatsOf(tool); ok {
+		if s, ok := reg.ToolStatsOf(tool); ok {
 			p.Samples++
 			p.InFlight = max(p.InFlight, s.InFlight)
 			p.Waiting = max(p.Waiting, s.Waiting)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,6 +256,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"without NAME", []string{"bench"}, "bench: missing the tool NAME"},
 		{"with two names", []string{"bench", "demo.echo", "demo.slow"}, "too many arguments: demo.slow"},
 		{"no calls", []string{"bench", "demo.echo", "-n", "0"}, "-n must be at least 1, got 0"},
+		{"calls past memory", []string{"bench", "demo.echo", "-n", "2000000000"}, "-n must be at most 10000000, got 2000000000"},
+		{"one call too many", []string{"bench", "demo.echo", "-n", "10000001"}, "-n must be at most 10000000, got 10000001"},
 		{"negative callers", []string{"bench", "demo.echo", "-c", "-1"}, "-c must be at least 1, got -1"},
 		{"no callers", []string{"bench", "demo.echo", "-c", "0"}, "-c must be at least 1, got 0"},
 		{"calls not a number", []string{"bench", "demo.echo", "-n", "many"}, `invalid value "many"`},
@@ -276,12 +280,50 @@ func TestBenchUsageErrors(t *testing.T) {
 }
 
 func TestBenchUnknownTool(t *testing.T) {
-	o := cli(t, "", "bench", "demo.ecoh", "-n", "5")
-	if o.code != exitRefused {
-		t.Fatalf("exit %d, want %d\n%s", o.code, exitRefused, o)
+	for _, name := range []string{"demo.ecoh", "echo"} {
+		o := cli(t, "", "bench", name, "-n", "5")
+		if o.code != exitRefused {
+			t.Fatalf("exit %d, want %d\n%s", o.code, exitRefused, o)
+		}
+		if !strings.Contains(o.stderr, `not_found: no tool named "`+name+`" (did you mean "demo.echo"?)`) || o.stdout != "" {
+			t.Errorf("want the did-you-mean on stderr and nothing on stdout\n%s", o)
+		}
 	}
-	if !strings.Contains(o.stderr, `not_found: no tool named "demo.ecoh" (did you mean "demo.echo"?)`) || o.stdout != "" {
-		t.Errorf("want the did-you-mean on stderr and nothing on stdout\n%s", o)
+}
+
+// TestBenchUsesTheAppRegistry: bench looks up, calls and watches the tool
+// in the registry of the app, not in the default one.
+func TestBenchUsesTheAppRegistry(t *testing.T) {
+	const name = "bench.ping"
+	if _, ok := tooling.Lookup(name); ok {
+		t.Fatalf("the default registry has %s", name)
+	}
+	reg := tooling.NewRegistry()
+	var ran atomic.Int64
+	reg.Register(tooling.Tool{
+		Name:        name,
+		Description: "Sleeps a millisecond.",
+		Meta:        tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			ran.Add(1)
+			time.Sleep(time.Millisecond)
+			return map[string]any{"ok": true}, nil
+		},
+	})
+	var stdout, stderr bytes.Buffer
+	a := &app{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv: func(string) string { return "" }, reg: reg}
+	code := a.main([]string{"bench", name, "-n", "20", "-c", "4", "--json"})
+	o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	if code != exitOK || o.stderr != "" {
+		t.Fatalf("want exit 0 and nothing on stderr\n%s", o)
+	}
+	rep := decodeBench(t, o)
+	if rep.Codes["ok"] != 20 || ran.Load() != 20 {
+		t.Errorf("codes %v, %d runs: want 20 ok calls of the app's tool", rep.Codes, ran.Load())
+	}
+	if rep.PeakRunning < 1 || rep.Sampled.Samples < 1 {
+		t.Errorf("peak running %d, %d samples: want the app registry's counters of the tool", rep.PeakRunning, rep.Sampled.Samples)
 	}
 }
 

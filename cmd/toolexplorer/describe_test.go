@@ -72,6 +72,12 @@ func TestDescribe(t *testing.T) {
 			stderr: []string{"toolexplorer: not_found: ", `did you mean "demo.echo"?`},
 		},
 		{
+			name:   "tool name without its group",
+			args:   []string{"describe", "echo"},
+			code:   exitRefused,
+			stderr: []string{`toolexplorer: not_found: no tool named "echo" (did you mean "demo.echo"?)`},
+		},
+		{
 			name:   "unknown tool with --json",
 			args:   []string{"describe", "--json", "demo.slwo"},
 			code:   exitRefused,
@@ -171,6 +177,18 @@ func TestList(t *testing.T) {
 		{name: "origin", args: []string{"--origin", "llm", "--filter", "llm"}, want: []string{"demo.llm_only"}},
 		{name: "origin excludes", args: []string{"--origin", "app", "--filter", "llm"}, want: nil},
 		{name: "available", args: []string{"--available", "--filter", "unavailable"}, want: nil},
+		{name: "no effects", args: []string{"--effects", "none"},
+			want: []string{"demo.echo", "demo.fail", "demo.limited", "demo.llm_only", "demo.slow", "demo.unavailable"}},
+		{name: "no effects or read", args: []string{"--effects", "none|read", "--filter", "demo"},
+			want: []string{"demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.limited", "demo.llm_only", "demo.slow", "demo.unavailable"}},
+		// The table checks demo.llm_only for its own origin, llm, and shows
+		// it available: --available agrees.
+		{name: "available as the table checks", args: []string{"--available"},
+			want: []string{"demo.counter", "demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.kv_put", "demo.limited",
+				"demo.llm_only", "demo.slow", "demo.write_note"}},
+		{name: "available for an origin", args: []string{"--available", "--origin", "llm", "--effects", "none"},
+			want: []string{"demo.echo", "demo.fail", "demo.limited", "demo.llm_only", "demo.slow"}},
+		{name: "available for the app", args: []string{"--available", "--origin", "app", "--filter", "llm"}, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,9 @@ import (
 
 // TestTimeoutOverride: a config override of 500 ms makes demo.slow,
 // sleeping 3000 ms and ignoring cancel, fail with timeout between 500 and
-// 700 ms; a 200 ms override wins over the tool's own 500 ms.
+// 700 ms; a 200 ms override wins over the tool's own 500 ms. demo.slow
+// declares 500 ms itself, so the governance decision must say the deadline
+// came from the override, not from the tool.
 func TestTimeoutOverride(t *testing.T) {
 	for _, override := range []time.Duration{500 * time.Millisecond, 200 * time.Millisecond} {
 		cfg := writeFile(t, "cfg.json", `{"tools":{"demo.slow":{"timeout":"`+override.String()+`"}}}`)
@@ -22,6 +25,15 @@ func TestTimeoutOverride(t *testing.T) {
 		}
 		if took < override || took > override+200*time.Millisecond {
 			t.Fatalf("override %v: returned after %v", override, took)
+		}
+		var timeout []string
+		for _, d := range res.Governance {
+			if d.Step == "timeout" {
+				timeout = append(timeout, d.Detail)
+			}
+		}
+		if len(timeout) != 1 || !strings.Contains(timeout[0], "config override") {
+			t.Errorf("override %v: timeout decisions %q, want one from the config override\n%s", override, timeout, o)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)

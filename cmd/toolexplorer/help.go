@@ -27,9 +27,14 @@ func versionString() string {
 
 const exitStatusHelp = `Exit status:
   0  success
-  1  the call failed after it started (status error), or lint found problems
+  1  the call failed after it started (status error), a bench was
+     interrupted, or lint found problems
   2  usage error: bad flags or arguments, unreadable arguments file, bad config file
-  3  the call was refused before the tool ran (status denied), or no tool has that name
+  3  the call was refused before the tool ran (status denied), run was
+     interrupted before the call, or no tool has that name
+
+Ctrl-C (or SIGTERM) asks the command to stop: the call or the bench is
+canceled and what happened is reported. A second one ends the program at once.
 `
 
 func (a *app) printMainHelp(w io.Writer) {
@@ -65,7 +70,8 @@ Flags:
 // printCommandHelp prints a command's usage, description and flags.
 func printCommandHelp(w io.Writer, c *command) {
 	fs := newFlagSet(c.name)
-	fs.String("config", "", "load the config `FILE` (default: $"+configEnv+")")
+	var configPath, toolsPath string
+	sharedFlags(fs, &configPath, &toolsPath)
 	c.setup(fs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage: toolexplorer %s %s\n\n", c.name, c.args)

@@ -22,7 +22,12 @@ Flags in the table: consent (calls must carry consent), disabled (by the
 config or at runtime), unavailable (the tool's availability check says no),
 origin_denied (the origin may not call it), origins=... (who may call it),
 idempotent. Availability is checked for --origin, else for the app (or the
-first origin the tool allows).
+first origin the tool allows, for a tool the app may not call). --available
+keeps the tools that check says yes for: the rows without disabled,
+unavailable or origin_denied.
+
+--effects none selects the tools that declare no effects; it combines with
+the names of effects too (--effects 'none|read').
 
 Exit status: 0, or 2 for a usage error.
 `,
@@ -34,21 +39,22 @@ Exit status: 0, or 2 for a usage error.
 		)
 		fs.StringVar(&filter, "filter", "", "only tools whose name, title, description or a parameter name contain every word of `TEXT`")
 		fs.Var(&tags, "tag", "only tools with tag `T` (repeat or separate with commas: every tag must match)")
-		fs.StringVar(&effects, "effects", "", "only tools with one of the effects `E` (read, write, network, filesystem, process; joined by |)")
+		fs.StringVar(&effects, "effects", "", "only tools with one of the effects `E` (read, write, network, filesystem, process, or none for no effects; joined by |)")
 		fs.StringVar(&origin, "origin", "", "only tools origin `O` may call (app, ui, llm, system)")
-		fs.BoolVar(&available, "available", false, "only tools that can run now")
+		fs.BoolVar(&available, "available", false, "only tools that can run now (for --origin, else as the table checks)")
 		fs.BoolVar(&asJSON, "json", false, "print a JSON array of tool descriptions")
 		return func(a *app, args []string) int {
 			if len(args) > 0 {
 				return a.usageError("list", "unexpected argument %q (use --filter to search)", args[0])
 			}
 			f := tooling.Filter{Text: filter, Tags: tags}
+			keep := func(tooling.Effects) bool { return true }
 			if effects != "" {
-				e, err := tooling.ParseEffects(effects)
+				e, none, err := parseEffectsFilter(effects)
 				if err != nil {
-					return a.usageError("list", "--effects: %s", strings.TrimPrefix(err.Error(), "tooling: "))
+					return a.usageError("list", "--effects: %v", err)
 				}
-				f.Effects = e
+				keep = func(t tooling.Effects) bool { return t.Any(e) || none && t == 0 }
 			}
 			if origin != "" {
 				o, err := parseOrigin(a.reg, origin)
@@ -57,13 +63,19 @@ Exit status: 0, or 2 for a usage error.
 				}
 				f.Origin = o
 			}
-			if available {
-				f.Availability = tooling.OnlyAvailable
-			}
-			tools := a.reg.List(a.ctx, f)
-			infos := make([]toolInfo, len(tools))
-			for i, t := range tools {
-				infos[i] = describeTool(a.ctx, a.reg, a.cfg, t, f.Origin)
+			// Availability is filtered here rather than by the registry,
+			// which checks for the app only: --available keeps what the
+			// table would show as available.
+			infos := []toolInfo{}
+			for _, t := range a.reg.List(a.ctx, f) {
+				if !keep(t.Meta.Effects) {
+					continue
+				}
+				info := describeTool(a.ctx, a.reg, a.cfg, t, f.Origin)
+				if available && !info.Availability.Available {
+					continue
+				}
+				infos = append(infos, info)
 			}
 			if asJSON {
 				return a.writeJSON(infos)
@@ -104,6 +116,27 @@ func (s *stringList) Set(v string) error {
 		}
 	}
 	return nil
+}
+
+// parseEffectsFilter parses the value of list --effects: effect names
+// joined by "|" or ",", where "none" stands for the tools without effects.
+func parseEffectsFilter(s string) (effects tooling.Effects, none bool, err error) {
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' || r == ' ' })
+	if len(parts) == 0 {
+		return 0, false, fmt.Errorf("no effect in %q: name one (read, write, network, filesystem, process) or none", s)
+	}
+	for _, p := range parts {
+		if strings.EqualFold(p, "none") {
+			none = true
+			continue
+		}
+		e, err := tooling.ParseEffects(p)
+		if err != nil {
+			return 0, false, fmt.Errorf("unknown effect %q (want read, write, network, filesystem, process or none)", p)
+		}
+		effects |= e
+	}
+	return effects, none, nil
 }
 
 // knownOrigins are the origins the registry defines and those the

@@ -15,9 +15,34 @@ import (
 func main() {
 	code := 0
 	tooling.RunMain(func() {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code = run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		stop()
 	})
 	os.Exit(code)
+}
+
+// signalContext returns a context canceled by the first of sigs, and a
+// function that stops catching them and cancels the context.
+//
+// The first signal only asks the command to stop: the call or the bench is
+// canceled and what happened is reported. It also ends the catching, before
+// the context is canceled, so a second signal ends the process the default
+// way even while a step does not heed the context.
+func signalContext(parent context.Context, sigs ...os.Signal) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, sigs...)
+	go func() {
+		select {
+		case <-c:
+		case <-ctx.Done():
+		}
+		signal.Stop(c)
+		cancel()
+	}()
+	return ctx, func() {
+		signal.Stop(c)
+		cancel()
+	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +28,11 @@ its own line, the output, the times, the governance decisions, a hint, and
 the stack of a panic. With --json, the whole result as JSON. When the call
 is not ok, one line also goes to standard error.
 
+Ctrl-C cancels the call. Before the tool starts, also while the arguments
+are read (--args -), nothing runs: exit status 3. Once the tool runs, the
+call fails with canceled: exit status 1. A second Ctrl-C ends the program
+at once.
+
 Exit status:
   0  the call is ok
   1  the call failed after it started (status error: timeout, canceled,
@@ -34,19 +41,15 @@ Exit status:
      arguments, an unreadable arguments file, a bad config file
   3  the call was refused before the tool ran (status denied: not_found,
      disabled, origin_denied, unavailable, validation_error,
-     consent_required, ...)
+     consent_required, canceled, ...), or Ctrl-C came while the arguments
+     were read: no call was made
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		var (
-			argsJSON, argsFile, origin string
-			consent, asJSON            bool
-			timeout                    time.Duration
+			cf     callFlags
+			asJSON bool
 		)
-		fs.StringVar(&argsJSON, "args", "", "the arguments as a `JSON` object (\"-\" reads standard input)")
-		fs.StringVar(&argsFile, "args-file", "", "read the arguments from `FILE` (\"-\" reads standard input)")
-		fs.StringVar(&origin, "origin", "app", "call as origin `O`: app, ui, llm or system")
-		fs.BoolVar(&consent, "consent", false, "consent to the tool's side effects (tools that need consent refuse calls without it)")
-		fs.DurationVar(&timeout, "timeout", 0, "shorten the call's deadline to `DUR` (like 500ms or 2s; never lengthens it)")
+		cf.declare(fs)
 		fs.BoolVar(&asJSON, "json", false, "print the whole result as JSON")
 		return func(a *app, args []string) int {
 			switch {
@@ -55,46 +58,14 @@ Exit status:
 			case len(args) > 1:
 				return a.usageError("run", "too many arguments: %s (pass the tool's arguments with --args)", strings.Join(args[1:], " "))
 			}
-			set := map[string]bool{}
-			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-			if set["args"] && set["args-file"] {
-				return a.usageError("run", "give the arguments once: --args or --args-file, not both")
-			}
-			if timeout < 0 || set["timeout"] && timeout == 0 {
-				return a.usageError("run", "--timeout must be positive, got %v", timeout)
-			}
-			o, err := parseOrigin(a.reg, origin)
-			if err != nil {
-				return a.usageError("run", "--origin: %v", err)
-			}
-			var raw []byte
-			switch {
-			case set["args"] && argsJSON == "-", set["args-file"] && argsFile == "-":
-				if raw, err = readArgs(a.stdin, a.cfg.MaxArgumentBytes); err != nil {
-					return a.usageError("run", "cannot read the arguments from standard input: %v", err)
-				}
-			case set["args-file"]:
-				f, err := os.Open(argsFile)
-				if err == nil {
-					raw, err = readArgs(f, a.cfg.MaxArgumentBytes)
-					f.Close()
-				}
-				if err != nil {
-					return a.usageError("run", "cannot read the arguments file: %v", err)
-				}
-			case set["args"]:
-				raw = []byte(argsJSON)
-			}
-
-			opts := []tooling.Option{tooling.WithOrigin(o)}
-			if consent {
-				opts = append(opts, tooling.WithConsent())
-			}
-			if timeout > 0 {
-				opts = append(opts, tooling.WithTimeout(timeout))
+			// Interrupted before the call: nothing ran, as when the
+			// registry refuses a call canceled before its start.
+			raw, opts, code := cf.resolve(a, "run", fs, exitRefused)
+			if code != exitOK {
+				return code
 			}
 			res, _ := a.reg.Execute(a.ctx, args[0], raw, opts...)
-			code := exitFor(res.Status)
+			code = exitFor(res.Status)
 			if asJSON {
 				if c := a.writeJSON(res); c != exitOK {
 					return c
@@ -115,14 +86,114 @@ Exit status:
 	},
 }
 
-// readArgs reads arguments, stopping one byte past limit (when positive):
-// enough for the registry to refuse them as too large without holding an
-// endless stream in memory.
-func readArgs(r io.Reader, limit int64) ([]byte, error) {
-	if limit > 0 {
-		r = io.LimitReader(r, limit+1)
+// callFlags are the flags that say how to make a call: its arguments,
+// origin, consent and deadline. run and bench share them.
+type callFlags struct {
+	argsJSON, argsFile, origin string
+	consent                    bool
+	timeout                    time.Duration
+}
+
+func (cf *callFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&cf.argsJSON, "args", "", "the arguments as a `JSON` object (\"-\" reads standard input)")
+	fs.StringVar(&cf.argsFile, "args-file", "", "read the arguments from `FILE` (\"-\" reads standard input)")
+	fs.StringVar(&cf.origin, "origin", "app", "call as origin `O`: app, ui, llm or system")
+	fs.BoolVar(&cf.consent, "consent", false, "consent to the tool's side effects (tools that need consent refuse calls without it)")
+	fs.DurationVar(&cf.timeout, "timeout", 0, "shorten the call's deadline to `DUR` (like 500ms or 2s; never lengthens it)")
+}
+
+// resolve checks the parsed flags of fs and reads the arguments. It
+// returns them with the call's options and exitOK. Otherwise it prints
+// why, as an error of command cmd, and returns exitUsage for a usage
+// error, or interrupted when a.ctx ends before the arguments are read:
+// then the command must make no call.
+func (cf *callFlags) resolve(a *app, cmd string, fs *flag.FlagSet, interrupted int) (json.RawMessage, []tooling.Option, int) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["args"] && set["args-file"] {
+		return nil, nil, a.usageError(cmd, "give the arguments once: --args or --args-file, not both")
 	}
-	return io.ReadAll(r)
+	if cf.timeout < 0 || set["timeout"] && cf.timeout == 0 {
+		return nil, nil, a.usageError(cmd, "--timeout must be positive, got %v", cf.timeout)
+	}
+	o, err := parseOrigin(a.reg, cf.origin)
+	if err != nil {
+		return nil, nil, a.usageError(cmd, "--origin: %v", err)
+	}
+	var (
+		raw  []byte
+		open func() (io.ReadCloser, error)
+		from string
+	)
+	switch {
+	case set["args"] && cf.argsJSON == "-", set["args-file"] && cf.argsFile == "-":
+		open = func() (io.ReadCloser, error) { return io.NopCloser(a.stdin), nil }
+		from = "the arguments from standard input"
+	case set["args-file"]:
+		open = func() (io.ReadCloser, error) { return os.Open(cf.argsFile) }
+		from = "the arguments file"
+	case set["args"]:
+		raw = []byte(cf.argsJSON)
+	}
+	if open != nil {
+		if raw, err = readArgs(a.ctx, a.cfg.MaxArgumentBytes, open); err != nil {
+			if a.ctx.Err() != nil {
+				a.errorf("%s: interrupted while reading %s: no call was made", cmd, from)
+				return nil, nil, interrupted
+			}
+			return nil, nil, a.usageError(cmd, "cannot read %s: %v", from, err)
+		}
+	}
+	opts := []tooling.Option{tooling.WithOrigin(o)}
+	if cf.consent {
+		opts = append(opts, tooling.WithConsent())
+	}
+	if cf.timeout > 0 {
+		opts = append(opts, tooling.WithTimeout(cf.timeout))
+	}
+	return raw, opts, exitOK
+}
+
+// readArgs opens a source of arguments and reads it, stopping one byte
+// past limit (when positive): enough for the registry to refuse them as
+// too large without holding an endless stream in memory.
+//
+// Once ctx ends, readArgs returns ctx.Err() at once rather than wait for a
+// source that may never be written to (a terminal, a pipe, a FIFO): the
+// read goes on in the background until the source ends, and what it reads
+// is dropped.
+func readArgs(ctx context.Context, limit int64, open func() (io.ReadCloser, error)) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		rc, err := open()
+		if err != nil {
+			done <- read{err: err}
+			return
+		}
+		defer rc.Close()
+		var r io.Reader = rc
+		if limit > 0 {
+			r = io.LimitReader(r, limit+1)
+		}
+		b, err := io.ReadAll(r)
+		done <- read{b, err}
+	}()
+	select {
+	case rd := <-done:
+		if err := ctx.Err(); err != nil { // ended together: the interrupt wins
+			return nil, err
+		}
+		return rd.b, rd.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // writeResult prints a result for people.

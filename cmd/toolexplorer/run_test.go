@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -196,6 +198,13 @@ func TestRun(t *testing.T) {
 			stdout: []string{"denied (not_found)"},
 			stderr: []string{`did you mean "demo.echo"?`},
 		},
+		{
+			name:   "tool name without its group",
+			args:   []string{"run", "echo", "--args", `{"text":"hi"}`},
+			code:   exitRefused,
+			stdout: []string{"echo: denied (not_found)", `no tool named "echo" (did you mean "demo.echo"?)`},
+			stderr: []string{`toolexplorer: run echo: not_found: no tool named "echo" (did you mean "demo.echo"?)`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,5 +276,74 @@ func TestExitFor(t *testing.T) {
 		if got := exitFor(tooling.StatusOf(code)); got != want {
 			t.Errorf("code %q: exit %d, want %d", code, got, want)
 		}
+	}
+}
+
+// echoCalls counts the calls of demo.echo the default registry has seen.
+func echoCalls() uint64 {
+	s, _ := tooling.Default.ToolStatsOf("demo.echo")
+	return s.Calls
+}
+
+// TestArgsReadInterrupted: Ctrl-C while run or bench waits for arguments on
+// a standard input that is never written ends the command at once, and no
+// call is made: run exits 3 as for a call canceled before its start, bench
+// exits 1 as when interrupted.
+func TestArgsReadInterrupted(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"run --args -", []string{"run", "demo.echo", "--args", "-"}, exitRefused},
+		{"run --args-file -", []string{"run", "demo.echo", "--args-file", "-", "--json"}, exitRefused},
+		{"bench --args -", []string{"bench", "demo.echo", "--args", "-", "-n", "3"}, exitFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdin, w := io.Pipe()
+			defer w.Close()
+			before := echoCalls()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			time.AfterFunc(50*time.Millisecond, cancel)
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() { done <- run(ctx, tt.args, stdin, &stdout, &stderr) }()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(5 * time.Second):
+				w.Close() // end standard input, to see what the command does then
+				<-done
+				t.Fatalf("still reading standard input 5s after the interrupt; then made %d calls", echoCalls()-before)
+			}
+			o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+			if o.code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", o.code, tt.code, o)
+			}
+			want := "toolexplorer: " + tt.args[0] + ": interrupted while reading the arguments from standard input: no call was made\n"
+			if o.stderr != want || o.stdout != "" {
+				t.Errorf("want nothing on stdout and %q on stderr\n%s", want, o)
+			}
+			if n := echoCalls() - before; n != 0 {
+				t.Errorf("%d calls of demo.echo were made, want none", n)
+			}
+		})
+	}
+}
+
+// TestArgsReadInterruptedWithInput: once interrupted, arguments that are
+// there to read do not make the call happen anyway.
+func TestArgsReadInterruptedWithInput(t *testing.T) {
+	before := echoCalls()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o := cliContext(t, ctx, `{"text":"hi"}`, "run", "demo.echo", "--args", "-")
+	if o.code != exitRefused || !strings.Contains(o.stderr, "no call was made") {
+		t.Errorf("exit %d, want %d and no call\n%s", o.code, exitRefused, o)
+	}
+	if n := echoCalls() - before; n != 0 {
+		t.Errorf("%d calls of demo.echo were made, want none", n)
 	}
 }
