@@ -6,8 +6,8 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 
 GO ?= go
-# Arguments for `make run`, e.g. make run ARGS='list --json' (default: the command list).
-ARGS ?= help
+# Arguments for `make run`, e.g. make run ARGS='list --json' (default: none, the console).
+ARGS ?=
 # Benchmarks to run (a -bench pattern) and fuzzing time.
 BENCH ?= .
 FUZZTIME ?= 30s
