@@ -1,0 +1,105 @@
+//go:build linux
+
+package confine
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+)
+
+// timed runs f b.N times and reports the median and 90th percentile besides the mean.
+func timed(b *testing.B, f func()) {
+	b.Helper()
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		f()
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(d[len(d)*9/10].Nanoseconds()), "p90-ns")
+}
+
+// BenchmarkColdRun is a whole confined call: start, confine, echo, teardown.
+func BenchmarkColdRun(b *testing.B) {
+	requireConfinement(b)
+	req := []byte("ping")
+	timed(b, func() {
+		if _, err := Run(context.Background(), "test.echo", Profile{}, req); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkForkExecTrue is the floor: fork and exec of /bin/true.
+func BenchmarkForkExecTrue(b *testing.B) {
+	timed(b, func() {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkBwrapTrue is bubblewrap's start-up, for comparison (skipped without bwrap).
+func BenchmarkBwrapTrue(b *testing.B) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		b.Skip("bwrap not installed")
+	}
+	if err := exec.Command(bwrap, "--ro-bind", "/", "/", "/bin/true").Run(); err != nil {
+		b.Skipf("bwrap does not run here: %v", err)
+	}
+	timed(b, func() {
+		if err := exec.Command(bwrap, "--ro-bind", "/", "/", "/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkPoolSingleUse is a call served by a pre-started worker (the wait for the pool to
+// refill is not timed).
+func BenchmarkPoolSingleUse(b *testing.B) {
+	requireConfinement(b)
+	pool := NewPool(2)
+	defer pool.Close()
+	p := Profile{}
+	req := []byte("ping")
+	d := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		waitIdle(b, pool, p, 1)
+		start := time.Now()
+		if _, err := pool.Run(context.Background(), "test.echo", p, req); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	slices.Sort(d)
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	b.ReportMetric(float64(sum.Nanoseconds())/float64(len(d)), "call-ns")
+	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(d[len(d)*9/10].Nanoseconds()), "p90-ns")
+}
+
+// BenchmarkPoolReuse is a round trip to a worker that serves call after call.
+func BenchmarkPoolReuse(b *testing.B) {
+	requireConfinement(b)
+	pool := NewPool(1)
+	defer pool.Close()
+	p := Profile{Reuse: true}
+	waitIdle(b, pool, p, 1)
+	req := []byte("ping")
+	timed(b, func() {
+		if _, err := pool.Run(context.Background(), "test.echo", p, req); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

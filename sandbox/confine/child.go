@@ -1,0 +1,425 @@
+//go:build linux
+
+package confine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Handler runs inside a confined child. ctx carries the caller's deadline; req and the result are
+// opaque bytes. An error that is a permission error (fs.ErrPermission, EACCES, EPERM) comes back
+// from Run as Denied, EMFILE and EFBIG as Limit, anything else as Failed.
+type Handler func(ctx context.Context, req []byte) ([]byte, error)
+
+// How the parent finds a child: both must hold, so a stray variable alone never turns a normal
+// start of the program into a child.
+const (
+	envMarker   = "TOOLEXPLORER_CONFINE_CHILD"
+	markerValue = "v1"
+	childArgv0  = "confine-child"
+)
+
+// Exit statuses of a child that ends without a response.
+const (
+	// exitUnavailable: the child could not confine itself (or could not read its setup); it
+	// never ran the handler.
+	exitUnavailable = 111
+	// exitLimitCPU: the child got SIGXCPU.
+	exitLimitCPU = 112
+	// exitProtocol: the parent sent something the child could not read.
+	exitProtocol = 113
+)
+
+// The child's request and response pipes.
+const (
+	requestFD  = 3
+	responseFD = 4
+)
+
+var (
+	handlersMu sync.RWMutex
+	handlers   = map[string]Handler{}
+
+	// mainCalled is set by Main in a process that is not a child: Run refuses to start children
+	// of a binary whose main does not call Main, as such a child would run the host's own main.
+	mainCalled bool
+
+	// beforeConfine, when set, runs in the child before it confines itself (tests start a
+	// thread there, to prove that threads started earlier are confined too).
+	beforeConfine func()
+
+	// installSeccomp installs the seccomp filter in the child, on all threads. A child whose
+	// installSeccomp is nil fails closed (unless allowMissingSeccomp).
+	installSeccomp = InstallSeccomp
+
+	// allowMissingSeccomp lets a child without a seccomp filter go on, with a note, instead of
+	// failing closed. Only the package's own tests set it.
+	allowMissingSeccomp bool
+)
+
+// Handle registers h under name. Call it from init(): a child looks the handler up by name, and
+// the child is the same binary, so every handler a parent may name must be registered in every
+// process. It panics on an empty name, a nil handler or a duplicate.
+func Handle(name string, h Handler) {
+	if name == "" || h == nil {
+		panic("confine: Handle needs a name and a handler")
+	}
+	handlersMu.Lock()
+	defer handlersMu.Unlock()
+	if _, dup := handlers[name]; dup {
+		panic(fmt.Sprintf("confine: handler %q registered twice", name))
+	}
+	handlers[name] = h
+}
+
+// Handlers returns the registered handler names, sorted.
+func Handlers() []string {
+	handlersMu.RLock()
+	defer handlersMu.RUnlock()
+	names := make([]string, 0, len(handlers))
+	for n := range handlers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lookup(name string) Handler {
+	handlersMu.RLock()
+	defer handlersMu.RUnlock()
+	return handlers[name]
+}
+
+// Main must be the first thing main calls (as with reexec.Init), and a TestMain that uses Run must
+// call it first too. In a process started by Run it confines the process, serves the request and
+// exits: it never returns there. Anywhere else it returns false at once.
+//
+//	func main() {
+//		if confine.Main() {
+//			return // not reached: a child exits inside Main
+//		}
+//		// ... the program
+//	}
+func Main() bool {
+	if os.Getenv(envMarker) != markerValue || len(os.Args) == 0 || os.Args[0] != childArgv0 {
+		mainCalled = true
+		return false
+	}
+	os.Exit(serveChild())
+	return true
+}
+
+// child is the serving side of a confined process.
+type child struct {
+	in  *os.File
+	out *os.File
+
+	mu        sync.Mutex
+	responded bool
+}
+
+// serveChild runs the child's start-up, in order, then serves; it returns the exit status. Any
+// failure before a handler runs ends the child with exitUnavailable and the reason on the
+// response pipe: the handler never runs unconfined.
+func serveChild() int {
+	os.Unsetenv(envMarker)
+	// 1. Only stdin, stdout, stderr and the two pipes survive; a descriptor the parent leaked
+	// without close-on-exec is closed before anything else runs. The pipes themselves are
+	// close-on-exec from now on, so a program the handler starts never sees them.
+	if err := unix.CloseRange(responseFD+1, ^uint(0), 0); err != nil {
+		closeFromBrute(responseFD + 1)
+	}
+	unix.CloseOnExec(requestFD)
+	unix.CloseOnExec(responseFD)
+	c := &child{in: os.NewFile(requestFD, "confine-request"), out: os.NewFile(responseFD, "confine-response")}
+
+	typ, payload, err := readFrame(c.in)
+	if err != nil || typ != frameSetup {
+		c.ready(false, fmt.Sprintf("reading the setup: %v (frame %d)", err, typ), nil)
+		return exitProtocol
+	}
+	var s setupMsg
+	if err := s.decode(payload); err != nil {
+		c.ready(false, "reading the setup: "+err.Error(), nil)
+		return exitProtocol
+	}
+	if beforeConfine != nil {
+		beforeConfine()
+	}
+	notes, err := confineSelf(&s)
+	if err != nil {
+		c.ready(false, err.Error(), notes)
+		return exitUnavailable
+	}
+	if err := c.ready(true, "", notes); err != nil {
+		return exitProtocol
+	}
+	return c.serve(s.reuse)
+}
+
+// confineSelf applies the confinement of s to the whole process: user, rlimits, Landlock,
+// seccomp, in that order.
+func confineSelf(s *setupMsg) (notes []string, err error) {
+	// 2. An unprivileged user when the parent is root. The parent already switched the child to
+	// it between fork and exec (cheaper than doing it here on every thread); the child checks,
+	// and switches itself if it still finds root. A change of credentials clears the
+	// parent-death signal: it is set again then, and the parent checked to be alive.
+	if s.dropUID {
+		if err := checkCredentials(s.uid, s.gid); err != nil {
+			if err := dropPrivileges(s.uid, s.gid); err != nil {
+				return nil, err
+			}
+			if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+				return nil, fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
+			}
+		}
+	}
+	if os.Getppid() != s.parentPID {
+		return nil, errors.New("the parent is gone")
+	}
+	// Not dumpable: its /proc files belong to root and no process of the same uid (another
+	// child) can read its memory or environment through them.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
+	}
+	// 3. Resource limits.
+	n, err := setRlimits(s.limits, s.dropUID)
+	notes = append(notes, n...)
+	if err != nil {
+		return notes, err
+	}
+	// 4. Landlock, after checking the ABI.
+	abi, err := childABI()
+	if err != nil {
+		return notes, fmt.Errorf("landlock unavailable: %w", err)
+	}
+	if abi < MinLandlockABI {
+		return notes, fmt.Errorf("landlock ABI %d is below the minimum %d", abi, MinLandlockABI)
+	}
+	n, err = applyLandlock(s, abi)
+	notes = append(notes, n...)
+	if err != nil {
+		return notes, err
+	}
+	// 5. Seccomp, on all threads.
+	pol := SeccompPolicy{
+		AllowExec:  len(s.exec) > 0,
+		AllowInet:  len(s.connect)+len(s.bind) > 0,
+		AllowChmod: len(s.write) > 0,
+	}
+	switch {
+	case installSeccomp != nil:
+		if err := installSeccomp(pol); err != nil {
+			return notes, fmt.Errorf("seccomp: %w", err)
+		}
+	case allowMissingSeccomp:
+		notes = append(notes, "seccomp filter not applied: none built in")
+	default:
+		return notes, errors.New("seccomp filter not built into this binary")
+	}
+	return notes, nil
+}
+
+// dropPrivileges switches every thread to uid and gid with no supplementary groups, and checks
+// that root cannot be regained.
+func dropPrivileges(uid, gid int) error {
+	if err := syscall.Setgroups([]int{}); err != nil {
+		return fmt.Errorf("setgroups: %w", err)
+	}
+	if err := syscall.Setresgid(gid, gid, gid); err != nil {
+		return fmt.Errorf("setresgid(%d): %w", gid, err)
+	}
+	if err := syscall.Setresuid(uid, uid, uid); err != nil {
+		return fmt.Errorf("setresuid(%d): %w", uid, err)
+	}
+	return checkCredentials(uid, gid)
+}
+
+// checkCredentials checks that every uid is uid, every gid is gid, and there are no
+// supplementary groups.
+func checkCredentials(uid, gid int) error {
+	ru, eu, su := unix.Getresuid()
+	rg, eg, sg := unix.Getresgid()
+	groups, err := unix.Getgroups()
+	if err != nil {
+		return fmt.Errorf("getgroups: %w", err)
+	}
+	if ru != uid || eu != uid || su != uid || rg != gid || eg != gid || sg != gid || len(groups) != 0 {
+		return fmt.Errorf("credentials are uids %d %d %d, gids %d %d %d, groups %v; want %d, %d and none", ru, eu, su, rg, eg, sg, groups, uid, gid)
+	}
+	return nil
+}
+
+// closeFromBrute closes every descriptor from first up, for kernels without close_range.
+func closeFromBrute(first int) {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		for fd := first; fd < 65536; fd++ {
+			unix.Close(fd)
+		}
+		return
+	}
+	for _, e := range entries {
+		var fd int
+		if _, err := fmt.Sscan(e.Name(), &fd); err == nil && fd >= first {
+			unix.Close(fd)
+		}
+	}
+}
+
+func (c *child) ready(ok bool, reason string, notes []string) error {
+	m := readyMsg{ok: ok, reason: reason, notes: notes}
+	return writeFrame(c.out, frameReady, m.encode())
+}
+
+// respond writes the response to the current request, once: a SIGXCPU report and the handler's
+// own result race for it.
+func (c *child) respond(m responseMsg) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.responded {
+		return nil
+	}
+	c.responded = true
+	return writeFrame(c.out, frameResponse, m.encode())
+}
+
+// serve answers requests until the parent closes the request pipe, or after one when the
+// worker is single-use.
+func (c *child) serve(reuse bool) int {
+	xcpu := make(chan os.Signal, 1)
+	signal.Notify(xcpu, syscall.SIGXCPU)
+	go func() {
+		<-xcpu
+		c.respond(responseMsg{kind: Limit, what: "cpu", detail: "CPU time limit reached (SIGXCPU)"})
+		os.Exit(exitLimitCPU)
+	}()
+	for {
+		typ, payload, err := readFrame(c.in)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+				return 0
+			}
+			return exitProtocol
+		}
+		var req requestMsg
+		if typ != frameRequest || req.decode(payload) != nil {
+			return exitProtocol
+		}
+		c.mu.Lock()
+		c.responded = false
+		c.mu.Unlock()
+		if err := c.respond(runHandler(&req)); err != nil {
+			return exitProtocol
+		}
+		if !reuse {
+			return 0
+		}
+	}
+}
+
+// runHandler runs the named handler and turns its outcome into a response.
+func runHandler(req *requestMsg) (resp responseMsg) {
+	h := lookup(req.name)
+	if h == nil {
+		return responseMsg{kind: Failed, what: "no handler " + req.name, detail: fmt.Sprintf("no handler named %q in the child", req.name)}
+	}
+	ctx := context.Background()
+	if req.deadline != 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, time.Unix(0, req.deadline))
+		defer cancel()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			resp = responseMsg{kind: Crashed, what: fmt.Sprintf("panic: %v", v), detail: string(debug.Stack())}
+		}
+	}()
+	body, err := h(ctx, req.body)
+	if err != nil {
+		kind, what := classify(err)
+		return responseMsg{kind: kind, what: what, detail: err.Error()}
+	}
+	if len(body) > MaxMessageBytes {
+		return responseMsg{kind: Failed, what: "response too large", detail: fmt.Sprintf("response of %d bytes is over the limit of %d", len(body), MaxMessageBytes)}
+	}
+	return responseMsg{body: body}
+}
+
+// classify maps a handler's error to an error kind and what it concerns.
+func classify(err error) (ErrorKind, string) {
+	switch {
+	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+		return Limit, "files"
+	case errors.Is(err, syscall.EFBIG):
+		return Limit, "filesize"
+	case errors.Is(err, syscall.ENOMEM):
+		return Limit, "memory"
+	case errors.Is(err, syscall.EAGAIN) && isStartError(err):
+		return Limit, "processes"
+	case errors.Is(err, fs.ErrPermission): // EACCES and EPERM
+		return Denied, describe(err)
+	case errors.Is(err, syscall.EXDEV) && isLinkError(err):
+		// Landlock refuses to link or move a file between directories without the refer
+		// right with EXDEV.
+		return Denied, describe(err)
+	}
+	return Failed, err.Error()
+}
+
+// describe names the operation and object of a denial: "open /etc/shadow",
+// "connect 127.0.0.1:8080", "link /a /b/c".
+func describe(err error) string {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		op := oe.Op
+		var se *os.SyscallError
+		if errors.As(oe.Err, &se) {
+			op = se.Syscall
+		}
+		if oe.Addr != nil {
+			return op + " " + oe.Addr.String()
+		}
+		if oe.Source != nil {
+			return op + " " + oe.Source.String()
+		}
+		return op
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Op + " " + le.Old + " " + le.New
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + " " + pe.Path
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Syscall
+	}
+	return err.Error()
+}
+
+func isStartError(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && (pe.Op == "fork/exec" || pe.Op == "fork")
+}
+
+func isLinkError(err error) bool {
+	var le *os.LinkError
+	return errors.As(err, &le)
+}

@@ -1,0 +1,468 @@
+//go:build linux
+
+package confine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// layer says which confinement a case runs under.
+type layer int
+
+const (
+	full         layer = iota // everything: Landlock, seccomp, user, rlimits
+	landlockOnly              // without the seccomp filter: what Landlock alone stops
+)
+
+func (l layer) String() string {
+	if l == landlockOnly {
+		return "landlock only"
+	}
+	return "full"
+}
+
+// call runs handler under p in the given layer and records the outcome against want.
+func call(t *testing.T, attack string, l layer, want ErrorKind, handler string, p Profile, req []byte) ([]byte, *Error) {
+	t.Helper()
+	if l == landlockOnly {
+		p.Env = append(p.Env, envTestLayers)
+	}
+	resp, err := Run(ctxTimeout(t, 30*time.Second), handler, p, req)
+	return resp, expect(t, fmt.Sprintf("%s [%s]", attack, l), want, resp, err)
+}
+
+func TestEcho(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	req := []byte("hello from the parent")
+	resp, _ := call(t, "echo handler", full, 0, "test.echo", Profile{}, req)
+	if !bytes.Equal(resp, req) {
+		t.Fatalf("echo = %q, want %q", resp, req)
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB, over a pipe's buffer
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.echo", Profile{}, big)
+	if err != nil || !bytes.Equal(resp, big) {
+		t.Fatalf("1 MiB echo: %d bytes, %v", len(resp), err)
+	}
+}
+
+func TestWhoAmI(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	resp, _ := call(t, "identity after confinement", full, 0, "test.whoami", Profile{}, nil)
+	s := string(resp)
+	if os.Geteuid() == 0 && !strings.Contains(s, "uid=65534 gid=65534 groups=[]") {
+		t.Errorf("child identity: %s, want uid and gid 65534 and no groups", s)
+	}
+	if !strings.Contains(s, "nnp=1") {
+		t.Errorf("child identity: %s, want no_new_privs", s)
+	}
+	if installSeccomp != nil && !strings.Contains(s, "seccomp=2") {
+		t.Errorf("child identity: %s, want seccomp filter mode", s)
+	}
+	if !strings.Contains(s, "cwd=/") || !strings.Contains(s, "confine-") {
+		t.Errorf("child identity: %s, want the private temp dir as cwd and TMPDIR", s)
+	}
+	t.Log(s)
+}
+
+func TestHandlerErrors(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	_, e := call(t, "handler returns an error", full, Failed, "test.fail", Profile{}, []byte("boom"))
+	if e != nil && e.What != "boom" {
+		t.Errorf("What = %q, want boom", e.What)
+	}
+	call(t, "handler panics", full, Crashed, "test.panic", Profile{}, []byte("kaboom"))
+	_, err := Run(context.Background(), "test.no-such-handler", Profile{}, nil)
+	var ee *Error
+	if !errors.As(err, &ee) || ee.Kind != Failed {
+		t.Errorf("unknown handler: %v, want Failed", err)
+	}
+}
+
+func TestFileSystem(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	f := newFixture(t)
+	hostname := "/etc/hostname"
+	if _, err := os.Stat(hostname); err != nil {
+		hostname = "/etc/passwd"
+	}
+	cases := []struct {
+		attack  string
+		want    ErrorKind
+		handler string
+		req     []byte
+	}{
+		{"read a file in ReadPaths", 0, "test.read", []byte(f.roFile)},
+		{"write a file in WritePaths", 0, "test.fs", fsReq("write", filepath.Join(f.rw, "new.txt"), "")},
+		{"rename within WritePaths", 0, "test.fs", fsReq("rename", filepath.Join(f.rw, "a.txt"), filepath.Join(f.rw, "b.txt"))},
+		{"read /etc/shadow", Denied, "test.read", []byte("/etc/shadow")},
+		{"read world-readable " + hostname, Denied, "test.read", []byte(hostname)},
+		{"read a world-readable file outside", Denied, "test.read", []byte(f.outFile)},
+		{"list / ", Denied, "test.fs", fsReq("readdir", "/", "")},
+		{"write a file in ReadPaths", Denied, "test.fs", fsReq("write", filepath.Join(f.ro, "x.txt"), "")},
+		{"write a new file outside", Denied, "test.fs", fsReq("write", filepath.Join(f.out, "new.txt"), "")},
+		{"append to a 0666 file outside", Denied, "test.fs", fsReq("append", f.outFile, "")},
+		{"rename a file outside", Denied, "test.fs", fsReq("rename", f.outFile, filepath.Join(f.out, "renamed.txt"))},
+		{"rename a file out of WritePaths", Denied, "test.fs", fsReq("rename", filepath.Join(f.rw, "keep.txt"), filepath.Join(f.out, "moved.txt"))},
+		{"truncate a 0666 file outside", Denied, "test.fs", fsReq("truncate", f.outFile, "")},
+		{"unlink a file outside", Denied, "test.fs", fsReq("unlink", f.outFile, "")},
+		{"mkdir outside", Denied, "test.fs", fsReq("mkdir", filepath.Join(f.out, "dir"), "")},
+		{"symlink out of WritePaths, read", Denied, "test.fs", fsReq("symlink-read", f.outFile, filepath.Join(f.rw, "link-r"))},
+		{"symlink out of WritePaths, write", Denied, "test.fs", fsReq("symlink-write", f.outFile, filepath.Join(f.rw, "link-w"))},
+		{"hardlink a file outside into WritePaths", Denied, "test.fs", fsReq("link", f.outFile, filepath.Join(f.rw, "hard"))},
+		{"mknod (fifo) outside", Denied, "test.fs", fsReq("mknod", filepath.Join(f.out, "fifo"), "")},
+	}
+	for _, l := range []layer{full, landlockOnly} {
+		for _, c := range cases {
+			// A fresh rw content for each run: the rename case needs its source.
+			for _, name := range []string{"link-r", "link-w", "hard"} {
+				os.Remove(filepath.Join(f.rw, name))
+			}
+			for _, name := range []string{"a.txt", "keep.txt"} {
+				p := filepath.Join(f.rw, name)
+				os.WriteFile(p, []byte("x"), 0o644)
+				if os.Geteuid() == 0 {
+					os.Chown(p, UnprivilegedID, UnprivilegedID)
+				}
+			}
+			call(t, c.attack, l, c.want, c.handler, f.profile(), c.req)
+		}
+	}
+	// The outside file is untouched.
+	if b, err := os.ReadFile(f.outFile); err != nil || string(b) != "outside data" {
+		t.Errorf("outside file: %q %v", b, err)
+	}
+	if entries, _ := os.ReadDir(f.out); len(entries) != 1 {
+		t.Errorf("outside dir holds %d entries, want 1", len(entries))
+	}
+	// Permission changes outside: refused by seccomp without WritePaths, by the kernel (the
+	// file is not the child's) with them.
+	call(t, "chmod a file outside (no WritePaths)", full, Denied, "test.fs", Profile{}, fsReq("chmod", f.outFile, ""))
+	call(t, "chown a file outside (no WritePaths)", full, Denied, "test.fs", Profile{}, fsReq("chown", f.outFile, ""))
+	if os.Geteuid() == 0 {
+		call(t, "chmod a root file outside (WritePaths)", full, Denied, "test.fs", f.profile(), fsReq("chmod", f.outFile, ""))
+	}
+	if st, err := os.Stat(f.outFile); err != nil || st.Mode().Perm() != 0o666 {
+		t.Errorf("outside file mode changed: %v %v", st.Mode(), err)
+	}
+}
+
+func TestProcEnviron(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	v := victim(t)
+	path := fmt.Sprintf("/proc/%d/environ", v.Process.Pid)
+	for _, l := range []layer{full, landlockOnly} {
+		call(t, "read another process's /proc/PID/environ", l, Denied, "test.read", Profile{}, []byte(path))
+	}
+	call(t, "read /proc/self/environ", full, Denied, "test.read", Profile{}, []byte("/proc/self/environ"))
+}
+
+func TestEnvironment(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	resp, _ := call(t, "parent environment not visible", full, 0, "test.env", Profile{}, nil)
+	env := string(resp)
+	if strings.Contains(env, secretValue) || strings.Contains(env, envTestSecret) {
+		t.Errorf("the child sees the parent's secret: %s", env)
+	}
+	for _, kv := range strings.Split(env, "\n") {
+		if !strings.HasPrefix(kv, "TMPDIR=") && kv != "MALLOC_ARENA_MAX=2" && !(raceEnabled && kv == "GORACE=atexit_sleep_ms=0") {
+			t.Errorf("unexpected variable in the child: %q", kv)
+		}
+	}
+	resp, _ = call(t, "Env passes a named variable", full, 0, "test.env", Profile{Env: []string{envTestSecret}}, nil)
+	if !strings.Contains(string(resp), secretValue) {
+		t.Errorf("Env names %s but the child lacks it: %s", envTestSecret, resp)
+	}
+}
+
+func TestLeakedDescriptor(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(path, []byte(secretValue), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(path, syscall.O_RDONLY, 0) // no O_CLOEXEC: inherited by every child
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fds", Profile{}, []byte(fmt.Sprintf("%d %d", fd, st.Ino)))
+	got := outcome(resp, err)
+	ok := err == nil && !strings.Contains(got, secretValue) && strings.Contains(got, "fds on the leaked file: []")
+	record("read a leaked inherited fd [full]", "closed", got, ok)
+	if !ok {
+		t.Errorf("leaked descriptor: %s", got)
+	}
+}
+
+func TestNetwork(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	serve := func() (net.Listener, uint16) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("hello over tcp"))
+				c.Close()
+			}
+		}()
+		return l, uint16(l.Addr().(*net.TCPAddr).Port)
+	}
+	allowed, allowedPort := serve()
+	other, _ := serve()
+	p := Profile{ConnectTCP: []uint16{allowedPort}}
+	for _, l := range []layer{full, landlockOnly} {
+		resp, _ := call(t, "TCP connect to an allowed loopback port", l, 0, "test.dial", p, []byte(allowed.Addr().String()))
+		if string(resp) != "hello over tcp" {
+			t.Errorf("allowed connect: %q", resp)
+		}
+		call(t, "TCP connect to a port not allowed", l, Denied, "test.dial", p, []byte(other.Addr().String()))
+		call(t, "TCP bind (ephemeral port)", l, Denied, "test.listen", p, []byte("127.0.0.1:0"))
+		call(t, "TCP bind (the allowed connect port)", l, Denied, "test.listen", p, []byte("127.0.0.1:"+strconv.Itoa(int(allowedPort)+1)))
+	}
+	call(t, "TCP connect, no network in the profile", full, Denied, "test.dial", Profile{}, []byte(allowed.Addr().String()))
+	call(t, "net.Listen (MPTCP first)", full, Denied, "test.listen-default", p, []byte("127.0.0.1:0"))
+	// Landlock's TCP rules do not cover MPTCP sockets: the seccomp filter refuses them. This row
+	// only reports what Landlock alone does on this kernel.
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.listen-default", Profile{Env: []string{envTestLayers}}, []byte("127.0.0.1:0"))
+	record("net.Listen (MPTCP first) [landlock only]", "(report only)", outcome(resp, err), true)
+	resp, _ = call(t, "TCP bind on a BindTCP port", full, 0, "test.listen", Profile{BindTCP: []uint16{0}}, []byte("127.0.0.1:0"))
+	if !strings.HasPrefix(string(resp), "127.0.0.1:") {
+		t.Errorf("bind: %q", resp)
+	}
+}
+
+func TestAbstractUnixSocket(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	name := fmt.Sprintf("@toolexplorer-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	l, err := net.Listen("unix", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	for _, lay := range []layer{full, landlockOnly} {
+		call(t, "connect to a host's abstract unix socket", lay, Denied, "test.unix", Profile{}, []byte(name))
+	}
+}
+
+func TestSignal(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	v := victim(t)
+	for _, l := range []layer{full, landlockOnly} {
+		call(t, "SIGKILL a host process (same uid)", l, Denied, "test.kill", Profile{}, []byte(strconv.Itoa(v.Process.Pid)))
+	}
+	if err := v.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the victim died: %v", err)
+	}
+	call(t, "setuid(0)", full, Denied, "test.setuid", Profile{}, nil)
+}
+
+func TestLimits(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	_, e := call(t, "write a file over the size limit", full, Limit, "test.bigfile", Profile{Limits: Limits{FileSizeBytes: 1 << 20}}, []byte(strconv.Itoa(2<<20)))
+	if e != nil && e.What != "filesize" {
+		t.Errorf("limit %q, want filesize", e.What)
+	}
+	call(t, "write a file under the size limit", full, 0, "test.bigfile", Profile{Limits: Limits{FileSizeBytes: 1 << 20}}, []byte(strconv.Itoa(1<<19)))
+	_, e = call(t, "open too many files", full, Limit, "test.openmany", Profile{Limits: Limits{OpenFiles: 32}}, nil)
+	if e != nil && e.What != "files" {
+		t.Errorf("limit %q, want files", e.What)
+	}
+}
+
+func TestCPULimit(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	start := time.Now()
+	_, e := call(t, "busy loop hitting the CPU limit", full, Limit, "test.spin", Profile{Limits: Limits{CPUSeconds: 1}}, nil)
+	if e != nil && e.What != "cpu" {
+		t.Errorf("limit %q, want cpu", e.What)
+	}
+	t.Logf("stopped after %v", time.Since(start))
+}
+
+func TestMemoryLimit(t *testing.T) {
+	requireConfinement(t)
+	if raceEnabled {
+		record("memory bomb [full]", "limit", "skipped: race detector build (see TestNoCgoSuite)", true)
+		t.Skip("RLIMIT_AS is not applied in race detector builds; TestNoCgoSuite runs this case without it")
+	}
+	t.Parallel()
+	_, e := call(t, "memory bomb", full, Limit, "test.membomb", Profile{Limits: Limits{MemoryBytes: 256 << 20}}, nil)
+	if e != nil && e.What != "memory" {
+		t.Errorf("limit %q, want memory", e.What)
+	}
+}
+
+func TestTimeoutKillsGroup(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	f := newFixture(t)
+	p := Profile{Exec: []string{"/bin/sh"}, WritePaths: []string{f.rw}}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	resp, err := Run(ctx, "test.spin-family", p, []byte(f.rw))
+	elapsed := time.Since(start)
+	e := expect(t, "busy loop past the deadline (+ double-forked grandchild) [full]", Timeout, resp, err)
+	if e != nil && e.Kind == Timeout && elapsed > 5*time.Second {
+		t.Errorf("Run returned %v after the deadline", elapsed-3*time.Second)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(err, context.DeadlineExceeded) = false for %v", err)
+	}
+	readPid := func(name string) int {
+		b, err := os.ReadFile(filepath.Join(f.rw, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		return pid
+	}
+	child, grandchild := readPid("child.pid"), readPid("grandchild.pid")
+	ok, how := groupGone(child, 5*time.Second)
+	record("after the deadline: the child's process group", "dead", how, ok)
+	if !ok {
+		t.Errorf("process group %d: %s", child, how)
+	}
+	gone := !processAlive(grandchild)
+	record("after the deadline: the double-forked grandchild", "dead", fmt.Sprintf("pid %d alive=%t", grandchild, !gone), gone)
+	if !gone {
+		t.Errorf("grandchild %d still alive", grandchild)
+	}
+}
+
+// processAlive reports whether pid runs (a zombie does not).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
+
+func TestCancel(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	resp, err := Run(ctx, "test.spin", Profile{}, nil)
+	expect(t, "busy loop, context canceled [full]", Canceled, resp, err)
+}
+
+func TestEarlyThread(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	f := newFixture(t)
+	p := f.profile()
+	p.Env = []string{envTestThread}
+	for _, l := range []layer{full, landlockOnly} {
+		_, e := call(t, "a thread started before confinement opens a denied path", l, Denied, "test.early-thread", p, []byte(f.outFile))
+		if e != nil {
+			t.Log(e.What)
+		}
+		resp, _ := call(t, "a thread started before confinement opens an allowed path", l, 0, "test.early-thread", p, []byte(f.roFile))
+		t.Log(string(resp))
+	}
+}
+
+func TestRuntimeAfterConfinement(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	call(t, "Go runtime after confinement (threads, GC, JSON)", full, 0, "test.runtime", Profile{}, nil)
+}
+
+func TestUnavailableFailsClosed(t *testing.T) {
+	// The profile passes envFakeABI on: the child believes the kernel has ABI 3 and must refuse.
+	t.Setenv(envFakeABI, "3")
+	_, e := call(t, "landlock ABI below the minimum", full, Unavailable, "test.echo", Profile{Env: []string{envFakeABI}}, []byte("must not run"))
+	if e != nil && !strings.Contains(e.What, "ABI 3") {
+		t.Errorf("reason %q does not name the ABI", e.What)
+	}
+	_, err := Run(context.Background(), "test.echo", Profile{ReadPaths: []string{"relative/path"}}, nil)
+	var ee *Error
+	if !errors.As(err, &ee) || ee.Kind != Unavailable {
+		t.Errorf("relative path: %v, want Unavailable", err)
+	}
+}
+
+func TestParentDeath(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	f := newFixture(t)
+	parent := exec.Command("/proc/self/exe", "-test.run=^$")
+	parent.Env = append(os.Environ(), envTestParent+"="+f.rw)
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(f.rw, "child.pid")
+	var child int
+	for deadline := time.Now().Add(20 * time.Second); child == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			parent.Process.Kill()
+			parent.Wait()
+			t.Fatal("the child did not start")
+		}
+		b, _ := os.ReadFile(pidFile)
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	parent.Process.Kill()
+	parent.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for processAlive(child) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if tmp, err := os.ReadFile(filepath.Join(f.rw, "child.tmp")); err == nil && strings.HasPrefix(filepath.Base(string(tmp)), "confine-") {
+		os.RemoveAll(string(tmp)) // its parent died before removing it
+	}
+	gone := !processAlive(child)
+	record("the parent dies: the child (Pdeathsig)", "dead", fmt.Sprintf("child %d alive=%t", child, !gone), gone)
+	if !gone {
+		syscall.Kill(-child, syscall.SIGKILL)
+		t.Errorf("child %d survived its parent", child)
+	}
+}

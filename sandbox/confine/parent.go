@@ -1,0 +1,665 @@
+//go:build linux
+
+package confine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// UnprivilegedID is the uid and gid a child runs as when the parent is root ("nobody").
+const UnprivilegedID = 65534
+
+// OutputCap bounds the child's captured stdout and stderr (together): the rest is dropped.
+const OutputCap = 64 << 10
+
+// waitDelay bounds how long the parent waits for the child's pipes once the child has exited and
+// its process group was killed (a process that left the group may still hold them).
+const waitDelay = time.Second
+
+// ErrorKind says why a confined call failed.
+type ErrorKind uint32
+
+// The error kinds.
+const (
+	// Unavailable: the child could not be confined (no Landlock or too old an ABI, no seccomp, a
+	// profile that cannot be applied, no Main in the host): the handler did not run. Fail closed.
+	Unavailable ErrorKind = iota + 1
+	// Denied: the confinement refused something (EACCES or EPERM on a path, a port, a system
+	// call); What names it, e.g. "open /etc/shadow" or "connect 127.0.0.1:8080".
+	Denied
+	// Limit: the child hit a resource limit; What is cpu, memory, files, filesize or processes.
+	Limit
+	// Timeout: the context's deadline passed; the child's whole process group was killed.
+	Timeout
+	// Canceled: the context was canceled; the child's whole process group was killed.
+	Canceled
+	// Crashed: the child died without a response for another reason (a panic, a signal).
+	Crashed
+	// Failed: the handler returned an error that is none of the above; What is its message.
+	Failed
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case Unavailable:
+		return "unavailable"
+	case Denied:
+		return "denied"
+	case Limit:
+		return "limit"
+	case Timeout:
+		return "timeout"
+	case Canceled:
+		return "canceled"
+	case Crashed:
+		return "crashed"
+	case Failed:
+		return "failed"
+	}
+	return fmt.Sprintf("ErrorKind(%d)", uint32(k))
+}
+
+// Error is the error of a confined call.
+type Error struct {
+	Kind ErrorKind
+	// What: the reason (Unavailable), the operation and object (Denied), the limit (Limit), the
+	// message (Failed), the signal or panic (Crashed).
+	What string
+	// Detail is the full error text from the child, when there is one.
+	Detail string
+	// Stderr is the child's captured stdout and stderr (at most OutputCap bytes).
+	Stderr string
+}
+
+func (e *Error) Error() string {
+	s := "confine: " + e.Kind.String()
+	if e.What != "" {
+		s += ": " + e.What
+	}
+	if e.Detail != "" && e.Detail != e.What && !strings.Contains(e.What, e.Detail) {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Unwrap lets errors.Is see a Timeout as context.DeadlineExceeded, a Canceled as context.Canceled
+// and a Denied as fs.ErrPermission.
+func (e *Error) Unwrap() error {
+	switch e.Kind {
+	case Timeout:
+		return context.DeadlineExceeded
+	case Canceled:
+		return context.Canceled
+	case Denied:
+		return fs.ErrPermission
+	}
+	return nil
+}
+
+// Run starts a confined child of the running binary (/proc/self/exe), has it run the handler
+// registered under name with req, and returns the handler's response. The host's main must call
+// Main first.
+//
+// The child gets a clean environment (the variables Profile.Env names, TMPDIR, and the child
+// marker), its own process group, SIGKILL when the parent dies, a private temp dir (its working
+// directory, removed after the call), and stdout and stderr captured up to OutputCap. When ctx
+// ends, the whole process group is killed, grandchildren included. Errors are *Error.
+func Run(ctx context.Context, name string, p Profile, req []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err, "")
+	}
+	if err := checkRunnable(name, req); err != nil {
+		return nil, err
+	}
+	pr, err := startProc(p)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := pr.call(ctx, name, req)
+	pr.release()
+	return resp, err
+}
+
+// teardowns counts the children whose reaping and temp dir removal still run in the background.
+var teardowns sync.WaitGroup
+
+// Settle waits until every child of a finished call has been reaped and its temp dir removed.
+// [Run] and [Pool.Run] return as soon as the answer is in and the child's process group has been
+// sent SIGKILL; this cleanup finishes shortly after, in the background. Tests that check for
+// leaked goroutines, and programs about to exit, may call Settle first.
+func Settle() { teardowns.Wait() }
+
+// checkRunnable refuses what cannot work before a child is started.
+func checkRunnable(name string, req []byte) error {
+	if !mainCalled {
+		return &Error{Kind: Unavailable, What: "confine.Main is not called first in main (or TestMain): a child would run the host's main"}
+	}
+	if lookup(name) == nil {
+		return &Error{Kind: Failed, What: fmt.Sprintf("no handler named %q", name)}
+	}
+	if len(req) > MaxMessageBytes {
+		return &Error{Kind: Failed, What: fmt.Sprintf("request of %d bytes is over the limit of %d", len(req), MaxMessageBytes)}
+	}
+	return nil
+}
+
+// buildSetup turns a profile into the child's setup: paths resolved, limits filled in.
+func buildSetup(p Profile) (*setupMsg, error) {
+	s := &setupMsg{
+		version:   protocolVersion,
+		parentPID: os.Getpid(),
+		connect:   p.ConnectTCP,
+		bind:      p.BindTCP,
+		limits:    p.Limits.WithDefaults(),
+		reuse:     p.Reuse,
+	}
+	if p.Limits.Processes == 0 {
+		s.limits.Processes = 0 // the child picks the default, which depends on its uid
+	}
+	if os.Geteuid() == 0 {
+		s.dropUID, s.uid, s.gid = true, UnprivilegedID, UnprivilegedID
+	}
+	resolve := func(kind string, in []string) ([]string, error) {
+		out := make([]string, 0, len(in))
+		for _, path := range in {
+			r, err := resolvePath(path)
+			if err != nil {
+				return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: %s path %q: %v", kind, path, err)}
+			}
+			out = append(out, r)
+		}
+		return out, nil
+	}
+	var err error
+	if s.read, err = resolve("read", p.ReadPaths); err != nil {
+		return nil, err
+	}
+	if s.write, err = resolve("write", p.WritePaths); err != nil {
+		return nil, err
+	}
+	if s.exec, err = resolve("exec", p.Exec); err != nil {
+		return nil, err
+	}
+	for _, n := range p.Env {
+		if err := checkEnvName(n); err != nil {
+			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: env %q: %v", n, err)}
+		}
+	}
+	return s, nil
+}
+
+// proc is one started child.
+type proc struct {
+	cmd    *exec.Cmd
+	pid    int
+	tmpDir string
+	limits Limits
+	reqW   *os.File
+	respR  *os.File
+	outR   *os.File
+	out    *capBuffer
+
+	frames     chan frame    // frames read from the child; closed at EOF or a read error
+	readerDone chan struct{} // closed when the reader has returned
+	outDone    chan struct{} // closed when the output copy has returned
+	exited     chan struct{} // closed once the child exited, its group was killed, it was reaped
+
+	killedBy atomic.Value // error: the context error that made the parent kill the child
+	broken   atomic.Bool  // the child was or is being killed: it serves no further call
+	ready    *readyMsg    // set by call once the ready frame arrived
+	waitErr  error
+	state    *os.ProcessState
+	stopOnce sync.Once
+}
+
+type frame struct {
+	typ     byte
+	payload []byte
+	err     error // set on the last value when reading failed (not at a clean EOF)
+}
+
+// startProc starts a child for p and sends it its setup; it does not wait for the child to be
+// ready.
+func startProc(p Profile) (_ *proc, err error) {
+	if !mainCalled {
+		return nil, &Error{Kind: Unavailable, What: "confine.Main is not called first in main (or TestMain): a child would run the host's main"}
+	}
+	s, err := buildSetup(p)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "confine-")
+	if err != nil {
+		return nil, &Error{Kind: Unavailable, What: "creating the private temp dir: " + err.Error()}
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if s.dropUID {
+		if err := os.Chown(tmp, s.uid, s.gid); err != nil {
+			return nil, &Error{Kind: Unavailable, What: "handing the private temp dir over: " + err.Error()}
+		}
+	}
+	s.tmpDir = tmp
+
+	// The child's ends are plain blocking pipes the Go poller never sees (handing a pollable
+	// descriptor to a child makes the start markedly slower); the parent's ends are pollable, so
+	// that closing them stops a blocked read.
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	newPipe := func(parentReads bool) (parent, child *os.File, err error) {
+		parent, child, err = pipePair(parentReads)
+		if err == nil {
+			files = append(files, parent, child)
+		}
+		return parent, child, err
+	}
+	reqW, reqR, err := newPipe(false)
+	if err != nil {
+		return nil, &Error{Kind: Unavailable, What: "pipe: " + err.Error()}
+	}
+	respR, respW, err := newPipe(true)
+	if err != nil {
+		closeAll()
+		return nil, &Error{Kind: Unavailable, What: "pipe: " + err.Error()}
+	}
+	outR, outW, err := newPipe(true)
+	if err != nil {
+		closeAll()
+		return nil, &Error{Kind: Unavailable, What: "pipe: " + err.Error()}
+	}
+	// MALLOC_ARENA_MAX: in a binary built with cgo, glibc reserves a 64 MiB arena per thread
+	// that contends for malloc, which would eat the address-space limit.
+	env := []string{envMarker + "=" + markerValue, "TMPDIR=" + tmp, "MALLOC_ARENA_MAX=2"}
+	if raceEnabled {
+		// The race runtime sleeps a second at exit by default.
+		env = append(env, "GORACE=atexit_sleep_ms=0")
+	}
+	for _, n := range p.Env {
+		if v, ok := os.LookupEnv(n); ok {
+			env = append(env, n+"="+v)
+		}
+	}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if s.dropUID {
+		// The switch happens between fork and exec; Go sets the parent-death signal after it
+		// (a change of credentials clears that signal). The child checks the result.
+		attr.Credential = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid), Groups: []uint32{}}
+	}
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{childArgv0},
+		Env:         env,
+		Dir:         tmp,
+		Stdout:      outW,
+		Stderr:      outW,
+		ExtraFiles:  []*os.File{reqR, respW}, // fds 3 and 4
+		SysProcAttr: attr,
+	}
+	err = startUnlocked(cmd)
+	reqR.Close()
+	respW.Close()
+	outW.Close()
+	if err != nil {
+		reqW.Close()
+		respR.Close()
+		outR.Close()
+		return nil, &Error{Kind: Unavailable, What: "starting the child: " + err.Error()}
+	}
+	pr := &proc{
+		cmd:        cmd,
+		pid:        cmd.Process.Pid,
+		tmpDir:     tmp,
+		limits:     s.limits,
+		reqW:       reqW,
+		respR:      respR,
+		outR:       outR,
+		out:        &capBuffer{max: OutputCap},
+		frames:     make(chan frame, 2),
+		readerDone: make(chan struct{}),
+		outDone:    make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	go pr.copyOutput()
+	go pr.read()
+	go pr.reap()
+	if err := writeFrame(reqW, frameSetup, s.encode()); err != nil {
+		// The child died at once; reap tells why.
+		pr.kill(nil)
+	}
+	return pr, nil
+}
+
+// startUnlocked starts cmd from a new goroutine. The parent-death signal fires when the thread
+// that started the child exits, not the process (go.dev/issue/27505), and Go ends a thread when a
+// goroutine locked to it returns: the caller may be such a goroutine. A new goroutine is not
+// locked, and Go never ends the threads of unlocked goroutines.
+func startUnlocked(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Start() }()
+	return <-done
+}
+
+// pipePair returns a pipe whose parent end is pollable (non-blocking, close-on-exec) and whose
+// child end is blocking; parentReads says which end the parent holds.
+func pipePair(parentReads bool) (parent, child *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	pi, ci := p[1], p[0]
+	if parentReads {
+		pi, ci = p[0], p[1]
+	}
+	if err := unix.SetNonblock(pi, true); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(pi), "confine-parent"), os.NewFile(uintptr(ci), "confine-child"), nil
+}
+
+// copyOutput keeps the child's stdout and stderr (up to OutputCap).
+func (pr *proc) copyOutput() {
+	defer close(pr.outDone)
+	io.Copy(pr.out, pr.outR)
+}
+
+// read forwards the child's frames until EOF.
+func (pr *proc) read() {
+	defer close(pr.readerDone)
+	defer close(pr.frames)
+	for {
+		typ, payload, err := readFrame(pr.respR)
+		if err != nil {
+			if !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.EOF) {
+				pr.frames <- frame{err: err}
+			}
+			return
+		}
+		pr.frames <- frame{typ: typ, payload: payload}
+	}
+}
+
+// reap waits for the child to exit without reaping it, kills its process group (stragglers,
+// grandchildren), then reaps it: the group id cannot be reused before the kill, as the leader is
+// still a zombie.
+func (pr *proc) reap() {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pr.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	syscall.Kill(-pr.pid, syscall.SIGKILL)
+	pr.waitErr = pr.cmd.Wait()
+	pr.state = pr.cmd.ProcessState
+	// The output is complete once every writer is gone; a process that escaped the group may
+	// hold a pipe: then stop reading after waitDelay.
+	timer := time.NewTimer(waitDelay)
+	defer timer.Stop()
+	select {
+	case <-pr.outDone:
+	case <-timer.C:
+		pr.outR.Close()
+		<-pr.outDone
+	}
+	close(pr.exited)
+	select {
+	case <-pr.readerDone:
+	case <-timer.C:
+		pr.respR.Close()
+	}
+}
+
+// kill kills the child's process group; why is the context error that made it necessary (nil
+// when the parent gave up for another reason).
+func (pr *proc) kill(why error) {
+	pr.broken.Store(true)
+	if why != nil {
+		pr.killedBy.CompareAndSwap(nil, why)
+	}
+	syscall.Kill(-pr.pid, syscall.SIGKILL)
+	syscall.Kill(pr.pid, syscall.SIGKILL)
+}
+
+// alive reports whether the child may still serve a call.
+func (pr *proc) alive() bool {
+	if pr.broken.Load() {
+		return false
+	}
+	select {
+	case <-pr.exited:
+		return false
+	case <-pr.readerDone:
+		return false
+	default:
+		return true
+	}
+}
+
+// release kills the child's process group now (once the child has answered, nothing it does
+// matters, so the group is killed, stragglers included, rather than waited for) and leaves the
+// rest of stop to the background.
+func (pr *proc) release() {
+	pr.kill(nil)
+	teardowns.Add(1)
+	go func() {
+		defer teardowns.Done()
+		pr.stop()
+	}()
+}
+
+// stop kills the child's process group, waits until the child is reaped and removes its temp dir.
+func (pr *proc) stop() {
+	pr.stopOnce.Do(func() {
+		pr.reqW.Close()
+		pr.kill(nil)
+		<-pr.exited
+		for range pr.frames {
+			// Frames nobody asked for (a child may write anything): drop them, so that the
+			// reader reaches the end of the pipe.
+		}
+		pr.respR.Close()
+		pr.outR.Close()
+		os.RemoveAll(pr.tmpDir)
+	})
+}
+
+// awaitReady waits for the child's ready frame (or its end).
+func (pr *proc) awaitReady(ctx context.Context) error {
+	if pr.ready != nil {
+		return nil
+	}
+	select {
+	case f, ok := <-pr.frames:
+		if !ok || f.err != nil || f.typ != frameReady {
+			return pr.failure()
+		}
+		var m readyMsg
+		if err := m.decode(f.payload); err != nil {
+			pr.kill(nil)
+			return &Error{Kind: Unavailable, What: "reading the child's ready message: " + err.Error()}
+		}
+		if !m.ok {
+			pr.kill(nil)
+			<-pr.exited
+			return &Error{Kind: Unavailable, What: m.reason, Stderr: pr.out.String()}
+		}
+		pr.ready = &m
+		return nil
+	case <-ctx.Done():
+		pr.kill(ctx.Err())
+		<-pr.exited
+		return ctxError(ctx.Err(), pr.out.String())
+	}
+}
+
+// call sends one request and waits for its response. On any failure the child is dead when call
+// returns.
+func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, error) {
+	if err := checkRunnable(name, req); err != nil {
+		pr.kill(nil)
+		return nil, err
+	}
+	stopWatch := context.AfterFunc(ctx, func() { pr.kill(ctx.Err()) })
+	defer func() {
+		if !stopWatch() {
+			pr.broken.Store(true) // the context ended: the child is being killed
+		}
+	}()
+
+	m := requestMsg{name: name, body: req}
+	if d, ok := ctx.Deadline(); ok {
+		m.deadline = d.UnixNano()
+	}
+	// Written from another goroutine: a large request fills the pipe before the child, still
+	// confining itself, reads it. A child that dies makes the write fail, which the reads below
+	// report better.
+	go writeFrame(pr.reqW, frameRequest, m.encode())
+
+	if err := pr.awaitReady(ctx); err != nil {
+		return nil, err
+	}
+	select {
+	case f, ok := <-pr.frames:
+		if ok && f.err == nil && f.typ == frameResponse {
+			var r responseMsg
+			if err := r.decode(f.payload); err != nil {
+				pr.kill(nil)
+				return nil, &Error{Kind: Crashed, What: "unreadable response: " + err.Error()}
+			}
+			if r.kind == 0 {
+				return r.body, nil
+			}
+			e := &Error{Kind: r.kind, What: r.what, Detail: r.detail}
+			if r.kind == Crashed || r.kind == Limit {
+				// Not fit to serve again (a reused worker would not exit by itself).
+				pr.kill(nil)
+				<-pr.exited
+				e.Stderr = pr.out.String()
+			}
+			return nil, e
+		}
+		return nil, pr.failure()
+	case <-ctx.Done():
+		pr.kill(ctx.Err())
+		<-pr.exited
+		return nil, ctxError(ctx.Err(), pr.out.String())
+	}
+}
+
+// failure explains a child that stopped talking: it waits for the child's end and reads its exit.
+func (pr *proc) failure() error {
+	pr.kill(nil)
+	<-pr.exited
+	stderr := pr.out.String()
+	if why, _ := pr.killedBy.Load().(error); why != nil {
+		return ctxError(why, stderr)
+	}
+	e := &Error{Stderr: stderr}
+	if pr.state == nil {
+		e.Kind, e.What = Crashed, fmt.Sprintf("the child could not be waited for: %v", pr.waitErr)
+		return e
+	}
+	ws, _ := pr.state.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Exited() && ws.ExitStatus() == exitLimitCPU:
+		e.Kind, e.What = Limit, "cpu"
+	case ws.Exited() && (ws.ExitStatus() == exitUnavailable || ws.ExitStatus() == exitProtocol) && pr.ready == nil:
+		e.Kind, e.What = Unavailable, "the child could not confine itself"
+	case ws.Signaled():
+		e.Kind, e.What = pr.signalKind(ws.Signal())
+	case ws.Exited() && ws.ExitStatus() == 2 && runtimeOOM(stderr):
+		e.Kind, e.What = Limit, "memory"
+	case ws.Exited() && ws.ExitStatus() == 2 && strings.Contains(stderr, "failed to create new OS thread") && strings.Contains(stderr, "errno=11"):
+		e.Kind, e.What = Limit, "processes"
+	case pr.ready == nil:
+		e.Kind, e.What = Unavailable, fmt.Sprintf("the child ended before confining itself (%v)", pr.state)
+	default:
+		e.Kind, e.What = Crashed, fmt.Sprintf("the child ended without a response (%v)", pr.state)
+	}
+	return e
+}
+
+// signalKind names the limit or crash behind a child's death by signal.
+func (pr *proc) signalKind(sig syscall.Signal) (ErrorKind, string) {
+	switch sig {
+	case syscall.SIGXCPU:
+		return Limit, "cpu"
+	case syscall.SIGXFSZ:
+		return Limit, "filesize"
+	case syscall.SIGSYS:
+		return Denied, "system call (seccomp)"
+	case syscall.SIGKILL:
+		if ru, ok := pr.state.SysUsage().(*syscall.Rusage); ok {
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			if pr.limits.CPUSeconds > 0 && cpu >= time.Duration(pr.limits.CPUSeconds)*time.Second-50*time.Millisecond {
+				return Limit, "cpu"
+			}
+		}
+	}
+	return Crashed, "killed by " + sig.String()
+}
+
+// runtimeOOM reports whether the output is the Go runtime's death for want of memory.
+func runtimeOOM(out string) bool {
+	return strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory") ||
+		strings.Contains(out, "errno=12")
+}
+
+func ctxError(err error, stderr string) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: Timeout, What: "deadline exceeded", Stderr: stderr}
+	}
+	return &Error{Kind: Canceled, What: err.Error(), Stderr: stderr}
+}
+
+// capBuffer keeps the first max bytes written to it and counts the rest.
+type capBuffer struct {
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	dropped int
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	room := b.max - len(b.buf)
+	if room > len(p) {
+		room = len(p)
+	}
+	b.buf = append(b.buf, p[:room]...)
+	b.dropped += len(p) - room
+	return len(p), nil
+}
+
+func (b *capBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped > 0 {
+		return fmt.Sprintf("%s\n[%d more bytes dropped]", b.buf, b.dropped)
+	}
+	return string(b.buf)
+}

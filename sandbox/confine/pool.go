@@ -1,0 +1,213 @@
+//go:build linux
+
+package confine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// readyTimeout bounds how long a pre-started worker may take to confine itself.
+const readyTimeout = 10 * time.Second
+
+// Pool keeps pre-started, already confined workers, a set per profile (by [Profile.Hash]), so that
+// a call does not wait for a process to start and confine itself. A worker serves one call and is
+// replaced in the background, unless its profile has Reuse: then it goes back to the pool after a
+// call that left it healthy (a success, or a Denied or Failed error) and serves the next one.
+//
+// A worker copies the values of the profile's Env variables when it starts, not when it serves a
+// call. A call that finds no ready worker starts one itself, like [Run]. The zero Pool is not
+// usable; use NewPool.
+type Pool struct {
+	size   int
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	sets   map[string]*workerSet
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// workerSet holds the ready workers of one profile.
+type workerSet struct {
+	prof Profile
+	idle chan *proc
+
+	mu       sync.Mutex
+	starting int
+	lastErr  error // the last pre-start failure; pre-starting stops after one
+}
+
+// NewPool returns a pool that keeps size ready workers per profile (at least 1).
+func NewPool(size int) *Pool {
+	if size < 1 {
+		size = 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Pool{size: size, ctx: ctx, cancel: cancel, sets: map[string]*workerSet{}}
+}
+
+// Run is like [Run], served by a ready worker of the profile when there is one. The first call
+// with a profile starts its workers.
+func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err, "")
+	}
+	if err := checkRunnable(name, req); err != nil {
+		return nil, err
+	}
+	set, err := p.set(prof)
+	if err != nil {
+		return nil, err
+	}
+	w := set.take()
+	cold := w == nil
+	if cold {
+		p.fill(set)
+		if w, err = startProc(prof); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := w.call(ctx, name, req)
+	if !cold && !prof.Reuse {
+		// The replacement starts once the call is answered, so as not to compete with it.
+		p.fill(set)
+	}
+	if cold && err == nil {
+		set.mu.Lock()
+		set.lastErr = nil // pre-starting may work again
+		set.mu.Unlock()
+	}
+	if prof.Reuse && healthy(err) && p.put(set, w) {
+		return resp, err
+	}
+	w.release()
+	return resp, err
+}
+
+// Close stops every idle worker and waits for them; calls in flight finish on their own.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	p.cancel()
+	sets := p.sets
+	p.sets = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+	for _, s := range sets {
+		for {
+			select {
+			case w := <-s.idle:
+				w.stop()
+				continue
+			default:
+			}
+			break
+		}
+	}
+}
+
+// take returns a ready worker that is still alive, or nil.
+func (s *workerSet) take() *proc {
+	for {
+		select {
+		case w := <-s.idle:
+			if w.alive() {
+				return w
+			}
+			w.release()
+		default:
+			return nil
+		}
+	}
+}
+
+// healthy reports whether a worker that returned err may serve again.
+func healthy(err error) bool {
+	var e *Error
+	return err == nil || errors.As(err, &e) && (e.Kind == Denied || e.Kind == Failed)
+}
+
+func (p *Pool) set(prof Profile) (*workerSet, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, &Error{Kind: Unavailable, What: "the pool is closed"}
+	}
+	h := prof.Hash()
+	s := p.sets[h]
+	if s == nil {
+		s = &workerSet{prof: prof, idle: make(chan *proc, p.size)}
+		p.sets[h] = s
+	}
+	return s, nil
+}
+
+// put returns a worker to its set; false when the set is full or the pool closed.
+func (p *Pool) put(s *workerSet, w *proc) bool {
+	if !w.alive() {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	select {
+	case s.idle <- w:
+		return true
+	default:
+		return false
+	}
+}
+
+// fill starts workers in the background until the set has size ready or starting ones.
+func (p *Pool) fill(s *workerSet) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastErr != nil {
+		return
+	}
+	for len(s.idle)+s.starting < p.size {
+		s.starting++
+		p.wg.Add(1)
+		go p.startWorker(s)
+	}
+}
+
+func (p *Pool) startWorker(s *workerSet) {
+	defer p.wg.Done()
+	w, err := startProc(s.prof)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(p.ctx, readyTimeout)
+		err = w.awaitReady(ctx)
+		cancel()
+		if err != nil {
+			w.stop()
+		}
+	}
+	s.mu.Lock()
+	s.starting--
+	if err != nil {
+		s.lastErr = err
+	}
+	s.mu.Unlock()
+	if err != nil || !p.put(s, w) {
+		if err == nil {
+			w.stop()
+		}
+	}
+}

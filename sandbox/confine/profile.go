@@ -1,0 +1,300 @@
+//go:build linux
+
+package confine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Profile says what a confined child may reach. Everything not listed is denied: no file system
+// access beyond the listed paths (and the private temp dir, which is always there), no process
+// start, no network, no environment.
+type Profile struct {
+	// ReadPaths may be read (files, or directories with everything beneath them).
+	ReadPaths []string
+	// WritePaths may be read, written, truncated, created in, removed from, and renamed within
+	// and between one another. When the parent runs as root the child runs as uid/gid 65534, so
+	// these paths must also be writable by that user (the private temp dir is chowned to it).
+	WritePaths []string
+	// Exec lists executables (absolute paths) the child may start. None by default: then the
+	// seccomp filter also refuses execve and fork. A dynamically linked executable implies read
+	// access to its ELF interpreter and the system library directories.
+	Exec []string
+	// ConnectTCP lists the TCP ports the child may connect to (any address). None by default.
+	ConnectTCP []uint16
+	// BindTCP lists the TCP ports the child may bind (0 means an ephemeral port). None by default.
+	BindTCP []uint16
+	// Env names the variables copied from the parent's environment (when set there). None by
+	// default; besides these the child only gets TMPDIR (its private temp dir) and
+	// MALLOC_ARENA_MAX=2 (see Limits.MemoryBytes).
+	Env []string
+	// Limits are the resource limits; a zero field takes the documented default.
+	Limits Limits
+	// Reuse lets a pooled worker serve more than one call (it keeps its state between calls:
+	// globals, files in its temp dir, the CPU time used so far). Single use by default.
+	Reuse bool
+}
+
+// Limits are the resource limits of a confined child. A zero field means the default named next to
+// it; there is no "unlimited".
+type Limits struct {
+	// CPUSeconds is RLIMIT_CPU: the child gets SIGXCPU after this much CPU time (then SIGKILL a
+	// second later). Default 30. A reused worker spends it over its whole life.
+	CPUSeconds uint64
+	// MemoryBytes is address space (RLIMIT_AS) the child may map on top of what the Go runtime
+	// had mapped when it started (about 1.2 GiB of mostly reserved, untouched address space),
+	// so a limit of 256 MiB means 256 MiB more. Default 1 GiB. Thread stacks count (8 MiB each
+	// in a binary built with cgo), and so would glibc's per-thread malloc arenas, which the
+	// child's environment caps with MALLOC_ARENA_MAX=2. Not applied in binaries built with the
+	// race detector, whose shadow memory does not fit any such limit.
+	MemoryBytes uint64
+	// OpenFiles is RLIMIT_NOFILE. Default 256.
+	OpenFiles uint64
+	// FileSizeBytes is RLIMIT_FSIZE: the largest file the child may write. Default 64 MiB.
+	FileSizeBytes uint64
+	// Processes is RLIMIT_NPROC, which the kernel counts per real user over all of that user's
+	// processes and threads (the Go runtime's threads count, and all children share uid 65534).
+	// Default 512, applied only when the child runs as uid 65534; when the parent is not root
+	// the child keeps the caller's uid, whose count includes every process of that user, so only
+	// an explicit value is applied then.
+	Processes uint64
+}
+
+// The defaults of Limits.
+const (
+	DefaultCPUSeconds    = 30
+	DefaultMemoryBytes   = 1 << 30
+	DefaultOpenFiles     = 256
+	DefaultFileSizeBytes = 64 << 20
+	DefaultProcesses     = 512
+)
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	def := func(v, d uint64) uint64 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	return Limits{
+		CPUSeconds:    def(l.CPUSeconds, DefaultCPUSeconds),
+		MemoryBytes:   def(l.MemoryBytes, DefaultMemoryBytes),
+		OpenFiles:     def(l.OpenFiles, DefaultOpenFiles),
+		FileSizeBytes: def(l.FileSizeBytes, DefaultFileSizeBytes),
+		Processes:     def(l.Processes, DefaultProcesses),
+	}
+}
+
+// Policy is the configuration side of confinement. It can only narrow a Profile (see
+// [Profile.Narrow]); a nil slice does not restrict that dimension, an empty non-nil slice allows
+// nothing, and a zero limit does not cap that limit.
+type Policy struct {
+	// AllowedRoots bound every path of a profile: a path is kept only if it lies under one of
+	// them (both compared after symlinks are resolved).
+	AllowedRoots []string
+	// AllowedPorts bound ConnectTCP and BindTCP.
+	AllowedPorts []uint16
+	// MaxLimits caps each limit (zero fields do not cap).
+	MaxLimits Limits
+	// AllowUnconfined lets a host run a call without confinement when confinement is unavailable
+	// on this machine. This package never does so itself: Run always fails closed with
+	// Unavailable; the host may then run the handler in-process and must say so in its result.
+	AllowUnconfined bool
+}
+
+// Narrow returns the intersection of p and pol: narrowest wins. Paths are made clean, their
+// existing prefix has its symlinks resolved, and they are kept only when under an allowed root;
+// ports outside the allowed ones are dropped; each limit is the lower of the profile's (or its
+// default) and the policy's cap. The second result says what was dropped or lowered and why, one
+// line each. Narrow never widens: an element is never added.
+func (p Profile) Narrow(pol Policy) (Profile, []string) {
+	var dropped []string
+	var roots []string
+	if pol.AllowedRoots != nil {
+		roots = []string{}
+		for _, r := range pol.AllowedRoots {
+			rr, err := resolvePath(r)
+			if err != nil {
+				dropped = append(dropped, fmt.Sprintf("allowed root %q: %v (ignored)", r, err))
+				continue
+			}
+			roots = append(roots, rr)
+		}
+	}
+	paths := func(kind string, in []string) []string {
+		var out []string
+		for _, s := range in {
+			r, err := resolvePath(s)
+			switch {
+			case err != nil:
+				dropped = append(dropped, fmt.Sprintf("%s %q: %v", kind, s, err))
+			case roots != nil && !underAny(r, roots):
+				dropped = append(dropped, fmt.Sprintf("%s %q: outside the allowed roots", kind, s))
+			default:
+				out = append(out, r)
+			}
+		}
+		return sortedUnique(out)
+	}
+	ports := func(kind string, in []uint16) []uint16 {
+		var out []uint16
+		for _, port := range in {
+			if pol.AllowedPorts != nil && !slices.Contains(pol.AllowedPorts, port) {
+				dropped = append(dropped, fmt.Sprintf("%s port %d: not an allowed port", kind, port))
+				continue
+			}
+			out = append(out, port)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	var env []string
+	for _, name := range p.Env {
+		if err := checkEnvName(name); err != nil {
+			dropped = append(dropped, fmt.Sprintf("env %q: %v", name, err))
+			continue
+		}
+		env = append(env, name)
+	}
+	l := p.Limits.WithDefaults()
+	capLimit := func(name string, v *uint64, max uint64) {
+		if max != 0 && *v > max {
+			dropped = append(dropped, fmt.Sprintf("limit %s: %d lowered to %d by the policy", name, *v, max))
+			*v = max
+		}
+	}
+	capLimit("cpu", &l.CPUSeconds, pol.MaxLimits.CPUSeconds)
+	capLimit("memory", &l.MemoryBytes, pol.MaxLimits.MemoryBytes)
+	capLimit("files", &l.OpenFiles, pol.MaxLimits.OpenFiles)
+	capLimit("filesize", &l.FileSizeBytes, pol.MaxLimits.FileSizeBytes)
+	capLimit("processes", &l.Processes, pol.MaxLimits.Processes)
+	if p.Limits.Processes == 0 && l.Processes == DefaultProcesses {
+		// Keep "default" rather than an explicit value, so that the rule for a non-root parent
+		// (no default process limit) still holds.
+		l.Processes = 0
+	}
+	return Profile{
+		ReadPaths:  paths("read", p.ReadPaths),
+		WritePaths: paths("write", p.WritePaths),
+		Exec:       paths("exec", p.Exec),
+		ConnectTCP: ports("connect", p.ConnectTCP),
+		BindTCP:    ports("bind", p.BindTCP),
+		Env:        sortedUnique(env),
+		Limits:     l,
+		Reuse:      p.Reuse,
+	}, dropped
+}
+
+// Hash returns a stable digest of the profile (the first 16 hex digits of a SHA-256 over its
+// sorted, de-duplicated fields, with default limits filled in): two profiles that grant the same
+// thing hash the same, whatever their order. Paths are hashed as written; hash a narrowed profile
+// to hash what is granted.
+func (p Profile) Hash() string {
+	var b strings.Builder
+	list := func(tag string, ss []string) {
+		for _, s := range sortedUnique(slices.Clone(ss)) {
+			b.WriteString(tag)
+			b.WriteByte(0)
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	portList := func(tag string, ps []uint16) {
+		ps = slices.Clone(ps)
+		slices.Sort(ps)
+		for _, port := range slices.Compact(ps) {
+			b.WriteString(tag)
+			b.WriteByte(0)
+			b.WriteString(strconv.Itoa(int(port)))
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString("confine-profile-v1\n")
+	list("read", p.ReadPaths)
+	list("write", p.WritePaths)
+	list("exec", p.Exec)
+	portList("connect", p.ConnectTCP)
+	portList("bind", p.BindTCP)
+	list("env", p.Env)
+	l := p.Limits.WithDefaults()
+	fmt.Fprintf(&b, "limits\x00%d %d %d %d %d\nreuse\x00%t\n",
+		l.CPUSeconds, l.MemoryBytes, l.OpenFiles, l.FileSizeBytes, l.Processes, p.Reuse)
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// resolvePath makes an absolute path clean and resolves the symlinks of its longest existing
+// prefix; the part that does not exist yet is appended as is (after Clean it holds no "..").
+func resolvePath(p string) (string, error) {
+	if p == "" || !filepath.IsAbs(p) {
+		return "", errors.New("not an absolute path")
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", errors.New("holds a NUL byte")
+	}
+	cur := filepath.Clean(p)
+	rest := ""
+	for {
+		r, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			if rest == "" {
+				return r, nil
+			}
+			return filepath.Join(r, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// under reports whether path is root or lies beneath it (both clean and absolute).
+func under(path, root string) bool {
+	if root == "/" || path == root {
+		return true
+	}
+	return strings.HasPrefix(path, root+"/")
+}
+
+func underAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if under(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedUnique(ss []string) []string {
+	slices.Sort(ss)
+	return slices.Compact(ss)
+}
+
+// checkEnvName accepts the names a child may be given: non-empty, no '=' or NUL, and not one of
+// the variables the parent sets itself.
+func checkEnvName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty name")
+	case strings.ContainsAny(name, "=\x00"):
+		return errors.New("not a variable name")
+	case name == envMarker || name == "TMPDIR":
+		return errors.New("set by the parent itself")
+	}
+	return nil
+}

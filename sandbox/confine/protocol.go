@@ -1,0 +1,335 @@
+//go:build linux
+
+package confine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// The parent and the child talk over two pipes, fd 3 (parent to child) and fd 4 (child to parent),
+// in frames: a 4-byte big-endian length, a type byte, then the payload (length counts type and
+// payload). Payloads are flat sequences of fixed-size integers and length-prefixed strings.
+//
+//	parent -> child: setup, then one request (or, for a reused worker, several)
+//	child -> parent: ready (confined, or why not), then one response per request
+
+// Frame types.
+const (
+	frameSetup    byte = 1
+	frameReady    byte = 2
+	frameRequest  byte = 3
+	frameResponse byte = 4
+)
+
+// MaxMessageBytes bounds a request and a response: a child cannot make the parent allocate more.
+const MaxMessageBytes = 64 << 20
+
+// maxFrame bounds a whole frame: a message plus its header fields.
+const maxFrame = MaxMessageBytes + 1<<20
+
+const protocolVersion = 1
+
+// setupMsg is what the child needs to confine itself.
+type setupMsg struct {
+	version   uint32
+	parentPID int
+	// uid and gid the child switches to; dropUID false keeps the parent's.
+	dropUID bool
+	uid     int
+	gid     int
+	tmpDir  string
+	read    []string
+	write   []string
+	exec    []string
+	connect []uint16
+	bind    []uint16
+	limits  Limits
+	reuse   bool
+}
+
+// readyMsg says whether the child is confined; reason says why not.
+type readyMsg struct {
+	ok     bool
+	reason string
+	notes  []string
+}
+
+// requestMsg asks the child to run a handler; deadline is in Unix nanoseconds, 0 for none.
+type requestMsg struct {
+	name     string
+	deadline int64
+	body     []byte
+}
+
+// responseMsg is a handler's outcome: kind 0 and body, or an error kind with what and detail.
+type responseMsg struct {
+	kind   ErrorKind
+	what   string
+	detail string
+	body   []byte
+}
+
+func (m *setupMsg) encode() []byte {
+	var e encoder
+	e.u32(m.version)
+	e.u64(uint64(m.parentPID))
+	e.bool(m.dropUID)
+	e.u64(uint64(m.uid))
+	e.u64(uint64(m.gid))
+	e.str(m.tmpDir)
+	e.strs(m.read)
+	e.strs(m.write)
+	e.strs(m.exec)
+	e.ports(m.connect)
+	e.ports(m.bind)
+	e.u64(m.limits.CPUSeconds)
+	e.u64(m.limits.MemoryBytes)
+	e.u64(m.limits.OpenFiles)
+	e.u64(m.limits.FileSizeBytes)
+	e.u64(m.limits.Processes)
+	e.bool(m.reuse)
+	return e.b
+}
+
+func (m *setupMsg) decode(b []byte) error {
+	d := decoder{b: b}
+	m.version = d.u32()
+	if d.err == nil && m.version != protocolVersion {
+		return fmt.Errorf("protocol version %d, want %d", m.version, protocolVersion)
+	}
+	m.parentPID = int(d.u64())
+	m.dropUID = d.bool()
+	m.uid = int(d.u64())
+	m.gid = int(d.u64())
+	m.tmpDir = d.str()
+	m.read = d.strs()
+	m.write = d.strs()
+	m.exec = d.strs()
+	m.connect = d.ports()
+	m.bind = d.ports()
+	m.limits.CPUSeconds = d.u64()
+	m.limits.MemoryBytes = d.u64()
+	m.limits.OpenFiles = d.u64()
+	m.limits.FileSizeBytes = d.u64()
+	m.limits.Processes = d.u64()
+	m.reuse = d.bool()
+	return d.end()
+}
+
+func (m *readyMsg) encode() []byte {
+	var e encoder
+	e.bool(m.ok)
+	e.str(m.reason)
+	e.strs(m.notes)
+	return e.b
+}
+
+func (m *readyMsg) decode(b []byte) error {
+	d := decoder{b: b}
+	m.ok = d.bool()
+	m.reason = d.str()
+	m.notes = d.strs()
+	return d.end()
+}
+
+func (m *requestMsg) encode() []byte {
+	var e encoder
+	e.str(m.name)
+	e.u64(uint64(m.deadline))
+	e.bytes(m.body)
+	return e.b
+}
+
+func (m *requestMsg) decode(b []byte) error {
+	d := decoder{b: b}
+	m.name = d.str()
+	m.deadline = int64(d.u64())
+	m.body = d.bytes()
+	return d.end()
+}
+
+func (m *responseMsg) encode() []byte {
+	var e encoder
+	e.u32(uint32(m.kind))
+	e.str(m.what)
+	e.str(m.detail)
+	e.bytes(m.body)
+	return e.b
+}
+
+func (m *responseMsg) decode(b []byte) error {
+	d := decoder{b: b}
+	m.kind = ErrorKind(d.u32())
+	m.what = d.str()
+	m.detail = d.str()
+	m.body = d.bytes()
+	return d.end()
+}
+
+// writeFrame writes one frame with a single Write.
+func writeFrame(w io.Writer, typ byte, payload []byte) error {
+	if len(payload)+1 > maxFrame {
+		return fmt.Errorf("frame of %d bytes is over the limit of %d", len(payload)+1, maxFrame)
+	}
+	buf := make([]byte, 5, 5+len(payload))
+	binary.BigEndian.PutUint32(buf, uint32(len(payload)+1))
+	buf[4] = typ
+	buf = append(buf, payload...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// readFrame reads one frame; io.EOF means the peer closed before a frame began.
+func readFrame(r io.Reader) (typ byte, payload []byte, err error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, nil, errors.New("truncated frame header")
+		}
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:4])
+	if n == 0 || n > maxFrame {
+		return 0, nil, fmt.Errorf("bad frame length %d", n)
+	}
+	payload = make([]byte, n-1)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, fmt.Errorf("truncated frame: %w", err)
+	}
+	return hdr[4], payload, nil
+}
+
+type encoder struct{ b []byte }
+
+func (e *encoder) u32(v uint32) { e.b = binary.BigEndian.AppendUint32(e.b, v) }
+func (e *encoder) u64(v uint64) { e.b = binary.BigEndian.AppendUint64(e.b, v) }
+
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+func (e *encoder) bytes(v []byte) {
+	e.u32(uint32(len(v)))
+	e.b = append(e.b, v...)
+}
+
+func (e *encoder) str(v string) {
+	e.u32(uint32(len(v)))
+	e.b = append(e.b, v...)
+}
+
+func (e *encoder) strs(v []string) {
+	e.u32(uint32(len(v)))
+	for _, s := range v {
+		e.str(s)
+	}
+}
+
+func (e *encoder) ports(v []uint16) {
+	e.u32(uint32(len(v)))
+	for _, p := range v {
+		e.b = binary.BigEndian.AppendUint16(e.b, p)
+	}
+}
+
+// decoder reads what encoder wrote; the first error sticks and later reads return zero values.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) take(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(d.b) {
+		d.err = errors.New("truncated message")
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) u32() uint32 {
+	if v := d.take(4); v != nil {
+		return binary.BigEndian.Uint32(v)
+	}
+	return 0
+}
+
+func (d *decoder) u64() uint64 {
+	if v := d.take(8); v != nil {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+func (d *decoder) bool() bool {
+	v := d.take(1)
+	return v != nil && v[0] == 1
+}
+
+func (d *decoder) count() int {
+	n := d.u32()
+	if n > math.MaxInt32 || int(n) > len(d.b) {
+		if d.err == nil {
+			d.err = errors.New("truncated message")
+		}
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.count()
+	v := d.take(n)
+	if v == nil {
+		return nil
+	}
+	return append([]byte(nil), v...)
+}
+
+func (d *decoder) str() string { return string(d.take(d.count())) }
+
+func (d *decoder) strs() []string {
+	n := d.count()
+	var out []string
+	for i := 0; i < n && d.err == nil; i++ {
+		out = append(out, d.str())
+	}
+	return out
+}
+
+func (d *decoder) ports() []uint16 {
+	n := d.count()
+	var out []uint16
+	for i := 0; i < n && d.err == nil; i++ {
+		if v := d.take(2); v != nil {
+			out = append(out, binary.BigEndian.Uint16(v))
+		}
+	}
+	return out
+}
+
+// end reports the first error, or trailing bytes.
+func (d *decoder) end() error {
+	if d.err != nil {
+		return d.err
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%d trailing bytes", len(d.b))
+	}
+	return nil
+}

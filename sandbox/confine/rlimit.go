@@ -1,0 +1,77 @@
+//go:build linux
+
+package confine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// setRlimits applies the limits (defaults already filled in by the parent) in the child. soft
+// and hard are equal except for RLIMIT_CPU, whose soft limit sends SIGXCPU (reported as the cpu
+// limit) and whose hard limit, a second later, SIGKILL. Core dumps are always off. It returns
+// notes on limits it could not apply.
+func setRlimits(l Limits, dropped bool) (notes []string, err error) {
+	set := func(name string, res int, soft, hard uint64) error {
+		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
+			return fmt.Errorf("setrlimit(%s, %d): %w", name, soft, err)
+		}
+		return nil
+	}
+	if err := set("core", syscall.RLIMIT_CORE, 0, 0); err != nil {
+		return nil, err
+	}
+	if err := set("cpu", syscall.RLIMIT_CPU, l.CPUSeconds, l.CPUSeconds+1); err != nil {
+		return nil, err
+	}
+	if raceEnabled {
+		notes = append(notes, "memory limit not applied: race detector build")
+	} else {
+		base, err := addressSpace()
+		if err != nil {
+			return nil, err
+		}
+		if err := set("as", syscall.RLIMIT_AS, base+l.MemoryBytes, base+l.MemoryBytes); err != nil {
+			return nil, err
+		}
+	}
+	if err := set("nofile", syscall.RLIMIT_NOFILE, l.OpenFiles, l.OpenFiles); err != nil {
+		return nil, err
+	}
+	if err := set("fsize", syscall.RLIMIT_FSIZE, l.FileSizeBytes, l.FileSizeBytes); err != nil {
+		return nil, err
+	}
+	nproc := l.Processes
+	if nproc == 0 && dropped {
+		nproc = DefaultProcesses
+	}
+	if nproc != 0 {
+		if err := set("nproc", unix.RLIMIT_NPROC, nproc, nproc); err != nil {
+			return nil, err
+		}
+	}
+	return notes, nil
+}
+
+// addressSpace returns the bytes of address space the process has mapped now (/proc/self/statm,
+// first field, in pages).
+func addressSpace() (uint64, error) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, fmt.Errorf("reading the address space size: %w", err)
+	}
+	f := bytes.Fields(b)
+	if len(f) == 0 {
+		return 0, fmt.Errorf("reading the address space size: empty /proc/self/statm")
+	}
+	pages, err := strconv.ParseUint(string(f[0]), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("reading the address space size: %w", err)
+	}
+	return pages * uint64(os.Getpagesize()), nil
+}

@@ -1,0 +1,389 @@
+//go:build linux
+
+package confine
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter
+//
+// The filter is the last step of confinement: landlock decides which files and TCP ports a child
+// reaches, the filter removes the kernel interfaces that landlock does not cover or that would let a
+// child step around it (namespaces, mounts, ptrace, io_uring, raw and non-TCP sockets, ...). It is a
+// deny list with ALLOW as the default action: a Go program needs a large and changing set of system
+// calls, and an allow list would break with every runtime release while adding little once the
+// dangerous interfaces are gone.
+//
+// Decisions, so that they are not made again by accident:
+//
+//   - Architecture. The filter is built for x86_64 only (the table lives in seccomp_amd64.go). The
+//     first check compares seccomp_data.arch with AUDIT_ARCH_X86_64 and kills the whole process on a
+//     mismatch: a 64-bit process entering through int $0x80 (i386 numbers) is never legitimate. On
+//     other architectures BuildSeccomp returns an error, so that confinement fails closed.
+//   - x32. Numbers with the x32 bit (0x40000000) are refused with EPERM rather than killed: an x32
+//     number must never be compared with the x86_64 table (x32 numbers differ: its execve is
+//     520|0x40000000), and EPERM keeps the child alive to report the denial as sandbox_denied, like
+//     every other refused call. A legitimate x86_64 program never makes an x32 call.
+//   - Errno. Every refusal is EPERM, including socket families, so a denied call is always told
+//     apart by one errno; the only exception is clone3, which gets ENOSYS so that libc falls back to
+//     clone (Go itself uses clone), whose flags the filter can read: clone3 passes them in memory,
+//     out of the filter's reach.
+//   - 64-bit arguments. seccomp_data holds every argument as 64 bits; the filter loads the low 32
+//     bits (offset 16+8*i on a little-endian machine) because every argument it inspects is an int
+//     or unsigned int in the kernel (socket family, type and protocol, the ioctl request, the
+//     prlimit64 pid, memfd_create flags) or only honours its low 32 bits (the legacy clone flags).
+//     Comparing 64 bits would let a caller set high bits the kernel ignores to slip past a check:
+//     ioctl(fd, 0xdead00005412) is TIOCSTI to the kernel and is refused here.
+//   - The setuid family is allowed. The child drops to an unprivileged uid and gid before it
+//     installs the filter, and NO_NEW_PRIVS is set with it, so setuid(0) fails in the kernel with
+//     EPERM anyway; refusing the family would only break programs that drop further.
+//   - prlimit64 is allowed only with pid 0 (the caller). Go, glibc and musl always pass 0 for
+//     their own limits; accepting the caller's own pid would need the pid at build time and would
+//     tie a program to one process, while a pure builder lets a pool build once for every worker.
+//   - Processes. clone with any namespace flag is refused under every policy; without AllowExec a
+//     clone without CLONE_THREAD (a fork) is refused too, so threads keep working and nothing else
+//     is created. fork, vfork, execve and execveat are refused without AllowExec.
+//   - Fileless exec. With AllowExec, landlock decides which executables run, but a memfd lives on an
+//     internal mount that landlock does not govern, so memfd_create + execveat(AT_EMPTY_PATH) (or
+//     execve of /proc/self/fd/N) would run any code. With AllowExec, memfd_create is therefore
+//     allowed only with MFD_NOEXEC_SEAL (such a memfd can never become executable) and never with
+//     MFD_EXEC. Without AllowExec nothing can be executed at all and memfd_create is allowed.
+//   - Permissions. Without AllowChmod the chmod and chown families are refused, and so are the
+//     extended attribute setters (setxattr, removexattr and their variants), since POSIX ACLs are
+//     extended attributes and would change permissions like chmod does.
+//   - Sockets. AF_UNIX only with AllowUnix; AF_INET and AF_INET6 only with AllowInet and only
+//     SOCK_STREAM (with SOCK_NONBLOCK and SOCK_CLOEXEC or not, no other bit) with protocol 0 or
+//     IPPROTO_TCP; everything else is refused: UDP (and with it DNS over UDP: resolve through
+//     /etc/hosts or use addresses), raw and ICMP sockets, SCTP, MPTCP (landlock's TCP port rules do
+//     not apply to it), netlink, packet, vsock, bluetooth, AF_ALG and the rest. socketpair is
+//     allowed only for AF_UNIX with AllowUnix. Go's net.Listen tries MPTCP first and falls back to
+//     plain TCP on any error, so listeners keep working as plain TCP.
+
+// SeccompPolicy says what the filter allows beyond the defaults. The zero value is the narrowest
+// filter: no exec, no sockets, no permission changes.
+type SeccompPolicy struct {
+	// AllowExec allows execve, execveat, fork, vfork and clone without CLONE_THREAD (the profile
+	// names executables; landlock decides which). memfd_create then needs MFD_NOEXEC_SEAL.
+	AllowExec bool
+	// AllowUnix allows AF_UNIX sockets and socketpair.
+	AllowUnix bool
+	// AllowInet allows AF_INET and AF_INET6 SOCK_STREAM sockets with protocol 0 or IPPROTO_TCP
+	// only: UDP, raw, SCTP and MPTCP (262) stay refused.
+	AllowInet bool
+	// AllowChmod allows the chmod family (chmod, fchmod, fchmodat, fchmodat2), the chown family
+	// (chown, fchown, lchown, fchownat) and the extended attribute setters (ACLs).
+	AllowChmod bool
+}
+
+// seccompArch describes the system calls of one architecture. Numbers are those of
+// seccomp_data.nr; seccomp_$GOARCH.go sets nativeSeccomp.
+type seccompArch struct {
+	name   string // as uname -m prints it
+	audit  uint32 // AUDIT_ARCH_* of seccomp_data.arch
+	x32Bit uint32 // numbers with this bit set are refused (0: none)
+
+	deny  []sysno // always EPERM
+	exec  []sysno // EPERM without AllowExec
+	chmod []sysno // EPERM without AllowChmod
+
+	clone, clone3, ioctl, prlimit64, socket, socketpair, memfdCreate uint32
+}
+
+// sysno is a system call number and its name.
+type sysno struct {
+	name string
+	nr   uint32
+}
+
+// nativeSeccomp is the table of the running architecture, nil where the filter is not built.
+var nativeSeccomp *seccompArch
+
+// Offsets in struct seccomp_data.
+const (
+	seccompDataNr   = 0
+	seccompDataArch = 4
+	seccompDataArgs = 16
+)
+
+// argLow is the offset of the low 32 bits of system call argument i (little endian).
+func argLow(i int) uint32 { return seccompDataArgs + 8*uint32(i) }
+
+// Flag and request values the filter inspects (golang.org/x/sys/unix has each architecture's).
+const (
+	cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER |
+		unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
+	sockFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC // the only flags socket(2) takes in its type
+
+	retAllow       = unix.SECCOMP_RET_ALLOW
+	retKillProcess = unix.SECCOMP_RET_KILL_PROCESS
+	retEPERM       = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)&unix.SECCOMP_RET_DATA
+	retENOSYS      = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)&unix.SECCOMP_RET_DATA
+
+	// bpfMaxInsns is BPF_MAXINSNS, the kernel's limit for a classic BPF program.
+	bpfMaxInsns = 4096
+)
+
+// BuildSeccomp builds the filter program for policy p on the running architecture. It is pure: the
+// same policy always gives the same program, which any process of the architecture can install.
+// What the program refuses, and why, is described at the top of this file and on [SeccompPolicy].
+func BuildSeccomp(p SeccompPolicy) ([]bpf.RawInstruction, error) {
+	return buildSeccomp(nativeSeccomp, p)
+}
+
+// Labels of the program.
+const (
+	lAllow      = "allow"
+	lDeny       = "deny"
+	lENOSYS     = "enosys"
+	lKill       = "kill"
+	lClone      = "clone"
+	lIoctl      = "ioctl"
+	lPrlimit    = "prlimit64"
+	lSocket     = "socket"
+	lInet       = "inet"
+	lSocketpair = "socketpair"
+	lMemfd      = "memfd_create"
+)
+
+// buildSeccomp builds the program for the table a (nil: an architecture without one).
+func buildSeccomp(a *seccompArch, p SeccompPolicy) ([]bpf.RawInstruction, error) {
+	if a == nil {
+		return nil, fmt.Errorf("seccomp: no filter for %s/%s: confinement is built for linux/amd64", runtime.GOOS, runtime.GOARCH)
+	}
+	var b progBuilder
+
+	// Architecture first: the numbers below mean nothing for another one.
+	b.load(seccompDataArch)
+	b.jumpIf(bpf.JumpEqual, a.audit, "", lKill)
+	b.load(seccompDataNr)
+	if a.x32Bit != 0 {
+		b.jumpIf(bpf.JumpBitsSet, a.x32Bit, lDeny, "")
+	}
+
+	// Calls decided by their arguments.
+	b.jumpIf(bpf.JumpEqual, a.ioctl, lIoctl, "")
+	b.jumpIf(bpf.JumpEqual, a.clone, lClone, "")
+	b.jumpIf(bpf.JumpEqual, a.socket, lSocket, "")
+	b.jumpIf(bpf.JumpEqual, a.socketpair, lSocketpair, "")
+	b.jumpIf(bpf.JumpEqual, a.prlimit64, lPrlimit, "")
+	if p.AllowExec {
+		b.jumpIf(bpf.JumpEqual, a.memfdCreate, lMemfd, "")
+	}
+	b.jumpIf(bpf.JumpEqual, a.clone3, lENOSYS, "")
+
+	// Calls refused whatever their arguments.
+	for _, s := range a.deny {
+		b.jumpIf(bpf.JumpEqual, s.nr, lDeny, "")
+	}
+	if !p.AllowExec {
+		for _, s := range a.exec {
+			b.jumpIf(bpf.JumpEqual, s.nr, lDeny, "")
+		}
+	}
+	if !p.AllowChmod {
+		for _, s := range a.chmod {
+			b.jumpIf(bpf.JumpEqual, s.nr, lDeny, "")
+		}
+	}
+	b.ret(retAllow)
+
+	// ioctl(fd, request, ...): TIOCSTI pushes input into a terminal, TIOCLINUX reaches the console.
+	b.label(lIoctl)
+	b.load(argLow(1))
+	b.jumpIf(bpf.JumpEqual, unix.TIOCSTI, lDeny, "")
+	b.jumpIf(bpf.JumpEqual, unix.TIOCLINUX, lDeny, "")
+	b.ret(retAllow)
+
+	// clone(flags, ...): never a namespace; a new process only when exec is allowed.
+	b.label(lClone)
+	b.load(argLow(0))
+	b.jumpIf(bpf.JumpBitsSet, cloneNamespaces, lDeny, "")
+	if p.AllowExec {
+		b.ret(retAllow)
+	} else {
+		b.jumpIf(bpf.JumpBitsSet, unix.CLONE_THREAD, lAllow, lDeny)
+	}
+
+	// socket(family, type, protocol).
+	b.label(lSocket)
+	b.load(argLow(0))
+	if p.AllowUnix {
+		b.jumpIf(bpf.JumpEqual, unix.AF_UNIX, lAllow, "")
+	}
+	if p.AllowInet {
+		b.jumpIf(bpf.JumpEqual, unix.AF_INET, lInet, "")
+		b.jumpIf(bpf.JumpEqual, unix.AF_INET6, lInet, "")
+	}
+	b.ret(retEPERM)
+	if p.AllowInet {
+		b.label(lInet)
+		b.load(argLow(1))
+		b.and(^uint32(sockFlags))
+		b.jumpIf(bpf.JumpEqual, unix.SOCK_STREAM, "", lDeny)
+		b.load(argLow(2))
+		b.jumpIf(bpf.JumpEqual, 0, lAllow, "")
+		b.jumpIf(bpf.JumpEqual, unix.IPPROTO_TCP, lAllow, lDeny)
+	}
+
+	// socketpair(family, ...): only AF_UNIX makes pairs, and only with AllowUnix.
+	b.label(lSocketpair)
+	if p.AllowUnix {
+		b.load(argLow(0))
+		b.jumpIf(bpf.JumpEqual, unix.AF_UNIX, lAllow, lDeny)
+	} else {
+		b.ret(retEPERM)
+	}
+
+	// prlimit64(pid, ...): only the caller, named by pid 0.
+	b.label(lPrlimit)
+	b.load(argLow(0))
+	b.jumpIf(bpf.JumpEqual, 0, lAllow, lDeny)
+
+	// memfd_create(name, flags) with AllowExec: only memfds sealed against exec.
+	if p.AllowExec {
+		b.label(lMemfd)
+		b.load(argLow(1))
+		b.jumpIf(bpf.JumpBitsSet, unix.MFD_EXEC, lDeny, "")
+		b.jumpIf(bpf.JumpBitsSet, unix.MFD_NOEXEC_SEAL, lAllow, lDeny)
+	}
+
+	b.label(lKill)
+	b.ret(retKillProcess)
+	b.label(lENOSYS)
+	b.ret(retENOSYS)
+	b.label(lDeny)
+	b.ret(retEPERM)
+	b.label(lAllow)
+	b.ret(retAllow)
+
+	prog, err := b.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if len(prog) > bpfMaxInsns {
+		return nil, fmt.Errorf("seccomp: program has %d instructions, the kernel takes at most %d", len(prog), bpfMaxInsns)
+	}
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: assemble: %w", err)
+	}
+	return raw, nil
+}
+
+// InstallSeccomp builds the filter for p and installs it on every thread of the process: it sets
+// PR_SET_NO_NEW_PRIVS, then calls seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC). The
+// filter cannot be removed; the caller runs it in the confined child, after dropping privileges.
+//
+// With TSYNC the kernel reports a thread it could not synchronise (one with an unrelated filter) as
+// a positive thread id instead of an errno; InstallSeccomp turns it into an error naming the thread,
+// and in that case no thread got the filter.
+func InstallSeccomp(p SeccompPolicy) error {
+	raw, err := BuildSeccomp(p)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, ins := range raw {
+		filter[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+
+	// NO_NEW_PRIVS is a per-thread flag and seccomp requires it on the calling thread: both calls
+	// must run on the same thread. TSYNC then copies the flag and the filter to every other thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
+		uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		// EINVAL: a kernel without seccomp filters (or a program it refuses); ENOSYS: no seccomp(2).
+		return fmt.Errorf("seccomp: seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC): %w", errno)
+	}
+	if r != 0 {
+		return fmt.Errorf("seccomp: thread %d could not be synchronised (TSYNC): it has a filter of its own; no thread was filtered", r)
+	}
+	return nil
+}
+
+// progBuilder assembles a classic BPF program with forward jumps to named labels.
+type progBuilder struct {
+	ins    []bpf.Instruction
+	labels map[string]int
+	jumps  []labelRef
+	err    error // the first label defined twice
+}
+
+// labelRef records the labels of the conditional jump at index at ("" is the next instruction).
+type labelRef struct {
+	at              int
+	onTrue, onFalse string
+}
+
+func (b *progBuilder) load(off uint32) {
+	b.ins = append(b.ins, bpf.LoadAbsolute{Off: off, Size: 4})
+}
+
+func (b *progBuilder) and(v uint32) {
+	b.ins = append(b.ins, bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: v})
+}
+
+func (b *progBuilder) ret(v uint32) {
+	b.ins = append(b.ins, bpf.RetConstant{Val: v})
+}
+
+func (b *progBuilder) jumpIf(cond bpf.JumpTest, v uint32, onTrue, onFalse string) {
+	b.jumps = append(b.jumps, labelRef{at: len(b.ins), onTrue: onTrue, onFalse: onFalse})
+	b.ins = append(b.ins, bpf.JumpIf{Cond: cond, Val: v})
+}
+
+func (b *progBuilder) label(name string) {
+	if b.labels == nil {
+		b.labels = make(map[string]int)
+	}
+	if _, dup := b.labels[name]; dup && b.err == nil {
+		b.err = fmt.Errorf("seccomp: label %q defined twice", name)
+	}
+	b.labels[name] = len(b.ins)
+}
+
+// resolve fills in the jump offsets. Classic BPF only jumps forward, by at most 255 instructions.
+func (b *progBuilder) resolve() ([]bpf.Instruction, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	skip := func(at int, label string) (uint8, error) {
+		if label == "" {
+			return 0, nil
+		}
+		to, ok := b.labels[label]
+		if !ok {
+			return 0, fmt.Errorf("seccomp: jump to undefined label %q", label)
+		}
+		d := to - at - 1
+		if d < 0 || d > 255 {
+			return 0, fmt.Errorf("seccomp: jump from %d to %q (%d) out of range", at, label, to)
+		}
+		return uint8(d), nil
+	}
+	for _, j := range b.jumps {
+		ins := b.ins[j.at].(bpf.JumpIf)
+		var err error
+		if ins.SkipTrue, err = skip(j.at, j.onTrue); err != nil {
+			return nil, err
+		}
+		if ins.SkipFalse, err = skip(j.at, j.onFalse); err != nil {
+			return nil, err
+		}
+		b.ins[j.at] = ins
+	}
+	return b.ins, nil
+}
