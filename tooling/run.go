@@ -51,7 +51,7 @@ func (t *task) release() {
 // abandonGrace is how long a call past its deadline waits for its tool to
 // return before abandoning it: a tool that honours its context returns
 // within it, and is not reported abandoned.
-const abandonGrace = 2 * time.Millisecond
+const abandonGrace = 5 * time.Millisecond
 
 // outlive handles a call whose deadline passed while its tool ran: it
 // waits up to abandonGrace for the tool's outcome, then abandons the tool

@@ -1,0 +1,427 @@
+//go:build unix
+
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// e2eWait bounds every wait of the console's end-to-end test; each wait
+// ends as soon as the screen shows what it waits for.
+const e2eWait = 10 * time.Second
+
+// e2ePoll is how often the screen is captured while waiting.
+const e2ePoll = 50 * time.Millisecond
+
+// e2eTarget is the tmux session (and so its only pane) the console runs in.
+const e2eTarget = "e2e"
+
+// e2eConsole drives the console in a detached tmux session on a server of
+// its own (tmux -L), with a 100×30 terminal.
+type e2eConsole struct {
+	tmux   string // the tmux binary
+	socket string // the server's socket name
+	env    []string
+	last   string // the last screen captured
+}
+
+// command runs tmux on the console's server and returns its output.
+func (c *e2eConsole) command(args ...string) (string, error) {
+	cmd := exec.Command(c.tmux, append([]string{"-L", c.socket, "-f", "/dev/null"}, args...)...)
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), errors.New("tmux " + strings.Join(args, " ") + ": " + err.Error() + ": " + strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
+func (c *e2eConsole) must(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := c.command(args...)
+	if err != nil {
+		t.Fatalf("%v\nlast screen:\n%s", err, c.last)
+	}
+	return out
+}
+
+// keys sends named keys (Enter, Escape, Tab, BTab, C-s, or single
+// characters).
+func (c *e2eConsole) keys(t *testing.T, keys ...string) {
+	t.Helper()
+	c.must(t, append([]string{"send-keys", "-t", e2eTarget}, keys...)...)
+}
+
+// text types text literally.
+func (c *e2eConsole) text(t *testing.T, text string) {
+	t.Helper()
+	c.must(t, "send-keys", "-t", e2eTarget, "-l", text)
+}
+
+// screen captures the visible pane as plain text.
+func (c *e2eConsole) screen(t *testing.T) string {
+	t.Helper()
+	c.last = c.must(t, "capture-pane", "-p", "-t", e2eTarget)
+	return c.last
+}
+
+// format is a tmux format of the pane, such as #{pane_dead}.
+func (c *e2eConsole) format(t *testing.T, f string) string {
+	t.Helper()
+	return strings.TrimSpace(c.must(t, "display-message", "-p", "-t", e2eTarget, f))
+}
+
+// waitFor captures the screen every e2ePoll until ok accepts it, and fails
+// with the last screen when timeout passes first.
+func (c *e2eConsole) waitFor(t *testing.T, what string, ok func(screen string) bool, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := c.screen(t)
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s; the screen:\n%s", timeout, what, s)
+		}
+		time.Sleep(e2ePoll)
+	}
+}
+
+// waitScreen waits until the screen contains the text contains.
+func (c *e2eConsole) waitScreen(t *testing.T, contains string, timeout time.Duration) string {
+	t.Helper()
+	return c.waitFor(t, strconv.Quote(contains), func(s string) bool { return strings.Contains(s, contains) }, timeout)
+}
+
+// waitAll waits until the screen contains every string of all.
+func (c *e2eConsole) waitAll(t *testing.T, all ...string) string {
+	t.Helper()
+	return c.waitFor(t, "all of "+strings.Join(quoteAll(all), ", "), func(s string) bool {
+		for _, w := range all {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	}, e2eWait)
+}
+
+// waitMatch waits until the screen matches the regular expression re.
+func (c *e2eConsole) waitMatch(t *testing.T, re string) string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	return c.waitFor(t, "a match of /"+re+"/", rx.MatchString, e2eWait)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// lineIndex is the index of the first line of screen matching re, or -1.
+func lineIndex(screen, re string) int {
+	rx := regexp.MustCompile(re)
+	for i, l := range strings.Split(screen, "\n") {
+		if rx.MatchString(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// e2eEnv is the environment of the tmux commands: the test's, outside any
+// tmux session the tests may run in.
+func e2eEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// TestE2EConsoleTmux runs the console in a real terminal (tmux) and uses it
+// as a person would: filter to demo.echo, fill and run its form, submit it
+// without a required field, run demo.slow and cancel it, open the
+// governance board, and quit, leaving the terminal as it was.
+func TestE2EConsoleTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	tmuxPath, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("tmux is not installed and CI is set: the console's end-to-end test must run there (.ci/run installs tmux): %v", err)
+		}
+		t.Skip("tmux is not installed: install it (apt-get install tmux) to run the console's end-to-end test")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	start := time.Now()
+
+	bin := filepath.Join(t.TempDir(), "toolexplorer")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	c := &e2eConsole{tmux: tmuxPath, socket: "toolexplorer-e2e-" + hex.EncodeToString(b[:]), env: e2eEnv()}
+	var socketPath string
+	t.Cleanup(func() {
+		// Whatever happened, the server and the console in it end here.
+		_, _ = c.command("kill-server")
+		if socketPath != "" {
+			_ = os.Remove(socketPath)
+		}
+	})
+	// A shell runs the console in the pane, as a person would from their
+	// prompt, says how it exited and then waits: what the terminal is like
+	// after the console can be read before the pane closes.
+	const (
+		before = "the shell before the console"
+		exited = "the console exited with status "
+	)
+	script := `printf '%s\n' "` + before + `"; "$0"; printf '` + exited + `%d\n' "$?"; read -r _`
+	c.must(t,
+		"start-server", ";",
+		"set-option", "-g", "default-terminal", "xterm-256color", ";",
+		"new-session", "-d", "-s", e2eTarget, "-x", "100", "-y", "30",
+		"-e", "NO_COLOR=1", "-e", configEnv+"=", "--", "/bin/sh", "-c", script, bin)
+	socketPath = c.format(t, "#{socket_path}")
+	shellPID, err := strconv.Atoi(c.format(t, "#{pane_pid}"))
+	if err != nil {
+		t.Fatalf("pane pid: %v", err)
+	}
+
+	// The list shows the demo tools.
+	c.waitAll(t, "toolexplorer › Tools", "press / to filter", "demo.echo", "demo.slow", "demo.counter")
+	if runtime.GOOS == "linux" {
+		if pids := e2eProcesses(bin); len(pids) != 1 {
+			t.Errorf("want one console process, found %v", pids)
+		}
+	}
+
+	// The full help opens and closes with ?.
+	c.keys(t, "?")
+	c.waitAll(t, "Keys · Tools", "On every screen")
+	c.keys(t, "?")
+	c.waitFor(t, "the help to close", func(s string) bool {
+		return strings.Contains(s, "press / to filter") && !strings.Contains(s, "On every screen")
+	}, e2eWait)
+
+	// Filter to demo.echo, keep the filter, open it, open its form.
+	c.keys(t, "/")
+	c.waitScreen(t, "enter keep filter", e2eWait)
+	c.text(t, "echo")
+	c.waitMatch(t, `(?m)^/ echo\b[\s\S]*^› demo\.echo `)
+	c.keys(t, "Enter")
+	c.waitScreen(t, "1-5 facets", e2eWait)
+	c.keys(t, "Enter")
+	c.waitAll(t, "toolexplorer › Tools › demo.echo", "demo.echo · Echo", "Overview │ Input")
+	c.keys(t, "r")
+	c.waitAll(t, "Run demo.echo · Echo", "arguments: form")
+	c.waitMatch(t, `(?m)^› text\*`)
+
+	// Fill text and repeat, run with ctrl+s: the text comes back twice.
+	c.text(t, "hi")
+	c.keys(t, "Tab")
+	c.waitMatch(t, `(?m)^› repeat\s`)
+	c.keys(t, "C-u")
+	c.text(t, "2")
+	c.waitMatch(t, `(?m)^  text\*\s+hi$[\s\S]*^› repeat\s+2$`)
+	c.keys(t, "C-s")
+	s := c.waitAll(t, "✓ ok · demo.echo", `"text": "hi hi"`)
+	if !strings.Contains(s, `"length": 5`) {
+		t.Errorf("the result has no length 5:\n%s", s)
+	}
+
+	// Back to the form, empty the required text and run: the error shows
+	// on the text field and the call is not made.
+	c.keys(t, "Escape")
+	c.waitScreen(t, "arguments: form", e2eWait)
+	c.keys(t, "BTab")
+	c.waitMatch(t, `(?m)^› text\*\s+hi$`)
+	c.keys(t, "C-u")
+	c.waitMatch(t, `(?m)^› text\*\s+text$`) // the placeholder
+	c.keys(t, "C-s")
+	s = c.waitAll(t, "validation_error", "✗ is required")
+	field, errLine, next := lineIndex(s, `^› text\*`), lineIndex(s, `✗ .*required`), lineIndex(s, `^  repeat\s`)
+	if field < 0 || !(field < errLine && errLine < next) {
+		t.Errorf("the required error is not shown under the text field (text line %d, error line %d, repeat line %d):\n%s", field, errLine, next, s)
+	}
+
+	// Back to the list, clear the filter, open demo.slow's form.
+	c.keys(t, "Escape")
+	c.waitScreen(t, "Overview │ Input", e2eWait)
+	c.keys(t, "Escape")
+	c.waitAll(t, "/ echo", "1-5 facets")
+	c.keys(t, "Escape")
+	c.waitScreen(t, "press / to filter", e2eWait)
+	c.keys(t, "/")
+	c.waitScreen(t, "enter keep filter", e2eWait)
+	c.text(t, "slow")
+	c.waitMatch(t, `(?m)^/ slow\b[\s\S]*^› demo\.slow `)
+	c.keys(t, "Enter")
+	c.waitScreen(t, "1-5 facets", e2eWait)
+	c.keys(t, "Enter")
+	c.waitAll(t, "demo.slow · Slow", "Overview │ Input")
+	c.keys(t, "r")
+	c.waitAll(t, "Run demo.slow · Slow", "arguments: form")
+	c.waitMatch(t, `(?m)^› ms\s+1000$`) // the default, filled in
+	c.keys(t, "C-u")
+	c.text(t, "3000")
+	c.waitMatch(t, `(?m)^› ms\s+3000$`)
+
+	// Run it and cancel it with esc while it runs. demo.slow has a 500 ms
+	// deadline of its own, so esc must come within it: on a machine so
+	// loaded that it does not, the call ends with timeout, and it is run
+	// again with r.
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		runKey := "C-s"
+		if attempt > 1 {
+			runKey = "r"
+		}
+		sent := time.Now()
+		c.keys(t, runKey)
+		s = c.waitFor(t, "the call to run (spinner, esc cancels) or end", func(s string) bool {
+			return strings.Contains(s, "esc cancels the call") || strings.Contains(s, "✗ error ")
+		}, e2eWait)
+		if strings.Contains(s, "esc cancels the call") {
+			if !regexp.MustCompile(`(?m)^. (starting|queued|running) \d`).MatchString(s) {
+				t.Errorf("the running call shows no spinner line:\n%s", s)
+			}
+			if !regexp.MustCompile(`arguments \{.*"ms":3000`).MatchString(s) {
+				t.Errorf("the running call does not show its arguments:\n%s", s)
+			}
+			c.keys(t, "Escape")
+			s = c.waitFor(t, "the call to end", func(s string) bool { return strings.Contains(s, "✗ error ") }, e2eWait)
+		}
+		if strings.Contains(s, "✗ error canceled · demo.slow") {
+			if d := time.Since(sent); d >= 3*time.Second {
+				t.Errorf("the call ended %v after it started: esc did not cancel it", d)
+			}
+			if !strings.Contains(s, "canceled by its caller") {
+				t.Errorf("the canceled call does not say who canceled it:\n%s", s)
+			}
+			break
+		}
+		if !strings.Contains(s, "✗ error timeout · demo.slow") || attempt == attempts {
+			t.Fatalf("attempt %d: want demo.slow canceled (or, when esc came after its 500 ms deadline, timed out), got:\n%s", attempt, s)
+		}
+		t.Logf("attempt %d: demo.slow reached its 500 ms deadline before esc was read; running it again", attempt)
+	}
+
+	// The governance board, with its sections and the calls made.
+	c.keys(t, "B")
+	c.waitAll(t, "Governance · live", "Slots", "Main thread", "Resources", "Rate buckets", "Tools")
+	c.waitMatch(t, `(?m)^  demo\.slow .*canceled 1`)
+	c.waitMatch(t, `(?m)^  demo\.echo .*validation_error 1`)
+
+	// q quits: the console exits 0 and the terminal is back as it was.
+	c.keys(t, "q")
+	s = c.waitScreen(t, exited, e2eWait)
+	if !strings.Contains(s, exited+"0") {
+		t.Errorf("the console did not exit with status 0:\n%s", s)
+	}
+	if !strings.Contains(s, before) || strings.Contains(s, "toolexplorer ›") || strings.Contains(s, "demo.echo") {
+		t.Errorf("the terminal does not show what it showed before the console:\n%s", s)
+	}
+	for f, want := range map[string]string{
+		"#{alternate_on}":       "0", // the alternate screen was left
+		"#{cursor_flag}":        "1", // the cursor is shown again
+		"#{mouse_any_flag}":     "0", // mouse reporting is off
+		"#{mouse_button_flag}":  "0",
+		"#{mouse_all_flag}":     "0",
+		"#{mouse_sgr_flag}":     "0",
+		"#{keypad_cursor_flag}": "0",
+		"#{keypad_flag}":        "0",
+		"#{insert_flag}":        "0",
+		"#{wrap_flag}":          "1",
+	} {
+		if got := c.format(t, f); got != want {
+			t.Errorf("after quitting, %s is %q, want %q", f, got, want)
+		}
+	}
+
+	// Nothing is left behind: no server on the socket, no process.
+	c.must(t, "kill-server")
+	if out, err := c.command("list-sessions"); err == nil {
+		t.Errorf("a tmux server still answers on %s:\n%s", c.socket, out)
+	}
+	if runtime.GOOS == "linux" {
+		if left := e2eProcesses(bin); len(left) > 0 {
+			t.Errorf("processes of %s still run: %v", bin, left)
+		}
+	}
+	deadline := time.Now().Add(e2eWait)
+	for !e2eGone(shellPID) {
+		if time.Now().After(deadline) {
+			t.Errorf("the pane's shell (pid %d) still runs %v after the tmux server was killed", shellPID, e2eWait)
+			break
+		}
+		time.Sleep(e2ePoll)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the test took %v, over its 30 s budget", d)
+	}
+}
+
+// e2eGone reports whether the process pid has ended: it does not exist, or
+// (Linux) it is a zombie no one has reaped yet.
+func e2eGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
+}
+
+// e2eProcesses lists the pids of the processes running the binary bin
+// (Linux: from /proc).
+func e2eProcesses(bin string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err == nil && strings.HasPrefix(exe, bin) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
