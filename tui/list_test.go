@@ -264,3 +264,17 @@ func TestQuit(t *testing.T) {
 		t.Fatal("ctrl+c does not quit while typing")
 	}
 }
+
+// TestQuitFromHelp: the help overlay's footer says q quits, and it does.
+func TestQuitFromHelp(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 80, 24)
+	h.press("?")
+	h.mustContain("q quit")
+	_, cmd := h.m.Update(keyMsg("q"))
+	if cmd == nil {
+		t.Fatal("q in the help overlay returned no command")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q in the help overlay does not quit")
+	}
+}

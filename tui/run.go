@@ -383,7 +383,7 @@ func (r *runScreen) runningView() string {
 	case r.queued && r.waiting:
 		state, wait = "queued", "queue wait "+formatDuration(elapsed)
 	case r.queued:
-		state, wait = "starting", "queue wait "+formatDuration(elapsed)
+		state, wait = "starting", "no queue wait so far"
 	case r.waited:
 		wait = "queue wait ≈" + formatDuration(r.queueWait)
 	}

@@ -249,7 +249,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if m.showHelp {
-		if key.Matches(msg, g.Help, g.HelpAlways, g.Back, g.Quit) {
+		if key.Matches(msg, g.Quit) { // as the footer says: q quits here too
+			return m.quit()
+		}
+		if key.Matches(msg, g.Help, g.HelpAlways, g.Back) {
 			m.showHelp = false
 			return nil
 		}
