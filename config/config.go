@@ -42,6 +42,10 @@ type Config struct {
 	DangerousToolConfirmation bool
 	// Tools holds runtime overrides by exact tool name. Nil when none.
 	Tools map[string]ToolOverride
+	// Confinement is the policy of the tools that run confined; it only
+	// narrows what they declare. Default: nothing narrowed, confinement
+	// required, pools of 2 workers.
+	Confinement Confinement
 	// Source is the file the Config was loaded from, "" for Default().
 	Source string
 }
@@ -66,6 +70,7 @@ func Default() Config {
 		DefaultTimeout:   defaultTimeout,
 		MaxConcurrent:    defaultMaxConcurrent,
 		MaxArgumentBytes: defaultMaxArgumentBytes,
+		Confinement:      Confinement{PoolSize: defaultPoolSize},
 	}
 }
 
@@ -98,7 +103,8 @@ func (c Config) ToolEnabled(name string) (ok bool, reason string) {
 
 // Validate checks a Config built in Go against the rules a file obeys, with
 // the same messages and JSON pointer paths (such as /tools/demo.slow/timeout).
-// In Go, a zero ToolOverride field means "no override" and is valid. The
+// In Go, a zero ToolOverride field means "no override" and is valid, and
+// Confinement.AllowedRoots must already be clean (Parse cleans them). The
 // error, when not nil, is an Errors.
 func (c Config) Validate() error {
 	p := &problems{source: c.Source}
@@ -134,6 +140,7 @@ func (c Config) Validate() error {
 			p.add(at+"/burst", "must not be negative, got %d (0 keeps the tool's own)", o.Burst)
 		}
 	}
+	p.checkConfinement(c.Confinement)
 	return p.err()
 }
 
@@ -158,6 +165,7 @@ type fileConfig struct {
 	Blacklist                 []string                `json:"blacklist"`
 	DangerousToolConfirmation bool                    `json:"dangerous_tool_confirmation"`
 	Tools                     map[string]fileOverride `json:"tools"`
+	Confinement               fileConfinement         `json:"confinement"`
 }
 
 type fileOverride struct {
@@ -167,9 +175,27 @@ type fileOverride struct {
 	Disabled      bool    `json:"disabled,omitempty"`
 }
 
+type fileConfinement struct {
+	Workspace       string     `json:"workspace"`
+	AllowedRoots    []string   `json:"allowed_roots"`
+	AllowedPorts    []uint16   `json:"allowed_ports"`
+	MaxLimits       fileLimits `json:"max_limits"`
+	AllowUnconfined bool       `json:"allow_unconfined"`
+	PoolSize        int        `json:"pool_size"`
+}
+
+type fileLimits struct {
+	CPUSeconds    int   `json:"cpu_seconds"`
+	MemoryBytes   int64 `json:"memory_bytes"`
+	OpenFiles     int   `json:"open_files"`
+	FileSizeBytes int64 `json:"file_size_bytes"`
+	Processes     int   `json:"processes"`
+}
+
 // MarshalJSON writes c in the shape of the file, every key present, so that
-// Parse reads it back to the same Config (Source aside). It is meant for
-// showing the configuration in effect.
+// Parse reads it back to the same Config (Source aside, and with it the
+// directory a relative confinement workspace is relative to). It is meant
+// for showing the configuration in effect.
 func (c Config) MarshalJSON() ([]byte, error) {
 	f := fileConfig{
 		Enabled:                   c.Enabled,
@@ -180,12 +206,26 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		Blacklist:                 c.Blacklist,
 		DangerousToolConfirmation: c.DangerousToolConfirmation,
 		Tools:                     make(map[string]fileOverride, len(c.Tools)),
+		Confinement: fileConfinement{
+			Workspace:       c.Confinement.Workspace,
+			AllowedRoots:    c.Confinement.AllowedRoots,
+			AllowedPorts:    c.Confinement.AllowedPorts,
+			MaxLimits:       fileLimits(c.Confinement.MaxLimits),
+			AllowUnconfined: c.Confinement.AllowUnconfined,
+			PoolSize:        c.Confinement.PoolSize,
+		},
 	}
 	if f.Whitelist == nil {
 		f.Whitelist = []string{}
 	}
 	if f.Blacklist == nil {
 		f.Blacklist = []string{}
+	}
+	if f.Confinement.AllowedRoots == nil {
+		f.Confinement.AllowedRoots = []string{}
+	}
+	if f.Confinement.AllowedPorts == nil {
+		f.Confinement.AllowedPorts = []uint16{}
 	}
 	for name, o := range c.Tools {
 		fo := fileOverride{RatePerMinute: o.RatePerMinute, Burst: o.Burst, Disabled: o.Disabled}

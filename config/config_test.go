@@ -17,6 +17,7 @@ func TestDefault(t *testing.T) {
 		DefaultTimeout:   30 * time.Second,
 		MaxConcurrent:    256,
 		MaxArgumentBytes: 1048576,
+		Confinement:      Confinement{PoolSize: 2},
 	}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("Default() = %+v, want %+v", d, want)
@@ -34,7 +35,10 @@ func TestSchemaAgreesWithGo(t *testing.T) {
 			Default json.RawMessage `json:"default"`
 		} `json:"properties"`
 		Defs map[string]struct {
-			Pattern string `json:"pattern"`
+			Pattern    string `json:"pattern"`
+			Properties map[string]struct {
+				Maximum *int `json:"maximum"`
+			} `json:"properties"`
 		} `json:"$defs"`
 	}
 	if err := json.Unmarshal(Schema(), &s); err != nil {
@@ -65,6 +69,9 @@ func TestSchemaAgreesWithGo(t *testing.T) {
 	}
 	if p := s.Defs["pattern"].Pattern; p != patternExpr {
 		t.Errorf("$defs/pattern pattern = %q, Go has %q", p, patternExpr)
+	}
+	if m := s.Defs["confinement"].Properties["pool_size"].Maximum; m == nil || *m != maxPoolSize {
+		t.Errorf("$defs/confinement pool_size maximum = %v, Go has %d", m, maxPoolSize)
 	}
 	if _, err := loadSchema(); err != nil {
 		t.Fatal(err)
@@ -97,6 +104,19 @@ func TestValidate(t *testing.T) {
 				"demo.slow": {Timeout: time.Second, RatePerMinute: 0.5, Burst: 2},
 				"demo.off":  {Disabled: true},
 			}
+			c.Confinement = Confinement{
+				Workspace:       "work/space",
+				AllowedRoots:    []string{"/srv/data", "/tmp", "/"},
+				AllowedPorts:    []uint16{443, 1, 65535},
+				MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 256 << 20, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
+				AllowUnconfined: true,
+				PoolSize:        64,
+			}
+		}), nil},
+		{"zero confinement", valid(func(c *Config) { c.Confinement = Confinement{} }), nil},
+		{"empty confinement lists", valid(func(c *Config) {
+			c.Confinement.AllowedRoots = []string{}
+			c.Confinement.AllowedPorts = []uint16{}
 		}), nil},
 		{"zero override fields keep the tool's own", valid(func(c *Config) {
 			c.Tools = map[string]ToolOverride{"demo.slow": {}}
@@ -133,6 +153,40 @@ func TestValidate(t *testing.T) {
 			"config: go: /tools/demo.slow/timeout: must not be negative, got -1ns (0 keeps the tool's own)",
 			"config: go: /tools/demo.slow/rate_per_minute: must be a finite number, 0 or more, got NaN (0 keeps the tool's own)",
 			"config: go: /tools/demo.slow/burst: must not be negative, got -2 (0 keeps the tool's own)",
+		}},
+		{"confinement workspace", valid(func(c *Config) { c.Confinement.Workspace = "a\x00b" }), []string{
+			`config: go: /confinement/workspace: must not contain a NUL byte, got "a\x00b"`,
+		}},
+		{"confinement allowed roots", valid(func(c *Config) {
+			c.Confinement.AllowedRoots = []string{"/srv", "data", "", "/srv/data/", "/a/../b", "/x\x00", "/srv"}
+		}), []string{
+			`config: go: /confinement/allowed_roots/1: must be an absolute path, got "data"`,
+			`config: go: /confinement/allowed_roots/2: must be an absolute path, got ""`,
+			`config: go: /confinement/allowed_roots/3: must be a clean path: "/srv/data", not "/srv/data/"`,
+			`config: go: /confinement/allowed_roots/4: must be a clean path: "/b", not "/a/../b"`,
+			`config: go: /confinement/allowed_roots/5: must not contain a NUL byte, got "/x\x00"`,
+			`config: go: /confinement/allowed_roots/6: "/srv" is listed twice (also at /confinement/allowed_roots/0)`,
+		}},
+		{"confinement allowed ports", valid(func(c *Config) {
+			c.Confinement.AllowedPorts = []uint16{80, 0, 443, 80}
+		}), []string{
+			"config: go: /confinement/allowed_ports/1: must be at least 1, got 0",
+			"config: go: /confinement/allowed_ports/3: 80 is listed twice (also at /confinement/allowed_ports/0)",
+		}},
+		{"confinement limits", valid(func(c *Config) {
+			c.Confinement.MaxLimits = Limits{CPUSeconds: -1, MemoryBytes: -2, OpenFiles: -3, FileSizeBytes: -4, Processes: -5}
+		}), []string{
+			"config: go: /confinement/max_limits/cpu_seconds: must not be negative, got -1 (0 does not cap)",
+			"config: go: /confinement/max_limits/memory_bytes: must not be negative, got -2 (0 does not cap)",
+			"config: go: /confinement/max_limits/open_files: must not be negative, got -3 (0 does not cap)",
+			"config: go: /confinement/max_limits/file_size_bytes: must not be negative, got -4 (0 does not cap)",
+			"config: go: /confinement/max_limits/processes: must not be negative, got -5 (0 does not cap)",
+		}},
+		{"confinement pool size negative", valid(func(c *Config) { c.Confinement.PoolSize = -1 }), []string{
+			"config: go: /confinement/pool_size: must be at least 0, got -1",
+		}},
+		{"confinement pool size too large", valid(func(c *Config) { c.Confinement.PoolSize = 65 }), []string{
+			"config: go: /confinement/pool_size: must be at most 64, got 65",
 		}},
 		{"no source", Config{Enabled: true, DefaultTimeout: time.Second, MaxConcurrent: 1}, []string{
 			"config: /max_argument_bytes: must be at least 1, got 0",
@@ -244,7 +298,17 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 		"demo.slow": {Timeout: 1500 * time.Microsecond, RatePerMinute: 0.5, Burst: 2},
 		"demo.off":  {Disabled: true},
 	}
-	for _, cfg := range []Config{Default(), c} {
+	c.Confinement = Confinement{
+		Workspace:       "../work space",
+		AllowedRoots:    []string{"/srv/data", "/tmp"},
+		AllowedPorts:    []uint16{443, 8080},
+		MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 1 << 40, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
+		AllowUnconfined: true,
+		PoolSize:        0,
+	}
+	zero := Default()
+	zero.Confinement = Confinement{}
+	for _, cfg := range []Config{Default(), c, zero} {
 		data, err := json.Marshal(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -129,6 +129,9 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 		}
 		cfg.Tools[name] = o
 	}
+	if c, ok := obj["confinement"].(map[string]any); ok {
+		p.applyConfinement(c, &cfg.Confinement)
+	}
 }
 
 // duration parses obj[key] when it is a string the schema accepted.
@@ -152,7 +155,13 @@ func (p *problems) duration(obj map[string]any, key, at string) (time.Duration, 
 // integer reads obj[key] when it is a whole number the schema accepted
 // ("1e3" and "10.0" included), refusing one that does not fit in bits.
 func (p *problems) integer(obj map[string]any, key, at string, bits int) (int64, bool) {
-	n, ok := obj[key].(json.Number)
+	return p.integerValue(obj[key], at, bits)
+}
+
+// integerValue is integer for a value at pointer at, such as an array's
+// element.
+func (p *problems) integerValue(v any, at string, bits int) (int64, bool) {
+	n, ok := v.(json.Number)
 	if !ok || p.has(at) {
 		return 0, false
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -39,6 +40,14 @@ func TestParseFull(t *testing.T) {
     "demo.slow": {"timeout": "200ms", "rate_per_minute": 0.5, "burst": 2, "disabled": false},
     "demo.off": {"disabled": true},
     "demo.same": {}
+  },
+  "confinement": {
+    "workspace": "work/space",
+    "allowed_roots": ["/srv/data/", "/tmp", "/var//lib/../cache", "/"],
+    "allowed_ports": [443, 8080.0, 1e3, 65535],
+    "max_limits": {"cpu_seconds": 10, "memory_bytes": 268435456, "open_files": 64, "file_size_bytes": 1048576, "processes": 32},
+    "allow_unconfined": true,
+    "pool_size": 0
   }
 }`
 	got, err := Parse([]byte(in), "full.json")
@@ -58,6 +67,15 @@ func TestParseFull(t *testing.T) {
 			"demo.off":  {Disabled: true},
 			"demo.same": {},
 		},
+		Confinement: Confinement{
+			Workspace:       "work/space",
+			AllowedRoots:    []string{"/srv/data", "/tmp", "/var/cache", "/"},
+			AllowedPorts:    []uint16{443, 8080, 1000, 65535},
+			MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 268435456, OpenFiles: 64, FileSizeBytes: 1048576, Processes: 32},
+			AllowUnconfined: true,
+			PoolSize:        0,
+			dir:             ".",
+		},
 		Source: "full.json",
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -72,6 +90,15 @@ func TestParsePartialKeepsDefaults(t *testing.T) {
 	}
 	want := Default()
 	want.MaxConcurrent = 2
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	got, err = Parse([]byte(`{"confinement": {"allowed_roots": [], "max_limits": {"open_files": 8}}}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Default()
+	want.Confinement.MaxLimits.OpenFiles = 8
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
@@ -100,7 +127,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, dangerous_tool_confirmation, default_timeout, enabled, max_argument_bytes, max_concurrent, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, max_argument_bytes, max_concurrent, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -150,6 +177,62 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /blacklist/0: "" is not a tool name or pattern (use e.g. "demo.echo", "demo.*", "*")`,
 			`config: f.json: /tools/Demo.Slow: "Demo.Slow" is not a tool name: names are lower snake case segments joined by dots, like "demo.echo" or "fs.read_file"`,
 			`config: f.json: /tools/demo.*: "demo.*" is a pattern, not a tool name: tools are keyed by exact name, like "demo.echo"`,
+		}},
+		{"confinement: unknown keys", `{"confinment": {}, "confinement": {"allowed_root": [], "poolSize": 1, "max_limits": {"open_file": 3, "cpu": 1}, "color": 1}}`, []string{
+			`config: f.json: /confinment: unknown key (did you mean "confinement"?)`,
+			`config: f.json: /confinement/allowed_root: unknown key (did you mean "allowed_roots"?)`,
+			`config: f.json: /confinement/poolSize: unknown key (did you mean "pool_size"?)`,
+			`config: f.json: /confinement/max_limits/open_file: unknown key (did you mean "open_files"?)`,
+			`config: f.json: /confinement/max_limits/cpu: unknown key (known keys: cpu_seconds, file_size_bytes, memory_bytes, open_files, processes)`,
+			`config: f.json: /confinement/color: unknown key (known keys: allow_unconfined, allowed_ports, allowed_roots, max_limits, pool_size, workspace)`,
+		}},
+		{"confinement: wrong types", `{"confinement": {"workspace": 3, "allowed_roots": "/srv", "allowed_ports": ["22", 1.5, null], "max_limits": [], "allow_unconfined": "no", "pool_size": "2"}}`, []string{
+			`config: f.json: /confinement/workspace: must be a string, got number`,
+			`config: f.json: /confinement/allowed_roots: must be an array, got string`,
+			`config: f.json: /confinement/allowed_ports/0: must be an integer, got string`,
+			`config: f.json: /confinement/allowed_ports/1: must be an integer, got 1.5`,
+			`config: f.json: /confinement/allowed_ports/2: must be an integer, got null`,
+			`config: f.json: /confinement/max_limits: must be an object, got array`,
+			`config: f.json: /confinement/allow_unconfined: must be a boolean, got string`,
+			`config: f.json: /confinement/pool_size: must be an integer, got string`,
+		}},
+		{"confinement: not an object", `{"confinement": null}`, []string{
+			`config: f.json: /confinement: must be an object, got null`,
+		}},
+		{"confinement: workspace with a NUL byte", `{"confinement": {"workspace": "work\u0000space"}}`, []string{
+			`config: f.json: /confinement/workspace: must not contain a NUL byte, got "work\x00space"`,
+		}},
+		{"confinement: allowed roots", `{"confinement": {"allowed_roots": ["/srv", "data", "", "./x", "/srv", "/srv/", "/x\u0000", "y\u0000"]}}`, []string{
+			`config: f.json: /confinement/allowed_roots/1: must be an absolute path, got "data"`,
+			`config: f.json: /confinement/allowed_roots/2: must be an absolute path, got ""`,
+			`config: f.json: /confinement/allowed_roots/3: must be an absolute path, got "./x"`,
+			`config: f.json: /confinement/allowed_roots/4: "/srv" is listed twice (also at /confinement/allowed_roots/0)`,
+			`config: f.json: /confinement/allowed_roots/5: "/srv/" is listed twice, as "/srv" (also at /confinement/allowed_roots/0)`,
+			`config: f.json: /confinement/allowed_roots/6: must not contain a NUL byte, got "/x\x00"`,
+			`config: f.json: /confinement/allowed_roots/7: must not contain a NUL byte, got "y\x00"`,
+		}},
+		{"confinement: allowed ports", `{"confinement": {"allowed_ports": [0, 65536, 80, 80, -1, 1e10]}}`, []string{
+			`config: f.json: /confinement/allowed_ports/0: must be at least 1, got 0`,
+			`config: f.json: /confinement/allowed_ports/1: must be at most 65535, got 65536`,
+			`config: f.json: /confinement/allowed_ports/3: 80 is listed twice (also at /confinement/allowed_ports/2)`,
+			`config: f.json: /confinement/allowed_ports/4: must be at least 1, got -1`,
+			`config: f.json: /confinement/allowed_ports/5: must be at most 65535, got 1e10`,
+		}},
+		{"confinement: limits", `{"confinement": {"max_limits": {"cpu_seconds": -1, "memory_bytes": 1e30, "open_files": 2.5, "file_size_bytes": 99999999999999999999, "processes": "8"}}}`, []string{
+			`config: f.json: /confinement/max_limits/cpu_seconds: must be at least 0, got -1`,
+			`config: f.json: /confinement/max_limits/memory_bytes: 1e30 is too large`,
+			`config: f.json: /confinement/max_limits/open_files: must be an integer, got 2.5`,
+			`config: f.json: /confinement/max_limits/file_size_bytes: 99999999999999999999 is too large`,
+			`config: f.json: /confinement/max_limits/processes: must be an integer, got string`,
+		}},
+		{"confinement: pool size negative", `{"confinement": {"pool_size": -1}}`, []string{
+			`config: f.json: /confinement/pool_size: must be at least 0, got -1`,
+		}},
+		{"confinement: pool size too large", `{"confinement": {"pool_size": 65}}`, []string{
+			`config: f.json: /confinement/pool_size: must be at most 64, got 65`,
+		}},
+		{"confinement: key given twice", `{"confinement": {"pool_size": 1, "pool_size": 2}}`, []string{
+			`config: f.json: /confinement/pool_size: key given twice`,
 		}},
 		{"key given twice", `{"enabled": true, "enabled": false}`, []string{
 			`config: f.json: /enabled: key given twice`,
@@ -227,6 +310,127 @@ func TestErrorPosition(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("positions = %v, want %v", got, want)
 	}
+
+	in = "{\n  \"confinement\": {\n    \"allowed_roots\": [\"/srv\", \"data\"],\n    \"max_limits\": {\"cpu_secs\": 1},\n    \"pool_size\": 99\n  }\n}"
+	_, err = Parse([]byte(in), "f.json")
+	if !errors.As(err, &es) {
+		t.Fatalf("err = %v", err)
+	}
+	got = nil
+	for _, e := range es {
+		got = append(got, pos{e.Path, e.Line, e.Column})
+	}
+	want = []pos{
+		{"/confinement/allowed_roots/1", 3, 31},     // the element
+		{"/confinement/max_limits/cpu_secs", 4, 20}, // the key
+		{"/confinement/pool_size", 5, 18},           // the value
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("positions = %v, want %v", got, want)
+	}
+}
+
+func TestWorkspaceDir(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := filepath.Join(cache, "toolexplorer", "workspace")
+	abs := filepath.Join(t.TempDir(), "ws")
+	tests := []struct {
+		name      string
+		source    string // the file Parse is given
+		workspace string
+		want      string
+	}{
+		{"default", "", "", def},
+		{"default whatever the source", "/etc/toolexplorer/config.json", "", def},
+		{"absolute", "/etc/toolexplorer/config.json", abs, abs},
+		{"absolute, cleaned", "", abs + "/./x/..//", abs},
+		{"relative to the config file", "/etc/toolexplorer/config.json", "ws", "/etc/toolexplorer/ws"},
+		{"relative to the config file, upwards", "/etc/toolexplorer/config.json", "../ws/", "/etc/ws"},
+		{"relative to a relative config file", "conf/f.json", "ws", filepath.Join(wd, "conf", "ws")},
+		{"relative to a config file in the working directory", "f.json", "./ws", filepath.Join(wd, "ws")},
+		{"relative without a source", "", "ws", filepath.Join(wd, "ws")},
+		{"dot", "/etc/toolexplorer/config.json", ".", "/etc/toolexplorer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, _ := json.Marshal(tt.workspace)
+			cfg, err := Parse([]byte(`{"confinement": {"workspace": `+string(ws)+`}}`), tt.source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := cfg.Confinement.WorkspaceDir()
+			if err != nil || got != tt.want {
+				t.Fatalf("WorkspaceDir() = %q, %v; want %q", got, err, tt.want)
+			}
+			// The directory a relative workspace is relative to goes with
+			// the Confinement, and MarshalJSON leaves the workspace as written.
+			moved := Default()
+			moved.Confinement = cfg.Confinement
+			if got, err := moved.Confinement.WorkspaceDir(); err != nil || got != tt.want {
+				t.Fatalf("WorkspaceDir() of a copy = %q, %v; want %q", got, err, tt.want)
+			}
+			data, err := json.Marshal(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(data, tt.source)
+			if err != nil || !reflect.DeepEqual(back, cfg) {
+				t.Fatalf("round trip of %s: %+v, %v; want %+v", data, back, err, cfg)
+			}
+		})
+	}
+	if _, err := os.Stat(def); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("WorkspaceDir() created %s (stat: %v)", def, err)
+	}
+
+	t.Run("built in Go", func(t *testing.T) {
+		c := Default()
+		c.Source = "/etc/toolexplorer/config.json"
+		c.Confinement.Workspace = "ws"
+		if got, err := c.Confinement.WorkspaceDir(); err != nil || got != filepath.Join(wd, "ws") {
+			t.Fatalf("WorkspaceDir() = %q, %v; want %q", got, err, filepath.Join(wd, "ws"))
+		}
+	})
+
+	t.Run("loaded", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "toolexplorer.json")
+		if err := os.WriteFile(path, []byte(`{"confinement": {"workspace": "ws"}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := cfg.Confinement.WorkspaceDir(); err != nil || got != filepath.Join(dir, "ws") {
+			t.Fatalf("WorkspaceDir() = %q, %v; want %q", got, err, filepath.Join(dir, "ws"))
+		}
+	})
+
+	t.Run("NUL byte", func(t *testing.T) {
+		c := Confinement{Workspace: "a\x00b"}
+		if got, err := c.WorkspaceDir(); err == nil {
+			t.Fatalf("WorkspaceDir() = %q, want an error", got)
+		}
+	})
+
+	t.Run("no user cache directory", func(t *testing.T) {
+		t.Setenv("XDG_CACHE_HOME", "")
+		t.Setenv("HOME", "")
+		c := Default().Confinement
+		if got, err := c.WorkspaceDir(); err == nil {
+			t.Fatalf("WorkspaceDir() = %q, want an error", got)
+		}
+		c.Workspace = "/srv/ws"
+		if got, err := c.WorkspaceDir(); err != nil || got != "/srv/ws" {
+			t.Fatalf("WorkspaceDir() = %q, %v; want /srv/ws", got, err)
+		}
+	})
 }
 
 func TestExampleFileLoads(t *testing.T) {
@@ -242,6 +446,9 @@ func TestExampleFileLoads(t *testing.T) {
 	}
 	if ok, _ := cfg.ToolEnabled("demo.fail"); ok {
 		t.Error("demo.fail is enabled; the example blacklists it")
+	}
+	if !reflect.DeepEqual(cfg.Confinement, Default().Confinement) {
+		t.Errorf("Confinement = %+v, want the defaults %+v", cfg.Confinement, Default().Confinement)
 	}
 }
 
@@ -270,6 +477,7 @@ func FuzzParse(f *testing.F) {
 		"", "{}", `{"enabled": false}`, `{"tools": {"demo.slow": {"timeout": "1s", "burst": 2}}}`,
 		`{"whitelist": ["demo.*", "*"]}`, `{"default_timeout": "-1s"}`, `{"max_concurrent": 1e3}`,
 		`{"a": [1, {"b": null}]}`, `{"enabled": true} {}`, `{"tools": {"A": 1}}`,
+		`{"confinement": {"workspace": "ws", "allowed_roots": ["/srv/", "/srv"], "allowed_ports": [80, 0], "max_limits": {"cpu_seconds": 1}, "pool_size": 64}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -94,6 +94,8 @@ func (p *problems) schemaError(cs *compiledSchema, root any, ve *jsonschema.Vali
 		p.add(at, "%s", patternFailure(ve.SchemaURL, k.Got))
 	case *kind.Minimum:
 		p.add(at, "must be at least %s, got %s", k.Want.RatString(), numberText(v, k.Got.RatString()))
+	case *kind.Maximum:
+		p.add(at, "must be at most %s, got %s", k.Want.RatString(), numberText(v, k.Got.RatString()))
 	case *kind.ExclusiveMinimum:
 		p.add(at, "must be greater than %s, got %s", k.Want.RatString(), numberText(v, k.Got.RatString()))
 	case *kind.UniqueItems:
@@ -195,6 +197,11 @@ func patternFailure(schemaURL, got string) string {
 		return nameMessage(got)
 	case strings.HasSuffix(schemaURL, "/$defs/pattern"):
 		return patternMessage(got)
+	case strings.HasSuffix(schemaURL, "/$defs/path"), strings.HasSuffix(schemaURL, "/$defs/absolutePath"):
+		if strings.ContainsRune(got, 0) {
+			return nulMessage(got)
+		}
+		return absoluteMessage(got)
 	}
 	return fmt.Sprintf("%q does not match the pattern of %s", got, schemaURL)
 }

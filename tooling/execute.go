@@ -208,6 +208,10 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		r.refund(bucket, taken)
 		return
 	}
+	if e.tool.Meta.Confine != nil {
+		r.runConfined(ctx, runCtx, res, e, call, t)
+		return
+	}
 	r.run(ctx, runCtx, res, e, call, t)
 }
 

@@ -63,4 +63,12 @@ func (c Call) OnMainThread() bool {
 //
 // Without it, MainThread tools still run one at a time, in order, on a
 // thread of their own.
-func RunMain(fn func()) { sandbox.Main.Run(fn) }
+//
+// In a confined child (see Confinement) RunMain serves the child's one call
+// and exits instead: the host binary is re-executed for confined tools.
+func RunMain(fn func()) {
+	if confinedEntry() {
+		return
+	}
+	sandbox.Main.Run(fn)
+}

@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/toolexplorer/toolexplorer/sandbox"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -18,9 +18,10 @@ import (
 // from main(), runs the tests there, and fails on any leaked goroutine.
 func TestMain(m *testing.M) {
 	code := 0
-	sandbox.Main.Run(func() {
+	tooling.RunMain(func() {
 		code = m.Run()
 		if code == 0 {
+			confine.Settle()
 			if err := goleak.Find(goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox.(*MainThread).Run")); err != nil {
 				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 				code = 1

@@ -265,6 +265,9 @@ type Meta struct {
 	Tags []string `json:"tags,omitempty"`
 	// Version of the tool, semver recommended. Zero: unversioned.
 	Version string `json:"version,omitempty"`
+	// Confine, when set, runs every call in a confined child process with
+	// these capabilities (see Confinement). Zero: in process.
+	Confine *Confinement `json:"confine,omitempty"`
 }
 
 // EffectiveSafety resolves SafetyAuto from the effects.
@@ -320,6 +323,16 @@ func (m *Meta) check() []string {
 	}
 	if m.Concurrency == ReadOnly && m.Effects.Any(EffectWrite|EffectProcess) {
 		p = append(p, fmt.Sprintf("Meta.Concurrency is ReadOnly but Meta.Effects has %s: a read-only tool cannot change state; use Exclusive", (m.Effects&(EffectWrite|EffectProcess)).String()))
+	}
+	if m.Confine != nil && m.Concurrency == MainThread {
+		p = append(p, "Meta.Confine with MainThread: a confined tool runs in a child process, never on the host's main thread; drop one")
+	}
+	if m.Confine != nil {
+		for _, x := range m.Confine.Exec {
+			if !strings.HasPrefix(x, "/") {
+				p = append(p, fmt.Sprintf("Meta.Confine.Exec has %q: programs are absolute paths", x))
+			}
+		}
 	}
 	if len(m.Resources) > 0 && m.Concurrency != Exclusive {
 		p = append(p, fmt.Sprintf("Meta.Resources only applies to Exclusive tools, but Concurrency is %s: drop the resources or make the tool Exclusive", m.Concurrency))

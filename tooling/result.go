@@ -31,7 +31,8 @@ const (
 // Codes lists every code a call can end with, in pipeline order.
 func Codes() []Code {
 	return []Code{CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
-		CodeConsentRequired, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic, CodeOutputInvalid}
+		CodeConsentRequired, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
+		CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
 }
 
 // Status of a finished call.
@@ -51,7 +52,7 @@ func StatusOf(c Code) Status {
 	case CodeOK:
 		return StatusOK
 	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeConsentRequired,
-		CodeRateLimited, CodeBusy:
+		CodeRateLimited, CodeBusy, CodeSandboxUnavailable:
 		return StatusDenied
 	}
 	return StatusError

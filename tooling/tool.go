@@ -46,9 +46,10 @@ type Call struct {
 	// map[string]any and nil. Never nil for a call that passed validation.
 	Args map[string]any
 
-	raw      json.RawMessage // the arguments as sent, nil when defaults changed them
-	services map[string]any
-	regSvc   *Registry
+	raw       json.RawMessage // the arguments as sent, nil when defaults changed them
+	services  map[string]any
+	regSvc    *Registry
+	workspace string // for confined calls
 }
 
 // Raw returns the arguments as JSON, defaults included.

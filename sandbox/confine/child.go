@@ -140,9 +140,7 @@ func serveChild() int {
 	// 1. Only stdin, stdout, stderr and the two pipes survive; a descriptor the parent leaked
 	// without close-on-exec is closed before anything else runs. The pipes themselves are
 	// close-on-exec from now on, so a program the handler starts never sees them.
-	if err := unix.CloseRange(responseFD+1, ^uint(0), 0); err != nil {
-		closeFromBrute(responseFD + 1)
-	}
+	closeInherited(responseFD + 1)
 	unix.CloseOnExec(requestFD)
 	unix.CloseOnExec(responseFD)
 	c := &child{in: os.NewFile(requestFD, "confine-request"), out: os.NewFile(responseFD, "confine-response")}
@@ -264,20 +262,31 @@ func checkCredentials(uid, gid int) error {
 	return nil
 }
 
-// closeFromBrute closes every descriptor from first up, for kernels without close_range.
-func closeFromBrute(first int) {
+// closeInherited closes every descriptor from first up but the Go
+// runtime's own: its epoll and eventfd descriptors exist already when the
+// host's init code touched the poller before main handed over, and closing
+// them kills the runtime ("netpoll failed"). They are created by this
+// process (with close-on-exec), so they give access to nothing inherited.
+func closeInherited(first int) {
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		for fd := first; fd < 65536; fd++ {
-			unix.Close(fd)
+		if err := unix.CloseRange(uint(first), ^uint(0), 0); err != nil {
+			for fd := first; fd < 65536; fd++ {
+				unix.Close(fd)
+			}
 		}
 		return
 	}
 	for _, e := range entries {
 		var fd int
-		if _, err := fmt.Sscan(e.Name(), &fd); err == nil && fd >= first {
-			unix.Close(fd)
+		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || fd < first {
+			continue
 		}
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err == nil && (target == "anon_inode:[eventpoll]" || target == "anon_inode:[eventfd]") {
+			continue
+		}
+		unix.Close(fd)
 	}
 }
 

@@ -1,0 +1,67 @@
+package tooling
+
+// Confinement is what a confined tool may reach. A tool with a non-nil
+// Meta.Confine never runs in the host process: each call runs in a child
+// process of the host binary, confined by landlock (paths, TCP ports, IPC
+// scopes), seccomp (no ptrace, mount, namespaces, raw or UDP sockets, and no
+// fork or exec unless Exec names programs) and resource limits, with a clean
+// environment and a private temporary directory. The config's confinement
+// policy can only narrow it. Where confinement cannot be applied the call is
+// refused with sandbox_unavailable, unless the config allows unconfined runs.
+//
+// Confined tools must be registered from init() in the Default registry: the
+// child is the same binary, and finds the tool there by name. The host's
+// main must hand over with RunMain (or call ConfinedChild first), which is
+// where the child serves its one call.
+//
+// Every zero value is the narrowest: no paths, no programs, no ports, no
+// environment, default limits, a fresh child per call.
+type Confinement struct {
+	// Read and Write are the paths the tool may read, and read and write.
+	// "$WORKSPACE" at the start of a path stands for the configured
+	// workspace directory, created on demand. The private temporary directory
+	// ($TMPDIR in the child) is always writable.
+	Read, Write []string
+	// Exec lists the programs (absolute paths) the tool may run.
+	Exec []string
+	// ConnectTCP lists the TCP ports the tool may connect to.
+	ConnectTCP []uint16
+	// Env names the variables of the host's environment passed on.
+	Env []string
+	// Limits are resource limits of the child; zero fields take safe
+	// defaults (30 s of CPU, 1 GiB of memory, 256 open files, 64 MiB files,
+	// 512 processes).
+	Limits ConfineLimits
+	// Reuse lets one pre-started worker serve several calls of this profile
+	// (faster; the calls then share the worker's memory and temp dir).
+	Reuse bool
+}
+
+// ConfineLimits are resource limits of a confined child; zero is the default.
+type ConfineLimits struct {
+	CPUSeconds    uint64
+	MemoryBytes   uint64
+	OpenFiles     uint64
+	FileSizeBytes uint64
+	Processes     uint64
+}
+
+// The codes of confined calls.
+const (
+	// CodeSandboxDenied: the confinement refused something the tool tried
+	// (a path, a port, a system call) or killed it at a resource limit.
+	CodeSandboxDenied Code = "sandbox_denied"
+	// CodeSandboxUnavailable: confinement cannot be applied here (no
+	// landlock, an old kernel), and the config does not allow unconfined runs.
+	CodeSandboxUnavailable Code = "sandbox_unavailable"
+)
+
+// Sentinels of the confinement codes.
+var (
+	ErrSandboxDenied      error = &sentinel{CodeSandboxDenied}
+	ErrSandboxUnavailable error = &sentinel{CodeSandboxUnavailable}
+)
+
+// Workspace returns the directory a confined tool works in (the config's
+// confinement workspace), or "" for a call that is not confined.
+func (c Call) Workspace() string { return c.workspace }

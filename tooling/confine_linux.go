@@ -1,0 +1,284 @@
+//go:build linux
+
+package tooling
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+)
+
+// confinedHandler is the name the child serves tool calls under.
+const confinedHandler = "tooling.call"
+
+// confinedRequest is what the parent sends a confined child.
+type confinedRequest struct {
+	Tool      string          `json:"tool"`
+	CallID    string          `json:"call_id"`
+	Origin    Origin          `json:"origin"`
+	Consent   bool            `json:"consent"`
+	Args      json.RawMessage `json:"args"`
+	Workspace string          `json:"workspace"`
+}
+
+// confinedResponse is what the child answers. A tool error that is a
+// permission error is not answered but returned, so that the parent reports
+// sandbox_denied.
+type confinedResponse struct {
+	Output json.RawMessage `json:"output,omitempty"`
+	Plan   json.RawMessage `json:"plan,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Panic  string          `json:"panic,omitempty"`
+	Stack  string          `json:"stack,omitempty"`
+}
+
+func init() {
+	confine.Handle(confinedHandler, serveConfined)
+}
+
+// ConfinedChild must run first in main when the host does not use RunMain:
+// in a confined child it serves the child's one call and exits, never
+// returning; elsewhere it returns false at once.
+func ConfinedChild() bool { return confine.Main() }
+
+func confinedEntry() bool { return confine.Main() }
+
+// serveConfined runs in the confined child: it finds the tool in the
+// Default registry and runs it.
+func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
+	var q confinedRequest
+	if err := json.Unmarshal(req, &q); err != nil {
+		return nil, fmt.Errorf("bad request: %v", err)
+	}
+	e := Default.lookup(q.Tool)
+	if e == nil {
+		return nil, fmt.Errorf("no tool named %q in the child: confined tools must be registered from init() in the Default registry", q.Tool)
+	}
+	var args map[string]any
+	if v, err := decodeJSON(q.Args); err == nil {
+		args, _ = v.(map[string]any)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	call := Call{ID: q.CallID, Tool: q.Tool, Origin: q.Origin, Consent: q.Consent, Args: args, raw: q.Args, workspace: q.Workspace}
+	var r confinedResponse
+	out, toolErr := func() (out any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				r.Panic, r.Stack = fmt.Sprint(p), string(debug.Stack())
+			}
+		}()
+		return e.tool.Run(ctx, call)
+	}()
+	switch {
+	case r.Panic != "":
+	case toolErr != nil && (errors.Is(toolErr, fs.ErrPermission) || errors.Is(toolErr, syscall.EPERM) || errors.Is(toolErr, syscall.EACCES) ||
+		errors.Is(toolErr, syscall.EMFILE) || errors.Is(toolErr, syscall.EFBIG)):
+		return nil, toolErr
+	case toolErr != nil:
+		r.Error = toolErr.Error()
+	default:
+		if f, ok := out.(Followup); ok {
+			out = f.Output
+			if f.Plan != nil {
+				r.Plan, _ = json.Marshal(f.Plan)
+			}
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			r.Error = fmt.Sprintf("output cannot be encoded as JSON: %v", err)
+		} else {
+			r.Output = b
+		}
+	}
+	return json.Marshal(r)
+}
+
+var (
+	poolMu   sync.Mutex
+	pools    = map[int]*confine.Pool{}
+	wsMu     sync.Mutex
+	wsReady  = map[string]bool{}
+	uidIsRoo = os.Geteuid() == 0
+)
+
+// confinePool returns the process-wide pool of confined workers of size n.
+func confinePool(n int) *confine.Pool {
+	poolMu.Lock()
+	defer poolMu.Unlock()
+	p := pools[n]
+	if p == nil {
+		p = confine.NewPool(n)
+		pools[n] = p
+	}
+	return p
+}
+
+// workspace creates the workspace directory on demand; when the host runs
+// as root, children run as an unprivileged user, so the directory is given
+// to that user.
+func workspace(dir string) error {
+	wsMu.Lock()
+	defer wsMu.Unlock()
+	if wsReady[dir] {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if uidIsRoo {
+		if err := os.Chown(dir, confine.UnprivilegedID, confine.UnprivilegedID); err != nil {
+			return err
+		}
+	}
+	wsReady[dir] = true
+	return nil
+}
+
+// profileOf turns a tool's Confinement into a profile narrowed by the
+// config's policy, with $WORKSPACE expanded.
+func (r *Registry) profileOf(c *Confinement) (confine.Profile, string, []string, error) {
+	cfg := r.cfg.Load()
+	ws, err := cfg.Confinement.WorkspaceDir()
+	if err != nil {
+		return confine.Profile{}, "", nil, err
+	}
+	expand := func(paths []string) ([]string, bool) {
+		out := make([]string, len(paths))
+		used := false
+		for i, p := range paths {
+			if rest, ok := strings.CutPrefix(p, "$WORKSPACE"); ok {
+				p, used = ws+rest, true
+			}
+			out[i] = p
+		}
+		return out, used
+	}
+	read, ur := expand(c.Read)
+	write, uw := expand(c.Write)
+	if ur || uw {
+		if err := workspace(ws); err != nil {
+			return confine.Profile{}, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
+		}
+	}
+	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: c.ConnectTCP, Env: c.Env, Reuse: c.Reuse,
+		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
+			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes}}
+	pol := cfg.Confinement
+	// Empty lists in config mean no narrowing; in confine.Policy a non-nil
+	// empty list allows nothing, so they become nil.
+	var roots []string
+	if len(pol.AllowedRoots) > 0 {
+		roots = append(append([]string(nil), pol.AllowedRoots...), ws)
+	}
+	var ports []uint16
+	if len(pol.AllowedPorts) > 0 {
+		ports = pol.AllowedPorts
+	}
+	m := pol.MaxLimits
+	narrowed, dropped := p.Narrow(confine.Policy{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
+		MaxLimits: confine.Limits{CPUSeconds: uint64(m.CPUSeconds), MemoryBytes: uint64(m.MemoryBytes), OpenFiles: uint64(m.OpenFiles),
+			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes)}})
+	return narrowed, ws, dropped, nil
+}
+
+// runConfined runs a confined tool's call in a child and reports it.
+func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) {
+	defer t.release()
+	prof, ws, dropped, err := r.profileOf(e.tool.Meta.Confine)
+	if err != nil {
+		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
+		return
+	}
+	res.decide("confine", "profile "+prof.Hash())
+	for _, d := range dropped {
+		res.decide("confine", "narrowed by config: "+d)
+	}
+	cfg := r.cfg.Load()
+	if err := confine.Available(); err != nil {
+		if !cfg.Confinement.AllowUnconfined {
+			res.failf(CodeSandboxUnavailable, "%s needs confinement, which this machine cannot apply: %v", e.tool.Name, err)
+			res.Hint = "run on Linux with landlock (ABI 6 or later) and seccomp, or set confinement.allow_unconfined in the config to run such tools unconfined"
+			return
+		}
+		res.decide("confine", "UNCONFINED: confinement is unavailable here and the config allows unconfined runs ("+err.Error()+")")
+		call.workspace = ws
+		r.run(parent, runCtx, res, e, call, t)
+		return
+	}
+	req, err := json.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Consent: call.Consent, Args: call.Raw(), Workspace: ws})
+	if err != nil {
+		res.failf(CodeToolError, "%s: the request cannot be encoded: %v", e.tool.Name, err)
+		return
+	}
+	res.ran = true
+	start := time.Now()
+	e.counters.enterRun()
+	var out []byte
+	if n := cfg.Confinement.PoolSize; n > 0 {
+		out, err = confinePool(n).Run(runCtx, confinedHandler, prof, req)
+	} else {
+		out, err = confine.Run(runCtx, confinedHandler, prof, req)
+	}
+	e.counters.running.Add(-1)
+	res.Run = time.Since(start)
+	if err != nil {
+		r.confinedFailed(parent, runCtx, res, e, err)
+		return
+	}
+	var resp confinedResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		res.failf(CodeToolError, "%s: the confined child answered something unreadable: %v", e.tool.Name, err)
+		return
+	}
+	switch {
+	case resp.Panic != "":
+		res.failf(CodePanic, "%s panicked: %s", e.tool.Name, resp.Panic)
+		res.Stack = resp.Stack
+	case resp.Error != "":
+		res.fail(CodeToolError, resp.Error)
+		res.cause = errors.New(resp.Error)
+	default:
+		if len(resp.Plan) > 0 {
+			res.Plan = resp.Plan
+		}
+		r.output(res, e, json.RawMessage(resp.Output))
+	}
+}
+
+func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e *entry, err error) {
+	var ce *confine.Error
+	if !errors.As(err, &ce) {
+		res.failf(CodeToolError, "%s: %v", e.tool.Name, err)
+		res.cause = err
+		return
+	}
+	res.cause = err
+	switch ce.Kind {
+	case confine.Unavailable:
+		res.ran = false
+		res.failf(CodeSandboxUnavailable, "%s could not be confined: %s", e.tool.Name, ce.Error())
+	case confine.Denied:
+		res.failf(CodeSandboxDenied, "%s was denied by the sandbox: %s", e.tool.Name, ce.What)
+	case confine.Limit:
+		res.failf(CodeSandboxDenied, "%s was stopped by its %s limit", e.tool.Name, ce.What)
+	case confine.Timeout, confine.Canceled:
+		r.interrupted(res, parent, runCtx.Err(), true)
+	case confine.Failed:
+		res.fail(CodeToolError, ce.What)
+	default:
+		res.failf(CodePanic, "%s: the confined child died: %s", e.tool.Name, ce.Error())
+		res.Stack = ce.Stderr
+	}
+}

@@ -1,0 +1,114 @@
+//go:build linux
+
+package tooling_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// Confined tools live in the Default registry, registered from init(), so
+// that the re-executed test binary finds them.
+func init() {
+	tooling.Register(tooling.Tool{Name: "conftest.read", Description: "reads a file",
+		Input: raw(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectFilesystem, Confine: &tooling.Confinement{Read: []string{"$WORKSPACE"}}},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			p := c.String("path")
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(c.Workspace(), p)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"text": string(b), "pid": os.Getpid()}, nil
+		}})
+	tooling.Register(tooling.Tool{Name: "conftest.fail", Description: "fails or panics",
+		Input: raw(`{"type":"object","properties":{"panic":{"type":"boolean"}}}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			if c.Bool("panic") {
+				panic("confined panic")
+			}
+			return nil, errors.New("confined failure")
+		}})
+}
+
+func requireConfinement(t *testing.T) {
+	t.Helper()
+	if err := confine.Available(); err != nil {
+		if os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") == "1" {
+			t.Fatalf("confinement unavailable: %v", err)
+		}
+		t.Skipf("confinement unavailable here: %v", err)
+	}
+}
+
+func TestConfinedTools(t *testing.T) {
+	requireConfinement(t)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "note.txt"), []byte("inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The child runs as an unprivileged user: it must be able to reach the
+	// workspace (t.TempDir makes its parent private).
+	for _, d := range []string{ws, filepath.Dir(ws)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Default()
+	cfg.Confinement.Workspace = ws
+	cfg.Confinement.PoolSize = 0
+	if _, err := tooling.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer tooling.Configure(config.Default())
+	ctx := context.Background()
+
+	res, err := tooling.ExecuteTool(ctx, "conftest.read", raw(`{"path":"note.txt"}`))
+	if err != nil || !strings.Contains(string(res.Output), `"text":"inside"`) || strings.Contains(string(res.Output), `"pid":`+itoa(os.Getpid())) {
+		var ce *confine.Error
+		if errors.As(err, &ce) {
+			t.Logf("child stderr: %s", ce.Stderr)
+		}
+		t.Fatalf("read inside the workspace: %v %s", err, res.Output)
+	}
+	res, err = tooling.ExecuteTool(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
+	if !errors.Is(err, tooling.ErrSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") {
+		t.Fatalf("read outside: %v (%s)", err, res.Message)
+	}
+	res, err = tooling.ExecuteTool(ctx, "conftest.fail", nil)
+	if !errors.Is(err, tooling.ErrToolError) || res.Message != "confined failure" {
+		t.Fatalf("tool error: %v", err)
+	}
+	res, err = tooling.ExecuteTool(ctx, "conftest.fail", raw(`{"panic":true}`))
+	if !errors.Is(err, tooling.ErrPanic) || !strings.Contains(res.Stack, "goroutine") {
+		t.Fatalf("panic: %v", err)
+	}
+	found := false
+	for _, d := range res.Governance {
+		found = found || d.Step == "confine" && strings.HasPrefix(d.Detail, "profile ")
+	}
+	if !found {
+		t.Fatalf("no confine decision: %+v", res.Governance)
+	}
+}
+
+func itoa(n int) string {
+	b := []byte{}
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
