@@ -30,6 +30,7 @@ func helpView(c *common, s screen, w int) string {
 			{"ro", "read-only: runs in parallel with anything"},
 			{"main", "runs on the main thread, one call at a time"},
 			{"excl", "exclusive: never overlaps a call sharing its resources"},
+			{"jail", "confined: runs in a child under landlock, seccomp and limits"},
 			{"fx", "side effects: write, network, file system or process"},
 			{"consent", "needs consent: the console asks before running it"},
 			{"n/a", "unavailable now for origin ui (see the detail for why)"},
@@ -37,7 +38,7 @@ func helpView(c *common, s screen, w int) string {
 		} {
 			b.WriteString("\n  " + st.Bold.Render(pad(l[0], 8)) + l[1])
 		}
-		b.WriteString("\n\n" + st.Faint.Render("The filter matches names, titles, descriptions and parameter names; facets 2-5 are alternatives for concurrency."))
+		b.WriteString("\n\n" + st.Faint.Render("The filter matches names, titles, descriptions and parameter names; facets 3-5 are alternatives for concurrency."))
 	}
 	b.WriteString("\n\n" + st.Faint.Render("esc or ? closes this help · ↑/↓ scroll"))
 	return b.String()

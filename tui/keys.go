@@ -101,7 +101,7 @@ func (k listKeys) ShortHelp() []key.Binding {
 	if k.typing {
 		return []key.Binding{k.AcceptQuery, k.ClearQuery, bind([]string{"up"}, "↑/↓", "move")}
 	}
-	return []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off"), bind([]string{"1"}, "1-5", "facets"), bind([]string{"?"}, "?", "help")}
+	return []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off"), bind([]string{"1"}, "1-6", "facets"), bind([]string{"?"}, "?", "help")}
 }
 
 func (k listKeys) FullHelp() [][]key.Binding {

@@ -15,17 +15,18 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// The facets of the list, toggled with 1 to 5.
+// The facets of the list, toggled with 1 to 6.
 const (
 	facetAvailable = iota
 	facetDangerous
 	facetReadOnly
 	facetMainThread
 	facetExclusive
+	facetConfined
 	numFacets
 )
 
-var facetNames = [numFacets]string{"available", "dangerous", "read-only", "main thread", "exclusive"}
+var facetNames = [numFacets]string{"available", "dangerous", "read-only", "main thread", "exclusive", "confined"}
 
 // toolItem is one tool of the list with what the filter and the badges
 // need, computed once.
@@ -34,6 +35,7 @@ type toolItem struct {
 	text filterText
 
 	readOnly, mainThread, exclusive bool
+	confined                        bool // runs in a confined child
 	effects                         bool // side effects beyond reading
 	dangerous, consent              bool
 	disabled                        bool // refreshed by toggles and availability checks
@@ -47,6 +49,7 @@ func newToolItem(t tooling.Tool, reg *tooling.Registry) toolItem {
 		readOnly:   m.Concurrency == tooling.ReadOnly,
 		mainThread: m.Concurrency == tooling.MainThread,
 		exclusive:  m.Concurrency == tooling.Exclusive,
+		confined:   m.Confine != nil,
 		effects:    m.Effects.Any(tooling.EffectWrite | tooling.EffectNetwork | tooling.EffectFilesystem | tooling.EffectProcess),
 		dangerous:  m.Dangerous(),
 		consent:    m.NeedsConsent(),
@@ -384,6 +387,9 @@ func (l *listScreen) facetsMatch(it *toolItem) bool {
 	if f[facetAvailable] && (it.disabled || !l.available(it)) {
 		return false
 	}
+	if f[facetConfined] && !it.confined {
+		return false
+	}
 	if f[facetDangerous] && !it.dangerous {
 		return false
 	}
@@ -554,8 +560,8 @@ func describe(t tooling.Tool) string {
 	return t.Title + " · " + d
 }
 
-// badges renders a tool's badges: its concurrency (ro, main, excl), side
-// effects (fx), consent (consent), and why it cannot run (off when
+// badges renders a tool's badges: its concurrency (ro, main, excl),
+// confinement (jail), side effects (fx), consent (consent), and why it cannot run (off when
 // disabled, n/a when unavailable).
 func badges(c *common, it *toolItem) string {
 	st := c.styles
@@ -567,6 +573,9 @@ func badges(c *common, it *toolItem) string {
 		parts = append(parts, st.BadgeMain.Render("main"))
 	default:
 		parts = append(parts, st.BadgeExcl.Render("excl"))
+	}
+	if it.confined {
+		parts = append(parts, st.BadgeFx.Render("jail"))
 	}
 	if it.effects {
 		parts = append(parts, st.BadgeFx.Render("fx"))

@@ -278,3 +278,25 @@ func TestQuitFromHelp(t *testing.T) {
 		t.Fatal("q in the help overlay does not quit")
 	}
 }
+
+// TestConfinedBadgeAndFacet: a confined tool wears the jail badge, and
+// facet 6 keeps only confined tools.
+func TestConfinedBadgeAndFacet(t *testing.T) {
+	reg := newTestRegistry(t)
+	reg.Register(tooling.Tool{Name: "fs.peek", Description: "reads a file in a sandbox",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectFilesystem,
+			Confine: &tooling.Confinement{Read: []string{"$WORKSPACE"}}},
+		Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }})
+	h := newHarness(t, reg, 120, 40)
+	h.mustContain("fs.peek")
+	h.press("6")
+	v := h.view()
+	if !strings.Contains(v, "fs.peek") || !strings.Contains(v, "jail") {
+		t.Fatalf("facet 6 does not show the confined tool with its badge:\n%s", v)
+	}
+	for _, tl := range testTools() {
+		if strings.Contains(v, tl.Name+" ") {
+			t.Fatalf("facet 6 shows %s, which is not confined:\n%s", tl.Name, v)
+		}
+	}
+}
