@@ -54,6 +54,14 @@ type Confinement struct {
 	dir string
 }
 
+// RootWorkspace is the default workspace of a host running as root: the
+// confined children run as an unprivileged user, who cannot enter root's
+// private cache directory.
+const RootWorkspace = "/var/lib/toolexplorer/workspace"
+
+// geteuid is os.Geteuid; tests replace it.
+var geteuid = os.Geteuid
+
 // Limits are the resource limits of a confined tool's child process. As
 // Confinement.MaxLimits, each positive field caps the tool's own limit, and
 // a zero field does not cap.
@@ -70,14 +78,18 @@ type Limits struct {
 // was read from, when Parse or Load was given a source (Config.Source), else
 // to the working directory. An empty Workspace gives
 // <os.UserCacheDir()>/toolexplorer/workspace, an error when there is no user
-// cache directory. WorkspaceDir does not create the directory, nor check
-// that it exists.
+// cache directory; for a host running as root it gives RootWorkspace.
+// WorkspaceDir does not create the directory, nor check that it exists.
 func (c Confinement) WorkspaceDir() (string, error) {
 	ws := c.Workspace
 	if strings.ContainsRune(ws, 0) {
 		return "", fmt.Errorf("config: confinement.workspace %q contains a NUL byte", ws)
 	}
-	if ws == "" {
+	if ws == "" && geteuid() == 0 {
+		// Confined children of a root host run as an unprivileged user,
+		// who cannot reach root's private cache directory.
+		ws = RootWorkspace
+	} else if ws == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
 			return "", fmt.Errorf("config: no default confinement workspace: %w", err)

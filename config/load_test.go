@@ -331,6 +331,8 @@ func TestErrorPosition(t *testing.T) {
 }
 
 func TestWorkspaceDir(t *testing.T) {
+	defer func(f func() int) { geteuid = f }(geteuid)
+	geteuid = func() int { return 1000 }
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	wd, err := os.Getwd()
@@ -528,5 +530,16 @@ func TestParseDurations(t *testing.T) {
 		if cfg.DefaultTimeout != tt.want {
 			t.Errorf("%q = %v, want %v", tt.in, cfg.DefaultTimeout, tt.want)
 		}
+	}
+}
+
+func TestWorkspaceDirOfRoot(t *testing.T) {
+	defer func(f func() int) { geteuid = f }(geteuid)
+	geteuid = func() int { return 0 }
+	if got, err := (Confinement{}).WorkspaceDir(); err != nil || got != RootWorkspace {
+		t.Fatalf("root default workspace %q, %v; want %q", got, err, RootWorkspace)
+	}
+	if got, _ := (Confinement{Workspace: "/srv/ws"}).WorkspaceDir(); got != "/srv/ws" {
+		t.Fatalf("a configured workspace is kept for root: %q", got)
 	}
 }

@@ -2,7 +2,10 @@
 // a call: a plain function (demo.echo), host state (demo.host_status), a
 // deadline (demo.slow), each kind of failure (demo.fail), an availability
 // check (demo.unavailable), consent and exclusive state (demo.write_note)
-// and an origin restriction (demo.llm_only).
+// and an origin restriction (demo.llm_only). The confined tools run each
+// call in a child process under landlock and seccomp, on the configured
+// workspace directory: fs.read_file, fs.list_dir, fs.write_file, proc.run
+// (programs start only through tooling.Call.RunProgram) and net.http_get.
 //
 // Each tool lives in its own file and registers itself with
 // tooling.Register from init(). A host blank-imports the package to make

@@ -103,6 +103,9 @@ var sentinels = map[tooling.Code]error{
 	tooling.CodeToolError:       tooling.ErrToolError,
 	tooling.CodePanic:           tooling.ErrPanic,
 	tooling.CodeOutputInvalid:   tooling.ErrOutputInvalid,
+
+	tooling.CodeSandboxDenied:      tooling.ErrSandboxDenied,
+	tooling.CodeSandboxUnavailable: tooling.ErrSandboxUnavailable,
 }
 
 // execute runs a tool of the default registry and checks that the result

@@ -11,12 +11,27 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
+// demoPrefixes are the name prefixes of the demo tools: the in-process
+// ones (demo.) and the confined ones (fs., net., proc.).
+var demoPrefixes = []string{"demo.", "fs.", "net.", "proc."}
+
+// isDemo reports whether name is the name of a demo tool (test tools
+// registered by these tests are not).
+func isDemo(name string) bool {
+	for _, p := range demoPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // demoTools lists the demo tools of the default registry.
 func demoTools(t *testing.T) []tooling.Tool {
 	t.Helper()
 	var out []tooling.Tool
 	for _, tool := range tooling.Default.List(context.Background(), tooling.Filter{}) {
-		if strings.HasPrefix(tool.Name, "demo.") {
+		if isDemo(tool.Name) {
 			out = append(out, tool)
 		}
 	}
@@ -29,7 +44,8 @@ func TestToolsRegistered(t *testing.T) {
 		got = append(got, tool.Name)
 	}
 	want := []string{"demo.counter", "demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.kv_put", "demo.limited",
-		"demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"}
+		"demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note", "fs.list_dir", "fs.read_file", "fs.write_file",
+		"net.http_get", "proc.run"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("demo tools %v, want %v", got, want)
 	}
@@ -116,6 +132,7 @@ func TestToolsMeta(t *testing.T) {
 		idempotent  bool
 		available   bool // has an Available func
 		output      bool // has an output schema
+		confined    bool // has Meta.Confine
 	}{
 		{name: "demo.counter", concurrency: tooling.MainThread, effects: tooling.EffectWrite, consent: true, output: true},
 		{name: "demo.echo", concurrency: tooling.ReadOnly, idempotent: true, output: true},
@@ -128,6 +145,11 @@ func TestToolsMeta(t *testing.T) {
 		{name: "demo.slow", concurrency: tooling.ReadOnly, timeout: 500 * time.Millisecond, idempotent: true, output: true},
 		{name: "demo.unavailable", concurrency: tooling.ReadOnly, available: true, output: true},
 		{name: "demo.write_note", concurrency: tooling.Exclusive, effects: tooling.EffectWrite, consent: true, output: true},
+		{name: "fs.list_dir", concurrency: tooling.ReadOnly, effects: tooling.EffectRead | tooling.EffectFilesystem, idempotent: true, output: true, confined: true},
+		{name: "fs.read_file", concurrency: tooling.ReadOnly, effects: tooling.EffectRead | tooling.EffectFilesystem, idempotent: true, output: true, confined: true},
+		{name: "fs.write_file", concurrency: tooling.Exclusive, effects: tooling.EffectWrite | tooling.EffectFilesystem, consent: true, idempotent: true, output: true, confined: true},
+		{name: "net.http_get", concurrency: tooling.ReadOnly, effects: tooling.EffectRead | tooling.EffectNetwork, timeout: 12 * time.Second, output: true, confined: true},
+		{name: "proc.run", concurrency: tooling.Exclusive, effects: tooling.EffectProcess, consent: true, timeout: 10 * time.Second, output: true, confined: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +165,10 @@ func TestToolsMeta(t *testing.T) {
 			if (tool.Available != nil) != tt.available || (len(tool.Output) > 0) != tt.output {
 				t.Errorf("available func %v, output schema %v; want %v, %v", tool.Available != nil, len(tool.Output) > 0, tt.available, tt.output)
 			}
-			if m.Dangerous() != tt.consent {
+			if (m.Confine != nil) != tt.confined {
+				t.Errorf("confined %v, want %v", m.Confine != nil, tt.confined)
+			}
+			if m.Dangerous() != (tt.consent || m.Effects.Any(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess)) {
 				t.Errorf("Dangerous() = %v", m.Dangerous())
 			}
 			ann := tooling.MCPAnnotationsOf(tool)
@@ -155,6 +180,9 @@ func TestToolsMeta(t *testing.T) {
 	if tool, _ := tooling.Lookup("demo.write_note"); !slices.Equal(tool.Meta.Resources, []string{"notes"}) {
 		t.Errorf("demo.write_note resources %v, want [notes]", tool.Meta.Resources)
 	}
+	if tool, _ := tooling.Lookup("fs.write_file"); !slices.Equal(tool.Meta.Resources, []string{"workspace"}) {
+		t.Errorf("fs.write_file resources %v, want [workspace]", tool.Meta.Resources)
+	}
 	if tool, _ := tooling.Lookup("demo.slow"); !strings.Contains(tool.Description, "500 ms") {
 		t.Errorf("demo.slow's description does not give its timeout: %q", tool.Description)
 	}
@@ -162,7 +190,7 @@ func TestToolsMeta(t *testing.T) {
 
 func TestExportProblems(t *testing.T) {
 	for _, p := range tooling.Default.ExportProblems() {
-		if strings.HasPrefix(p.Tool, "demo.") {
+		if isDemo(p.Tool) {
 			t.Errorf("%s (%s): %s", p.Tool, p.Format, p.Message)
 		}
 	}
@@ -185,18 +213,21 @@ func TestTags(t *testing.T) {
 		want []string
 	}{
 		{tags: []string{"demo"}, want: []string{"demo.counter", "demo.echo", "demo.fail", "demo.host_status", "demo.kv_get", "demo.kv_put",
-			"demo.limited", "demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note"}},
+			"demo.limited", "demo.llm_only", "demo.slow", "demo.unavailable", "demo.write_note", "fs.list_dir", "fs.read_file", "fs.write_file",
+			"net.http_get", "proc.run"}},
+		{tags: []string{"confined"}, want: []string{"fs.list_dir", "fs.read_file", "fs.write_file", "net.http_get", "proc.run"}},
+		{tags: []string{"fs"}, want: []string{"fs.list_dir", "fs.read_file", "fs.write_file"}},
 		{tags: []string{"timing"}, want: []string{"demo.slow"}},
 		{tags: []string{"failure"}, want: []string{"demo.fail"}},
 		{tags: []string{"governance"}, want: []string{"demo.counter", "demo.kv_get", "demo.kv_put", "demo.limited", "demo.llm_only", "demo.unavailable", "demo.write_note"}},
 		{tags: []string{"kv"}, want: []string{"demo.kv_get", "demo.kv_put"}},
-		{tags: []string{"demo", "consent"}, want: []string{"demo.write_note"}},
+		{tags: []string{"demo", "consent"}, want: []string{"demo.write_note", "fs.write_file"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.tags, "+"), func(t *testing.T) {
 			var got []string
 			for _, tool := range tooling.Default.List(context.Background(), tooling.Filter{Tags: tt.tags}) {
-				if strings.HasPrefix(tool.Name, "demo.") {
+				if isDemo(tool.Name) {
 					got = append(got, tool.Name)
 				}
 			}

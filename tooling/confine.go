@@ -24,7 +24,10 @@ type Confinement struct {
 	Read, Write []string
 	// Exec lists the programs (absolute paths) the tool may run.
 	Exec []string
-	// ConnectTCP lists the TCP ports the tool may connect to.
+	// ConnectTCP lists the TCP ports the tool may connect to. A 0 stands
+	// for every port of the config's confinement.allowed_ports (none when
+	// that list is empty): a tool that may reach whatever the operator
+	// allows, such as a test server on a port picked at run time.
 	ConnectTCP []uint16
 	// Env names the variables of the host's environment passed on.
 	Env []string

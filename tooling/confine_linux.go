@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,7 +73,10 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	call := Call{ID: q.CallID, Tool: q.Tool, Origin: q.Origin, Consent: q.Consent, Args: args, raw: q.Args, workspace: q.Workspace}
+	call := Call{ID: q.CallID, Tool: q.Tool, Origin: q.Origin, Consent: q.Consent, Args: args, raw: q.Args, workspace: q.Workspace, confined: true}
+	if c := e.tool.Meta.Confine; c != nil {
+		call.programs = c.Exec
+	}
 	var r confinedResponse
 	out, toolErr := func() (out any, err error) {
 		defer func() {
@@ -138,6 +143,16 @@ func workspace(dir string) error {
 		return err
 	}
 	if uidIsRoo {
+		// The unprivileged user must be able to reach the directory.
+		for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+			if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o001 == 0 {
+				return fmt.Errorf("confined tools run as uid %d, which cannot reach it: %s is mode %#o; choose a confinement.workspace outside it",
+					confine.UnprivilegedID, p, st.Mode().Perm())
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
 		if err := os.Chown(dir, confine.UnprivilegedID, confine.UnprivilegedID); err != nil {
 			return err
 		}
@@ -172,7 +187,7 @@ func (r *Registry) profileOf(c *Confinement) (confine.Profile, string, []string,
 			return confine.Profile{}, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
-	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: c.ConnectTCP, Env: c.Env, Reuse: c.Reuse,
+	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), Env: c.Env, Reuse: c.Reuse,
 		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
 			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes}}
 	pol := cfg.Confinement
@@ -191,6 +206,30 @@ func (r *Registry) profileOf(c *Confinement) (confine.Profile, string, []string,
 		MaxLimits: confine.Limits{CPUSeconds: uint64(m.CPUSeconds), MemoryBytes: uint64(m.MemoryBytes), OpenFiles: uint64(m.OpenFiles),
 			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes)}})
 	return narrowed, ws, dropped, nil
+}
+
+// expandPorts replaces a 0 in a tool's ports by every port of the config's
+// allowed ports (nothing when there are none), without duplicates.
+func expandPorts(ports, allowed []uint16) []uint16 {
+	if !slices.Contains(ports, 0) {
+		return ports
+	}
+	var out []uint16
+	add := func(p uint16) {
+		if p != 0 && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range ports {
+		if p != 0 {
+			add(p)
+			continue
+		}
+		for _, a := range allowed {
+			add(a)
+		}
+	}
+	return out
 }
 
 // runConfined runs a confined tool's call in a child and reports it.

@@ -21,7 +21,7 @@ type toolPolicy struct {
 	rateKey    string        // the bucket
 	// Decisions are worded once here rather than on every call.
 	rateDecision, lockDecision, timeoutDecision string
-	lockKeys                   []string
+	lockKeys                                    []string
 }
 
 // Configure applies cfg to r: enabled, whitelist, blacklist, default

@@ -49,7 +49,9 @@ type Call struct {
 	raw       json.RawMessage // the arguments as sent, nil when defaults changed them
 	services  map[string]any
 	regSvc    *Registry
-	workspace string // for confined calls
+	workspace string   // for confined calls
+	confined  bool     // set only in a confined child (see RunProgram)
+	programs  []string // the tool's Meta.Confine.Exec, in a confined child
 }
 
 // Raw returns the arguments as JSON, defaults included.

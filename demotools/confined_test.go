@@ -1,0 +1,63 @@
+package demotools_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// confinedWorkspace configures the default registry for the confined demo
+// tools: a fresh workspace, a child per call, and the ports given as the
+// allowed ones. It restores the configuration when the test ends, and
+// skips the test (fails it under TOOLEXPLORER_REQUIRE_LANDLOCK=1) when
+// this machine cannot confine.
+func confinedWorkspace(t *testing.T, ports ...uint16) string {
+	t.Helper()
+	ws := t.TempDir()
+	// Confined children run as an unprivileged user when the tests run as
+	// root: it must be able to reach the workspace (t.TempDir makes its
+	// parent private).
+	for _, d := range []string{ws, filepath.Dir(ws)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := tooling.Default.Config()
+	cfg := old
+	cfg.Confinement.Workspace = ws
+	cfg.Confinement.PoolSize = 0
+	cfg.Confinement.AllowUnconfined = false
+	cfg.Confinement.AllowedPorts = ports
+	if _, err := tooling.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := tooling.Configure(old); err != nil {
+			t.Errorf("restoring the config: %v", err)
+		}
+	})
+	res, err := tooling.ExecuteTool(t.Context(), "fs.list_dir", nil)
+	if res != nil && res.Code == tooling.CodeSandboxUnavailable {
+		if os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") == "1" {
+			t.Fatalf("confinement unavailable: %s", res.Message)
+		}
+		t.Skipf("confinement unavailable here: %s", res.Message)
+	}
+	if err != nil {
+		t.Fatalf("probe call fs.list_dir: %v", err)
+	}
+	return ws
+}
+
+// writeFile writes a file of the workspace as the test (not as a tool).
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

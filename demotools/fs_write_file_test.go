@@ -1,0 +1,66 @@
+package demotools_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+func TestFSWriteFile(t *testing.T) {
+	ws := confinedWorkspace(t)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.Symlink(outside, filepath.Join(ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	consent := tooling.WithConsent()
+	type result struct {
+		Path  string `json:"path"`
+		Bytes int    `json:"bytes"`
+	}
+	t.Run("without consent", func(t *testing.T) {
+		res, _ := execute(t, "fs.write_file", `{"path":"x.txt","content":"x"}`, tooling.CodeConsentRequired)
+		if res.Hint == "" {
+			t.Error("no hint on how to give consent")
+		}
+		if _, err := os.Stat(filepath.Join(ws, "x.txt")); !os.IsNotExist(err) {
+			t.Errorf("the file was written: %v", err)
+		}
+	})
+	for _, tt := range []struct{ path, content string }{
+		{"new.txt", "hello"},
+		{"new.txt", "héllo again"},
+		{"deep/er/file.txt", ""},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			res, _ := execute(t, "fs.write_file", `{"path":"`+tt.path+`","content":"`+tt.content+`"}`, tooling.CodeOK, consent)
+			var got result
+			decodeOutput(t, res, &got)
+			if got != (result{Path: tt.path, Bytes: len(tt.content)}) {
+				t.Errorf("got %+v", got)
+			}
+			b, err := os.ReadFile(filepath.Join(ws, tt.path))
+			if err != nil || string(b) != tt.content {
+				t.Errorf("file holds %q (%v), want %q", b, err, tt.content)
+			}
+			// And the confined reader sees it.
+			res, _ = execute(t, "fs.read_file", `{"path":"`+tt.path+`"}`, tooling.CodeOK)
+			if !strings.Contains(string(res.Output), `"text":"`+tt.content+`"`) {
+				t.Errorf("read back %s", res.Output)
+			}
+		})
+	}
+	t.Run("symlink out", func(t *testing.T) {
+		execute(t, "fs.write_file", `{"path":"escape","content":"x"}`, tooling.CodeSandboxDenied, consent)
+		if _, err := os.Stat(outside); !os.IsNotExist(err) {
+			t.Errorf("a file was written outside: %v", err)
+		}
+	})
+	for _, p := range []string{"/tmp/x", "../x", "a/../../x"} {
+		t.Run("refused "+p, func(t *testing.T) {
+			execute(t, "fs.write_file", `{"path":"`+p+`","content":"x"}`, tooling.CodeToolError, consent)
+		})
+	}
+}

@@ -1,0 +1,54 @@
+//go:build linux
+
+package tooling
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/config"
+)
+
+func TestExpandPorts(t *testing.T) {
+	tests := []struct {
+		ports, allowed, want []uint16
+	}{
+		{ports: nil, allowed: []uint16{1}, want: nil},
+		{ports: []uint16{80}, allowed: []uint16{8080}, want: []uint16{80}},
+		{ports: []uint16{80, 0}, allowed: nil, want: []uint16{80}},
+		{ports: []uint16{0}, allowed: nil, want: nil},
+		{ports: []uint16{80, 8080, 0}, allowed: []uint16{8080, 9000}, want: []uint16{80, 8080, 9000}},
+	}
+	for _, tt := range tests {
+		if got := expandPorts(tt.ports, tt.allowed); !slices.Equal(got, tt.want) {
+			t.Errorf("expandPorts(%v, %v) = %v, want %v", tt.ports, tt.allowed, got, tt.want)
+		}
+	}
+}
+
+// TestProfilePortMarker checks that a 0 port becomes the config's allowed
+// ports, which then narrow the tool's other ports.
+func TestProfilePortMarker(t *testing.T) {
+	r := NewRegistry()
+	cfg := config.Default()
+	cfg.Confinement.Workspace = t.TempDir()
+	cfg.Confinement.AllowedPorts = []uint16{4321}
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, _, dropped, err := r.profileOf(&Confinement{ConnectTCP: []uint16{80, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.ConnectTCP, []uint16{4321}) || len(dropped) == 0 {
+		t.Errorf("ports %v (dropped %v), want [4321] with 80 dropped", p.ConnectTCP, dropped)
+	}
+	cfg.Confinement.AllowedPorts = nil
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, _, _, err = r.profileOf(&Confinement{ConnectTCP: []uint16{80, 0}})
+	if err != nil || !slices.Equal(p.ConnectTCP, []uint16{80}) {
+		t.Errorf("ports %v (%v), want [80]", p.ConnectTCP, err)
+	}
+}
