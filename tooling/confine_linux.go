@@ -115,7 +115,7 @@ var (
 	pools    = map[int]*confine.Pool{}
 	wsMu     sync.Mutex
 	wsReady  = map[string]bool{}
-	uidIsRoo = os.Geteuid() == 0
+	hostIsRoot = os.Geteuid() == 0
 )
 
 // confinePool returns the process-wide pool of confined workers of size n.
@@ -142,7 +142,7 @@ func workspace(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if uidIsRoo {
+	if hostIsRoot {
 		// The unprivileged user must be able to reach the directory.
 		for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 			if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o001 == 0 {
