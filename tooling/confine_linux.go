@@ -111,10 +111,10 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 }
 
 var (
-	poolMu   sync.Mutex
-	pools    = map[int]*confine.Pool{}
-	wsMu     sync.Mutex
-	wsReady  = map[string]bool{}
+	poolMu     sync.Mutex
+	pools      = map[int]*confine.Pool{}
+	wsMu       sync.Mutex
+	wsReady    = map[string]bool{}
 	hostIsRoot = os.Geteuid() == 0
 )
 
