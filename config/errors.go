@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolexplorer/toolexplorer/internal/textdist"
 )
 
 // Error is one problem with a config file or a Config.
@@ -192,19 +194,12 @@ func unknownKeyMessage(key string, known []string) string {
 // suggest returns the known key that key most likely misspells, or "".
 func suggest(key string, known []string) string {
 	norm := snakeCase(key)
-	best, bestD := "", -1
 	for _, k := range known {
 		if k == norm {
 			return k
 		}
-		if d := editDistance(norm, k); bestD < 0 || d < bestD {
-			best, bestD = k, d
-		}
 	}
-	if bestD < 0 || bestD > max(1, min(3, utf8.RuneCountInString(norm)/3)) {
-		return ""
-	}
-	return best
+	return textdist.Nearest(norm, known, max(1, min(3, utf8.RuneCountInString(norm)/3)))
 }
 
 // snakeCase spells "defaultTimeout", "Default-Timeout" or "default timeout"
@@ -229,32 +224,4 @@ func snakeCase(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// editDistance is the optimal string alignment distance between a and b,
-// on runes: insertions, deletions, substitutions and swaps of neighbours
-// each count one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

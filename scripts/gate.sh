@@ -24,7 +24,8 @@
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports no project package;
 #                         tooling imports only sandbox and config; tui only tooling and config; nothing
-#                         outside cmd/NAME imports cmd/NAME.
+#                         outside cmd/NAME imports cmd/NAME; internal/ packages are leaves (they import
+#                         no other project package) that every package may import.
 #   doc-go                every package directory (one with a non-test .go file) has a doc.go whose
 #                         package clause carries the package comment.
 #
@@ -148,6 +149,12 @@ function check(f, l, kind, p, d,    istest, r, fired, msg, ct) {
 		fired += viol(f, l, "demotools-cmd-only", "only cmd/ imports " p ": hosts choose their tools with a blank import in main")
 	if (fired) return
 	if (kind == "xtest" && r == d) return
+	if (under(d, "internal")) {
+		if (!under(r, "internal"))
+			viol(f, l, "import-direction", "internal packages are leaves every package may import: they import no other project package, not " p)
+		return
+	}
+	if (under(r, "internal")) return
 	if (under(r, "cmd")) {
 		ct = cmdtree(d)
 		if (ct == "" || !under(r, ct))
@@ -742,10 +749,25 @@ plant_case() {
 			func TestPlant(t *testing.T) { _ = reflect.DeepEqual }
 		EOF
 		;;
+	22)
+		want_rule=import-direction
+		plant internal/textdist/zz_gate_plant.go <<-'EOF'
+			package @PKG@
+
+			import _ "@MOD@/config" // want
+		EOF
+		;;
+	23)
+		plant config/zz_gate_plant.go <<-'EOF'
+			package @PKG@
+
+			import _ "@MOD@/internal/textdist"
+		EOF
+		;;
 	*) return 1 ;;
 	esac
 }
-readonly NCASES=21
+readonly NCASES=23
 
 # run_case N plants case N in a fresh copy of $base, runs the gate there and writes
 # "rc|fired-at-place|mentioned|others|rule|file:line" to $tmp/res.N and the output to $tmp/out.N.

@@ -3,6 +3,8 @@ package tooling
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/textdist"
 )
 
 // MaxNameLen is the longest tool name Register accepts: 64 bytes once dots
@@ -90,41 +92,7 @@ func ParseExportName(exported string) string {
 	return strings.ReplaceAll(exported, "__", ".")
 }
 
-// levenshtein is the edit distance between a and b, on bytes.
-func levenshtein(a, b string) int {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // closest returns the candidate nearest to name, if near enough to be a typo.
 func closest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := levenshtein(name, c)
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return best
+	return textdist.Nearest(name, candidates, max(2, len(name)/3))
 }

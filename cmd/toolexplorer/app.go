@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -348,47 +349,13 @@ func flagError(err error) string {
 // or a prefix of exactly one candidate.
 func nearest(s string, candidates []string) string {
 	var prefixed []string
-	best, bestD := "", -1
 	for _, c := range candidates {
 		if s != "" && strings.HasPrefix(c, s) {
 			prefixed = append(prefixed, c)
-		}
-		if d := editDistance(s, c); bestD < 0 || d < bestD {
-			best, bestD = c, d
 		}
 	}
 	if len(prefixed) == 1 {
 		return prefixed[0]
 	}
-	if bestD < 0 || bestD > max(1, len(s)/3) {
-		return ""
-	}
-	return best
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps of
-// neighbours that turn a into b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
+	return textdist.Nearest(s, candidates, max(1, len(s)/3))
 }
