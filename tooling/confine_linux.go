@@ -48,6 +48,9 @@ func init() {
 	confine.Handle(confinedHandler, serveConfined)
 }
 
+// inConfinedChild is true in a confined child, where Register defers compiling schemas.
+var inConfinedChild = confine.IsChild()
+
 // ConfinedChild must run first in main when the host does not use RunMain:
 // in a confined child it serves the child's one call and exits, never
 // returning; elsewhere it returns false at once.

@@ -15,3 +15,6 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	defer t.release()
 	res.failf(CodeSandboxUnavailable, "%s needs confinement, which exists on Linux only", e.tool.Name)
 }
+
+// inConfinedChild: there are no confined children off Linux.
+const inConfinedChild = false

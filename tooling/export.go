@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -196,11 +195,6 @@ func modelSchema(e *entry) json.RawMessage {
 	return b
 }
 
-var (
-	modelNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	mcpNameRE   = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`)
-)
-
 // ExportProblem is one reason a tool would be refused by a format.
 type ExportProblem struct {
 	Tool    string `json:"tool"`
@@ -225,11 +219,11 @@ func exportProblems(e *entry) []ExportProblem {
 		out = append(out, ExportProblem{Tool: e.tool.Name, Format: f, Message: fmt.Sprintf(format, a...)})
 	}
 	name := ExportName(e.tool.Name)
-	if !mcpNameRE.MatchString(e.tool.Name) {
+	if !wireName(e.tool.Name, 128, true) {
 		add(FormatMCP, "name %q is not 1-128 letters, digits, '_', '-' or '.'", e.tool.Name)
 	}
 	for _, f := range []Format{FormatOpenAI, FormatAnthropic} {
-		if !modelNameRE.MatchString(name) {
+		if !wireName(name, 64, false) {
 			add(f, "exported name %q is not 1-64 letters, digits, '_' or '-'", name)
 		}
 	}

@@ -7,12 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 )
-
-// mcpToolName is the grammar of names in an MCP tool list: 1 to 128
-// letters, digits, '_', '-' and '.'.
-var mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // PreviewTool is one entry of an MCP tools/list result.
 type PreviewTool struct {
@@ -53,7 +48,7 @@ func hint(b *bool, def bool) bool {
 // open-world ones (the default) have network effects. Every preview tool
 // has the tag "preview".
 func (r *Registry) AddPreview(p PreviewTool) error {
-	if !mcpToolName.MatchString(p.Name) {
+	if !wireName(p.Name, 128, true) {
 		return &RegisterError{Tool: p.Name, Problems: []string{"an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"}}
 	}
 	var a PreviewAnnotations

@@ -41,7 +41,9 @@ type Registry struct {
 type entry struct {
 	tool     Tool
 	in, out  *schema
-	haystack string // lower-case name, title, description and parameter names
+	haystack string    // lower-case name, title, description and parameter names
+	deferred bool      // schemas not compiled yet (a confined child): ready compiles them
+	once     sync.Once // ready's
 	disabled atomic.Bool
 	pol      atomic.Pointer[toolPolicy]
 	counters toolCounters
@@ -151,6 +153,18 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 	}
 	problems = append(problems, t.Meta.check()...)
 	e := &entry{tool: t}
+	if inConfinedChild {
+		// A confined child runs only init() and the tool's Run, with arguments its parent
+		// validated: compiling every schema there would only slow each child's start.
+		e.deferred = true
+		return e, problems
+	}
+	return e, append(problems, e.compile()...)
+}
+
+// compile compiles the tool's schemas and builds its search text.
+func (e *entry) compile() (problems []string) {
+	t := e.tool
 	in := t.Input
 	if len(in) == 0 {
 		in = emptyObjectSchema
@@ -172,7 +186,21 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 		}
 	}
 	e.haystack = hay.String()
-	return e, problems
+	return problems
+}
+
+// ready compiles a deferred entry on first use (only in a confined child, where a tool may still
+// call ExecuteTool or list tools). A schema its parent accepted compiles here too; should one not,
+// the entry takes no arguments rather than holding no schema.
+func (e *entry) ready() *entry {
+	if e != nil && e.deferred {
+		e.once.Do(func() {
+			if e.compile(); e.in == nil {
+				e.in, _ = compileSchema(e.tool.Name, "input", emptyObjectSchema, true)
+			}
+		})
+	}
+	return e
 }
 
 // Remove unregisters the named tool and reports whether it was there. Calls
@@ -200,7 +228,7 @@ func (r *Registry) lookup(name string) *entry {
 		e = r.tools[ParseExportName(name)]
 		r.mu.RUnlock()
 	}
-	return e
+	return e.ready()
 }
 
 // Lookup returns the tool registered under name (or its ExportName). The
@@ -227,7 +255,7 @@ func (r *Registry) entries() []*entry {
 	if r.sorted == nil {
 		s = make([]*entry, 0, len(r.tools))
 		for _, e := range r.tools {
-			s = append(s, e)
+			s = append(s, e.ready())
 		}
 		sort.Slice(s, func(i, j int) bool { return s[i].tool.Name < s[j].tool.Name })
 		r.sorted = s

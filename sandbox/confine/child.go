@@ -115,12 +115,20 @@ func lookup(name string) Handler {
 //		// ... the program
 //	}
 func Main() bool {
-	if os.Getenv(envMarker) != markerValue || len(os.Args) == 0 || os.Args[0] != childArgv0 {
+	if !IsChild() {
 		mainCalled = true
 		return false
 	}
 	os.Exit(serveChild())
 	return true
+}
+
+// IsChild reports whether this process is a confined child that Main will serve. Package
+// initialisation runs in a child before Main takes over: an init() that prepares what only the
+// host needs (compiles, indexes, warms caches) may skip that work when IsChild is true and so
+// shorten every child's start.
+func IsChild() bool {
+	return len(os.Args) > 0 && os.Args[0] == childArgv0 && os.Getenv(envMarker) == markerValue
 }
 
 // child is the serving side of a confined process.

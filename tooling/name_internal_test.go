@@ -1,0 +1,27 @@
+package tooling
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestWireNameMatchesTheGrammar checks wireName against the regular
+// expressions that state the two grammars.
+func TestWireNameMatchesTheGrammar(t *testing.T) {
+	model := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	mcp := regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`)
+	names := []string{"", "a", "Z9", "demo.echo", "demo__echo", "a-b_c", "a b", "é", "a/b", "a\x00", ".", "-", "_",
+		strings.Repeat("x", 64), strings.Repeat("x", 65), strings.Repeat("y.", 64), strings.Repeat("y.", 64) + "z"}
+	for c := 0; c < 256; c++ {
+		names = append(names, string([]byte{byte(c)}), "ab"+string([]byte{byte(c)}))
+	}
+	for _, n := range names {
+		if got, want := wireName(n, 64, false), model.MatchString(n); got != want {
+			t.Errorf("wireName(%q, 64, false) = %v, want %v", n, got, want)
+		}
+		if got, want := wireName(n, 128, true), mcp.MatchString(n); got != want {
+			t.Errorf("wireName(%q, 128, true) = %v, want %v", n, got, want)
+		}
+	}
+}
