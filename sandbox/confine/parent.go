@@ -211,11 +211,10 @@ type proc struct {
 	respR  *os.File
 	outR   *os.File
 	out    *capBuffer
+	frames *frameReader // reads respR; used by one call at a time
 
-	frames     chan frame    // frames read from the child; closed at EOF or a read error
-	readerDone chan struct{} // closed when the reader has returned
-	outDone    chan struct{} // closed when the output copy has returned
-	exited     chan struct{} // closed once the child exited, its group was killed, it was reaped
+	outDone chan struct{} // closed when the output copy has returned
+	exited  chan struct{} // closed once the child exited, its group was killed, it was reaped
 
 	killedBy atomic.Value // error: the context error that made the parent kill the child
 	broken   atomic.Bool  // the child was or is being killed: it serves no further call
@@ -225,11 +224,8 @@ type proc struct {
 	stopOnce sync.Once
 }
 
-type frame struct {
-	typ     byte
-	payload []byte
-	err     error // set on the last value when reading failed (not at a clean EOF)
-}
+// The parent polls for a response this long before it parks (see pipeSource).
+const responseSpin = 100 * time.Microsecond
 
 // startProc starts a child for p and sends it its setup; it does not wait for the child to be
 // ready.
@@ -325,22 +321,30 @@ func startProc(p Profile) (_ *proc, err error) {
 		outR.Close()
 		return nil, &Error{Kind: Unavailable, What: "starting the child: " + err.Error()}
 	}
+	src, err := newPipeSource(respR)
+	if err != nil {
+		// Not reached: respR is a pollable pipe.
+		reqW.Close()
+		respR.Close()
+		outR.Close()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		return nil, &Error{Kind: Unavailable, What: "reading the child's pipe: " + err.Error()}
+	}
 	pr := &proc{
-		cmd:        cmd,
-		pid:        cmd.Process.Pid,
-		tmpDir:     tmp,
-		limits:     s.limits,
-		reqW:       reqW,
-		respR:      respR,
-		outR:       outR,
-		out:        &capBuffer{max: OutputCap},
-		frames:     make(chan frame, 2),
-		readerDone: make(chan struct{}),
-		outDone:    make(chan struct{}),
-		exited:     make(chan struct{}),
+		cmd:     cmd,
+		pid:     cmd.Process.Pid,
+		tmpDir:  tmp,
+		limits:  s.limits,
+		reqW:    reqW,
+		respR:   respR,
+		outR:    outR,
+		out:     &capBuffer{max: OutputCap},
+		frames:  newFrameReader(src),
+		outDone: make(chan struct{}),
+		exited:  make(chan struct{}),
 	}
 	go pr.copyOutput()
-	go pr.read()
 	go pr.reap()
 	if err := writeFrame(reqW, frameSetup, s.encode()); err != nil {
 		// The child died at once; reap tells why.
@@ -384,22 +388,6 @@ func (pr *proc) copyOutput() {
 	io.Copy(pr.out, pr.outR)
 }
 
-// read forwards the child's frames until EOF.
-func (pr *proc) read() {
-	defer close(pr.readerDone)
-	defer close(pr.frames)
-	for {
-		typ, payload, err := readFrame(pr.respR)
-		if err != nil {
-			if !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.EOF) {
-				pr.frames <- frame{err: err}
-			}
-			return
-		}
-		pr.frames <- frame{typ: typ, payload: payload}
-	}
-}
-
 // reap waits for the child to exit without reaping it, kills its process group (stragglers,
 // grandchildren), then reaps it: the group id cannot be reused before the kill, as the leader is
 // still a zombie.
@@ -424,12 +412,18 @@ func (pr *proc) reap() {
 		pr.outR.Close()
 		<-pr.outDone
 	}
+	// The same process may hold the response pipe: a read of it gives up after waitDelay.
+	pr.respR.SetReadDeadline(time.Now().Add(waitDelay))
 	close(pr.exited)
-	select {
-	case <-pr.readerDone:
-	case <-timer.C:
-		pr.respR.Close()
-	}
+}
+
+// watch kills the child when ctx ends, and stops a read of its response pipe at once; the
+// returned func stops watching and reports whether it stopped before ctx ended.
+func (pr *proc) watch(ctx context.Context) (stop func() bool) {
+	return context.AfterFunc(ctx, func() {
+		pr.kill(ctx.Err())
+		pr.respR.SetReadDeadline(time.Unix(1, 0))
+	})
 }
 
 // kill kills the child's process group; why is the context error that made it necessary (nil
@@ -450,8 +444,6 @@ func (pr *proc) alive() bool {
 	}
 	select {
 	case <-pr.exited:
-		return false
-	case <-pr.readerDone:
 		return false
 	default:
 		return true
@@ -476,43 +468,34 @@ func (pr *proc) stop() {
 		pr.reqW.Close()
 		pr.kill(nil)
 		<-pr.exited
-		for range pr.frames {
-			// Frames nobody asked for (a child may write anything): drop them, so that the
-			// reader reaches the end of the pipe.
-		}
 		pr.respR.Close()
 		pr.outR.Close()
 		os.RemoveAll(pr.tmpDir)
 	})
 }
 
-// awaitReady waits for the child's ready frame (or its end).
-func (pr *proc) awaitReady(ctx context.Context) error {
+// awaitReady waits for the child's ready frame (or its end). The caller watches its context
+// (see watch): a context that ends kills the child and stops the read.
+func (pr *proc) awaitReady() error {
 	if pr.ready != nil {
 		return nil
 	}
-	select {
-	case f, ok := <-pr.frames:
-		if !ok || f.err != nil || f.typ != frameReady {
-			return pr.failure()
-		}
-		var m readyMsg
-		if err := m.decode(f.payload); err != nil {
-			pr.kill(nil)
-			return &Error{Kind: Unavailable, What: "reading the child's ready message: " + err.Error()}
-		}
-		if !m.ok {
-			pr.kill(nil)
-			<-pr.exited
-			return &Error{Kind: Unavailable, What: m.reason, Stderr: pr.out.String()}
-		}
-		pr.ready = &m
-		return nil
-	case <-ctx.Done():
-		pr.kill(ctx.Err())
-		<-pr.exited
-		return ctxError(ctx.Err(), pr.out.String())
+	typ, payload, err := pr.frames.next(0)
+	if err != nil || typ != frameReady {
+		return pr.failure()
 	}
+	var m readyMsg
+	if err := m.decode(payload); err != nil {
+		pr.kill(nil)
+		return &Error{Kind: Unavailable, What: "reading the child's ready message: " + err.Error()}
+	}
+	if !m.ok {
+		pr.kill(nil)
+		<-pr.exited
+		return &Error{Kind: Unavailable, What: m.reason, Stderr: pr.out.String()}
+	}
+	pr.ready = &m
+	return nil
 }
 
 // call sends one request and waits for its response. On any failure the child is dead when call
@@ -522,7 +505,7 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 		pr.kill(nil)
 		return nil, err
 	}
-	stopWatch := context.AfterFunc(ctx, func() { pr.kill(ctx.Err()) })
+	stopWatch := pr.watch(ctx)
 	defer func() {
 		if !stopWatch() {
 			pr.broken.Store(true) // the context ended: the child is being killed
@@ -533,40 +516,39 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 	if d, ok := ctx.Deadline(); ok {
 		m.deadline = d.UnixNano()
 	}
-	// Written from another goroutine: a large request fills the pipe before the child, still
-	// confining itself, reads it. A child that dies makes the write fail, which the reads below
-	// report better.
-	go writeFrame(pr.reqW, frameRequest, m.encode())
-
-	if err := pr.awaitReady(ctx); err != nil {
+	f := appendFrame(nil, frameRequest, m.encode())
+	if pr.ready != nil || len(f) <= pipeAtomic {
+		// A ready child is reading, and a pipe takes a small frame whole. A child that died
+		// makes the write fail, which the read below reports better.
+		pr.reqW.Write(f)
+	} else {
+		// A large request would fill the pipe before the child, still confining itself,
+		// reads it.
+		go pr.reqW.Write(f)
+	}
+	if err := pr.awaitReady(); err != nil {
 		return nil, err
 	}
-	select {
-	case f, ok := <-pr.frames:
-		if ok && f.err == nil && f.typ == frameResponse {
-			var r responseMsg
-			if err := r.decode(f.payload); err != nil {
-				pr.kill(nil)
-				return nil, &Error{Kind: Crashed, What: "unreadable response: " + err.Error()}
-			}
-			if r.kind == 0 {
-				return r.body, nil
-			}
-			e := &Error{Kind: r.kind, What: r.what, Detail: r.detail}
-			if r.kind == Crashed || r.kind == Limit {
-				// Not fit to serve again (a reused worker would not exit by itself).
-				pr.kill(nil)
-				<-pr.exited
-				e.Stderr = pr.out.String()
-			}
-			return nil, e
-		}
+	typ, payload, err := pr.frames.next(responseSpin)
+	if err != nil || typ != frameResponse {
 		return nil, pr.failure()
-	case <-ctx.Done():
-		pr.kill(ctx.Err())
-		<-pr.exited
-		return nil, ctxError(ctx.Err(), pr.out.String())
 	}
+	var r responseMsg
+	if err := r.decode(payload); err != nil {
+		pr.kill(nil)
+		return nil, &Error{Kind: Crashed, What: "unreadable response: " + err.Error()}
+	}
+	if r.kind == 0 {
+		return r.body, nil
+	}
+	e := &Error{Kind: r.kind, What: r.what, Detail: r.detail}
+	if r.kind == Crashed || r.kind == Limit {
+		// Not fit to serve again (a reused worker would not exit by itself).
+		pr.kill(nil)
+		<-pr.exited
+		e.Stderr = pr.out.String()
+	}
+	return nil, e
 }
 
 // failure explains a child that stopped talking: it waits for the child's end and reads its exit.

@@ -193,7 +193,9 @@ func (p *Pool) startWorker(s *workerSet) {
 	w, err := startProc(s.prof)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(p.ctx, readyTimeout)
-		err = w.awaitReady(ctx)
+		stop := w.watch(ctx)
+		err = w.awaitReady()
+		stop()
 		cancel()
 		if err != nil {
 			w.stop()

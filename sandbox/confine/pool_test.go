@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,14 @@ func TestPoolReuse(t *testing.T) {
 	}
 	if len(seen) != 1 {
 		t.Errorf("a reused worker should serve all 10 calls: %v", seen)
+	}
+	// Messages larger than a pipe's buffer, both ways, between small ones.
+	for i, n := range []int{10, 3 << 20, 1, 200 << 10, 0, 5} {
+		req := bytes.Repeat([]byte{byte('a' + i)}, n)
+		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.echo", p, req)
+		if err != nil || !bytes.Equal(resp, req) {
+			t.Fatalf("echo of %d bytes through the reused worker: %d bytes back, %v", n, len(resp), err)
+		}
 	}
 	// A denial leaves the worker healthy; a timeout kills it and the next call gets another.
 	if _, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.read", p, []byte("/etc/shadow")); !errors.Is(err, os.ErrPermission) {

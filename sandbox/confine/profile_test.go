@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -175,17 +176,18 @@ func TestProtocolRoundTrip(t *testing.T) {
 	if err := writeFrame(&buf, frameRequest, q.encode()); err != nil {
 		t.Fatal(err)
 	}
-	typ, payload, err := readFrame(&buf)
+	fr := newFrameReader(readerSource{&buf})
+	typ, payload, err := fr.next(0)
 	if err != nil || typ != frameRequest || !bytes.Equal(payload, q.encode()) {
 		t.Errorf("frame: %d %v", typ, err)
 	}
-	if _, _, err := readFrame(&buf); !errors.Is(err, io.EOF) {
+	if _, _, err := fr.next(0); !errors.Is(err, io.EOF) {
 		t.Errorf("empty stream: %v, want EOF", err)
 	}
-	if _, _, err := readFrame(bytes.NewReader([]byte{0xff, 0xff, 0xff, 0xff, 1})); err == nil {
+	if _, _, err := newFrameReader(readerSource{bytes.NewReader([]byte{0xff, 0xff, 0xff, 0xff, 1})}).next(0); err == nil {
 		t.Error("oversized frame accepted")
 	}
-	if _, _, err := readFrame(bytes.NewReader([]byte{0, 0, 0, 9, 1, 2})); err == nil {
+	if _, _, err := newFrameReader(readerSource{bytes.NewReader([]byte{0, 0, 0, 9, 1, 2})}).next(0); err == nil {
 		t.Error("truncated frame accepted")
 	}
 }
@@ -223,6 +225,51 @@ func TestRulesetFor(t *testing.T) {
 	for _, r := range []uint64{readRights, writeRights, execRights, fileRights} {
 		if r&^handledFS != 0 {
 			t.Errorf("rights %#x are not all handled", r)
+		}
+	}
+}
+
+// chunkSource hands out its data n bytes per read.
+type chunkSource struct {
+	data []byte
+	n    int
+}
+
+func (s *chunkSource) read(p []byte, _ time.Duration) (int, error) {
+	k := min(s.n, len(p), len(s.data))
+	copy(p, s.data[:k])
+	s.data = s.data[k:]
+	return k, nil
+}
+
+// TestFrameReaderChunks reads the same frames however the stream is cut: a byte at a time, in
+// odd chunks, all at once; a frame larger than the buffer grows it, and a truncated tail is an
+// error, not a frame.
+func TestFrameReaderChunks(t *testing.T) {
+	payloads := [][]byte{[]byte("a"), bytes.Repeat([]byte("b"), 5000), {}, bytes.Repeat([]byte("c"), keepBuffer+10), []byte("tail")}
+	var stream []byte
+	for i, p := range payloads {
+		stream = appendFrame(stream, byte(i+1), p)
+	}
+	for _, n := range []int{1, 3, 4096, 7000, len(stream)} {
+		fr := newFrameReader(&chunkSource{data: stream, n: n})
+		for i, want := range payloads {
+			typ, got, err := fr.next(0)
+			if err != nil || typ != byte(i+1) || !bytes.Equal(got, want) {
+				t.Fatalf("chunks of %d, frame %d: type %d, %d bytes, %v; want type %d, %d bytes", n, i, typ, len(got), err, i+1, len(want))
+			}
+		}
+		if _, _, err := fr.next(0); !errors.Is(err, io.EOF) {
+			t.Errorf("chunks of %d: after the last frame %v, want EOF", n, err)
+		}
+		if cap(fr.buf) > keepBuffer {
+			t.Errorf("chunks of %d: the reader kept a buffer of %d bytes", n, cap(fr.buf))
+		}
+	}
+	for cut := 1; cut < 12; cut++ {
+		fr := newFrameReader(&chunkSource{data: appendFrame(nil, frameResponse, []byte("complete"))[:cut], n: 2})
+		if _, _, err := fr.next(0); err == nil || errors.Is(err, io.EOF) {
+			t.Errorf("a frame cut after %d bytes: %v, want a truncation error", cut, err)
 		}
 	}
 }

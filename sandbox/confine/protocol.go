@@ -8,6 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The parent and the child talk over two pipes, fd 3 (parent to child) and fd 4 (child to parent),
@@ -170,40 +175,149 @@ func (m *responseMsg) decode(b []byte) error {
 	return d.end()
 }
 
+// pipeAtomic is the most a pipe is sure to take at once without a reader (POSIX PIPE_BUF).
+const pipeAtomic = 4096
+
 // writeFrame writes one frame with a single Write.
 func writeFrame(w io.Writer, typ byte, payload []byte) error {
 	if len(payload)+1 > maxFrame {
 		return fmt.Errorf("frame of %d bytes is over the limit of %d", len(payload)+1, maxFrame)
 	}
-	buf := make([]byte, 5, 5+len(payload))
-	binary.BigEndian.PutUint32(buf, uint32(len(payload)+1))
-	buf[4] = typ
-	buf = append(buf, payload...)
-	_, err := w.Write(buf)
+	_, err := w.Write(appendFrame(make([]byte, 0, 5+len(payload)), typ, payload))
 	return err
 }
 
-// readFrame reads one frame; io.EOF means the peer closed before a frame began.
-func readFrame(r io.Reader) (typ byte, payload []byte, err error) {
-	var hdr [5]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+// appendFrame appends the frame of typ and payload to b. The caller checks the size.
+func appendFrame(b []byte, typ byte, payload []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(payload)+1))
+	b = append(b, typ)
+	return append(b, payload...)
+}
+
+// frameReader reads frames from a stream through a buffer of its own; it is not safe for
+// concurrent use.
+type frameReader struct {
+	src  source
+	buf  []byte
+	r, w int // the unread bytes are buf[r:w]
+}
+
+// source is what a frameReader reads from. spin is how long a read may poll for data before it
+// waits the ordinary way; readers that cannot poll ignore it. (0, nil) is the end of the stream.
+type source interface {
+	read(p []byte, spin time.Duration) (int, error)
+}
+
+// keepBuffer is the largest buffer a frameReader keeps between frames.
+const keepBuffer = 1 << 20
+
+func newFrameReader(src source) *frameReader { return &frameReader{src: src, buf: make([]byte, 4096)} }
+
+// next reads one frame; payload is valid until the next call. io.EOF means the stream ended
+// before a frame began.
+func (fr *frameReader) next(spin time.Duration) (typ byte, payload []byte, err error) {
+	if fr.r == fr.w && cap(fr.buf) > keepBuffer {
+		fr.buf, fr.r, fr.w = make([]byte, 4096), 0, 0
+	}
+	if err := fr.need(5, spin); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return 0, nil, errors.New("truncated frame header")
 		}
 		return 0, nil, err
 	}
-	n := binary.BigEndian.Uint32(hdr[:4])
+	n := binary.BigEndian.Uint32(fr.buf[fr.r:])
 	if n == 0 || n > maxFrame {
 		return 0, nil, fmt.Errorf("bad frame length %d", n)
 	}
-	payload = make([]byte, n-1)
-	if _, err := io.ReadFull(r, payload); err != nil {
+	end := 4 + int(n)
+	if err := fr.need(end, spin); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return 0, nil, fmt.Errorf("truncated frame: %w", err)
 	}
-	return hdr[4], payload, nil
+	typ, payload = fr.buf[fr.r+4], fr.buf[fr.r+5:fr.r+end:fr.r+end]
+	fr.r += end
+	return typ, payload, nil
+}
+
+// need reads until k bytes are unread. At the end of the stream it returns io.EOF when nothing
+// was unread, io.ErrUnexpectedEOF otherwise.
+func (fr *frameReader) need(k int, spin time.Duration) error {
+	for fr.w-fr.r < k {
+		if len(fr.buf)-fr.r < k {
+			// Move the unread bytes to the front, into a larger buffer when they need one.
+			b := fr.buf
+			if len(b) < k {
+				b = make([]byte, max(k, min(2*len(b), maxFrame+4)))
+			}
+			fr.w = copy(b, fr.buf[fr.r:fr.w])
+			fr.r, fr.buf = 0, b
+		}
+		n, err := fr.src.read(fr.buf[fr.w:], spin)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if fr.w == fr.r {
+				return io.EOF
+			}
+			return io.ErrUnexpectedEOF
+		}
+		fr.w += n
+	}
+	return nil
+}
+
+// readerSource reads from an io.Reader; it never spins.
+type readerSource struct{ r io.Reader }
+
+func (s readerSource) read(p []byte, _ time.Duration) (int, error) {
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		return n, nil
+	}
+	return n, err
+}
+
+// pipeSource reads a non-blocking pipe end that the Go poller watches. It first polls the
+// descriptor for up to spin, and only then parks in the poller: a worker that answers within
+// microseconds is read without the thread wake-ups that parking costs (tens of microseconds each
+// on a virtual machine). Deadlines and Close of the file stop a read as usual.
+type pipeSource struct{ rc syscall.RawConn }
+
+func newPipeSource(f *os.File) (pipeSource, error) {
+	rc, err := f.SyscallConn()
+	return pipeSource{rc}, err
+}
+
+func (s pipeSource) read(p []byte, spin time.Duration) (n int, err error) {
+	var until time.Time
+	werr := s.rc.Read(func(fd uintptr) bool {
+		for {
+			n, err = unix.Read(int(fd), p)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err != unix.EAGAIN:
+				return true
+			case spin <= 0:
+				return false // wait in the poller
+			case until.IsZero():
+				until = time.Now().Add(spin)
+			case time.Now().After(until):
+				spin = 0
+				return false
+			}
+		}
+	})
+	if werr != nil {
+		return 0, werr
+	}
+	if err != nil {
+		return 0, os.NewSyscallError("read", err)
+	}
+	return n, nil
 }
 
 type encoder struct{ b []byte }
