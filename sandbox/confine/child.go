@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -62,9 +63,9 @@ var (
 	// thread there, to prove that threads started earlier are confined too).
 	beforeConfine func()
 
-	// installSeccomp installs the seccomp filter in the child, on all threads. A child whose
-	// installSeccomp is nil fails closed (unless allowMissingSeccomp).
-	installSeccomp = InstallSeccomp
+	// installSeccomp installs the seccomp program of the setup in the child, on all threads. A
+	// child whose installSeccomp is nil fails closed (unless allowMissingSeccomp).
+	installSeccomp = installFilter
 
 	// allowMissingSeccomp lets a child without a seccomp filter go on, with a note, instead of
 	// failing closed. Only the package's own tests set it.
@@ -224,7 +225,22 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if err != nil {
 		return notes, err
 	}
-	// 4. Landlock, after checking the ABI.
+	// 4. Seccomp, on all threads. It comes before Landlock because it also sets no_new_privs on
+	// every thread (TSYNC copies the flag), which Landlock needs: one round over the threads
+	// fewer.
+	nnp := false
+	switch {
+	case installSeccomp != nil:
+		if err := installSeccomp(s.seccomp); err != nil {
+			return notes, fmt.Errorf("seccomp: %w", err)
+		}
+		nnp = true
+	case allowMissingSeccomp:
+		notes = append(notes, "seccomp filter not applied: none built in")
+	default:
+		return notes, errors.New("seccomp filter not built into this binary")
+	}
+	// 5. Landlock, after checking the ABI.
 	abi, err := childABI()
 	if err != nil {
 		return notes, fmt.Errorf("landlock unavailable: %w", err)
@@ -232,26 +248,10 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if abi < MinLandlockABI {
 		return notes, fmt.Errorf("landlock ABI %d is below the minimum %d", abi, MinLandlockABI)
 	}
-	n, err = applyLandlock(s, abi)
+	n, err = applyLandlock(s, abi, nnp)
 	notes = append(notes, n...)
 	if err != nil {
 		return notes, err
-	}
-	// 5. Seccomp, on all threads.
-	pol := SeccompPolicy{
-		AllowExec:  len(s.exec) > 0,
-		AllowInet:  len(s.connect)+len(s.bind) > 0,
-		AllowChmod: len(s.write) > 0,
-	}
-	switch {
-	case installSeccomp != nil:
-		if err := installSeccomp(pol); err != nil {
-			return notes, fmt.Errorf("seccomp: %w", err)
-		}
-	case allowMissingSeccomp:
-		notes = append(notes, "seccomp filter not applied: none built in")
-	default:
-		return notes, errors.New("seccomp filter not built into this binary")
 	}
 	return notes, nil
 }
@@ -286,13 +286,13 @@ func checkCredentials(uid, gid int) error {
 	return nil
 }
 
-// closeInherited closes every descriptor from first up but the Go
-// runtime's own: its epoll and eventfd descriptors exist already when the
-// host's init code touched the poller before main handed over, and closing
-// them kills the runtime ("netpoll failed"). They are created by this
-// process (with close-on-exec), so they give access to nothing inherited.
+// closeInherited closes every descriptor from first up that came through exec. Those are exactly
+// the ones without close-on-exec (exec closed the others): a descriptor that has the flag was made
+// by this process after exec, such as the Go runtime's epoll and eventfd, which exist already when
+// the host's init code touched the poller, and whose closing would kill the runtime ("netpoll
+// failed"). Without /proc, every descriptor from first up is closed.
 func closeInherited(first int) {
-	entries, err := os.ReadDir("/proc/self/fd")
+	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if err := unix.CloseRange(uint(first), ^uint(0), 0); err != nil {
 			for fd := first; fd < 65536; fd++ {
@@ -301,16 +301,26 @@ func closeInherited(first int) {
 		}
 		return
 	}
-	for _, e := range entries {
-		var fd int
-		if _, err := fmt.Sscan(e.Name(), &fd); err != nil || fd < first {
-			continue
+	defer unix.Close(dir)
+	var fds []int
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.Getdents(dir, buf)
+		if err != nil || n <= 0 {
+			break
 		}
-		target, err := os.Readlink("/proc/self/fd/" + e.Name())
-		if err == nil && (target == "anon_inode:[eventpoll]" || target == "anon_inode:[eventfd]") {
-			continue
+		_, _, names := unix.ParseDirent(buf[:n], -1, nil)
+		for _, name := range names {
+			if fd, err := strconv.Atoi(name); err == nil && fd >= first && fd != dir {
+				fds = append(fds, fd)
+			}
 		}
-		unix.Close(fd)
+	}
+	// Closed after the listing, which closing would disturb.
+	for _, fd := range fds {
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.Close(fd)
+		}
 	}
 }
 

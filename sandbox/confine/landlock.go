@@ -239,7 +239,9 @@ func shebang(path string) string {
 // every thread of the process. Profile paths were resolved by the parent and are opened without
 // following any symlink, so a path swapped for a symlink since then fails the call instead of
 // granting the link's target. A profile path that does not exist gets no rule (nothing to grant).
-func applyLandlock(s *setupMsg, abi int) (notes []string, err error) {
+//
+// Landlock needs no_new_privs on every thread; nnp says that the seccomp filter set it already.
+func applyLandlock(s *setupMsg, abi int, nnp bool) (notes []string, err error) {
 	if abi < MinLandlockABI {
 		return nil, fmt.Errorf("landlock ABI %d is below the minimum %d", abi, MinLandlockABI)
 	}
@@ -275,8 +277,10 @@ func applyLandlock(s *setupMsg, abi int) (notes []string, err error) {
 			return nil, fmt.Errorf("landlock_add_rule(port %d): %w", port, err)
 		}
 	}
-	if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on all threads: %w", err)
+	if !nnp {
+		if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on all threads: %w", err)
+		}
 	}
 	if err := ll.AllThreadsLandlockRestrictSelf(fd, 0); err != nil {
 		return nil, fmt.Errorf("landlock_restrict_self on all threads: %w", err)

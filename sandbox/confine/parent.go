@@ -198,6 +198,9 @@ func buildSetup(p Profile) (*setupMsg, error) {
 			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: env %q: %v", n, err)}
 		}
 	}
+	if s.seccomp, err = seccompProgram(s.seccompPolicy()); err != nil {
+		return nil, &Error{Kind: Unavailable, What: err.Error()}
+	}
 	return s, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 1
+const protocolVersion = 2
 
 // setupMsg is what the child needs to confine itself.
 type setupMsg struct {
@@ -54,6 +55,8 @@ type setupMsg struct {
 	bind    []uint16
 	limits  Limits
 	reuse   bool
+	// seccomp is the filter program, built by the parent (once per policy).
+	seccomp []bpf.RawInstruction
 }
 
 // readyMsg says whether the child is confined; reason says why not.
@@ -97,6 +100,12 @@ func (m *setupMsg) encode() []byte {
 	e.u64(m.limits.FileSizeBytes)
 	e.u64(m.limits.Processes)
 	e.bool(m.reuse)
+	e.u32(uint32(len(m.seccomp)))
+	for _, ins := range m.seccomp {
+		e.b = binary.BigEndian.AppendUint16(e.b, ins.Op)
+		e.b = append(e.b, ins.Jt, ins.Jf)
+		e.u32(ins.K)
+	}
 	return e.b
 }
 
@@ -122,6 +131,15 @@ func (m *setupMsg) decode(b []byte) error {
 	m.limits.FileSizeBytes = d.u64()
 	m.limits.Processes = d.u64()
 	m.reuse = d.bool()
+	n := d.count()
+	if n > 0 {
+		m.seccomp = make([]bpf.RawInstruction, 0, min(n, bpfMaxInsns))
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		if v := d.take(8); v != nil {
+			m.seccomp = append(m.seccomp, bpf.RawInstruction{Op: binary.BigEndian.Uint16(v), Jt: v[2], Jf: v[3], K: binary.BigEndian.Uint32(v[4:])})
+		}
+	}
 	return d.end()
 }
 
@@ -446,4 +464,13 @@ func (d *decoder) end() error {
 		return fmt.Errorf("%d trailing bytes", len(d.b))
 	}
 	return nil
+}
+
+// seccompPolicy is the filter policy a setup calls for.
+func (m *setupMsg) seccompPolicy() SeccompPolicy {
+	return SeccompPolicy{
+		AllowExec:  len(m.exec) > 0,
+		AllowInet:  len(m.connect)+len(m.bind) > 0,
+		AllowChmod: len(m.write) > 0,
+	}
 }

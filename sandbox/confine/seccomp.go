@@ -5,6 +5,7 @@ package confine
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -13,8 +14,7 @@ import (
 
 // The seccomp filter
 //
-// The filter is the last step of confinement: landlock decides which files and TCP ports a child
-// reaches, the filter removes the kernel interfaces that landlock does not cover or that would let a
+// Landlock decides which files and TCP ports a child reaches; the filter removes the kernel interfaces that landlock does not cover or that would let a
 // child step around it (namespaces, mounts, ptrace, io_uring, raw and non-TCP sockets, ...). It is a
 // deny list with ALLOW as the default action: a Go program needs a large and changing set of system
 // calls, and an allow list would break with every runtime release while adding little once the
@@ -287,6 +287,30 @@ func InstallSeccomp(p SeccompPolicy) error {
 	raw, err := BuildSeccomp(p)
 	if err != nil {
 		return err
+	}
+	return installFilter(raw)
+}
+
+// seccompPrograms caches BuildSeccomp by policy: a parent builds each program once and sends it
+// with every child's setup.
+var seccompPrograms sync.Map // SeccompPolicy -> []bpf.RawInstruction
+
+func seccompProgram(p SeccompPolicy) ([]bpf.RawInstruction, error) {
+	if v, ok := seccompPrograms.Load(p); ok {
+		return v.([]bpf.RawInstruction), nil
+	}
+	raw, err := BuildSeccomp(p)
+	if err != nil {
+		return nil, err
+	}
+	seccompPrograms.Store(p, raw)
+	return raw, nil
+}
+
+// installFilter installs a built program as InstallSeccomp describes.
+func installFilter(raw []bpf.RawInstruction) error {
+	if len(raw) == 0 || len(raw) > bpfMaxInsns {
+		return fmt.Errorf("seccomp: a program of %d instructions", len(raw))
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, ins := range raw {
