@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -39,8 +38,6 @@ const (
 	// exitUnavailable: the child could not confine itself (or could not read its setup); it
 	// never ran the handler.
 	exitUnavailable = 111
-	// exitLimitCPU: the child got SIGXCPU.
-	exitLimitCPU = 112
 	// exitProtocol: the parent sent something the child could not read.
 	exitProtocol = 113
 )
@@ -140,9 +137,6 @@ const requestSpin = 100 * time.Microsecond
 type child struct {
 	in  *frameReader
 	out *os.File
-
-	mu        sync.Mutex
-	responded bool
 }
 
 // serveChild runs the child's start-up, in order, then serves; it returns the exit status. Any
@@ -180,6 +174,13 @@ func serveChild() int {
 		c.ready(false, "reading the setup: "+err.Error(), nil)
 		return exitProtocol
 	}
+	// The private temp dir, which the parent made while this process started: the working
+	// directory, and TMPDIR.
+	if err := os.Chdir(s.tmpDir); err != nil {
+		c.ready(false, "the private temp dir: "+err.Error(), nil)
+		return exitUnavailable
+	}
+	os.Setenv("TMPDIR", s.tmpDir)
 	if beforeConfine != nil {
 		beforeConfine()
 	}
@@ -329,28 +330,10 @@ func (c *child) ready(ok bool, reason string, notes []string) error {
 	return writeFrame(c.out, frameReady, m.encode())
 }
 
-// respond writes the response to the current request, once: a SIGXCPU report and the handler's
-// own result race for it.
-func (c *child) respond(m responseMsg) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.responded {
-		return nil
-	}
-	c.responded = true
-	return writeFrame(c.out, frameResponse, m.encode())
-}
-
 // serve answers requests until the parent closes the request pipe, or after one when the
-// worker is single-use.
+// worker is single-use. (The CPU limit needs no handling here: its hard limit kills the child,
+// and the parent tells that death by the CPU time it used.)
 func (c *child) serve(reuse bool) int {
-	xcpu := make(chan os.Signal, 1)
-	signal.Notify(xcpu, syscall.SIGXCPU)
-	go func() {
-		<-xcpu
-		c.respond(responseMsg{kind: Limit, what: "cpu", detail: "CPU time limit reached (SIGXCPU)"})
-		os.Exit(exitLimitCPU)
-	}()
 	var spin time.Duration // none before the first request: it may be long in coming
 	for {
 		typ, payload, err := c.in.next(spin)
@@ -365,10 +348,8 @@ func (c *child) serve(reuse bool) int {
 		if typ != frameRequest || req.decode(payload) != nil {
 			return exitProtocol
 		}
-		c.mu.Lock()
-		c.responded = false
-		c.mu.Unlock()
-		if err := c.respond(runHandler(&req)); err != nil {
+		resp := runHandler(&req)
+		if err := writeFrame(c.out, frameResponse, resp.encode()); err != nil {
 			return exitProtocol
 		}
 		if !reuse {

@@ -219,6 +219,11 @@ type proc struct {
 	outDone chan struct{} // closed when the output copy has returned
 	exited  chan struct{} // closed once the child exited, its group was killed, it was reaped
 
+	// sigMu orders signals against reaping: once reaped is set the child's pid and group id may
+	// belong to another process (pids wrap quickly where pid_max is 32768), and kill sends nothing.
+	sigMu  sync.Mutex
+	reaped bool
+
 	killedBy atomic.Value // error: the context error that made the parent kill the child
 	broken   atomic.Bool  // the child was or is being killed: it serves no further call
 	ready    *readyMsg    // set by call once the ready frame arrived
@@ -240,22 +245,6 @@ func startProc(p Profile) (_ *proc, err error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "confine-")
-	if err != nil {
-		return nil, &Error{Kind: Unavailable, What: "creating the private temp dir: " + err.Error()}
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if s.dropUID {
-		if err := os.Chown(tmp, s.uid, s.gid); err != nil {
-			return nil, &Error{Kind: Unavailable, What: "handing the private temp dir over: " + err.Error()}
-		}
-	}
-	s.tmpDir = tmp
-
 	// The child's ends are plain blocking pipes the Go poller never sees (handing a pollable
 	// descriptor to a child makes the start markedly slower); the parent's ends are pollable, so
 	// that closing them stops a blocked read.
@@ -288,7 +277,7 @@ func startProc(p Profile) (_ *proc, err error) {
 	}
 	// MALLOC_ARENA_MAX: in a binary built with cgo, glibc reserves a 64 MiB arena per thread
 	// that contends for malloc, which would eat the address-space limit.
-	env := []string{envMarker + "=" + markerValue, "TMPDIR=" + tmp, "MALLOC_ARENA_MAX=2"}
+	env := []string{envMarker + "=" + markerValue, "MALLOC_ARENA_MAX=2"}
 	if raceEnabled {
 		// The race runtime sleeps a second at exit by default.
 		env = append(env, "GORACE=atexit_sleep_ms=0")
@@ -308,22 +297,40 @@ func startProc(p Profile) (_ *proc, err error) {
 		Path:        "/proc/self/exe",
 		Args:        []string{childArgv0},
 		Env:         env,
-		Dir:         tmp,
+		Dir:         "/",
 		Stdout:      outW,
 		Stderr:      outW,
 		ExtraFiles:  []*os.File{reqR, respW}, // fds 3 and 4
 		SysProcAttr: attr,
 	}
-	err = startUnlocked(cmd)
+	// The private temp dir is made while the child starts (a directory on a journalled file
+	// system can take longer to make than the child's whole start); the setup names it and the
+	// child moves into it.
+	started := startUnlocked(cmd)
+	tmp, tmpErr := privateDir(s)
+	err = <-started
 	reqR.Close()
 	respW.Close()
 	outW.Close()
+	if err == nil && tmpErr != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
+		cmd.Wait()
+		err = tmpErr
+	}
 	if err != nil {
 		reqW.Close()
 		respR.Close()
 		outR.Close()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		if tmpErr != nil {
+			return nil, &Error{Kind: Unavailable, What: tmpErr.Error()}
+		}
 		return nil, &Error{Kind: Unavailable, What: "starting the child: " + err.Error()}
 	}
+	s.tmpDir = tmp
 	src, err := newPipeSource(respR)
 	if err != nil {
 		// Not reached: respR is a pollable pipe.
@@ -332,6 +339,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		outR.Close()
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
+		os.RemoveAll(tmp)
 		return nil, &Error{Kind: Unavailable, What: "reading the child's pipe: " + err.Error()}
 	}
 	pr := &proc{
@@ -356,14 +364,29 @@ func startProc(p Profile) (_ *proc, err error) {
 	return pr, nil
 }
 
-// startUnlocked starts cmd from a new goroutine. The parent-death signal fires when the thread
-// that started the child exits, not the process (go.dev/issue/27505), and Go ends a thread when a
-// goroutine locked to it returns: the caller may be such a goroutine. A new goroutine is not
-// locked, and Go never ends the threads of unlocked goroutines.
-func startUnlocked(cmd *exec.Cmd) error {
+// startUnlocked starts cmd from a new goroutine and returns where its error will be. The
+// parent-death signal fires when the thread that started the child exits, not the process
+// (go.dev/issue/27505), and Go ends a thread when a goroutine locked to it returns: the caller may
+// be such a goroutine. A new goroutine is not locked, and Go never ends the threads of unlocked
+// goroutines.
+func startUnlocked(cmd *exec.Cmd) <-chan error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Start() }()
-	return <-done
+	return done
+}
+
+// privateDir makes the child's private temp dir, owned by the child's user.
+func privateDir(s *setupMsg) (string, error) {
+	tmp, err := os.MkdirTemp("", "confine-")
+	if err != nil {
+		return "", fmt.Errorf("creating the private temp dir: %w", err)
+	}
+	if s.dropUID {
+		if err := os.Chown(tmp, s.uid, s.gid); err != nil {
+			return tmp, fmt.Errorf("handing the private temp dir over: %w", err)
+		}
+	}
+	return tmp, nil
 }
 
 // pipePair returns a pipe whose parent end is pollable (non-blocking, close-on-exec) and whose
@@ -402,7 +425,10 @@ func (pr *proc) reap() {
 			break
 		}
 	}
-	syscall.Kill(-pr.pid, syscall.SIGKILL)
+	pr.sigMu.Lock()
+	sendKill(-pr.pid, syscall.SIGKILL)
+	pr.reaped = true
+	pr.sigMu.Unlock()
 	pr.waitErr = pr.cmd.Wait()
 	pr.state = pr.cmd.ProcessState
 	// The output is complete once every writer is gone; a process that escaped the group may
@@ -436,9 +462,16 @@ func (pr *proc) kill(why error) {
 	if why != nil {
 		pr.killedBy.CompareAndSwap(nil, why)
 	}
-	syscall.Kill(-pr.pid, syscall.SIGKILL)
-	syscall.Kill(pr.pid, syscall.SIGKILL)
+	pr.sigMu.Lock()
+	defer pr.sigMu.Unlock()
+	if !pr.reaped {
+		sendKill(-pr.pid, syscall.SIGKILL)
+		sendKill(pr.pid, syscall.SIGKILL)
+	}
 }
+
+// sendKill sends signals to children (a variable for tests).
+var sendKill = syscall.Kill
 
 // alive reports whether the child may still serve a call.
 func (pr *proc) alive() bool {
@@ -569,8 +602,6 @@ func (pr *proc) failure() error {
 	}
 	ws, _ := pr.state.Sys().(syscall.WaitStatus)
 	switch {
-	case ws.Exited() && ws.ExitStatus() == exitLimitCPU:
-		e.Kind, e.What = Limit, "cpu"
 	case ws.Exited() && (ws.ExitStatus() == exitUnavailable || ws.ExitStatus() == exitProtocol) && pr.ready == nil:
 		e.Kind, e.What = Unavailable, "the child could not confine itself"
 	case ws.Signaled():
@@ -602,6 +633,7 @@ func (pr *proc) signalKind(sig syscall.Signal) (ErrorKind, string) {
 			if pr.limits.CPUSeconds > 0 && cpu >= time.Duration(pr.limits.CPUSeconds)*time.Second-50*time.Millisecond {
 				return Limit, "cpu"
 			}
+			return Crashed, fmt.Sprintf("killed by %s after %v of CPU time", sig, cpu.Round(time.Millisecond))
 		}
 	}
 	return Crashed, "killed by " + sig.String()

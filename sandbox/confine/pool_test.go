@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,5 +151,28 @@ func TestNoLeaks(t *testing.T) {
 	Settle()
 	if err := goleak.Find(ignore); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestNoSignalAfterReaping: once a child is reaped its pid may be another process's, so killing
+// a finished proc (as release and stop do) must send nothing.
+func TestNoSignalAfterReaping(t *testing.T) {
+	requireConfinement(t)
+	Settle() // no earlier teardown may read sendKill while the test swaps it
+	pr, err := startProc(Profile{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pr.call(ctxTimeout(t, 30*time.Second), "test.echo", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	<-pr.exited // a single-use child exits after its answer, and is reaped
+	var sent []int
+	sendKill = func(pid int, _ syscall.Signal) error { sent = append(sent, pid); return nil }
+	defer func() { sendKill = syscall.Kill }()
+	pr.kill(nil)
+	pr.stop()
+	if len(sent) != 0 {
+		t.Errorf("signals sent to %v after the child %d was reaped", sent, pr.pid)
 	}
 }

@@ -46,8 +46,9 @@ type Profile struct {
 // Limits are the resource limits of a confined child. A zero field means the default named next to
 // it; there is no "unlimited".
 type Limits struct {
-	// CPUSeconds is RLIMIT_CPU: the child gets SIGXCPU after this much CPU time (then SIGKILL a
-	// second later). Default 30. A reused worker spends it over its whole life.
+	// CPUSeconds is RLIMIT_CPU: the child dies of SIGXCPU after this much CPU time (SIGKILL a
+	// second later if it survives that), and the call fails with the cpu limit. Default 30. A
+	// reused worker spends it over its whole life.
 	CPUSeconds uint64
 	// MemoryBytes is address space (RLIMIT_AS) the child may map on top of what the Go runtime
 	// had mapped when it started (about 1.2 GiB of mostly reserved, untouched address space),

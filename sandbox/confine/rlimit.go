@@ -8,14 +8,16 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// setRlimits applies the limits (defaults already filled in by the parent) in the child. soft
-// and hard are equal except for RLIMIT_CPU, whose soft limit sends SIGXCPU (reported as the cpu
-// limit) and whose hard limit, a second later, SIGKILL. Core dumps are always off. It returns
-// notes on limits it could not apply.
+// setRlimits applies the limits (defaults already filled in by the parent) in the child. Soft
+// and hard limits are equal except for RLIMIT_CPU: its soft limit sends SIGXCPU, which the Go
+// runtime would ignore, so the signal's default action is restored first and the child dies of
+// it (reported as the cpu limit); the hard limit, a second later, is SIGKILL. Core dumps are
+// always off. It returns notes on limits it could not apply.
 func setRlimits(l Limits, dropped bool) (notes []string, err error) {
 	set := func(name string, res int, soft, hard uint64) error {
 		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
@@ -24,6 +26,9 @@ func setRlimits(l Limits, dropped bool) (notes []string, err error) {
 		return nil
 	}
 	if err := set("core", syscall.RLIMIT_CORE, 0, 0); err != nil {
+		return nil, err
+	}
+	if err := defaultAction(syscall.SIGXCPU); err != nil {
 		return nil, err
 	}
 	if err := set("cpu", syscall.RLIMIT_CPU, l.CPUSeconds, l.CPUSeconds+1); err != nil {
@@ -74,4 +79,19 @@ func addressSpace() (uint64, error) {
 		return 0, fmt.Errorf("reading the address space size: %w", err)
 	}
 	return pages * uint64(os.Getpagesize()), nil
+}
+
+// defaultAction gives sig its default action (SIG_DFL), which the Go runtime's own handler
+// replaced. os/signal has no way to do this: its Reset goes back to the runtime's handler.
+func defaultAction(sig syscall.Signal) error {
+	var act struct { // struct sigaction of the kernel, on every 64-bit architecture Go supports here
+		handler  uintptr
+		flags    uint64
+		restorer uintptr
+		mask     uint64
+	}
+	if _, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0); errno != 0 {
+		return fmt.Errorf("rt_sigaction(%v, SIG_DFL): %w", sig, errno)
+	}
+	return nil
 }

@@ -826,3 +826,37 @@ func (s *seccompSuite) run(t *testing.T, attack string, p SeccompPolicy, filter 
 	}
 	return run
 }
+
+// TestSeccompDispatchEveryNumber runs the program for every system call number below 1024 under
+// every policy and checks the decision of the number dispatch against the table read plainly:
+// refused numbers get EPERM, clone3 ENOSYS, every other number is allowed (the numbers decided by
+// their arguments have tests of their own).
+func TestSeccompDispatchEveryNumber(t *testing.T) {
+	a := &seccompAMD64
+	special := map[uint32]bool{a.ioctl: true, a.clone: true, a.socket: true, a.socketpair: true, a.prlimit64: true, a.memfdCreate: true}
+	for _, p := range seccompPolicies() {
+		refused := map[uint32]bool{}
+		for _, s := range a.deny {
+			refused[s.nr] = true
+		}
+		for _, s := range a.exec {
+			refused[s.nr] = refused[s.nr] || !p.AllowExec
+		}
+		for _, s := range a.chmod {
+			refused[s.nr] = refused[s.nr] || !p.AllowChmod
+		}
+		v := newSeccompVM(t, p)
+		for nr := uint32(0); nr < 1024; nr++ {
+			want := uint32(seccompAllow)
+			switch {
+			case special[nr]:
+				continue
+			case nr == a.clone3:
+				want = seccompENOSYS
+			case refused[nr]:
+				want = seccompEPERM
+			}
+			v.expect(t, want, fmt.Sprintf("system call %d", nr), nr)
+		}
+	}
+}
