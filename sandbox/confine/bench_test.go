@@ -4,8 +4,10 @@ package confine
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,6 +36,49 @@ func BenchmarkColdRun(b *testing.B) {
 		if _, err := Run(context.Background(), "test.echo", Profile{}, req); err != nil {
 			b.Fatal(err)
 		}
+	})
+}
+
+// envNaiveChild makes the test binary a naive child: it answers one request, unconfined.
+const envNaiveChild = "TOOLEXPLORER_TEST_NAIVE_CHILD"
+
+// naiveChild echoes one request from fd 3 to fd 4 and exits: what any child of a Go binary
+// costs before confinement, with the same binary and protocol.
+func naiveChild() {
+	in, out := os.NewFile(requestFD, "request"), os.NewFile(responseFD, "response")
+	_, payload, err := newFrameReader(readerSource{in}).next(0)
+	if err != nil {
+		os.Exit(exitProtocol)
+	}
+	writeFrame(out, frameResponse, (&responseMsg{body: payload}).encode())
+	os.Exit(0)
+}
+
+// BenchmarkNaiveChild starts the test binary as an unconfined child that answers one request
+// over the same pipes: the floor of a re-executed Go child on this machine. Like ColdRun it
+// stops at the answer; the child is reaped in the background.
+func BenchmarkNaiveChild(b *testing.B) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	timed(b, func() {
+		reqR, reqW, _ := os.Pipe()
+		respR, respW, _ := os.Pipe()
+		cmd := exec.Command("/proc/self/exe")
+		cmd.Env = []string{envNaiveChild + "=1"}
+		cmd.ExtraFiles = []*os.File{reqR, respW}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		reqR.Close()
+		respW.Close()
+		writeFrame(reqW, frameRequest, []byte("ping"))
+		if _, _, err := newFrameReader(readerSource{respR}).next(0); err != nil {
+			b.Fatal(err)
+		}
+		reqW.Close()
+		respR.Close()
+		wg.Add(1)
+		go func() { defer wg.Done(); cmd.Wait() }()
 	})
 }
 

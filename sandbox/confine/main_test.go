@@ -91,6 +91,9 @@ func allThreadsSyscallWorks() bool {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envNaiveChild) == "1" {
+		naiveChild()
+	}
 	if Main() {
 		return
 	}
