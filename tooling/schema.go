@@ -47,6 +47,7 @@ type schema struct {
 	params   []string      // top-level property names, sorted
 	noParams bool          // an object schema that accepts only {}
 	defaults *defaultsPlan // nil when no property has a default
+	quick    *quick        // the fast check of valid values; nil when the schema has no such check
 }
 
 type refuseLoader struct{}
@@ -91,6 +92,7 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		compiled.PatternProperties == nil && compiled.Ref == nil && compiled.AllOf == nil &&
 		compiled.AnyOf == nil && compiled.OneOf == nil && compiled.If == nil && compiled.MinProperties == nil &&
 		compiled.DynamicRef == nil && compiled.Not == nil
+	s.quick = compileQuick(compiled)
 	s.defaults = planDefaults(compiled)
 	if problems := s.defaults.check("", map[*defaultsPlan]bool{}); len(problems) > 0 {
 		return nil, fmt.Errorf("%s schema: %s", which, strings.Join(problems, "; "))
@@ -148,6 +150,9 @@ func position(b []byte, off int64) string {
 
 // validate checks v and returns every failing field, sorted by path.
 func (s *schema) validate(v any) []FieldError {
+	if s.quick != nil && s.quick.valid(v) {
+		return nil
+	}
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil
