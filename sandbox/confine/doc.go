@@ -16,18 +16,21 @@
 //
 // # The child, in order
 //
-//  1. Closes every inherited descriptor but stdin, stdout, stderr and its two pipes (fds 3 and 4,
-//     close-on-exec from then on).
-//  2. Reads its setup; when the parent is root it runs as uid and gid 65534 with no
-//     supplementary groups (the parent switches it between fork and exec; the child checks, and
-//     switches itself if it finds root), and makes itself non-dumpable, so that no other child
-//     running as the same user can read its memory or environment.
+//  1. Closes every inherited descriptor (those without close-on-exec) but stdin, stdout, stderr
+//     and its two pipes (fds 3 and 4, close-on-exec from then on).
+//  2. Reads its setup and moves into its private temp dir (the parent makes it while the child
+//     starts), which is also its TMPDIR. When the parent is root it runs as uid and gid 65534
+//     with no supplementary groups (the parent switches it between fork and exec; the child
+//     checks, and switches itself if it finds root), and makes itself non-dumpable, so that no
+//     other child running as the same user can read its memory or environment.
 //  3. Sets its rlimits (cpu, address space, open files, file size, processes; no core dumps).
-//  4. Checks the Landlock ABI itself and refuses below [MinLandlockABI] (go-landlock's
+//     SIGXCPU gets its default action back, so the child dies at the CPU limit.
+//  4. Installs the seccomp filter, which the parent built once per policy, on every thread
+//     (TSYNC). This also sets no_new_privs on every thread, which Landlock needs next.
+//  5. Checks the Landlock ABI itself and refuses below [MinLandlockABI] (go-landlock's
 //     BestEffort is fail-open and is not used), then enforces one ruleset on every thread: the
 //     profile's paths, its TCP connect and bind ports, and the IPC scopes (abstract unix sockets,
 //     signals).
-//  5. Installs the seccomp filter on every thread (TSYNC).
 //  6. Reads the request, runs the handler with the caller's deadline, writes the response.
 //
 // Any failure before step 6 ends the child with the reason and [Run] returns an [Error] of kind
@@ -37,15 +40,15 @@
 //
 // Landlock's landlock_restrict_self applies to the calling thread only (before ABI 8 and its
 // TSYNC flag), and a Go process always has several threads by the time main runs. The ruleset
-// and no_new_privs are therefore applied with an all-threads system call: Go's
+// is therefore applied with an all-threads system call: Go's
 // syscall.AllThreadsSyscall in binaries built without cgo, libpsx (through
 // go-landlock/landlock/syscall) with cgo. Threads the runtime starts later are cloned from
 // confined threads and inherit the domain.
 //
 // # The parent
 //
-// [Run] gives the child a clean environment (only the variables the profile names, TMPDIR and
-// the child marker), its own process group, SIGKILL on the parent's death, a private temp dir,
+// [Run] gives the child a clean environment (only the variables the profile names and the
+// child marker; the child sets TMPDIR), its own process group, SIGKILL on the parent's death, a private temp dir,
 // stdout and stderr captured up to [OutputCap], and kills the whole process group at the
 // context's end, and again once the child has answered (stragglers it left behind die with it).
 // Reaping the child and removing its temp dir finish in the background; [Settle] waits for them.
@@ -58,8 +61,9 @@
 //
 // # Limits of the design
 //
-//   - A process that leaves the child's process group (setsid) escapes the group kill; it stays
-//     confined and bounded by its rlimits. When the parent dies, only the child gets SIGKILL.
+//   - No process of the child's may leave its process group (setsid and setpgid are refused), so
+//     the group kill reaches them all. When the parent dies, only the child gets SIGKILL; the
+//     rest of its group stays confined and bounded by its rlimits until it exits.
 //   - Landlock's TCP rules do not cover MPTCP sockets; the seccomp filter refuses those.
 //   - RLIMIT_AS is not applied in binaries built with the race detector.
 package confine

@@ -16,11 +16,12 @@ import (
 
 // The seccomp filter
 //
-// Landlock decides which files and TCP ports a child reaches; the filter removes the kernel interfaces that landlock does not cover or that would let a
-// child step around it (namespaces, mounts, ptrace, io_uring, raw and non-TCP sockets, ...). It is a
-// deny list with ALLOW as the default action: a Go program needs a large and changing set of system
-// calls, and an allow list would break with every runtime release while adding little once the
-// dangerous interfaces are gone.
+// Landlock decides which files and TCP ports a child reaches; the filter removes the kernel
+// interfaces that landlock does not cover or that would let a child step around it (namespaces,
+// mounts, ptrace, io_uring, raw and non-TCP sockets, leaving the process group, ...). It is a
+// deny list with ALLOW as the default action: a Go program needs a large and changing set of
+// system calls, and an allow list would break with every runtime release while adding little
+// once the dangerous interfaces are gone.
 //
 // Decisions, so that they are not made again by accident:
 //

@@ -37,6 +37,10 @@ var seccompAMD64 = seccompArch{
 		// Namespaces (clone is decided by its flags, clone3 gets ENOSYS).
 		{"unshare", unix.SYS_UNSHARE},
 		{"setns", unix.SYS_SETNS},
+		// Leaving the process group: the parent kills the child's whole group at the deadline,
+		// and a process in a session or group of its own would outlive that kill.
+		{"setsid", unix.SYS_SETSID},
+		{"setpgid", unix.SYS_SETPGID},
 		// Kernel attack surface and side channels.
 		{"bpf", unix.SYS_BPF},
 		{"perf_event_open", unix.SYS_PERF_EVENT_OPEN},

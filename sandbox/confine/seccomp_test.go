@@ -205,6 +205,7 @@ var seccompAlwaysDenied = map[string]uint32{
 	"mount": unix.SYS_MOUNT, "umount2": unix.SYS_UMOUNT2, "pivot_root": unix.SYS_PIVOT_ROOT, "move_mount": unix.SYS_MOVE_MOUNT,
 	"open_tree": unix.SYS_OPEN_TREE, "fsopen": unix.SYS_FSOPEN, "fsmount": unix.SYS_FSMOUNT, "fsconfig": unix.SYS_FSCONFIG,
 	"fspick": unix.SYS_FSPICK, "mount_setattr": unix.SYS_MOUNT_SETATTR, "unshare": unix.SYS_UNSHARE, "setns": unix.SYS_SETNS,
+	"setsid": unix.SYS_SETSID, "setpgid": unix.SYS_SETPGID,
 	"bpf": unix.SYS_BPF, "perf_event_open": unix.SYS_PERF_EVENT_OPEN, "userfaultfd": unix.SYS_USERFAULTFD,
 	"keyctl": unix.SYS_KEYCTL, "add_key": unix.SYS_ADD_KEY, "request_key": unix.SYS_REQUEST_KEY,
 	"io_uring_setup": unix.SYS_IO_URING_SETUP, "io_uring_enter": unix.SYS_IO_URING_ENTER, "io_uring_register": unix.SYS_IO_URING_REGISTER,
@@ -550,6 +551,9 @@ var seccompCases = []seccompCase{
 	{attack: "clone-newuser", policy: seccompAll, expect: "EPERM", note: "raw clone(CLONE_NEWUSER|SIGCHLD), fork allowed"},
 	{attack: "setns", policy: seccompAll, expect: "EPERM"},
 	{attack: "chroot", policy: seccompAll, expect: "EPERM"},
+	// Leaving the process group, which the deadline kill reaches.
+	{attack: "setsid", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "setpgid", policy: seccompAll, expect: "EPERM", differs: true, note: "setpgid(0, 0): a group of its own"},
 	// Kernel interfaces.
 	{attack: "bpf", policy: seccompAll, expect: "EPERM"},
 	{attack: "perf-event-open", policy: seccompAll, expect: "EPERM"},

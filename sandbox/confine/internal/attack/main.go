@@ -75,6 +75,10 @@ var attacks = map[string]attack{
 	"setns":         {run: setns},
 	"chroot":        {run: func(e *env) result { return outcome(unix.Chroot(e.scratch), "chroot(scratch)") }},
 
+	// Leaving the process group.
+	"setsid":  {run: func(*env) result { _, err := unix.Setsid(); return outcome(err, "setsid()") }},
+	"setpgid": {run: func(*env) result { return outcome(unix.Setpgid(0, 0), "setpgid(0, 0)") }},
+
 	// Kernel interfaces.
 	"bpf":             {run: bpfMapCreate},
 	"perf-event-open": {run: perfEventOpen},
