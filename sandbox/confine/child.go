@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -188,6 +189,15 @@ func serveChild() int {
 	if err != nil {
 		c.ready(false, err.Error(), notes)
 		return exitUnavailable
+	}
+	// Confined: the handler gets the parallelism the parent has (or the profile passes on).
+	if s.goMaxProcs != "" {
+		os.Setenv("GOMAXPROCS", s.goMaxProcs)
+	} else {
+		os.Unsetenv("GOMAXPROCS")
+	}
+	if s.procs > 1 {
+		runtime.GOMAXPROCS(int(s.procs))
 	}
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol

@@ -223,6 +223,39 @@ type fsOp struct {
 
 func registerTestHandlers() {
 	Handle("test.echo", func(ctx context.Context, req []byte) ([]byte, error) { return req, nil })
+	// test.tmpleave leaves a file, a read-only dir with a file and a symlink in its temp dir and
+	// answers the dir; test.tmplist answers its temp dir and what it holds.
+	Handle("test.tmpleave", func(ctx context.Context, req []byte) ([]byte, error) {
+		dir := os.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "left.txt"), []byte(secretValue), 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "sub", "inner.txt"), []byte(secretValue), 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink("/etc", filepath.Join(dir, "link")); err != nil {
+			return nil, err
+		}
+		return []byte(dir), nil
+	})
+	Handle("test.tmplist", func(ctx context.Context, req []byte) ([]byte, error) {
+		dir := os.TempDir()
+		names, err := (func() ([]string, error) {
+			f, err := os.Open(dir)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return f.Readdirnames(-1)
+		})()
+		if err != nil {
+			return nil, err
+		}
+		return []byte(strings.Join(append([]string{dir}, names...), "\n")), nil
+	})
 	Handle("test.fail", func(ctx context.Context, req []byte) ([]byte, error) { return nil, errors.New(string(req)) })
 	Handle("test.panic", func(ctx context.Context, req []byte) ([]byte, error) { panic(string(req)) })
 	Handle("test.read", func(ctx context.Context, req []byte) ([]byte, error) { return os.ReadFile(string(req)) })

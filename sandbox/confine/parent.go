@@ -10,6 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -139,8 +142,12 @@ var teardowns sync.WaitGroup
 // Settle waits until every child of a finished call has been reaped and its temp dir removed.
 // [Run] and [Pool.Run] return as soon as the answer is in and the child's process group has been
 // sent SIGKILL; this cleanup finishes shortly after, in the background. Tests that check for
-// leaked goroutines, and programs about to exit, may call Settle first.
-func Settle() { teardowns.Wait() }
+// leaked goroutines, and programs about to exit, may call Settle first; it also removes the
+// private dirs made ahead for later children.
+func Settle() {
+	teardowns.Wait()
+	dropSpares()
+}
 
 // checkRunnable refuses what cannot work before a child is started.
 func checkRunnable(name string, req []byte) error {
@@ -198,6 +205,15 @@ func buildSetup(p Profile) (*setupMsg, error) {
 			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: env %q: %v", n, err)}
 		}
 	}
+	s.procs = uint32(runtime.GOMAXPROCS(0))
+	if slices.Contains(p.Env, "GOMAXPROCS") {
+		if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
+			s.goMaxProcs = v
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				s.procs = uint32(n)
+			}
+		}
+	}
 	if s.seccomp, err = seccompProgram(s.seccompPolicy()); err != nil {
 		return nil, &Error{Kind: Unavailable, What: err.Error()}
 	}
@@ -209,12 +225,16 @@ type proc struct {
 	cmd    *exec.Cmd
 	pid    int
 	tmpDir string
-	limits Limits
-	reqW   *os.File
-	respR  *os.File
-	outR   *os.File
-	out    *capBuffer
-	frames *frameReader // reads respR; used by one call at a time
+	// keepDir: the child could not change the dir's mode or attributes, so the dir may serve
+	// another child once emptied; dirUID is its owner.
+	keepDir bool
+	dirUID  int
+	limits  Limits
+	reqW    *os.File
+	respR   *os.File
+	outR    *os.File
+	out     *capBuffer
+	frames  *frameReader // reads respR; used by one call at a time
 
 	outDone chan struct{} // closed when the output copy has returned
 	exited  chan struct{} // closed once the child exited, its group was killed, it was reaped
@@ -287,6 +307,9 @@ func startProc(p Profile) (_ *proc, err error) {
 			env = append(env, n+"="+v)
 		}
 	}
+	// One P until the child is confined: the runtime then starts fewer threads, and each thread
+	// costs the all-threads Landlock call a signal and a wait. The setup says what to go on with.
+	env = append(env, "GOMAXPROCS=1")
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if s.dropUID {
 		// The switch happens between fork and exec; Go sets the parent-death signal after it
@@ -346,6 +369,8 @@ func startProc(p Profile) (_ *proc, err error) {
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		tmpDir:  tmp,
+		keepDir: !s.seccompPolicy().AllowChmod,
+		dirUID:  dirOwner(s),
 		limits:  s.limits,
 		reqW:    reqW,
 		respR:   respR,
@@ -364,6 +389,14 @@ func startProc(p Profile) (_ *proc, err error) {
 	return pr, nil
 }
 
+// dirOwner is the owner of a child's private dir.
+func dirOwner(s *setupMsg) int {
+	if s.dropUID {
+		return s.uid
+	}
+	return os.Geteuid()
+}
+
 // startUnlocked starts cmd from a new goroutine and returns where its error will be. The
 // parent-death signal fires when the thread that started the child exits, not the process
 // (go.dev/issue/27505), and Go ends a thread when a goroutine locked to it returns: the caller may
@@ -373,20 +406,6 @@ func startUnlocked(cmd *exec.Cmd) <-chan error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Start() }()
 	return done
-}
-
-// privateDir makes the child's private temp dir, owned by the child's user.
-func privateDir(s *setupMsg) (string, error) {
-	tmp, err := os.MkdirTemp("", "confine-")
-	if err != nil {
-		return "", fmt.Errorf("creating the private temp dir: %w", err)
-	}
-	if s.dropUID {
-		if err := os.Chown(tmp, s.uid, s.gid); err != nil {
-			return tmp, fmt.Errorf("handing the private temp dir over: %w", err)
-		}
-	}
-	return tmp, nil
 }
 
 // pipePair returns a pipe whose parent end is pollable (non-blocking, close-on-exec) and whose
@@ -506,7 +525,7 @@ func (pr *proc) stop() {
 		<-pr.exited
 		pr.respR.Close()
 		pr.outR.Close()
-		os.RemoveAll(pr.tmpDir)
+		releaseDir(pr.tmpDir, pr.keepDir, pr.dirUID)
 	})
 }
 

@@ -8,7 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -174,5 +178,98 @@ func TestNoSignalAfterReaping(t *testing.T) {
 	pr.stop()
 	if len(sent) != 0 {
 		t.Errorf("signals sent to %v after the child %d was reaped", sent, pr.pid)
+	}
+}
+
+// TestSweepDirs: the private dirs of parents that no longer run are removed, and nothing else.
+func TestSweepDirs(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := exec.Command("/bin/true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	mk := func(name string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Join(p, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gone := mk(fmt.Sprintf("confine-%d-abc", pid))
+	keep := []string{
+		mk(fmt.Sprintf("confine-%d-mine", os.Getpid())), // this process's
+		mk("confine-1-init"),                            // a parent that runs
+		mk(fmt.Sprintf("confine-%d", pid)),              // not a private dir's name
+		mk(fmt.Sprintf("other-%d-abc", pid)),
+	}
+	target := mk("target")
+	link := filepath.Join(tmp, fmt.Sprintf("confine-%d-link", pid))
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	keep = append(keep, link, filepath.Join(target, "sub"))
+	sweepDirs()
+	if _, err := os.Lstat(gone); !os.IsNotExist(err) {
+		t.Errorf("%s of the dead parent %d is still there (%v)", gone, pid, err)
+	}
+	for _, p := range keep {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
+
+// TestPrivateDirRecycled: a child's private dir is emptied and handed to a later child when the
+// child could not change its mode; with permission changes allowed it is removed instead.
+func TestPrivateDirRecycled(t *testing.T) {
+	requireConfinement(t)
+	Settle()
+	ctx := ctxTimeout(t, 30*time.Second)
+	first, err := Run(ctx, "test.tmpleave", Profile{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	teardowns.Wait() // as Settle does, without dropping the kept dirs
+	dirs.mu.Lock()
+	kept := slices.Contains(dirs.spares, string(first))
+	dirs.mu.Unlock()
+	if !kept {
+		t.Fatalf("the dir %s of a child without permission changes was not kept", first)
+	}
+	if names, _ := os.ReadDir(string(first)); len(names) != 0 {
+		t.Fatalf("the kept dir still holds %v", names)
+	}
+	second, err := Run(ctx, "test.tmplist", Profile{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(second), "\n")
+	if lines[0] != string(first) || len(lines) != 1 {
+		t.Errorf("the next child got %q holding %v, want %s and nothing in it", lines[0], lines[1:], first)
+	}
+	f := newFixture(t)
+	third, err := Run(ctx, "test.tmpleave", Profile{WritePaths: []string{f.rw}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	teardowns.Wait()
+	if _, err := os.Lstat(string(third)); !os.IsNotExist(err) {
+		t.Errorf("the dir %s of a child that could change modes is still there (%v)", third, err)
+	}
+	if _, err := os.Stat("/etc/passwd"); err != nil {
+		t.Errorf("emptying a dir with a symlink to /etc: %v", err)
+	}
+	// Settle removes the kept dirs.
+	teardowns.Wait()
+	dirs.mu.Lock()
+	spares := slices.Clone(dirs.spares)
+	dirs.mu.Unlock()
+	Settle()
+	for _, d := range spares {
+		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+			t.Errorf("Settle left the kept dir %s (%v)", d, err)
+		}
 	}
 }

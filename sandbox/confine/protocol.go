@@ -55,6 +55,11 @@ type setupMsg struct {
 	bind    []uint16
 	limits  Limits
 	reuse   bool
+	// procs is the GOMAXPROCS the child takes once confined (it starts with 1, so that fewer
+	// threads need confining); goMaxProcs is the GOMAXPROCS variable the profile passes on, "" for
+	// none.
+	procs      uint32
+	goMaxProcs string
 	// seccomp is the filter program, built by the parent (once per policy).
 	seccomp []bpf.RawInstruction
 }
@@ -100,6 +105,8 @@ func (m *setupMsg) encode() []byte {
 	e.u64(m.limits.FileSizeBytes)
 	e.u64(m.limits.Processes)
 	e.bool(m.reuse)
+	e.u32(m.procs)
+	e.str(m.goMaxProcs)
 	e.u32(uint32(len(m.seccomp)))
 	for _, ins := range m.seccomp {
 		e.b = binary.BigEndian.AppendUint16(e.b, ins.Op)
@@ -131,6 +138,8 @@ func (m *setupMsg) decode(b []byte) error {
 	m.limits.FileSizeBytes = d.u64()
 	m.limits.Processes = d.u64()
 	m.reuse = d.bool()
+	m.procs = d.u32()
+	m.goMaxProcs = d.str()
 	n := d.count()
 	if n > 0 {
 		m.seccomp = make([]bpf.RawInstruction, 0, min(n, bpfMaxInsns))
