@@ -68,7 +68,8 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if o.origin == "" {
 		o.origin = OriginApp
 	}
-	res := &Result{Tool: name, Origin: o.origin, Started: time.Now(), CallID: o.callID}
+	// Room for the usual decisions (rate, deadline, slot, lock, confine) in one allocation.
+	res := &Result{Tool: name, Origin: o.origin, Started: time.Now(), CallID: o.callID, Governance: make([]Decision, 0, 5)}
 	if res.CallID == "" {
 		res.CallID = r.newID()
 	}
@@ -204,6 +205,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	t := &task{done: make(chan outcome, 1)}
+	t.releases = t.relBuf[:0]
 	if !r.acquire(ctx, runCtx, res, e, pol, call, t) {
 		r.refund(bucket, taken)
 		return

@@ -32,6 +32,7 @@ type task struct {
 	done     chan outcome
 	state    atomic.Int32
 	releases []func()
+	relBuf   [2]func() // releases' backing store: a slot and a lock
 	once     sync.Once
 }
 
