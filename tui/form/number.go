@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -21,7 +20,7 @@ type numberField struct {
 	in      textinput.Model
 }
 
-var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumberRE = lazyRE(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 
 func newNumber(fb fieldBase, integer bool) *numberField {
 	f := &numberField{fieldBase: fb, integer: integer}
@@ -61,7 +60,7 @@ func rangeText(n *node) string {
 // the typed digits when they are valid JSON, else a normalized form.
 func parseNumber(s string, integer bool) (json.Number, bool) {
 	var num json.Number
-	if jsonNumberRE.MatchString(s) {
+	if jsonNumberRE().MatchString(s) {
 		num = json.Number(s)
 	} else {
 		f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -164,11 +165,17 @@ func formatHint(format string) string {
 	return format
 }
 
+// The format expressions compile on first use: bounded repetitions such as {0,61} compile to
+// large programs, which every start of the program (confined children included) would pay.
 var (
-	uuidRE     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	durationRE = regexp.MustCompile(`^P(\d+W|(\d+Y)?(\d+M)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?)$`)
-	hostnameRE = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
+	uuidRE     = lazyRE(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	durationRE = lazyRE(`^P(\d+W|(\d+Y)?(\d+M)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?)$`)
+	hostnameRE = lazyRE(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
 )
+
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // checkFormat checks the common formats; others are only hints.
 func checkFormat(format, s string) string {
@@ -201,7 +208,7 @@ func checkFormat(format, s string) string {
 			return bad()
 		}
 	case "uuid":
-		if !uuidRE.MatchString(s) {
+		if !uuidRE().MatchString(s) {
 			return bad()
 		}
 	case "ipv4":
@@ -213,11 +220,11 @@ func checkFormat(format, s string) string {
 			return bad()
 		}
 	case "hostname", "idn-hostname":
-		if len(s) > 253 || !hostnameRE.MatchString(s) {
+		if len(s) > 253 || !hostnameRE().MatchString(s) {
 			return bad()
 		}
 	case "duration":
-		if s == "P" || strings.HasSuffix(s, "T") || !durationRE.MatchString(s) {
+		if s == "P" || strings.HasSuffix(s, "T") || !durationRE().MatchString(s) {
 			return bad() + " (ISO 8601, e.g. P1DT2H)"
 		}
 	case "regex":
