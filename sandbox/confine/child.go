@@ -297,11 +297,12 @@ func checkCredentials(uid, gid int) error {
 	return nil
 }
 
-// closeInherited closes every descriptor from first up that came through exec. Those are exactly
-// the ones without close-on-exec (exec closed the others): a descriptor that has the flag was made
-// by this process after exec, such as the Go runtime's epoll and eventfd, which exist already when
-// the host's init code touched the poller, and whose closing would kill the runtime ("netpoll
-// failed"). Without /proc, every descriptor from first up is closed.
+// closeInherited closes every descriptor from first up but the Go runtime's own epoll and
+// eventfd: they exist already when init code touched the poller before Main took over, and
+// closing them would kill the runtime ("netpoll failed"). Everything else goes: descriptors
+// inherited through exec, and files that package init code opened in the child before it was
+// confined (Landlock does not govern what is already open). Without /proc, every descriptor
+// from first up is closed.
 func closeInherited(first int) {
 	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -327,11 +328,19 @@ func closeInherited(first int) {
 			}
 		}
 	}
-	// Closed after the listing, which closing would disturb.
+	// Closed after the listing, which closing would disturb. A descriptor without close-on-exec
+	// came through exec (the runtime sets the flag on its own); one with it is kept only if it
+	// is the runtime's.
+	link := make([]byte, 64)
 	for _, fd := range fds {
-		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
-			unix.Close(fd)
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 {
+			if n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), link); err == nil {
+				if t := string(link[:n]); t == "anon_inode:[eventpoll]" || t == "anon_inode:[eventfd]" {
+					continue
+				}
+			}
 		}
+		unix.Close(fd)
 	}
 }
 

@@ -217,6 +217,32 @@ func TestLeakedDescriptor(t *testing.T) {
 	}
 }
 
+// TestInitOpenedDescriptor: a file that package init code opened in the child, before Landlock,
+// is closed before the handler runs (Landlock does not govern what is already open).
+func TestInitOpenedDescriptor(t *testing.T) {
+	requireConfinement(t)
+	f := newFixture(t)
+	path := filepath.Join(f.ro, "secret")
+	if err := os.WriteFile(path, []byte(secretValue), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envTestInitFile, path)
+	if resp, err := Run(ctxTimeout(t, 30*time.Second), "test.initopened", Profile{Env: []string{envTestInitFile}}, nil); err != nil || string(resp) != "opened" {
+		t.Fatalf("init in the child did not open the file: %q %v", resp, err)
+	}
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fds", Profile{Env: []string{envTestInitFile}}, []byte(fmt.Sprintf("%d %d", 999, st.Ino)))
+	got := outcome(resp, err)
+	ok := err == nil && !strings.Contains(got, secretValue) && strings.Contains(got, "fds on the leaked file: []")
+	record("read a file init opened before confinement [full]", "closed", got, ok)
+	if !ok {
+		t.Errorf("a file opened by init: %s", got)
+	}
+}
+
 func TestNetwork(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()
@@ -456,10 +482,19 @@ func TestParentDeath(t *testing.T) {
 	for processAlive(child) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if tmp, err := os.ReadFile(filepath.Join(f.rw, "child.tmp")); err == nil && strings.HasPrefix(filepath.Base(string(tmp)), "confine-") {
-		os.RemoveAll(string(tmp)) // its parent died before removing it
-	}
 	gone := !processAlive(child)
+	// The dead parent's session dir is left behind; the sweep of a later parent removes it.
+	if tmp, err := os.ReadFile(filepath.Join(f.rw, "child.tmp")); err != nil {
+		t.Errorf("the child did not record its temp dir: %v", err)
+	} else if sess := filepath.Dir(string(tmp)); !strings.HasPrefix(filepath.Base(sess), sessionPrefix) {
+		t.Errorf("the child's temp dir %s is not in a session dir", tmp)
+	} else if gone {
+		sweepSessions(filepath.Dir(sess), session.path)
+		if _, err := os.Lstat(sess); !os.IsNotExist(err) {
+			os.RemoveAll(sess)
+			t.Errorf("the sweep left the dead parent's session dir %s (%v)", sess, err)
+		}
+	}
 	record("the parent dies: the child (Pdeathsig)", "dead", fmt.Sprintf("child %d alive=%t", child, !gone), gone)
 	if !gone {
 		syscall.Kill(-child, syscall.SIGKILL)

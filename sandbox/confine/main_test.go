@@ -38,9 +38,14 @@ const (
 	// envTestParent=DIR makes the test binary a parent that runs test.spin-pid (see
 	// TestParentDeath).
 	envTestParent = "TOOLEXPLORER_CONFINE_TEST_PARENT"
+	// envTestInitFile=PATH makes a test child open PATH from init, before it is confined.
+	envTestInitFile = "TOOLEXPLORER_CONFINE_TEST_INIT_FILE"
 	// envRequireLandlock=1 turns a skip for want of Landlock or seccomp into a failure.
 	envRequireLandlock = "TOOLEXPLORER_REQUIRE_LANDLOCK"
 )
+
+// initOpened is the file a test child opened from init (envTestInitFile).
+var initOpened *os.File
 
 // The thread started before confinement (see init) and its channel.
 var (
@@ -58,6 +63,9 @@ func init() {
 	}
 	if child && os.Getenv(envTestThread) == "1" {
 		beforeConfine = startEarlyThread
+	}
+	if path := os.Getenv(envTestInitFile); child && path != "" {
+		initOpened, _ = os.Open(path) // as Go opens every file: close-on-exec
 	}
 	registerTestHandlers()
 }
@@ -255,6 +263,12 @@ func registerTestHandlers() {
 			return nil, err
 		}
 		return []byte(strings.Join(append([]string{dir}, names...), "\n")), nil
+	})
+	Handle("test.initopened", func(ctx context.Context, req []byte) ([]byte, error) {
+		if initOpened == nil {
+			return []byte("not opened"), nil
+		}
+		return []byte("opened"), nil
 	})
 	Handle("test.fail", func(ctx context.Context, req []byte) ([]byte, error) { return nil, errors.New(string(req)) })
 	Handle("test.panic", func(ctx context.Context, req []byte) ([]byte, error) { panic(string(req)) })

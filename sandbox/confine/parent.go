@@ -346,7 +346,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		respR.Close()
 		outR.Close()
 		if tmp != "" {
-			os.RemoveAll(tmp)
+			releaseDir(tmp, false, 0)
 		}
 		if tmpErr != nil {
 			return nil, &Error{Kind: Unavailable, What: tmpErr.Error()}
@@ -362,7 +362,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		outR.Close()
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
-		os.RemoveAll(tmp)
+		releaseDir(tmp, false, 0)
 		return nil, &Error{Kind: Unavailable, What: "reading the child's pipe: " + err.Error()}
 	}
 	pr := &proc{

@@ -195,7 +195,11 @@ func (p *Pool) startWorker(s *workerSet) {
 		ctx, cancel := context.WithTimeout(p.ctx, readyTimeout)
 		stop := w.watch(ctx)
 		err = w.awaitReady()
-		stop()
+		if !stop() && err == nil {
+			// The deadline or Close came as the worker got ready: it is being killed.
+			w.broken.Store(true)
+			err = ctxError(ctx.Err(), "")
+		}
 		cancel()
 		if err != nil {
 			w.stop()

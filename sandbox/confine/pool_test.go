@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -181,43 +181,87 @@ func TestNoSignalAfterReaping(t *testing.T) {
 	}
 }
 
-// TestSweepDirs: the private dirs of parents that no longer run are removed, and nothing else.
-func TestSweepDirs(t *testing.T) {
+// TestSweepSessions: the session dirs no process holds are removed, and nothing else.
+func TestSweepSessions(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	dead := exec.Command("/bin/true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	pid := dead.Process.Pid
 	mk := func(name string) string {
 		p := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Join(p, "sub"), 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Join(p, "c1"), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	gone := mk(fmt.Sprintf("confine-%d-abc", pid))
-	keep := []string{
-		mk(fmt.Sprintf("confine-%d-mine", os.Getpid())), // this process's
-		mk("confine-1-init"),                            // a parent that runs
-		mk(fmt.Sprintf("confine-%d", pid)),              // not a private dir's name
-		mk(fmt.Sprintf("other-%d-abc", pid)),
+	dead := mk(sessionPrefix + "dead")
+	held := mk(sessionPrefix + "held")
+	self := mk(sessionPrefix + "self")
+	other := mk("confine-test-unrelated")
+	f, err := os.Open(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
 	}
 	target := mk("target")
-	link := filepath.Join(tmp, fmt.Sprintf("confine-%d-link", pid))
+	link := filepath.Join(tmp, sessionPrefix+"link")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	keep = append(keep, link, filepath.Join(target, "sub"))
-	sweepDirs()
-	if _, err := os.Lstat(gone); !os.IsNotExist(err) {
-		t.Errorf("%s of the dead parent %d is still there (%v)", gone, pid, err)
+	keep := []string{held, self, other, link, filepath.Join(target, "c1")}
+	if os.Geteuid() == 0 {
+		foreign := mk(sessionPrefix + "foreign")
+		if err := os.Chown(foreign, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		keep = append(keep, foreign)
+	}
+	sweepSessions(tmp, self)
+	if _, err := os.Lstat(dead); !os.IsNotExist(err) {
+		t.Errorf("%s, held by nobody, is still there (%v)", dead, err)
 	}
 	for _, p := range keep {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed: %v", p, err)
 		}
+	}
+}
+
+// TestSwappedDirNotFollowed: a private dir swapped for a symlink (which only this process's
+// user could do, the session dir being 0711) is neither handed out nor emptied through the link.
+func TestSwappedDirNotFollowed(t *testing.T) {
+	requireConfinement(t)
+	Settle()
+	ctx := ctxTimeout(t, 30*time.Second)
+	first, err := Run(ctx, "test.tmpleave", Profile{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	teardowns.Wait()
+	victim := t.TempDir()
+	if err := os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(string(first), string(first)+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(string(first) + ".moved")
+	if err := os.Symlink(victim, string(first)); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Run(ctx, "test.tmplist", Profile{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(string(second), "\n")[0]; got == string(first) {
+		t.Errorf("the swapped dir %s was handed out", got)
+	}
+	releaseDir(string(first), true, dirOwner(&setupMsg{dropUID: os.Geteuid() == 0, uid: UnprivilegedID}))
+	if _, err := os.Stat(filepath.Join(victim, "keep.txt")); err != nil {
+		t.Errorf("releasing the swapped dir reached through the link: %v", err)
+	}
+	if _, err := os.Lstat(string(first)); !os.IsNotExist(err) {
+		t.Errorf("the link is still there: %v", err)
 	}
 }
 
@@ -232,9 +276,9 @@ func TestPrivateDirRecycled(t *testing.T) {
 		t.Fatal(err)
 	}
 	teardowns.Wait() // as Settle does, without dropping the kept dirs
-	dirs.mu.Lock()
-	kept := slices.Contains(dirs.spares, string(first))
-	dirs.mu.Unlock()
+	session.mu.Lock()
+	kept := slices.Contains(session.spares, filepath.Base(string(first)))
+	session.mu.Unlock()
 	if !kept {
 		t.Fatalf("the dir %s of a child without permission changes was not kept", first)
 	}
@@ -263,12 +307,12 @@ func TestPrivateDirRecycled(t *testing.T) {
 	}
 	// Settle removes the kept dirs.
 	teardowns.Wait()
-	dirs.mu.Lock()
-	spares := slices.Clone(dirs.spares)
-	dirs.mu.Unlock()
+	session.mu.Lock()
+	spares := slices.Clone(session.spares)
+	session.mu.Unlock()
 	Settle()
 	for _, d := range spares {
-		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+		if _, err := os.Lstat(filepath.Join(session.path, d)); !os.IsNotExist(err) {
 			t.Errorf("Settle left the kept dir %s (%v)", d, err)
 		}
 	}

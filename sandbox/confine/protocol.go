@@ -257,6 +257,9 @@ func (fr *frameReader) next(spin time.Duration) (typ byte, payload []byte, err e
 		return 0, nil, fmt.Errorf("bad frame length %d", n)
 	}
 	end := 4 + int(n)
+	if end > keepBuffer && end > len(fr.buf) {
+		return fr.nextLarge(end, spin)
+	}
 	if err := fr.need(end, spin); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
@@ -266,6 +269,25 @@ func (fr *frameReader) next(spin time.Duration) (typ byte, payload []byte, err e
 	typ, payload = fr.buf[fr.r+4], fr.buf[fr.r+5:fr.r+end:fr.r+end]
 	fr.r += end
 	return typ, payload, nil
+}
+
+// nextLarge reads a frame of end bytes (header included) larger than the buffer kept between
+// frames into an allocation of its own, which the caller's payload alone keeps alive.
+func (fr *frameReader) nextLarge(end int, spin time.Duration) (typ byte, payload []byte, err error) {
+	frame := make([]byte, end)
+	have := copy(frame, fr.buf[fr.r:fr.w])
+	fr.r, fr.w = 0, 0
+	for have < end {
+		n, err := fr.src.read(frame[have:], spin)
+		if err != nil {
+			return 0, nil, fmt.Errorf("truncated frame: %w", err)
+		}
+		if n == 0 {
+			return 0, nil, fmt.Errorf("truncated frame: %w", io.ErrUnexpectedEOF)
+		}
+		have += n
+	}
+	return frame[4], frame[5:end:end], nil
 }
 
 // need reads until k bytes are unread. At the end of the stream it returns io.EOF when nothing

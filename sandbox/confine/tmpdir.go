@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,93 +11,221 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// Every child gets a private temp dir in $TMPDIR, named confine-<parent pid>-<random>, owned by
-// the child's user. Making and removing a directory can cost a millisecond each on a busy file
-// system, so a dir whose child could not change its mode or attributes (no permission changes
-// in its seccomp policy) is emptied after the call and kept for a later child; others are
-// removed. A parent that dies leaves its dirs behind; the next parent to start a child removes
-// the dirs of parents that no longer run.
+// Every child gets a private temp dir: c<n> inside this process's session dir,
+// $TMPDIR/toolexplorer-confine-<random>, which belongs to the parent's user, mode 0711 (children
+// reach their own dir; nobody else lists it or renames what is in it). The parent works on both
+// through an os.Root opened when it made the session dir, so no path a child or another user
+// controls is ever followed.
+//
+// Making and removing a directory can cost a millisecond each on a busy file system, so a dir
+// whose child could not change its mode or attributes (no permission changes in its seccomp
+// policy) is emptied after the call, checked, and kept for a later child; others are removed.
+//
+// The parent holds an exclusive flock on its session dir while it lives; the next parent to start
+// a child removes the session dirs nobody holds any more: those of parents that died.
 
-// maxSpares bounds the emptied dirs kept for later children.
-const maxSpares = 4
+const (
+	sessionPrefix = "toolexplorer-confine-"
+	// maxSpares bounds the emptied dirs kept for later children.
+	maxSpares = 4
+)
 
-var dirs struct {
-	once   sync.Once
-	mu     sync.Mutex
-	spares []string
+var session struct {
+	once sync.Once
+	err  error
+	path string
+	root *os.Root
+	lock *os.File // the session dir, flocked for the life of the process
+
+	mu      sync.Mutex
+	next    int
+	spares  []string // names of emptied dirs
+	flags   int      // the inode flags of a new dir (FS_IOC_GETFLAGS), -1 unknown
+	flagsOK bool
+}
+
+// openSession makes the session dir and starts the sweep of dead parents' ones.
+func openSession() error {
+	session.once.Do(func() {
+		session.err = makeSession()
+		if session.err == nil {
+			teardowns.Add(1)
+			go func() {
+				defer teardowns.Done()
+				sweepSessions(os.TempDir(), session.path)
+			}()
+		}
+	})
+	return session.err
+}
+
+func makeSession() error {
+	path, err := os.MkdirTemp("", sessionPrefix)
+	if err != nil {
+		return fmt.Errorf("creating the session dir: %w", err)
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("opening the session dir: %w", err)
+	}
+	lock, err := root.Open(".")
+	if err == nil {
+		err = ownDir(lock, os.Geteuid(), 0o700) // still the dir made above, not a swapped one
+	}
+	if err == nil {
+		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	if err == nil {
+		err = root.Chmod(".", 0o711)
+	}
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		root.Close()
+		return fmt.Errorf("preparing the session dir %s: %w", path, err)
+	}
+	session.path, session.root, session.lock = path, root, lock
+	return nil
+}
+
+// ownDir checks that f is a directory owned by uid with permissions perm.
+func ownDir(f *os.File, uid int, perm os.FileMode) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != uid || fi.Mode().Perm() != perm || fi.Mode()&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != 0 {
+		return fmt.Errorf("%s is not a directory of uid %d with mode %v", f.Name(), uid, perm)
+	}
+	return nil
 }
 
 // privateDir hands out a private temp dir, owned by the child's user: an emptied one when there
-// is one, else a new one.
+// is one, else a new one. It returns its path.
 func privateDir(s *setupMsg) (string, error) {
-	dirs.once.Do(func() {
-		teardowns.Add(1)
-		go func() {
-			defer teardowns.Done()
-			sweepDirs()
-		}()
-	})
-	dirs.mu.Lock()
-	if n := len(dirs.spares); n > 0 {
-		dir := dirs.spares[n-1]
-		dirs.spares = dirs.spares[:n-1]
-		dirs.mu.Unlock()
-		return dir, nil
+	if err := openSession(); err != nil {
+		return "", err
 	}
-	dirs.mu.Unlock()
-	return makeDir(s.dropUID, s.uid, s.gid)
-}
-
-// makeDir makes one private dir.
-func makeDir(chown bool, uid, gid int) (string, error) {
-	dir, err := os.MkdirTemp("", fmt.Sprintf("confine-%d-", os.Getpid()))
-	if err != nil {
+	uid := dirOwner(s)
+	for {
+		session.mu.Lock()
+		n := len(session.spares)
+		if n == 0 {
+			session.mu.Unlock()
+			break
+		}
+		name := session.spares[n-1]
+		session.spares = session.spares[:n-1]
+		session.mu.Unlock()
+		if checkDir(name, uid) == nil {
+			return filepath.Join(session.path, name), nil
+		}
+		session.root.RemoveAll(name)
+	}
+	session.mu.Lock()
+	session.next++
+	name := "c" + strconv.Itoa(session.next)
+	session.mu.Unlock()
+	if err := session.root.Mkdir(name, 0o700); err != nil {
 		return "", fmt.Errorf("creating the private temp dir: %w", err)
 	}
-	if chown {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			os.Remove(dir)
+	if s.dropUID {
+		if err := session.root.Lchown(name, s.uid, s.gid); err != nil {
+			session.root.Remove(name)
 			return "", fmt.Errorf("handing the private temp dir over: %w", err)
 		}
 	}
-	return dir, nil
-}
-
-// releaseDir takes back the private dir of a child that is dead and reaped, its whole process
-// group killed. With keep (the child could not change modes or attributes), the dir is emptied
-// and, if it is still the directory this process made (a directory, mode 0700, owned by uid),
-// kept for a later child; otherwise it is removed.
-func releaseDir(dir string, keep bool, uid int) {
-	if keep && emptyDir(dir) {
-		var st syscall.Stat_t
-		if syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && st.Mode&0o7777 == 0o700 && int(st.Uid) == uid {
-			dirs.mu.Lock()
-			if len(dirs.spares) < maxSpares {
-				dirs.spares = append(dirs.spares, dir)
-				dirs.mu.Unlock()
-				return
-			}
-			dirs.mu.Unlock()
-		}
+	session.mu.Lock()
+	if !session.flagsOK {
+		session.flags, session.flagsOK = dirFlags(name), true
 	}
-	os.RemoveAll(dir)
+	session.mu.Unlock()
+	return filepath.Join(session.path, name), nil
 }
 
-// emptyDir removes everything in dir (not following symlinks) and reports whether it is empty.
-func emptyDir(dir string) bool {
-	f, err := os.Open(dir)
+// checkDir checks that the session's entry name is still a private dir as made: a directory of
+// uid, mode 0700, with the inode flags of a new dir, and empty.
+func checkDir(name string, uid int) error {
+	f, err := session.root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := ownDir(f, uid, 0o700); err != nil {
+		return err
+	}
+	session.mu.Lock()
+	want := session.flags
+	session.mu.Unlock()
+	if got, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil && got != want {
+		return fmt.Errorf("inode flags %#x, want %#x", got, want)
+	}
+	if names, err := f.Readdirnames(1); len(names) != 0 || err == nil {
+		return errors.New("not empty")
+	}
+	return nil
+}
+
+// dirFlags reads the inode flags of the session's entry name (-1 where the file system has none).
+func dirFlags(name string) int {
+	f, err := session.root.Open(name)
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	v, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// releaseDir takes back the private dir at path, whose child is dead and reaped, its process
+// group killed. With keep (the child could not change modes or attributes) the dir is emptied
+// and, if it is still a private dir as made, kept for a later child; otherwise it is removed.
+func releaseDir(path string, keep bool, uid int) {
+	if session.root == nil || filepath.Dir(path) != session.path {
+		return
+	}
+	name := filepath.Base(path)
+	if keep && emptyDir(name) && checkDir(name, uid) == nil {
+		session.mu.Lock()
+		if len(session.spares) < maxSpares {
+			session.spares = append(session.spares, name)
+			session.mu.Unlock()
+			return
+		}
+		session.mu.Unlock()
+	}
+	session.root.RemoveAll(name)
+}
+
+// emptyDir removes everything in the session's entry name, inside the root: symlinks are removed,
+// never followed.
+func emptyDir(name string) bool {
+	sub, err := session.root.OpenRoot(name)
 	if err != nil {
 		return false
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	defer sub.Close()
+	d, err := sub.Open(".")
+	if err != nil {
+		return false
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
 	if err != nil {
 		return false
 	}
 	for _, n := range names {
-		if os.RemoveAll(filepath.Join(dir, n)) != nil {
+		if sub.RemoveAll(n) != nil {
 			return false
 		}
 	}
@@ -104,57 +233,41 @@ func emptyDir(dir string) bool {
 }
 
 // dropSpares removes the dirs kept for later children (Settle calls it: a program about to exit
-// leaves none).
+// leaves none behind; the session dir itself goes when the next parent sweeps).
 func dropSpares() {
-	dirs.mu.Lock()
-	spares := dirs.spares
-	dirs.spares = nil
-	dirs.mu.Unlock()
-	for _, d := range spares {
-		os.Remove(d)
+	session.mu.Lock()
+	spares := session.spares
+	session.spares = nil
+	session.mu.Unlock()
+	for _, name := range spares {
+		session.root.RemoveAll(name)
 	}
 }
 
-// sweepDirs removes the private dirs of parents that no longer run: directories named
-// confine-<pid>-... in $TMPDIR whose pid is not a running process, owned by this process's user
-// or the children's. Anything else (a symlink, another user's entry) is left alone.
-func sweepDirs() {
-	tmp := os.TempDir()
-	entries, err := os.ReadDir(tmp)
+// sweepSessions removes the session dirs in dir that no process holds: directories named
+// toolexplorer-confine-... owned by this process's user whose flock can be taken. Anything else
+// (a symlink, another user's entry, a held session, self) is left alone.
+func sweepSessions(dir, self string) {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	self := os.Getpid()
 	for _, e := range entries {
-		pid, ok := dirPID(e.Name())
-		if !ok || pid == self || !e.IsDir() {
+		if !strings.HasPrefix(e.Name(), sessionPrefix) || !e.IsDir() {
 			continue
 		}
-		if err := syscall.Kill(pid, 0); err == nil || err == syscall.EPERM {
-			continue // that parent still runs (or another process has its pid now)
-		}
-		path := filepath.Join(tmp, e.Name())
-		var st syscall.Stat_t
-		if syscall.Lstat(path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		path := filepath.Join(dir, e.Name())
+		if path == self {
 			continue
 		}
-		if int(st.Uid) != os.Geteuid() && int(st.Uid) != UnprivilegedID {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
 			continue
 		}
-		os.RemoveAll(path)
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() && unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+			os.RemoveAll(path) // does not follow symlinks below path
+		}
+		unix.Close(fd)
 	}
-}
-
-// dirPID reads the parent pid out of a private dir's name.
-func dirPID(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, "confine-")
-	if !ok {
-		return 0, false
-	}
-	digits, _, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(digits)
-	return pid, err == nil && pid > 0
 }
