@@ -14,6 +14,7 @@ const (
 	defaultTimeout          = 30 * time.Second
 	defaultMaxConcurrent    = 256
 	defaultMaxArgumentBytes = 1 << 20
+	defaultMaxOutputBytes   = 16 << 20
 )
 
 // Config is the configuration of toolexplorer.
@@ -30,6 +31,10 @@ type Config struct {
 	// MaxArgumentBytes bounds the size of a call's arguments; larger ones
 	// are refused. Default 1 MiB.
 	MaxArgumentBytes int64
+	// MaxOutputBytes bounds the size of a tool's output once encoded as
+	// JSON; a call whose output is larger fails with code "output_invalid".
+	// Default 16 MiB.
+	MaxOutputBytes int64
 	// Whitelist holds tool names or patterns (see Match). When not empty,
 	// only the tools it matches are enabled.
 	Whitelist []string
@@ -70,6 +75,7 @@ func Default() Config {
 		DefaultTimeout:   defaultTimeout,
 		MaxConcurrent:    defaultMaxConcurrent,
 		MaxArgumentBytes: defaultMaxArgumentBytes,
+		MaxOutputBytes:   defaultMaxOutputBytes,
 		Confinement:      Confinement{PoolSize: defaultPoolSize},
 	}
 }
@@ -117,6 +123,9 @@ func (c Config) Validate() error {
 	if c.MaxArgumentBytes < 1 {
 		p.add("/max_argument_bytes", "must be at least 1, got %d", c.MaxArgumentBytes)
 	}
+	if c.MaxOutputBytes < 1 {
+		p.add("/max_output_bytes", "must be at least 1, got %d", c.MaxOutputBytes)
+	}
 	p.checkPatterns("/whitelist", c.Whitelist)
 	p.checkPatterns("/blacklist", c.Blacklist)
 	names := make([]string, 0, len(c.Tools))
@@ -161,6 +170,7 @@ type fileConfig struct {
 	DefaultTimeout            string                  `json:"default_timeout"`
 	MaxConcurrent             int                     `json:"max_concurrent"`
 	MaxArgumentBytes          int64                   `json:"max_argument_bytes"`
+	MaxOutputBytes            int64                   `json:"max_output_bytes"`
 	Whitelist                 []string                `json:"whitelist"`
 	Blacklist                 []string                `json:"blacklist"`
 	DangerousToolConfirmation bool                    `json:"dangerous_tool_confirmation"`
@@ -202,6 +212,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		DefaultTimeout:            c.DefaultTimeout.String(),
 		MaxConcurrent:             c.MaxConcurrent,
 		MaxArgumentBytes:          c.MaxArgumentBytes,
+		MaxOutputBytes:            c.MaxOutputBytes,
 		Whitelist:                 c.Whitelist,
 		Blacklist:                 c.Blacklist,
 		DangerousToolConfirmation: c.DangerousToolConfirmation,

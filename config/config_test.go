@@ -17,6 +17,7 @@ func TestDefault(t *testing.T) {
 		DefaultTimeout:   30 * time.Second,
 		MaxConcurrent:    256,
 		MaxArgumentBytes: 1048576,
+		MaxOutputBytes:   16777216,
 		Confinement:      Confinement{PoolSize: 2},
 	}
 	if !reflect.DeepEqual(d, want) {
@@ -125,10 +126,16 @@ func TestValidate(t *testing.T) {
 			c.DefaultTimeout = -time.Second
 			c.MaxConcurrent = 0
 			c.MaxArgumentBytes = -1
+			c.MaxOutputBytes = -1
 		}), []string{
 			"config: go: /default_timeout: must be a positive duration, got -1s",
 			"config: go: /max_concurrent: must be at least 1, got 0",
 			"config: go: /max_argument_bytes: must be at least 1, got -1",
+			"config: go: /max_output_bytes: must be at least 1, got -1",
+		}},
+		{"small output cap", valid(func(c *Config) { c.MaxOutputBytes = 1 }), nil},
+		{"zero output cap", valid(func(c *Config) { c.MaxOutputBytes = 0 }), []string{
+			"config: go: /max_output_bytes: must be at least 1, got 0",
 		}},
 		{"zero timeout", valid(func(c *Config) { c.DefaultTimeout = 0 }), []string{
 			"config: go: /default_timeout: must be a positive duration, got 0s",
@@ -190,6 +197,7 @@ func TestValidate(t *testing.T) {
 		}},
 		{"no source", Config{Enabled: true, DefaultTimeout: time.Second, MaxConcurrent: 1}, []string{
 			"config: /max_argument_bytes: must be at least 1, got 0",
+			"config: /max_output_bytes: must be at least 1, got 0",
 		}},
 	}
 	for _, tt := range tests {
@@ -291,6 +299,7 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 	c.DefaultTimeout = 90 * time.Second
 	c.MaxConcurrent = 3
 	c.MaxArgumentBytes = 4096
+	c.MaxOutputBytes = 1 << 30
 	c.Whitelist = []string{"demo.*"}
 	c.Blacklist = []string{"demo.fail"}
 	c.DangerousToolConfirmation = true

@@ -33,6 +33,7 @@ func TestParseFull(t *testing.T) {
   "default_timeout": "1m30s",
   "max_concurrent": 8,
   "max_argument_bytes": 1e3,
+  "max_output_bytes": 65536,
   "whitelist": ["demo.*", "*.read", "*"],
   "blacklist": ["demo.fail"],
   "dangerous_tool_confirmation": true,
@@ -59,6 +60,7 @@ func TestParseFull(t *testing.T) {
 		DefaultTimeout:            90 * time.Second,
 		MaxConcurrent:             8,
 		MaxArgumentBytes:          1000,
+		MaxOutputBytes:            65536,
 		Whitelist:                 []string{"demo.*", "*.read", "*"},
 		Blacklist:                 []string{"demo.fail"},
 		DangerousToolConfirmation: true,
@@ -127,17 +129,25 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, max_argument_bytes, max_concurrent, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, max_argument_bytes, max_concurrent, max_output_bytes, tools, whitelist)`,
 		}},
-		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "whitelist": "demo.*", "tools": []}`, []string{
+		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
 			`config: f.json: /default_timeout: must be a string, got number`,
 			`config: f.json: /max_concurrent: must be an integer, got string`,
+			`config: f.json: /max_output_bytes: must be an integer, got string`,
 			`config: f.json: /whitelist: must be an array, got string`,
 			`config: f.json: /tools: must be an object, got array`,
 		}},
-		{"fraction for an integer", `{"tools": {"demo.slow": {"burst": 1.5}}}`, []string{
+		{"fraction for an integer", `{"max_output_bytes": 1024.5, "tools": {"demo.slow": {"burst": 1.5}}}`, []string{
+			`config: f.json: /max_output_bytes: must be an integer, got 1024.5`,
 			`config: f.json: /tools/demo.slow/burst: must be an integer, got 1.5`,
+		}},
+		{"null output cap", `{"max_output_bytes": null}`, []string{
+			`config: f.json: /max_output_bytes: must be an integer, got null`,
+		}},
+		{"unknown key, close to the output cap", `{"max_output_byte": 1}`, []string{
+			`config: f.json: /max_output_byte: unknown key (did you mean "max_output_bytes"?)`,
 		}},
 		{"null", `{"enabled": null, "tools": {"demo.slow": null}}`, []string{
 			`config: f.json: /enabled: must be a boolean, got null`,
@@ -154,20 +164,25 @@ func TestParseErrors(t *testing.T) {
 		{"duration too long", `{"default_timeout": "3000000h"}`, []string{
 			`config: f.json: /default_timeout: "3000000h" is too long a duration (the most is 2562047h47m16.854775807s)`,
 		}},
+		{"negative output cap", `{"max_output_bytes": -5}`, []string{
+			`config: f.json: /max_output_bytes: must be at least 1, got -5`,
+		}},
 		{"negative and zero durations", `{"default_timeout": "-5s", "tools": {"demo.slow": {"timeout": "0s"}, "demo.fast": {"timeout": "0"}}}`, []string{
 			`config: f.json: /default_timeout: must be a positive duration, got "-5s"`,
 			`config: f.json: /tools/demo.slow/timeout: must be a positive duration, got "0s"`,
 			`config: f.json: /tools/demo.fast/timeout: must be a positive duration, got "0"`,
 		}},
-		{"negative and zero numbers", `{"max_concurrent": 0, "max_argument_bytes": -1, "tools": {"demo.slow": {"rate_per_minute": 0, "burst": -3}}}`, []string{
+		{"negative and zero numbers", `{"max_concurrent": 0, "max_argument_bytes": -1, "max_output_bytes": 0, "tools": {"demo.slow": {"rate_per_minute": 0, "burst": -3}}}`, []string{
 			`config: f.json: /max_concurrent: must be at least 1, got 0`,
 			`config: f.json: /max_argument_bytes: must be at least 1, got -1`,
+			`config: f.json: /max_output_bytes: must be at least 1, got 0`,
 			`config: f.json: /tools/demo.slow/rate_per_minute: must be greater than 0, got 0`,
 			`config: f.json: /tools/demo.slow/burst: must be at least 1, got -3`,
 		}},
-		{"numbers too large", `{"max_concurrent": 1e30, "max_argument_bytes": 99999999999999999999, "tools": {"demo.slow": {"rate_per_minute": 1e400}}}`, []string{
+		{"numbers too large", `{"max_concurrent": 1e30, "max_argument_bytes": 99999999999999999999, "max_output_bytes": 1e19, "tools": {"demo.slow": {"rate_per_minute": 1e400}}}`, []string{
 			`config: f.json: /max_concurrent: 1e30 is too large`,
 			`config: f.json: /max_argument_bytes: 99999999999999999999 is too large`,
+			`config: f.json: /max_output_bytes: 1e19 is too large`,
 			`config: f.json: /tools/demo.slow/rate_per_minute: 1e400 is too large`,
 		}},
 		{"bad names and patterns", `{"whitelist": ["demo", "demo.e*", "demo.*", "demo.*"], "blacklist": [""], "tools": {"Demo.Slow": {}, "demo.*": {}}}`, []string{
@@ -445,6 +460,9 @@ func TestExampleFileLoads(t *testing.T) {
 	}
 	if cfg.Tools["demo.slow"].Timeout != 200*time.Millisecond {
 		t.Errorf("demo.slow timeout = %v", cfg.Tools["demo.slow"].Timeout)
+	}
+	if cfg.MaxOutputBytes != Default().MaxOutputBytes {
+		t.Errorf("MaxOutputBytes = %d, want the default %d", cfg.MaxOutputBytes, Default().MaxOutputBytes)
 	}
 	if ok, _ := cfg.ToolEnabled("demo.fail"); ok {
 		t.Error("demo.fail is enabled; the example blacklists it")

@@ -41,6 +41,16 @@ func init() {
 			}
 			return nil, errors.New("confined failure")
 		}})
+	tooling.Register(tooling.Tool{Name: "conftest.sized", Description: "returns a JSON string of n bytes",
+		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":2},"followup":{"type":"boolean"}},"required":["n"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			out := strings.Repeat("a", int(c.Int("n"))-2)
+			if c.Bool("followup") {
+				return tooling.Followup{Output: out, Plan: map[string]any{"next": "conftest.read"}}, nil
+			}
+			return out, nil
+		}})
 }
 
 func requireConfinement(t *testing.T) {
@@ -111,4 +121,55 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b)
+}
+
+// TestConfinedOutputSizeCap checks that the output a confined child sends
+// back is held to max_output_bytes like the output of an in-process tool.
+func TestConfinedOutputSizeCap(t *testing.T) {
+	requireConfinement(t)
+	cfg := config.Default()
+	cfg.MaxOutputBytes = 64
+	cfg.Confinement.PoolSize = 0
+	if _, err := tooling.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer tooling.Configure(config.Default())
+	const over = "output is 65 bytes, over the limit of 64 bytes (config max_output_bytes)"
+	tests := []struct {
+		name string
+		args string
+		want string // the output, "" when refused
+		msg  string // the message when refused
+	}{
+		{"under", `{"n":63}`, `"` + strings.Repeat("a", 61) + `"`, ""},
+		{"at", `{"n":64}`, `"` + strings.Repeat("a", 62) + `"`, ""},
+		{"over", `{"n":65}`, "", over},
+		{"far over", `{"n":2000000}`, "", "output is 1.9 MiB, over the limit of 64 bytes (config max_output_bytes)"},
+		{"follow-up at", `{"n":64,"followup":true}`, `"` + strings.Repeat("a", 62) + `"`, ""},
+		{"follow-up over", `{"n":65,"followup":true}`, "", over},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tooling.ExecuteTool(context.Background(), "conftest.sized", raw(tt.args))
+			confined := false
+			for _, d := range res.Governance {
+				confined = confined || d.Step == "confine" && strings.HasPrefix(d.Detail, "profile ")
+			}
+			if !confined {
+				t.Fatalf("not confined: %+v", res.Governance)
+			}
+			if tt.want != "" {
+				if err != nil || string(res.Output) != tt.want {
+					t.Fatalf("err %v output %d bytes", err, len(res.Output))
+				}
+				return
+			}
+			if !errors.Is(err, tooling.ErrOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Status != tooling.StatusError {
+				t.Fatalf("err %v code %q status %q", err, res.Code, res.Status)
+			}
+			if res.Message != tt.msg || res.Output != nil {
+				t.Fatalf("message %q output %d bytes; want %q and no output", res.Message, len(res.Output), tt.msg)
+			}
+		})
+	}
 }

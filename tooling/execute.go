@@ -403,7 +403,8 @@ func (r *Registry) interrupted(res *Result, parent context.Context, err error, s
 	}
 }
 
-// output encodes the tool's output and checks it against the output schema.
+// output encodes the tool's output, enforces the size cap and checks it
+// against the output schema; it sets res.Output only when all pass.
 func (r *Registry) output(res *Result, e *entry, out any) {
 	if f, ok := out.(Followup); ok {
 		out = f.Output
@@ -417,21 +418,28 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 		}
 	}
 	var b []byte
+	raw := false
 	switch v := out.(type) {
 	case nil:
 		b = []byte("null")
 	case json.RawMessage:
-		if !json.Valid(v) {
-			res.failf(CodeOutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
-			return
-		}
-		b = v
+		b, raw = v, true
 	default:
 		var err error
 		if b, err = json.Marshal(v); err != nil {
 			res.failf(CodeOutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
 			return
 		}
+	}
+	// The size cap comes first: an oversized output is neither scanned nor
+	// checked against the output schema.
+	if limit := r.cfg.Load().MaxOutputBytes; limit > 0 && int64(len(b)) > limit {
+		res.failf(CodeOutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(int64(len(b))), byteSize(limit))
+		return
+	}
+	if raw && !json.Valid(b) {
+		res.failf(CodeOutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
+		return
 	}
 	if e.out != nil {
 		v, err := decodeJSON(b)

@@ -272,6 +272,145 @@ func TestArgumentSizeCap(t *testing.T) {
 	}
 }
 
+// sizedOutput returns a JSON string of exactly n bytes, quotes included.
+func sizedOutput(n int) string { return `"` + strings.Repeat("a", n-2) + `"` }
+
+func TestOutputSizeCap(t *testing.T) {
+	r := tooling.NewRegistry()
+	in := raw(`{"type":"object","properties":{"n":{"type":"integer"},"bad":{"type":"boolean"}},"required":["n"]}`)
+	// t.sized returns a Go string that encodes to n bytes; t.raw the same
+	// as json.RawMessage, or n bytes that are not JSON when bad is set.
+	r.Register(tooling.Tool{Name: "t.sized", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
+		return strings.Repeat("a", int(c.Int("n"))-2), nil
+	}})
+	r.Register(tooling.Tool{Name: "t.raw", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
+		if c.Bool("bad") {
+			return json.RawMessage(strings.Repeat("{", int(c.Int("n")))), nil
+		}
+		return json.RawMessage(sizedOutput(int(c.Int("n")))), nil
+	}})
+	// t.schema returns a string its output schema refuses.
+	r.Register(tooling.Tool{Name: "t.schema", Input: in, Output: raw(`{"type":"object","properties":{"s":{"maxLength":1}}}`),
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			return map[string]string{"s": strings.Repeat("a", int(c.Int("n"))-len(`{"s":""}`))}, nil
+		}})
+	r.Register(tooling.Tool{Name: "t.followup", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
+		return tooling.Followup{Output: strings.Repeat("a", int(c.Int("n"))-2), Plan: map[string]any{"next": "t.sized"}}, nil
+	}})
+	cfg := config.Default()
+	cfg.MaxOutputBytes = 64
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	const over = "output is 65 bytes, over the limit of 64 bytes (config max_output_bytes)"
+	tests := []struct {
+		name string
+		tool string
+		args string
+		code tooling.Code
+		msg  string // the whole message, "" when the call succeeds
+	}{
+		{"under", "t.sized", `{"n":63}`, tooling.CodeOK, ""},
+		{"at", "t.sized", `{"n":64}`, tooling.CodeOK, ""},
+		{"over", "t.sized", `{"n":65}`, tooling.CodeOutputInvalid, over},
+		{"far over", "t.sized", `{"n":5000}`, tooling.CodeOutputInvalid, "output is 4.9 KiB, over the limit of 64 bytes (config max_output_bytes)"},
+		{"raw under", "t.raw", `{"n":63}`, tooling.CodeOK, ""},
+		{"raw at", "t.raw", `{"n":64}`, tooling.CodeOK, ""},
+		{"raw over", "t.raw", `{"n":65}`, tooling.CodeOutputInvalid, over},
+		{"raw not JSON, under", "t.raw", `{"n":10,"bad":true}`, tooling.CodeOutputInvalid, "t.raw returned json.RawMessage that is not valid JSON"},
+		{"raw not JSON, over: the cap comes first", "t.raw", `{"n":65,"bad":true}`, tooling.CodeOutputInvalid, over},
+		{"schema mismatch, under", "t.schema", `{"n":10}`, tooling.CodeOutputInvalid, "t.schema returned output that does not match its output schema: /s: must be at most 1 characters long, got 2"},
+		{"schema mismatch, over: no schema check", "t.schema", `{"n":65}`, tooling.CodeOutputInvalid, over},
+		{"follow-up at", "t.followup", `{"n":64}`, tooling.CodeOK, ""},
+		{"follow-up over", "t.followup", `{"n":65}`, tooling.CodeOutputInvalid, over},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			remove := r.Observe(rec)
+			res, err := r.Execute(context.Background(), tt.tool, raw(tt.args))
+			remove() // waits for the events already sent
+			if res.Code != tt.code {
+				t.Fatalf("code %q (%s), want %q", res.Code, res.Message, tt.code)
+			}
+			if len(rec.events) != 2 {
+				t.Fatalf("%d events, want 2", len(rec.events))
+			}
+			end := rec.events[1]
+			if tt.code == tooling.CodeOK {
+				n := int(argInt(t, tt.args, "n"))
+				if err != nil || res.Status != tooling.StatusOK || len(res.Output) != n || string(res.Output) != sizedOutput(n) {
+					t.Fatalf("err %v status %q output %d bytes %q", err, res.Status, len(res.Output), res.Output)
+				}
+				if end.OutputSize != n {
+					t.Fatalf("observer saw an output of %d bytes, want %d", end.OutputSize, n)
+				}
+				return
+			}
+			if !errors.Is(err, tooling.ErrOutputInvalid) || res.Status != tooling.StatusError {
+				t.Fatalf("err %v status %q", err, res.Status)
+			}
+			if res.Message != tt.msg {
+				t.Fatalf("message %q, want %q", res.Message, tt.msg)
+			}
+			if res.Output != nil {
+				t.Fatalf("output %d bytes, want none", len(res.Output))
+			}
+			if tt.msg == over && len(res.Fields) != 0 {
+				t.Fatalf("fields %v on an oversized output", res.Fields)
+			}
+			if end.Code != tooling.CodeOutputInvalid || end.OutputSize != 0 {
+				t.Fatalf("observer saw code %q and an output of %d bytes", end.Code, end.OutputSize)
+			}
+		})
+	}
+}
+
+// argInt reads the integer at key of a JSON object.
+func argInt(t *testing.T, obj, key string) int64 {
+	t.Helper()
+	var m map[string]int64
+	if err := json.Unmarshal([]byte(obj), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m[key]
+}
+
+func TestOutputSizeCapDefault(t *testing.T) {
+	if got := config.Default().MaxOutputBytes; got != 16<<20 {
+		t.Fatalf("default MaxOutputBytes = %d, want 16 MiB", got)
+	}
+	r := tooling.NewRegistry()
+	if got := r.Config().MaxOutputBytes; got != 16<<20 {
+		t.Fatalf("a new registry's MaxOutputBytes = %d, want 16 MiB", got)
+	}
+	var out json.RawMessage
+	r.Register(tooling.Tool{Name: "t.big", Run: func(context.Context, tooling.Call) (any, error) { return out, nil }})
+	tests := []struct {
+		name string
+		size int
+		msg  string // "" when the call succeeds
+	}{
+		{"at the default", 16 << 20, ""},
+		{"over the default", 20 << 20, "output is 20.0 MiB, over the limit of 16.0 MiB (config max_output_bytes)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out = json.RawMessage(sizedOutput(tt.size))
+			res, err := r.Execute(context.Background(), "t.big", nil)
+			if tt.msg == "" {
+				if err != nil || len(res.Output) != tt.size {
+					t.Fatalf("err %v output %d bytes", err, len(res.Output))
+				}
+				return
+			}
+			if !errors.Is(err, tooling.ErrOutputInvalid) || res.Message != tt.msg || res.Output != nil {
+				t.Fatalf("err %v message %q output %d bytes", err, res.Message, len(res.Output))
+			}
+		})
+	}
+}
+
 func TestDefaultsFilledBeforeRun(t *testing.T) {
 	r := tooling.NewRegistry()
 	var got tooling.Call

@@ -25,7 +25,7 @@ const (
 	CodeCanceled        Code = "canceled"         // the caller's context was canceled
 	CodeToolError       Code = "tool_error"       // the tool returned an error
 	CodePanic           Code = "panic"            // the tool panicked; the stack is in the result, the host lives on
-	CodeOutputInvalid   Code = "output_invalid"   // the output is not JSON or not valid against the output schema
+	CodeOutputInvalid   Code = "output_invalid"   // the output is not JSON, over the size cap or not valid against the output schema
 )
 
 // Codes lists every code a call can end with, in pipeline order.
