@@ -44,8 +44,6 @@ type availState struct {
 	reason  string
 }
 
-func (a availState) ok() bool { return a.checked && a.code == "" }
-
 // callRecord is one call made from the console.
 type callRecord struct {
 	seq     int
