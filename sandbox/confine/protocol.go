@@ -330,10 +330,14 @@ func (s readerSource) read(p []byte, _ time.Duration) (int, error) {
 }
 
 // pipeSource reads a non-blocking pipe end that the Go poller watches. It first polls the
-// descriptor for up to spin, and only then parks in the poller: a worker that answers within
-// microseconds is read without the thread wake-ups that parking costs (tens of microseconds each
-// on a virtual machine). Deadlines and Close of the file stop a read as usual.
+// descriptor for up to spin, yielding the CPU between tries after the first spinAlone, and only
+// then parks in the poller: a worker that answers within microseconds is read without the
+// thread wake-ups that parking costs (tens of microseconds each on a virtual machine).
+// Deadlines and Close of the file stop a read as usual.
 type pipeSource struct{ rc syscall.RawConn }
+
+// spinAlone is how long a poller polls before it starts yielding the CPU between tries.
+const spinAlone = 10 * time.Microsecond
 
 func newPipeSource(f *os.File) (pipeSource, error) {
 	rc, err := f.SyscallConn()
@@ -341,22 +345,31 @@ func newPipeSource(f *os.File) (pipeSource, error) {
 }
 
 func (s pipeSource) read(p []byte, spin time.Duration) (n int, err error) {
-	var until time.Time
+	var start time.Time
 	werr := s.rc.Read(func(fd uintptr) bool {
 		for {
 			n, err = unix.Read(int(fd), p)
-			switch {
-			case err == unix.EINTR:
+			if err == unix.EINTR {
 				continue
-			case err != unix.EAGAIN:
+			}
+			if err != unix.EAGAIN {
 				return true
-			case spin <= 0:
+			}
+			if spin <= 0 {
 				return false // wait in the poller
-			case until.IsZero():
-				until = time.Now().Add(spin)
-			case time.Now().After(until):
+			}
+			if start.IsZero() {
+				start = time.Now()
+				continue
+			}
+			switch waited := time.Since(start); {
+			case waited > spin:
 				spin = 0
 				return false
+			case waited > spinAlone:
+				// Let the other side run if this CPU is what it waits for: on a busy machine
+				// a poller that never yields only delays the answer it polls for.
+				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 			}
 		}
 	})
