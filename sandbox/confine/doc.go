@@ -3,7 +3,8 @@
 // Landlock and seccomp apply to a whole process and can never be lifted, so a confined call runs in
 // a child: the host re-executes itself (/proc/self/exe), the child finds the [Handler] registered
 // under the call's name (handlers register from init(), like database/sql drivers), confines
-// itself, runs it once and exits. The package knows nothing of what the handlers do.
+// itself, runs it once and exits (a reused worker of a [Pool] serves call after call). The
+// package knows nothing of what the handlers do.
 //
 // # Host programs
 //
@@ -16,14 +17,16 @@
 //
 // # The child, in order
 //
-//  1. Closes every inherited descriptor (those without close-on-exec) but stdin, stdout, stderr
-//     and its two pipes (fds 3 and 4, close-on-exec from then on).
+//  1. Closes every descriptor but stdin, stdout, stderr, its two pipes (fds 3 and 4,
+//     close-on-exec from then on) and the Go runtime's own epoll and eventfd: those inherited
+//     through exec and those package init code opened before confinement alike.
 //  2. Reads its setup and moves into its private temp dir (the parent makes it while the child
 //     starts), which is also its TMPDIR. When the parent is root it runs as uid and gid 65534
 //     with no supplementary groups (the parent switches it between fork and exec; the child
 //     checks, and switches itself if it finds root), and makes itself non-dumpable, so that no
 //     other child running as the same user can read its memory or environment.
-//  3. Sets its rlimits (cpu, address space, open files, file size, processes; no core dumps).
+//  3. Sets its rlimits (cpu, address space, open files, file size; processes when the profile
+//     declares a limit or the parent is root; no core dumps).
 //     SIGXCPU gets its default action back, so the child dies at the CPU limit.
 //  4. Installs the seccomp filter, which the parent built once per policy, on every thread
 //     (TSYNC). This also sets no_new_privs on every thread, which Landlock needs next.
@@ -47,14 +50,16 @@
 //
 // # The parent
 //
-// [Run] gives the child a clean environment (only the variables the profile names and the
-// child marker; the child sets TMPDIR), its own process group, SIGKILL on the parent's death, a private temp dir,
-// stdout and stderr captured up to [OutputCap], and kills the whole process group at the
-// context's end, and again once the child has answered (stragglers it left behind die with it).
-// Reaping the child and removing its temp dir finish in the background; [Settle] waits for them.
-// Errors are [*Error] values whose [ErrorKind] tells a refusal of the confinement (Denied), a
-// resource limit (Limit), the deadline (Timeout), a confinement that could not be set up
-// (Unavailable) and a crash apart.
+// [Run] gives the child a clean environment (the variables the profile names, the child marker,
+// MALLOC_ARENA_MAX=2, GOMAXPROCS=1 until it is confined, GORACE in race builds; the child sets
+// TMPDIR), its own process group, SIGKILL on the parent's death, a private temp dir, stdout and
+// stderr captured up to [OutputCap], and kills the whole process group at the context's end,
+// and again once the child has answered (stragglers it left behind die with it). Reaping the
+// child and emptying or removing its temp dir finish in the background; [Settle] waits for
+// them. Errors are [*Error] values whose [ErrorKind] tells a refusal of the confinement
+// (Denied), a resource limit (Limit), the deadline (Timeout), the caller's cancellation
+// (Canceled), a confinement that could not be set up (Unavailable), a crash (Crashed) and a
+// handler's own error (Failed) apart.
 //
 // [Profile.Narrow] intersects what a caller declares with what the configuration allows
 // ([Policy]): narrowest wins. A [Pool] keeps pre-started, already confined workers per profile.
