@@ -202,7 +202,7 @@ func serveChild() int {
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol
 	}
-	return c.serve(s.reuse)
+	return c.serve(s.reuse, s.limits.CPUSeconds)
 }
 
 // confineSelf applies the confinement of s to the whole process: user, rlimits, Landlock,
@@ -349,10 +349,14 @@ func (c *child) ready(ok bool, reason string, notes []string) error {
 	return writeFrame(c.out, frameReady, m.encode())
 }
 
+// retireAt is the share of its CPU limit after which a reused worker retires: its limit counts
+// all its calls, and a worker that hit it would fail a call that has done nothing wrong.
+const retireAt = 0.75
+
 // serve answers requests until the parent closes the request pipe, or after one when the
-// worker is single-use. (The CPU limit needs no handling here: its hard limit kills the child,
-// and the parent tells that death by the CPU time it used.)
-func (c *child) serve(reuse bool) int {
+// worker is single-use. A reused worker that has spent retireAt of its CPU limit (cpuSeconds)
+// says so in its response and exits.
+func (c *child) serve(reuse bool, cpuSeconds uint64) int {
 	var spin time.Duration // none before the first request: it may be long in coming
 	for {
 		typ, payload, err := c.in.next(spin)
@@ -368,13 +372,23 @@ func (c *child) serve(reuse bool) int {
 			return exitProtocol
 		}
 		resp := runHandler(&req)
+		resp.last = !reuse || cpuSeconds > 0 && cpuUsed() >= time.Duration(float64(cpuSeconds)*retireAt*float64(time.Second))
 		if err := writeFrame(c.out, frameResponse, resp.encode()); err != nil {
 			return exitProtocol
 		}
-		if !reuse {
+		if resp.last {
 			return 0
 		}
 	}
+}
+
+// cpuUsed is the CPU time the process has used, all threads.
+func cpuUsed() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // runHandler runs the named handler and turns its outcome into a response.

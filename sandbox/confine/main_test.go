@@ -382,6 +382,17 @@ func registerTestHandlers() {
 		}
 		return []byte("opened 100000 files"), nil
 	})
+	// test.burn uses the CPU for the milliseconds it is sent, and answers its pid.
+	Handle("test.burn", func(ctx context.Context, req []byte) ([]byte, error) {
+		ms, err := strconv.Atoi(string(req))
+		if err != nil {
+			return nil, err
+		}
+		start := cpuUsed()
+		for x := 0; cpuUsed()-start < time.Duration(ms)*time.Millisecond; x++ {
+		}
+		return []byte(strconv.Itoa(os.Getpid())), nil
+	})
 	Handle("test.spin", func(ctx context.Context, req []byte) ([]byte, error) {
 		spin()
 		return nil, nil

@@ -593,6 +593,9 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 		pr.kill(nil)
 		return nil, &Error{Kind: Crashed, What: "unreadable response: " + err.Error()}
 	}
+	if r.last {
+		pr.broken.Store(true) // it exits now: not to be put back in a pool
+	}
 	if r.kind == 0 {
 		return r.body, nil
 	}

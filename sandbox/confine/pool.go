@@ -85,6 +85,9 @@ func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) (
 		return resp, err
 	}
 	w.release()
+	if prof.Reuse && !cold {
+		p.fill(set) // the worker retired or broke: a fresh one replaces it
+	}
 	return resp, err
 }
 

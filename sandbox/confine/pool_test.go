@@ -111,6 +111,33 @@ func TestPoolReuse(t *testing.T) {
 	}
 }
 
+// TestPoolReuseRetiresBeforeTheCPULimit: a reused worker's CPU limit counts all its calls; it
+// retires once it has spent most of it, so no call fails for what earlier calls used.
+func TestPoolReuseRetiresBeforeTheCPULimit(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	pool := NewPool(1)
+	defer pool.Close()
+	p := Profile{Reuse: true, Limits: Limits{CPUSeconds: 1}}
+	waitIdle(t, pool, p, 1)
+	pids := map[string]int{}
+	for i := 0; i < 6; i++ { // 6 x 250 ms: one worker could not serve them all
+		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.burn", p, []byte("250"))
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		pids[string(resp)]++
+	}
+	if len(pids) < 2 {
+		t.Errorf("one worker served calls using 1.5 s of CPU under a 1 s limit: %v", pids)
+	}
+	for pid, n := range pids {
+		if n > 3 {
+			t.Errorf("worker %s served %d calls of 250 ms under a 1 s limit", pid, n)
+		}
+	}
+}
+
 func TestPoolUnavailable(t *testing.T) {
 	t.Setenv(envFakeABI, "3")
 	pool := NewPool(1)

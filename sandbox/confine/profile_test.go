@@ -152,7 +152,7 @@ func TestProtocolRoundTrip(t *testing.T) {
 	if err := s2.decode(s.encode()); err != nil || !reflect.DeepEqual(s, s2) {
 		t.Errorf("setup round trip: %+v %v", s2, err)
 	}
-	r := responseMsg{kind: Denied, what: "open /x", detail: "open /x: permission denied", body: []byte{0, 1, 2}}
+	r := responseMsg{kind: Denied, what: "open /x", detail: "open /x: permission denied", body: []byte{0, 1, 2}, last: true}
 	var r2 responseMsg
 	if err := r2.decode(r.encode()); err != nil || !reflect.DeepEqual(r, r2) {
 		t.Errorf("response round trip: %+v %v", r2, err)

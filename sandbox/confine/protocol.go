@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 2
+const protocolVersion = 3
 
 // setupMsg is what the child needs to confine itself.
 type setupMsg struct {
@@ -79,11 +79,13 @@ type requestMsg struct {
 }
 
 // responseMsg is a handler's outcome: kind 0 and body, or an error kind with what and detail.
+// last says that a reused worker retires after this response.
 type responseMsg struct {
 	kind   ErrorKind
 	what   string
 	detail string
 	body   []byte
+	last   bool
 }
 
 func (m *setupMsg) encode() []byte {
@@ -190,6 +192,7 @@ func (m *responseMsg) encode() []byte {
 	e.str(m.what)
 	e.str(m.detail)
 	e.bytes(m.body)
+	e.bool(m.last)
 	return e.b
 }
 
@@ -199,6 +202,7 @@ func (m *responseMsg) decode(b []byte) error {
 	m.what = d.str()
 	m.detail = d.str()
 	m.body = d.bytes()
+	m.last = d.bool()
 	return d.end()
 }
 
