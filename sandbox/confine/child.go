@@ -358,7 +358,7 @@ const retireAt = 0.75
 // says so in its response and exits.
 func (c *child) serve(reuse bool, cpuSeconds uint64) int {
 	var spin time.Duration // none before the first request: it may be long in coming
-	calls := 0
+	var unread time.Duration // CPU the calls since the last getrusage could have used
 	for {
 		typ, payload, err := c.in.next(spin)
 		spin = requestSpin
@@ -374,10 +374,14 @@ func (c *child) serve(reuse bool, cpuSeconds uint64) int {
 		}
 		start := time.Now()
 		resp := runHandler(&req)
-		calls++
-		// getrusage costs a microsecond or two: it is read after a call that took a millisecond
-		// or more, and after every 64th, which short calls cannot push far past the mark.
-		check := cpuSeconds > 0 && (time.Since(start) >= time.Millisecond || calls%64 == 0)
+		// getrusage costs a microsecond or two, so it is read once the calls since the last
+		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
+		// quarter of the limit (at least 250 ms) left after the mark.
+		unread += time.Since(start) * time.Duration(runtime.GOMAXPROCS(0))
+		check := cpuSeconds > 0 && unread >= 50*time.Millisecond
+		if check {
+			unread = 0
+		}
 		resp.last = !reuse || check && cpuUsed() >= time.Duration(float64(cpuSeconds)*retireAt*float64(time.Second))
 		if err := writeFrame(c.out, frameResponse, resp.encode()); err != nil {
 			return exitProtocol
