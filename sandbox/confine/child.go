@@ -357,7 +357,7 @@ const retireAt = 0.75
 // worker is single-use. A reused worker that has spent retireAt of its CPU limit (cpuSeconds)
 // says so in its response and exits.
 func (c *child) serve(reuse bool, cpuSeconds uint64) int {
-	var spin time.Duration // none before the first request: it may be long in coming
+	var spin time.Duration   // none before the first request: it may be long in coming
 	var unread time.Duration // CPU the calls since the last getrusage could have used
 	for {
 		typ, payload, err := c.in.next(spin)
