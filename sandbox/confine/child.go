@@ -330,10 +330,12 @@ func closeInherited(first int) {
 	}
 	// Closed after the listing, which closing would disturb. A descriptor without close-on-exec
 	// came through exec (the runtime sets the flag on its own); one with it is kept only if it
-	// is the runtime's.
+	// is the runtime's epoll or eventfd, anonymous inodes (no file type), which readlink names.
 	link := make([]byte, 64)
 	for _, fd := range fds {
-		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 {
+		var st unix.Stat_t
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 &&
+			unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == 0 { // an anonymous inode: look closer
 			if n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), link); err == nil {
 				if t := string(link[:n]); t == "anon_inode:[eventpoll]" || t == "anon_inode:[eventfd]" {
 					continue

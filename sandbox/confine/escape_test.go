@@ -442,6 +442,21 @@ func TestRuntimeAfterConfinement(t *testing.T) {
 	call(t, "Go runtime after confinement (threads, GC, JSON)", full, 0, "test.runtime", Profile{}, nil)
 }
 
+// TestPollerStartedBeforeMain: when init code started the Go poller before Main, the runtime's
+// epoll and eventfd survive the closing of descriptors, and the poller works once confined.
+func TestPollerStartedBeforeMain(t *testing.T) {
+	requireConfinement(t)
+	t.Setenv(envTestPoll, "1")
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.poll", Profile{Env: []string{envTestPoll}}, nil)
+	if err != nil || string(resp) != "ok (pipe from init: true)" {
+		var e *Error
+		if errors.As(err, &e) {
+			t.Logf("child output: %s", e.Stderr)
+		}
+		t.Fatalf("the poller in a child that started it from init: %q %v", resp, err)
+	}
+}
+
 func TestUnavailableFailsClosed(t *testing.T) {
 	// The profile passes envFakeABI on: the child believes the kernel has ABI 3 and must refuse.
 	t.Setenv(envFakeABI, "3")

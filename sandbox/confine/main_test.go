@@ -38,14 +38,21 @@ const (
 	// envTestParent=DIR makes the test binary a parent that runs test.spin-pid (see
 	// TestParentDeath).
 	envTestParent = "TOOLEXPLORER_CONFINE_TEST_PARENT"
+	// envTestPoll=1 makes a test child start the Go poller from init (a pollable pipe), so that
+	// the runtime's epoll and eventfd exist before Main.
+	envTestPoll = "TOOLEXPLORER_CONFINE_TEST_POLL"
 	// envTestInitFile=PATH makes a test child open PATH from init, before it is confined.
 	envTestInitFile = "TOOLEXPLORER_CONFINE_TEST_INIT_FILE"
 	// envRequireLandlock=1 turns a skip for want of Landlock or seccomp into a failure.
 	envRequireLandlock = "TOOLEXPLORER_REQUIRE_LANDLOCK"
 )
 
-// initOpened is the file a test child opened from init (envTestInitFile).
-var initOpened *os.File
+// initOpened is the file a test child opened from init (envTestInitFile); initPipe the pollable
+// pipe it made (envTestPoll).
+var (
+	initOpened *os.File
+	initPipe   [2]*os.File
+)
 
 // The thread started before confinement (see init) and its channel.
 var (
@@ -63,6 +70,9 @@ func init() {
 	}
 	if child && os.Getenv(envTestThread) == "1" {
 		beforeConfine = startEarlyThread
+	}
+	if child && os.Getenv(envTestPoll) == "1" {
+		initPipe[0], initPipe[1], _ = os.Pipe()
 	}
 	if path := os.Getenv(envTestInitFile); child && path != "" {
 		initOpened, _ = os.Open(path) // as Go opens every file: close-on-exec
@@ -263,6 +273,21 @@ func registerTestHandlers() {
 			return nil, err
 		}
 		return []byte(strings.Join(append([]string{dir}, names...), "\n")), nil
+	})
+	// test.poll waits on the poller: a read with a 10 ms deadline on a fresh pipe.
+	Handle("test.poll", func(ctx context.Context, req []byte) ([]byte, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		defer w.Close()
+		r.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		_, err = r.Read(make([]byte, 1))
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, fmt.Errorf("read: %v, want a deadline error", err)
+		}
+		return []byte(fmt.Sprintf("ok (pipe from init: %v)", initPipe[0] != nil)), nil
 	})
 	Handle("test.initopened", func(ctx context.Context, req []byte) ([]byte, error) {
 		if initOpened == nil {
