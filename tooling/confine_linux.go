@@ -121,6 +121,19 @@ var (
 	hostIsRoot = os.Geteuid() == 0
 )
 
+// endConfinement stops the pools' workers and removes the process's confinement session dir;
+// RunMain calls it once the host's main function has returned.
+func endConfinement() {
+	poolMu.Lock()
+	ps := pools
+	pools = map[int]*confine.Pool{}
+	poolMu.Unlock()
+	for _, p := range ps {
+		p.Close()
+	}
+	confine.Shutdown()
+}
+
 // confinePool returns the process-wide pool of confined workers of size n.
 func confinePool(n int) *confine.Pool {
 	poolMu.Lock()

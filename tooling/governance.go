@@ -66,9 +66,13 @@ func (c Call) OnMainThread() bool {
 //
 // In a confined child (see Confinement) RunMain serves the child's one call
 // and exits instead: the host binary is re-executed for confined tools.
+//
+// When fn returns, RunMain stops the pre-started confined workers and
+// removes the private temp dirs of confined calls before it returns.
 func RunMain(fn func()) {
 	if confinedEntry() {
 		return
 	}
 	sandbox.Main.Run(fn)
+	endConfinement()
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
 // TestE2EBinary builds the command and runs it as a subprocess, to check the
@@ -73,5 +75,60 @@ func TestE2EBinary(t *testing.T) {
 				t.Errorf("status %q, text %q: want ok and \"hi hi\"", res.Status, res.Output.Text)
 			}
 		})
+	}
+}
+
+// TestE2EConfinedLeavesNothing runs a confined tool through the binary and checks that the
+// process, once exited, left no temp dir behind (RunMain ends the confinement session).
+func TestE2EConfinedLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if err := confine.Available(); err != nil {
+		if os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") == "1" {
+			t.Fatalf("confinement unavailable: %v", err)
+		}
+		t.Skipf("confinement unavailable here: %v", err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	bin := filepath.Join(t.TempDir(), "toolexplorer")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// Children run as an unprivileged user when the test runs as root: the temp dir and the
+	// workspace must be reachable for them.
+	open := func(pattern string) string {
+		d, err := os.MkdirTemp("", pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	tmp, ws := open("te-tmpdir-"), open("te-workspace-")
+	cfg := filepath.Join(ws, "..", filepath.Base(ws)+".json")
+	if err := os.WriteFile(cfg, []byte(`{"confinement":{"workspace":"`+ws+`"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(cfg) })
+	cmd := exec.Command(bin, "--config", cfg, "run", "fs.list_dir", "--args", `{"path":"."}`, "--json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), `"status": "ok"`) {
+		t.Fatalf("confined call: %v\n%s", err, out)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left in the temp dir: %s", e.Name())
 	}
 }

@@ -124,7 +124,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(envTestThread, "1")
 	os.Setenv(envTestSecret, secretValue)
 	code := m.Run()
-	Settle() // the last children's temp dirs
+	Shutdown() // the last children's temp dirs and the session dir
 	printTable()
 	os.Exit(code)
 }

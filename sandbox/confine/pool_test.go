@@ -344,3 +344,26 @@ func TestPrivateDirRecycled(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdown: Shutdown removes the session dir with the private dirs in it, and a later call
+// starts a new session.
+func TestShutdown(t *testing.T) {
+	requireConfinement(t)
+	ctx := ctxTimeout(t, 30*time.Second)
+	first, err := Run(ctx, "test.tmplist", Profile{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := filepath.Dir(strings.Split(string(first), "\n")[0])
+	Shutdown()
+	if _, err := os.Lstat(sess); !os.IsNotExist(err) {
+		t.Errorf("the session dir %s is still there after Shutdown (%v)", sess, err)
+	}
+	second, err := Run(ctx, "test.tmplist", Profile{}, nil)
+	if err != nil {
+		t.Fatalf("a call after Shutdown: %v", err)
+	}
+	if again := filepath.Dir(strings.Split(string(second), "\n")[0]); again == sess || !strings.HasPrefix(filepath.Base(again), sessionPrefix) {
+		t.Errorf("the call after Shutdown ran in %s, want a new session dir", again)
+	}
+}

@@ -35,45 +35,77 @@ const (
 )
 
 var session struct {
-	once sync.Once
-	err  error
-	path string
-	root *os.Root
-	lock *os.File // the session dir, flocked for the life of the process
-
 	mu      sync.Mutex
+	open    bool
+	path    string
+	root    *os.Root
+	lock    *os.File // the session dir, flocked while the session is open
+	swept   bool
 	next    int
 	spares  []string // names of emptied dirs
 	flags   int      // the inode flags of a new dir (FS_IOC_GETFLAGS), -1 unknown
 	flagsOK bool
 }
 
-// openSession makes the session dir and starts the sweep of dead parents' ones.
-func openSession() error {
-	session.once.Do(func() {
-		session.err = makeSession()
-		if session.err == nil {
+// openSession makes the session dir if there is none open, and the first time starts the sweep
+// of dead parents' ones. It returns the session's root and path.
+func openSession() (*os.Root, string, error) {
+	session.mu.Lock()
+	defer session.mu.Unlock()
+	if !session.open {
+		path, root, lock, err := makeSession()
+		if err != nil {
+			return nil, "", err
+		}
+		session.open, session.path, session.root, session.lock = true, path, root, lock
+		session.next, session.spares, session.flagsOK = 0, nil, false
+		if !session.swept {
+			session.swept = true
 			teardowns.Add(1)
 			go func() {
 				defer teardowns.Done()
-				sweepSessions(os.TempDir(), session.path)
+				sweepSessions(os.TempDir(), path)
 			}()
 		}
-	})
-	return session.err
+	}
+	return session.root, session.path, nil
 }
 
-func makeSession() error {
-	path, err := os.MkdirTemp("", sessionPrefix)
-	if err != nil {
-		return fmt.Errorf("creating the session dir: %w", err)
+// Shutdown removes this process's session dir and every private dir in it. A program calls it
+// as it exits, once its calls are done and its pools closed (tooling.RunMain does): children
+// still running lose their dirs. Cleanup of finished calls is waited for first (see Settle). A
+// later call starts a new session.
+func Shutdown() {
+	teardowns.Wait()
+	session.mu.Lock()
+	defer session.mu.Unlock()
+	if !session.open {
+		return
 	}
-	root, err := os.OpenRoot(path)
+	if d, err := session.root.Open("."); err == nil {
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, n := range names {
+			session.root.RemoveAll(n)
+		}
+	}
+	session.root.Close()
+	session.lock.Close()
+	os.Remove(session.path)
+	session.open, session.root, session.lock, session.spares = false, nil, nil, nil
+}
+
+func makeSession() (path string, root *os.Root, lock *os.File, err error) {
+	path, err = os.MkdirTemp("", sessionPrefix)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("creating the session dir: %w", err)
+	}
+	root, err = os.OpenRoot(path)
 	if err != nil {
 		os.Remove(path)
-		return fmt.Errorf("opening the session dir: %w", err)
+		return "", nil, nil, fmt.Errorf("opening the session dir: %w", err)
 	}
-	lock, err := root.Open(".")
+	lock, err = root.Open(".")
 	if err == nil {
 		err = ownDir(lock, os.Geteuid(), 0o700) // still the dir made above, not a swapped one
 	}
@@ -88,10 +120,9 @@ func makeSession() error {
 			lock.Close()
 		}
 		root.Close()
-		return fmt.Errorf("preparing the session dir %s: %w", path, err)
+		return "", nil, nil, fmt.Errorf("preparing the session dir %s: %w", path, err)
 	}
-	session.path, session.root, session.lock = path, root, lock
-	return nil
+	return path, root, lock, nil
 }
 
 // ownDir checks that f is a directory owned by uid with permissions perm.
@@ -110,50 +141,52 @@ func ownDir(f *os.File, uid int, perm os.FileMode) error {
 // privateDir hands out a private temp dir, owned by the child's user: an emptied one when there
 // is one, else a new one. It returns its path.
 func privateDir(s *setupMsg) (string, error) {
-	if err := openSession(); err != nil {
+	root, path, err := openSession()
+	if err != nil {
 		return "", err
 	}
 	uid := dirOwner(s)
 	for {
 		session.mu.Lock()
 		n := len(session.spares)
-		if n == 0 {
+		if n == 0 || session.root != root {
 			session.mu.Unlock()
 			break
 		}
 		name := session.spares[n-1]
 		session.spares = session.spares[:n-1]
+		want := session.flags
 		session.mu.Unlock()
-		if checkDir(name, uid) == nil {
-			return filepath.Join(session.path, name), nil
+		if checkDir(root, name, uid, want) == nil {
+			return filepath.Join(path, name), nil
 		}
-		session.root.RemoveAll(name)
+		root.RemoveAll(name)
 	}
 	session.mu.Lock()
 	session.next++
 	name := "c" + strconv.Itoa(session.next)
 	session.mu.Unlock()
-	if err := session.root.Mkdir(name, 0o700); err != nil {
+	if err := root.Mkdir(name, 0o700); err != nil {
 		return "", fmt.Errorf("creating the private temp dir: %w", err)
 	}
 	if s.dropUID {
-		if err := session.root.Lchown(name, s.uid, s.gid); err != nil {
-			session.root.Remove(name)
+		if err := root.Lchown(name, s.uid, s.gid); err != nil {
+			root.Remove(name)
 			return "", fmt.Errorf("handing the private temp dir over: %w", err)
 		}
 	}
 	session.mu.Lock()
-	if !session.flagsOK {
-		session.flags, session.flagsOK = dirFlags(name), true
+	if !session.flagsOK && session.root == root {
+		session.flags, session.flagsOK = dirFlags(root, name), true
 	}
 	session.mu.Unlock()
-	return filepath.Join(session.path, name), nil
+	return filepath.Join(path, name), nil
 }
 
-// checkDir checks that the session's entry name is still a private dir as made: a directory of
-// uid, mode 0700, with the inode flags of a new dir, and empty.
-func checkDir(name string, uid int) error {
-	f, err := session.root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+// checkDir checks that root's entry name is still a private dir as made: a directory of uid,
+// mode 0700, with the inode flags of a new dir (flags), and empty.
+func checkDir(root *os.Root, name string, uid, flags int) error {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}
@@ -161,11 +194,8 @@ func checkDir(name string, uid int) error {
 	if err := ownDir(f, uid, 0o700); err != nil {
 		return err
 	}
-	session.mu.Lock()
-	want := session.flags
-	session.mu.Unlock()
-	if got, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil && got != want {
-		return fmt.Errorf("inode flags %#x, want %#x", got, want)
+	if got, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil && got != flags {
+		return fmt.Errorf("inode flags %#x, want %#x", got, flags)
 	}
 	if names, err := f.Readdirnames(1); len(names) != 0 || err == nil {
 		return errors.New("not empty")
@@ -173,9 +203,9 @@ func checkDir(name string, uid int) error {
 	return nil
 }
 
-// dirFlags reads the inode flags of the session's entry name (-1 where the file system has none).
-func dirFlags(name string) int {
-	f, err := session.root.Open(name)
+// dirFlags reads the inode flags of root's entry name (-1 where the file system has none).
+func dirFlags(root *os.Root, name string) int {
+	f, err := root.Open(name)
 	if err != nil {
 		return -1
 	}
@@ -190,27 +220,32 @@ func dirFlags(name string) int {
 // releaseDir takes back the private dir at path, whose child is dead and reaped, its process
 // group killed. With keep (the child could not change modes or attributes) the dir is emptied
 // and, if it is still a private dir as made, kept for a later child; otherwise it is removed.
+// A dir of a session that was shut down is gone already.
 func releaseDir(path string, keep bool, uid int) {
-	if session.root == nil || filepath.Dir(path) != session.path {
+	session.mu.Lock()
+	root, flags := session.root, session.flags
+	current := session.open && filepath.Dir(path) == session.path
+	session.mu.Unlock()
+	if !current {
 		return
 	}
 	name := filepath.Base(path)
-	if keep && emptyDir(name) && checkDir(name, uid) == nil {
+	if keep && emptyDir(root, name) && checkDir(root, name, uid, flags) == nil {
 		session.mu.Lock()
-		if len(session.spares) < maxSpares {
+		if session.root == root && len(session.spares) < maxSpares {
 			session.spares = append(session.spares, name)
 			session.mu.Unlock()
 			return
 		}
 		session.mu.Unlock()
 	}
-	session.root.RemoveAll(name)
+	root.RemoveAll(name)
 }
 
-// emptyDir removes everything in the session's entry name, inside the root: symlinks are removed,
+// emptyDir removes everything in root's entry name, inside the root: symlinks are removed,
 // never followed.
-func emptyDir(name string) bool {
-	sub, err := session.root.OpenRoot(name)
+func emptyDir(root *os.Root, name string) bool {
+	sub, err := root.OpenRoot(name)
 	if err != nil {
 		return false
 	}
@@ -232,15 +267,14 @@ func emptyDir(name string) bool {
 	return true
 }
 
-// dropSpares removes the dirs kept for later children (Settle calls it: a program about to exit
-// leaves none behind; the session dir itself goes when the next parent sweeps).
+// dropSpares removes the dirs kept for later children (Settle calls it).
 func dropSpares() {
 	session.mu.Lock()
-	spares := session.spares
+	spares, root := session.spares, session.root
 	session.spares = nil
 	session.mu.Unlock()
 	for _, name := range spares {
-		session.root.RemoveAll(name)
+		root.RemoveAll(name)
 	}
 }
 
