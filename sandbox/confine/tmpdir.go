@@ -25,8 +25,9 @@ import (
 // whose child could not change its mode or attributes (no permission changes in its seccomp
 // policy) is emptied after the call, checked, and kept for a later child; others are removed.
 //
-// The parent holds an exclusive flock on its session dir while it lives; the next parent to start
-// a child removes the session dirs nobody holds any more: those of parents that died.
+// The parent holds an exclusive flock on its session dir while it lives and removes the dir when
+// it ends (Shutdown, which tooling.RunMain calls); the next parent to start a child removes the
+// session dirs nobody holds any more: those of parents that died.
 
 const (
 	sessionPrefix = "toolexplorer-confine-"
