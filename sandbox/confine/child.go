@@ -236,20 +236,15 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if err != nil {
 		return notes, err
 	}
-	// 4. Seccomp, on all threads. It comes before Landlock because it also sets no_new_privs on
-	// every thread (TSYNC copies the flag), which Landlock needs: one round over the threads
-	// fewer.
+	// 4. no_new_privs on every thread, which Landlock needs. A filter that allows everything,
+	// installed with TSYNC, sets it on every thread in one call (the kernel copies the flag with
+	// the filter), where prctl on each thread would take a round of signals over the threads.
 	nnp := false
-	switch {
-	case installSeccomp != nil:
-		if err := installSeccomp(s.seccomp); err != nil {
+	if installSeccomp != nil {
+		if err := installSeccomp(allowAllFilter); err != nil {
 			return notes, fmt.Errorf("seccomp: %w", err)
 		}
 		nnp = true
-	case allowMissingSeccomp:
-		notes = append(notes, "seccomp filter not applied: none built in")
-	default:
-		return notes, errors.New("seccomp filter not built into this binary")
 	}
 	// 5. Landlock, after checking the ABI.
 	abi, err := childABI()
@@ -263,6 +258,17 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	notes = append(notes, n...)
 	if err != nil {
 		return notes, err
+	}
+	// 6. The seccomp filter, on all threads.
+	switch {
+	case installSeccomp != nil:
+		if err := installSeccomp(s.seccomp); err != nil {
+			return notes, fmt.Errorf("seccomp: %w", err)
+		}
+	case allowMissingSeccomp:
+		notes = append(notes, "seccomp filter not applied: none built in")
+	default:
+		return notes, errors.New("seccomp filter not built into this binary")
 	}
 	return notes, nil
 }

@@ -28,15 +28,17 @@
 //  3. Sets its rlimits (cpu, address space, open files, file size; processes when the profile
 //     declares a limit or the parent is root; no core dumps).
 //     SIGXCPU gets its default action back, so the child dies at the CPU limit.
-//  4. Installs the seccomp filter, which the parent built once per policy, on every thread
-//     (TSYNC). This also sets no_new_privs on every thread, which Landlock needs next.
+//  4. Sets no_new_privs on every thread, which Landlock needs: it installs a seccomp filter that
+//     allows everything with TSYNC, which copies the flag to every thread in one call.
 //  5. Checks the Landlock ABI itself and refuses below [MinLandlockABI] (go-landlock's
 //     BestEffort is fail-open and is not used), then enforces one ruleset on every thread: the
 //     profile's paths, its TCP connect and bind ports, and the IPC scopes (abstract unix sockets,
 //     signals).
-//  6. Reads the request, runs the handler with the caller's deadline, writes the response.
+//  6. Installs the seccomp filter, which the parent built once per policy, on every thread
+//     (TSYNC).
+//  7. Reads the request, runs the handler with the caller's deadline, writes the response.
 //
-// Any failure before step 6 ends the child with the reason and [Run] returns an [Error] of kind
+// Any failure before step 7 ends the child with the reason and [Run] returns an [Error] of kind
 // [Unavailable]: a handler never runs unconfined.
 //
 // # Threads

@@ -298,6 +298,10 @@ func InstallSeccomp(p SeccompPolicy) error {
 	return installFilter(raw)
 }
 
+// allowAllFilter allows every system call: the child installs it with TSYNC first, for the
+// no_new_privs flag the kernel then sets on every thread.
+var allowAllFilter = []bpf.RawInstruction{{Op: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW}}
+
 // seccompPrograms caches BuildSeccomp by policy: a parent builds each program once and sends it
 // with every child's setup.
 var seccompPrograms sync.Map // SeccompPolicy -> []bpf.RawInstruction
