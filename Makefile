@@ -41,10 +41,12 @@ e2e: ## only the end-to-end tests
 bench: ## benchmarks (BENCH filters), 6 counts each, saved to bench.out for benchstat
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 6 ./... | tee bench.out
 
-lint: ## gofmt, go vet and staticcheck
+lint: ## gofmt, go vet (also for macOS and Windows) and staticcheck
 	@unformatted="$$(gofmt -l .)"; \
 	if [[ -n "$$unformatted" ]]; then echo 'gofmt -l: these files need gofmt -w:'; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	GOOS=windows $(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 fuzz: ## fuzz ExecuteTool for FUZZTIME

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The main goroutine stays on the process main thread from here on, so that
@@ -62,7 +60,7 @@ func (e *PanicError) Error() string {
 type MainThreadStats struct {
 	Started      bool // the loop is (or was) serving: Run was called, or a Call started it
 	OnMainThread bool // Run was handed the process main thread
-	ThreadID     int  // unix.Gettid() of the loop thread; os.Getpid() on the main thread; 0 before start
+	ThreadID     int  // the loop thread's id (gettid; the process id on the main thread); 0 before start and off Linux
 
 	QueueDepth   int       // funcs waiting, not counting the one running
 	Current      string    // label of the func running; "" when idle
@@ -188,9 +186,9 @@ func (m *MainThread) Run(fn func()) {
 		panic("sandbox: MainThread.Run called after the scheduler started; " +
 			"call Run from main() before anything calls Main.Call")
 	}
-	tid := unix.Gettid()
-	m.tid.Store(int64(tid))
-	m.onMain = tid == unix.Getpid()
+	tid := currentThread()
+	m.tid.Store(tid)
+	m.onMain = isProcessMainThread(tid)
 	m.started.Store(true)
 	m.mu.Unlock()
 
@@ -422,7 +420,7 @@ func (m *MainThread) startOwnThread() {
 // it replaces a loop that Run started) or m stops.
 func (m *MainThread) serveOwnThread(fnDone <-chan struct{}, exited chan struct{}) {
 	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-	m.tid.Store(int64(unix.Gettid()))
+	m.tid.Store(currentThread())
 	m.mu.Lock()
 	m.onMain = false
 	if m.start != nil {
@@ -577,7 +575,7 @@ func (m *MainThread) Stats() MainThreadStats {
 	s := MainThreadStats{
 		Started:      m.started.Load(),
 		OnMainThread: onMain,
-		ThreadID:     int(m.tid.Load()),
+		ThreadID:     threadID(m.tid.Load()),
 		QueueDepth:   int(m.depth.Load()),
 		Served:       m.served.Load(),
 	}
@@ -592,9 +590,9 @@ func (m *MainThread) Stats() MainThreadStats {
 	return s
 }
 
-// ThreadID returns unix.Gettid() of the loop thread, or 0 before m starts.
+// ThreadID returns the loop thread's id (gettid), or 0 before m starts and off Linux.
 func (m *MainThread) ThreadID() int {
-	return int(m.tid.Load())
+	return threadID(m.tid.Load())
 }
 
 // IsMainThread reports whether the calling goroutine is m's loop, that is,
@@ -612,5 +610,5 @@ func IsMainThread() bool {
 // locked to its thread: no other goroutine runs there.
 func (m *MainThread) onLoop() bool {
 	tid := m.tid.Load()
-	return tid != 0 && int64(unix.Gettid()) == tid
+	return tid != 0 && currentThread() == tid
 }

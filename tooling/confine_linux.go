@@ -53,7 +53,8 @@ var inConfinedChild = confine.IsChild()
 
 // ConfinedChild must run first in main when the host does not use RunMain:
 // in a confined child it serves the child's one call and exits, never
-// returning; elsewhere it returns false at once.
+// returning; elsewhere it returns false at once. Such a host calls
+// EndConfinement as it exits.
 func ConfinedChild() bool { return confine.Main() }
 
 func confinedEntry() bool { return confine.Main() }
@@ -121,9 +122,11 @@ var (
 	hostIsRoot = os.Geteuid() == 0
 )
 
-// endConfinement stops the pools' workers and removes the process's confinement session dir;
-// RunMain calls it once the host's main function has returned.
-func endConfinement() {
+// EndConfinement stops the pre-started confined workers and removes the
+// private temp dirs of confined calls. RunMain calls it once the host's
+// main function has returned; a host that uses ConfinedChild instead calls
+// it as it exits. A later confined call starts afresh.
+func EndConfinement() {
 	poolMu.Lock()
 	ps := pools
 	pools = map[int]*confine.Pool{}

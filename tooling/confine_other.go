@@ -5,7 +5,8 @@ package tooling
 import "context"
 
 // ConfinedChild must run first in main when the host does not use RunMain;
-// confinement exists on Linux only, so here it always returns false.
+// confinement exists on Linux only, so here it always returns false. Such a
+// host calls EndConfinement as it exits.
 func ConfinedChild() bool { return false }
 
 func confinedEntry() bool { return false }
@@ -19,5 +20,5 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 // inConfinedChild: there are no confined children off Linux.
 const inConfinedChild = false
 
-// endConfinement has nothing to end off Linux.
-func endConfinement() {}
+// EndConfinement has nothing to end off Linux.
+func EndConfinement() {}

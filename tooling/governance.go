@@ -74,5 +74,5 @@ func RunMain(fn func()) {
 		return
 	}
 	sandbox.Main.Run(fn)
-	endConfinement()
+	EndConfinement()
 }
