@@ -176,8 +176,10 @@ func serveChild() int {
 		return exitProtocol
 	}
 	// The private temp dir, which the parent made while this process started: the working
-	// directory, and TMPDIR.
-	if err := os.Chdir(s.tmpDir); err != nil {
+	// directory, and TMPDIR. It must be the very directory the parent made (its device and
+	// inode), whatever happened to the path since; Landlock's rule for it is made from the same
+	// descriptor.
+	if err := s.openTmpDir(); err != nil {
 		c.ready(false, "the private temp dir: "+err.Error(), nil)
 		return exitUnavailable
 	}
@@ -186,6 +188,8 @@ func serveChild() int {
 		beforeConfine()
 	}
 	notes, err := confineSelf(&s)
+	unix.Close(s.tmpFD) // the rule is made; the handler reaches the dir by its path
+	s.tmpFD = -1
 	if err != nil {
 		c.ready(false, err.Error(), notes)
 		return exitUnavailable
@@ -203,6 +207,30 @@ func serveChild() int {
 		return exitProtocol
 	}
 	return c.serve(s.reuse, s.limits.CPUSeconds)
+}
+
+// openTmpDir opens the private temp dir, checks that it is the one the parent made, and moves
+// into it; s.tmpFD holds it open until Landlock's rule is made.
+func (s *setupMsg) openTmpDir() error {
+	fd, err := unix.Open(s.tmpDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	if uint64(st.Dev) != s.tmpDev || st.Ino != s.tmpIno {
+		unix.Close(fd)
+		return fmt.Errorf("%s is not the directory the parent made", s.tmpDir)
+	}
+	if err := unix.Fchdir(fd); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	s.tmpFD = fd
+	return nil
 }
 
 // confineSelf applies the confinement of s to the whole process: user, rlimits, Landlock,

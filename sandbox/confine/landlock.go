@@ -122,6 +122,8 @@ type pathRule struct {
 	// system marks a path the profile did not name (the temp dir, /dev/null, the loader): its
 	// symlinks may be followed, and it may be missing.
 	system bool
+	// fd is an open descriptor of the object, used when path is "" (the temp dir).
+	fd int
 }
 
 // landlockRules lists the path rules of a setup, in order.
@@ -136,8 +138,8 @@ func landlockRules(s *setupMsg) []pathRule {
 	for _, p := range s.exec {
 		rules = append(rules, pathRule{path: p, rights: execRights})
 	}
-	if s.tmpDir != "" {
-		rules = append(rules, pathRule{path: s.tmpDir, rights: writeRights, system: true})
+	if s.tmpFD >= 0 {
+		rules = append(rules, pathRule{fd: s.tmpFD, rights: writeRights, system: true})
 	}
 	// os/exec opens /dev/null for a command's missing stdin, stdout or stderr.
 	rules = append(rules, pathRule{path: "/dev/null", rights: ll.AccessFSReadFile | ll.AccessFSWriteFile, system: true})
@@ -296,7 +298,14 @@ func addPathRule(rulesetFD int, r pathRule) (note string, err error) {
 	if r.system {
 		how.Resolve = unix.RESOLVE_NO_MAGICLINKS
 	}
-	fd, err := unix.Openat2(unix.AT_FDCWD, path, how)
+	var fd int
+	if path == "" {
+		// An open descriptor: dup it, as it is closed below like the others.
+		path = fmt.Sprintf("descriptor %d", r.fd)
+		fd, err = unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
+	} else {
+		fd, err = unix.Openat2(unix.AT_FDCWD, path, how)
+	}
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
 			if r.system {

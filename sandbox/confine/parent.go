@@ -330,7 +330,7 @@ func startProc(p Profile) (_ *proc, err error) {
 	// system can take longer to make than the child's whole start); the setup names it and the
 	// child moves into it.
 	started := startUnlocked(cmd)
-	tmp, tmpErr := privateDir(s)
+	tmp, tmpID, tmpErr := privateDir(s)
 	err = <-started
 	reqR.Close()
 	respW.Close()
@@ -353,7 +353,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		}
 		return nil, &Error{Kind: Unavailable, What: "starting the child: " + err.Error()}
 	}
-	s.tmpDir = tmp
+	s.tmpDir, s.tmpDev, s.tmpIno = tmp, tmpID.dev, tmpID.ino
 	src, err := newPipeSource(respR)
 	if err != nil {
 		// Not reached: respR is a pollable pipe.
@@ -382,6 +382,9 @@ func startProc(p Profile) (_ *proc, err error) {
 	}
 	go pr.copyOutput()
 	go pr.reap()
+	if alterSetup != nil {
+		alterSetup(s)
+	}
 	if err := writeFrame(reqW, frameSetup, s.encode()); err != nil {
 		// The child died at once; reap tells why.
 		pr.kill(nil)
@@ -488,6 +491,9 @@ func (pr *proc) kill(why error) {
 		sendKill(pr.pid, syscall.SIGKILL)
 	}
 }
+
+// alterSetup, when set, changes a setup before it is sent (tests only).
+var alterSetup func(*setupMsg)
 
 // sendKill sends signals to children (a variable for tests).
 var sendKill = syscall.Kill

@@ -367,3 +367,17 @@ func TestShutdown(t *testing.T) {
 		t.Errorf("the call after Shutdown ran in %s, want a new session dir", again)
 	}
 }
+
+// TestTmpDirIdentity: a child moves into its private dir only if it is the very directory the
+// parent made (device and inode), whatever its path leads to by then.
+func TestTmpDirIdentity(t *testing.T) {
+	requireConfinement(t)
+	Settle()
+	alterSetup = func(s *setupMsg) { s.tmpIno++ }
+	defer func() { alterSetup = nil }()
+	_, err := Run(ctxTimeout(t, 30*time.Second), "test.echo", Profile{}, []byte("x"))
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Unavailable || !strings.Contains(e.What, "not the directory the parent made") {
+		t.Fatalf("a setup naming another dir: %v, want Unavailable naming the temp dir", err)
+	}
+}

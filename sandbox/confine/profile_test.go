@@ -145,7 +145,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestProtocolRoundTrip(t *testing.T) {
-	s := setupMsg{version: protocolVersion, parentPID: 42, dropUID: true, uid: 65534, gid: 65534, tmpDir: "/tmp/x",
+	s := setupMsg{version: protocolVersion, parentPID: 42, dropUID: true, uid: 65534, gid: 65534, tmpDir: "/tmp/x", tmpDev: 2049, tmpIno: 1 << 40, tmpFD: -1,
 		read: []string{"/a", "/b"}, write: []string{"/c"}, exec: nil, connect: []uint16{1, 65535}, bind: []uint16{0},
 		limits: Limits{1, 2, 3, 4, 5}, reuse: true, seccomp: []bpf.RawInstruction{{Op: 0x20, K: 4}, {Op: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}, {Op: 6, K: 0x7fff0000}}}
 	var s2 setupMsg

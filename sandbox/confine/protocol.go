@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 3
+const protocolVersion = 4
 
 // setupMsg is what the child needs to confine itself.
 type setupMsg struct {
@@ -48,13 +48,18 @@ type setupMsg struct {
 	uid     int
 	gid     int
 	tmpDir  string
-	read    []string
-	write   []string
-	exec    []string
-	connect []uint16
-	bind    []uint16
-	limits  Limits
-	reuse   bool
+	// tmpDev and tmpIno identify the private temp dir as the parent made it; the child checks
+	// that tmpDir is that dir before it moves in. tmpFD is the child's descriptor of it (not
+	// sent), from which Landlock's rule for it is made.
+	tmpDev, tmpIno uint64
+	tmpFD          int
+	read           []string
+	write          []string
+	exec           []string
+	connect        []uint16
+	bind           []uint16
+	limits         Limits
+	reuse          bool
 	// procs is the GOMAXPROCS the child takes once confined (it starts with 1, so that fewer
 	// threads need confining); goMaxProcs is the GOMAXPROCS variable the profile passes on, "" for
 	// none.
@@ -96,6 +101,8 @@ func (m *setupMsg) encode() []byte {
 	e.u64(uint64(m.uid))
 	e.u64(uint64(m.gid))
 	e.str(m.tmpDir)
+	e.u64(m.tmpDev)
+	e.u64(m.tmpIno)
 	e.strs(m.read)
 	e.strs(m.write)
 	e.strs(m.exec)
@@ -129,6 +136,9 @@ func (m *setupMsg) decode(b []byte) error {
 	m.uid = int(d.u64())
 	m.gid = int(d.u64())
 	m.tmpDir = d.str()
+	m.tmpDev = d.u64()
+	m.tmpIno = d.u64()
+	m.tmpFD = -1
 	m.read = d.strs()
 	m.write = d.strs()
 	m.exec = d.strs()

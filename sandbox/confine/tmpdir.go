@@ -139,12 +139,15 @@ func ownDir(f *os.File, uid int, perm os.FileMode) error {
 	return nil
 }
 
+// dirID identifies a directory: its device and inode numbers.
+type dirID struct{ dev, ino uint64 }
+
 // privateDir hands out a private temp dir, owned by the child's user: an emptied one when there
-// is one, else a new one. It returns its path.
-func privateDir(s *setupMsg) (string, error) {
+// is one, else a new one. It returns its path and identity.
+func privateDir(s *setupMsg) (string, dirID, error) {
 	root, path, err := openSession()
 	if err != nil {
-		return "", err
+		return "", dirID{}, err
 	}
 	uid := dirOwner(s)
 	for {
@@ -158,8 +161,8 @@ func privateDir(s *setupMsg) (string, error) {
 		session.spares = session.spares[:n-1]
 		want := session.flags
 		session.mu.Unlock()
-		if checkDir(root, name, uid, want) == nil {
-			return filepath.Join(path, name), nil
+		if id, err := checkDir(root, name, uid, want); err == nil {
+			return filepath.Join(path, name), id, nil
 		}
 		root.RemoveAll(name)
 	}
@@ -168,54 +171,58 @@ func privateDir(s *setupMsg) (string, error) {
 	name := "c" + strconv.Itoa(session.next)
 	session.mu.Unlock()
 	if err := root.Mkdir(name, 0o700); err != nil {
-		return "", fmt.Errorf("creating the private temp dir: %w", err)
+		return "", dirID{}, fmt.Errorf("creating the private temp dir: %w", err)
 	}
 	if s.dropUID {
 		if err := root.Lchown(name, s.uid, s.gid); err != nil {
 			root.Remove(name)
-			return "", fmt.Errorf("handing the private temp dir over: %w", err)
+			return "", dirID{}, fmt.Errorf("handing the private temp dir over: %w", err)
 		}
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		root.Remove(name)
+		return "", dirID{}, fmt.Errorf("opening the private temp dir: %w", err)
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		root.Remove(name)
+		return "", dirID{}, fmt.Errorf("opening the private temp dir: %w", err)
 	}
 	session.mu.Lock()
 	if !session.flagsOK && session.root == root {
-		session.flags, session.flagsOK = dirFlags(root, name), true
+		session.flags, session.flagsOK = -1, true
+		if v, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil {
+			session.flags = v
+		}
 	}
 	session.mu.Unlock()
-	return filepath.Join(path, name), nil
+	return filepath.Join(path, name), dirID{uint64(st.Dev), st.Ino}, nil
 }
 
 // checkDir checks that root's entry name is still a private dir as made: a directory of uid,
-// mode 0700, with the inode flags of a new dir (flags), and empty.
-func checkDir(root *os.Root, name string, uid, flags int) error {
+// mode 0700, with the inode flags of a new dir (flags), and empty. It returns its identity.
+func checkDir(root *os.Root, name string, uid, flags int) (dirID, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return err
+		return dirID{}, err
 	}
 	defer f.Close()
 	if err := ownDir(f, uid, 0o700); err != nil {
-		return err
+		return dirID{}, err
 	}
 	if got, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil && got != flags {
-		return fmt.Errorf("inode flags %#x, want %#x", got, flags)
+		return dirID{}, fmt.Errorf("inode flags %#x, want %#x", got, flags)
 	}
 	if names, err := f.Readdirnames(1); len(names) != 0 || err == nil {
-		return errors.New("not empty")
+		return dirID{}, errors.New("not empty")
 	}
-	return nil
-}
-
-// dirFlags reads the inode flags of root's entry name (-1 where the file system has none).
-func dirFlags(root *os.Root, name string) int {
-	f, err := root.Open(name)
-	if err != nil {
-		return -1
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return dirID{}, err
 	}
-	defer f.Close()
-	v, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
-	if err != nil {
-		return -1
-	}
-	return v
+	return dirID{uint64(st.Dev), st.Ino}, nil
 }
 
 // releaseDir takes back the private dir at path, whose child is dead and reaped, its process
@@ -231,14 +238,16 @@ func releaseDir(path string, keep bool, uid int) {
 		return
 	}
 	name := filepath.Base(path)
-	if keep && emptyDir(root, name) && checkDir(root, name, uid, flags) == nil {
-		session.mu.Lock()
-		if session.root == root && len(session.spares) < maxSpares {
-			session.spares = append(session.spares, name)
+	if keep && emptyDir(root, name) {
+		if _, err := checkDir(root, name, uid, flags); err == nil {
+			session.mu.Lock()
+			if session.root == root && len(session.spares) < maxSpares {
+				session.spares = append(session.spares, name)
+				session.mu.Unlock()
+				return
+			}
 			session.mu.Unlock()
-			return
 		}
-		session.mu.Unlock()
 	}
 	root.RemoveAll(name)
 }
