@@ -21,6 +21,7 @@ import (
 // with a fraction or an exponent, an enum of other than strings).
 type quick struct {
 	never bool       // the false schema: nothing is valid
+	ref   *quick     // $ref (draft 2019-09 and later, where its siblings apply too)
 	types quickTypes // allowed types; 0 allows every type
 
 	enum    map[string]struct{} // non-nil: the value is one of these strings
@@ -63,15 +64,24 @@ type quickBounds struct {
 	multipleOf             int64 // 0: none
 }
 
-// compileQuick returns the quick check of s, or nil when s uses a keyword it does not cover.
+// compileQuick returns the quick check of s, or nil when s uses a keyword it does not cover or
+// refers to itself.
 func compileQuick(s *jsonschema.Schema) *quick {
-	if s == nil {
+	return compileQuickIn(s, map[*jsonschema.Schema]bool{})
+}
+
+// compileQuickIn compiles s; open holds the schemas being compiled, to tell a cycle.
+func compileQuickIn(s *jsonschema.Schema, open map[*jsonschema.Schema]bool) *quick {
+	if s == nil || open[s] {
 		return nil
 	}
+	open[s] = true
+	defer delete(open, s)
 	if s.Bool != nil {
 		return &quick{never: !*s.Bool, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
 	}
-	if s.Ref != nil || s.RecursiveRef != nil || s.DynamicRef != nil || s.Const != nil || s.Not != nil ||
+	// Before draft 2019-09 a $ref's siblings are partly ignored: left to the validator.
+	if s.Ref != nil && s.DraftVersion < 2019 || s.RecursiveRef != nil || s.DynamicRef != nil || s.Const != nil || s.Not != nil ||
 		len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.If != nil || s.Then != nil || s.Else != nil ||
 		len(s.Dependencies) > 0 || len(s.DependentRequired) > 0 || len(s.DependentSchemas) > 0 ||
 		s.PropertyNames != nil || len(s.PatternProperties) > 0 || s.UnevaluatedProperties != nil ||
@@ -84,6 +94,11 @@ func compileQuick(s *jsonschema.Schema) *quick {
 	q := &quick{format: s.Format, pattern: s.Pattern, minLen: intOr(s.MinLength), maxLen: intOr(s.MaxLength),
 		required: s.Required, minProps: intOr(s.MinProperties), maxProps: intOr(s.MaxProperties),
 		minItems: intOr(s.MinItems), maxItems: intOr(s.MaxItems), unique: s.UniqueItems}
+	if s.Ref != nil {
+		if q.ref = compileQuickIn(s.Ref, open); q.ref == nil {
+			return nil
+		}
+	}
 	if s.Types != nil {
 		for _, t := range s.Types.ToStrings() {
 			switch t {
@@ -123,7 +138,7 @@ func compileQuick(s *jsonschema.Schema) *quick {
 	if len(s.Properties) > 0 {
 		q.props = make(map[string]*quick, len(s.Properties))
 		for name, sub := range s.Properties {
-			if q.props[name] = compileQuick(sub); q.props[name] == nil {
+			if q.props[name] = compileQuickIn(sub, open); q.props[name] == nil {
 				return nil
 			}
 		}
@@ -133,7 +148,7 @@ func compileQuick(s *jsonschema.Schema) *quick {
 	case bool:
 		q.noExtra = !a
 	case *jsonschema.Schema:
-		if q.extra = compileQuick(a); q.extra == nil {
+		if q.extra = compileQuickIn(a, open); q.extra == nil {
 			return nil
 		}
 	default:
@@ -150,7 +165,7 @@ func compileQuick(s *jsonschema.Schema) *quick {
 		}
 	}
 	if items != nil {
-		if q.items = compileQuick(items); q.items == nil {
+		if q.items = compileQuickIn(items, open); q.items == nil {
 			return nil
 		}
 	}
@@ -201,7 +216,7 @@ func compileBounds(s *jsonschema.Schema) (*quickBounds, bool) {
 
 // valid reports whether v is certainly valid; false leaves the answer to the general validator.
 func (q *quick) valid(v any) bool {
-	if q.never {
+	if q.never || q.ref != nil && !q.ref.valid(v) {
 		return false
 	}
 	switch x := v.(type) {

@@ -19,6 +19,9 @@ var quickSchemas = []string{
 	`{"type":"object","properties":{"m":{"type":"number","minimum":0.5}}}`,
 	`{"type":"object","properties":{"r":{"$ref":"#/$defs/r"}},"$defs":{"r":{"type":"string"}}}`,
 	`{"type":"object","properties":{"c":{"const":"k"}}}`,
+	`{"type":"object","properties":{"s":{"$ref":"#/$defs/s","maxLength":3},"n":{"$ref":"#/$defs/n"}},"$defs":{"s":{"type":"string","minLength":2},"n":{"$ref":"#/$defs/i"},"i":{"type":"integer","minimum":0}}}`,
+	`{"type":"object","properties":{"t":{"$ref":"#/$defs/t"}},"$defs":{"t":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/t"}}}}}}`,
+	`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"s":{"$ref":"#/definitions/s","maxLength":3}},"definitions":{"s":{"type":"string"}}}`,
 }
 
 // quickValues are arguments that probe each keyword's edges.
@@ -36,6 +39,8 @@ var quickValues = []string{
 	`{"s":"a@b.example"}`, `{"s":"not an email"}`, `{"u":[1,1.0]}`, `{"u":["a","b"]}`, `{"u":["a","a"]}`, `{"u":[{"a":1},{"a":1}]}`,
 	`{"l":["ab","ac"]}`, `{"l":["b"]}`, `{"l":[1]}`, `{"i":1,"t":{"any":[1]}}`, `{"f":1}`, `{"m":0.5}`, `{"m":0}`, `{"m":1}`,
 	`{"r":"s"}`, `{"r":1}`, `{"c":"k"}`, `{"c":"j"}`, `[]`, `"s"`, `null`, `3`,
+	`{"s":"ab"}`, `{"s":"a"}`, `{"s":"abcd"}`, `{"s":3}`, `{"n":0}`, `{"n":-1}`, `{"n":1.5}`, `{"n":"1"}`, `{"s":"abc","n":7}`,
+	`{"t":{}}`, `{"t":{"kids":[{},{"kids":[]}]}}`, `{"t":{"kids":[1]}}`,
 }
 
 // checkQuick fails when quick accepts a value the general validator refuses.
@@ -82,7 +87,7 @@ func TestQuickNeverAcceptsWhatTheValidatorRefuses(t *testing.T) {
 
 func TestQuickCoverage(t *testing.T) {
 	// Which schemas get a quick check at all.
-	want := map[int]bool{0: true, 1: true, 2: true, 3: false, 4: true, 5: true, 6: true, 7: true, 8: false, 9: false, 10: false}
+	want := map[int]bool{0: true, 1: true, 2: true, 3: false, 4: true, 5: true, 6: true, 7: true, 8: false, 9: true, 10: false, 11: true, 12: false, 13: false}
 	for i, st := range quickSchemas {
 		if got := compileTestSchema(t, st).quick != nil; got != want[i] {
 			t.Errorf("schema %d has a quick check: %v, want %v (%s)", i, got, want[i], st)
