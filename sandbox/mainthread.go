@@ -610,5 +610,5 @@ func IsMainThread() bool {
 // locked to its thread: no other goroutine runs there.
 func (m *MainThread) onLoop() bool {
 	tid := m.tid.Load()
-	return tid != 0 && currentThread() == tid
+	return tid > 0 && currentThread() == tid
 }

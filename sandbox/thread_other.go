@@ -24,9 +24,9 @@ func currentThread() int64 {
 	return -1
 }
 
-// isProcessMainThread cannot tell off Linux; Run is meant to be called from main, whose
-// goroutine is locked to the main thread from init.
-func isProcessMainThread(int64) bool { return true }
+// isProcessMainThread reports whether t is the main goroutine (id 1), which this package's
+// init locks to the process main thread.
+func isProcessMainThread(t int64) bool { return t == 1 }
 
 // threadID is 0 off Linux: there is no thread id to report.
 func threadID(int64) int { return 0 }

@@ -67,16 +67,32 @@ type quickBounds struct {
 // compileQuick returns the quick check of s, or nil when s uses a keyword it does not cover or
 // refers to itself.
 func compileQuick(s *jsonschema.Schema) *quick {
-	return compileQuickIn(s, map[*jsonschema.Schema]bool{})
+	return (&quickCompiler{open: map[*jsonschema.Schema]bool{}, done: map[*jsonschema.Schema]*quick{}}).compile(s)
 }
 
-// compileQuickIn compiles s; open holds the schemas being compiled, to tell a cycle.
-func compileQuickIn(s *jsonschema.Schema, open map[*jsonschema.Schema]bool) *quick {
-	if s == nil || open[s] {
+// quickCompiler compiles each schema once (a definition reached by many paths is shared: a
+// chain of $defs each referring twice to the next must not take exponential time); open holds
+// the schemas being compiled, to tell a cycle.
+type quickCompiler struct {
+	open map[*jsonschema.Schema]bool
+	done map[*jsonschema.Schema]*quick
+}
+
+func (c *quickCompiler) compile(s *jsonschema.Schema) *quick {
+	if s == nil || c.open[s] {
 		return nil
 	}
-	open[s] = true
-	defer delete(open, s)
+	if q, ok := c.done[s]; ok {
+		return q
+	}
+	c.open[s] = true
+	q := c.compileNew(s)
+	delete(c.open, s)
+	c.done[s] = q
+	return q
+}
+
+func (c *quickCompiler) compileNew(s *jsonschema.Schema) *quick {
 	if s.Bool != nil {
 		return &quick{never: !*s.Bool, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
 	}
@@ -95,7 +111,7 @@ func compileQuickIn(s *jsonschema.Schema, open map[*jsonschema.Schema]bool) *qui
 		required: s.Required, minProps: intOr(s.MinProperties), maxProps: intOr(s.MaxProperties),
 		minItems: intOr(s.MinItems), maxItems: intOr(s.MaxItems), unique: s.UniqueItems}
 	if s.Ref != nil {
-		if q.ref = compileQuickIn(s.Ref, open); q.ref == nil {
+		if q.ref = c.compile(s.Ref); q.ref == nil {
 			return nil
 		}
 	}
@@ -138,7 +154,7 @@ func compileQuickIn(s *jsonschema.Schema, open map[*jsonschema.Schema]bool) *qui
 	if len(s.Properties) > 0 {
 		q.props = make(map[string]*quick, len(s.Properties))
 		for name, sub := range s.Properties {
-			if q.props[name] = compileQuickIn(sub, open); q.props[name] == nil {
+			if q.props[name] = c.compile(sub); q.props[name] == nil {
 				return nil
 			}
 		}
@@ -148,7 +164,7 @@ func compileQuickIn(s *jsonschema.Schema, open map[*jsonschema.Schema]bool) *qui
 	case bool:
 		q.noExtra = !a
 	case *jsonschema.Schema:
-		if q.extra = compileQuickIn(a, open); q.extra == nil {
+		if q.extra = c.compile(a); q.extra == nil {
 			return nil
 		}
 	default:
@@ -165,7 +181,7 @@ func compileQuickIn(s *jsonschema.Schema, open map[*jsonschema.Schema]bool) *qui
 		}
 	}
 	if items != nil {
-		if q.items = compileQuickIn(items, open); q.items == nil {
+		if q.items = c.compile(items); q.items == nil {
 			return nil
 		}
 	}

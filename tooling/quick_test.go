@@ -2,7 +2,11 @@ package tooling
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // quickSchemas are schemas with a quick check, each a different mix of keywords, and some
@@ -115,4 +119,29 @@ func FuzzQuick(f *testing.F) {
 			checkQuick(t, quickSchemas[i], string(b), s)
 		}
 	})
+}
+
+// TestQuickSharedDefsCompiledOnce: a definition reached by many paths is compiled once, so that
+// a chain of definitions each referring twice to the next compiles in linear time.
+func TestQuickSharedDefsCompiledOnce(t *testing.T) {
+	const levels = 40
+	var defs []string
+	defs = append(defs, `"d0":{"type":"string","maxLength":3}`)
+	for i := 1; i <= levels; i++ {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"type":"object","properties":{"a":{"$ref":"#/$defs/d%d"},"b":{"$ref":"#/$defs/d%d"}}}`, i, i-1, i-1))
+	}
+	text := fmt.Sprintf(`{"type":"object","properties":{"top":{"$ref":"#/$defs/d%d"}},"$defs":{%s}}`, levels, strings.Join(defs, ","))
+	s := compileTestSchema(t, text) // compiles the quick check too: exponential, this would not return
+	if s.quick == nil {
+		t.Fatal("no quick check for a chain of shared definitions")
+	}
+	c := &quickCompiler{open: map[*jsonschema.Schema]bool{}, done: map[*jsonschema.Schema]*quick{}}
+	c.compile(s.compiled)
+	if n := len(c.done); n > 4*levels+10 {
+		t.Errorf("%d schemas compiled for %d levels of definitions", n, levels)
+	}
+	v, _ := decodeJSON([]byte(`{"top":{"a":{"a":{}},"b":{}}}`))
+	if !s.quick.valid(v) || s.compiled.Validate(v) != nil {
+		t.Errorf("quick %v, validator %v on a valid value", s.quick.valid(v), s.compiled.Validate(v))
+	}
 }

@@ -137,7 +137,43 @@ func Run(ctx context.Context, name string, p Profile, req []byte) ([]byte, error
 }
 
 // teardowns counts the children whose reaping and temp dir removal still run in the background.
-var teardowns sync.WaitGroup
+var teardowns tracker
+
+// tracker counts work in flight, like a sync.WaitGroup, except that work may be added while Wait
+// waits (a call may end while a program shuts down): Wait returns once the count reaches zero.
+type tracker struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to zero; nil while nobody waits
+}
+
+func (t *tracker) Add(d int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n += d; t.n < 0 {
+		panic("confine: tracker count below zero")
+	}
+	if t.n == 0 && t.zero != nil {
+		close(t.zero)
+		t.zero = nil
+	}
+}
+
+func (t *tracker) Done() { t.Add(-1) }
+
+func (t *tracker) Wait() {
+	t.mu.Lock()
+	if t.n == 0 {
+		t.mu.Unlock()
+		return
+	}
+	if t.zero == nil {
+		t.zero = make(chan struct{})
+	}
+	zero := t.zero
+	t.mu.Unlock()
+	<-zero
+}
 
 // Settle waits until every child of a finished call has been reaped and its temp dir removed.
 // [Run] and [Pool.Run] return as soon as the answer is in and the child's process group has been

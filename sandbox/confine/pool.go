@@ -173,20 +173,22 @@ func (p *Pool) put(s *workerSet, w *proc) bool {
 
 // fill starts workers in the background until the set has size ready or starting ones.
 func (p *Pool) fill(s *workerSet) {
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lastErr != nil {
 		return
 	}
 	for len(s.idle)+s.starting < p.size {
-		s.starting++
+		// Counted under p.mu with the check, so that Close, which sets closed under p.mu
+		// before it waits, never waits while a start is being added.
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
 		p.wg.Add(1)
+		p.mu.Unlock()
+		s.starting++
 		go p.startWorker(s)
 	}
 }

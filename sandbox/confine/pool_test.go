@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -379,5 +380,54 @@ func TestTmpDirIdentity(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != Unavailable || !strings.Contains(e.What, "not the directory the parent made") {
 		t.Fatalf("a setup naming another dir: %v, want Unavailable naming the temp dir", err)
+	}
+}
+
+// TestShutdownWhileCallsEnd: calls may end, and their cleanup start, while Shutdown waits for
+// earlier cleanup; nothing panics, and once the calls stop, Shutdown leaves no session dir.
+func TestShutdownWhileCallsEnd(t *testing.T) {
+	requireConfinement(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	pool := NewPool(1)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				if i%2 == 0 {
+					Run(ctx, "test.echo", Profile{}, []byte("x")) // errors are expected while shutting down
+				} else {
+					pool.Run(ctx, "test.echo", Profile{}, []byte("x"))
+				}
+				cancel()
+			}
+		}(i)
+	}
+	for end := time.Now().Add(400 * time.Millisecond); time.Now().Before(end); {
+		Shutdown()
+		time.Sleep(time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	pool.Close()
+	Shutdown()
+	session.mu.Lock()
+	open := session.open
+	session.mu.Unlock()
+	if open {
+		t.Error("the session is still open after the last Shutdown")
+	}
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), sessionPrefix) && e.Name() == filepath.Base(session.path) {
+			t.Errorf("the session dir %s is left", e.Name())
+		}
 	}
 }

@@ -166,10 +166,15 @@ func privateDir(s *setupMsg) (string, dirID, error) {
 		}
 		root.RemoveAll(name)
 	}
+	// Made under the lock, so that Shutdown, which empties and closes the root under it, never
+	// misses a dir being made.
 	session.mu.Lock()
+	defer session.mu.Unlock()
+	if session.root != root {
+		return "", dirID{}, errors.New("creating the private temp dir: the session ended")
+	}
 	session.next++
 	name := "c" + strconv.Itoa(session.next)
-	session.mu.Unlock()
 	if err := root.Mkdir(name, 0o700); err != nil {
 		return "", dirID{}, fmt.Errorf("creating the private temp dir: %w", err)
 	}
@@ -190,14 +195,12 @@ func privateDir(s *setupMsg) (string, dirID, error) {
 		root.Remove(name)
 		return "", dirID{}, fmt.Errorf("opening the private temp dir: %w", err)
 	}
-	session.mu.Lock()
-	if !session.flagsOK && session.root == root {
+	if !session.flagsOK {
 		session.flags, session.flagsOK = -1, true
 		if v, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil {
 			session.flags = v
 		}
 	}
-	session.mu.Unlock()
 	return filepath.Join(path, name), dirID{uint64(st.Dev), st.Ino}, nil
 }
 
