@@ -194,14 +194,16 @@ func serveChild() int {
 		c.ready(false, err.Error(), notes)
 		return exitUnavailable
 	}
-	// Confined: the handler gets the parallelism the parent has (or the profile passes on).
+	// Confined: the handler gets the parallelism the parent has (or the profile passes on). The
+	// resize stops the world and starts threads, so it does not hold up the ready message: it
+	// runs as soon as this goroutine waits (for the request, or in the handler).
 	if s.goMaxProcs != "" {
 		os.Setenv("GOMAXPROCS", s.goMaxProcs)
 	} else {
 		os.Unsetenv("GOMAXPROCS")
 	}
 	if s.procs > 1 {
-		runtime.GOMAXPROCS(int(s.procs))
+		go runtime.GOMAXPROCS(int(s.procs))
 	}
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol
@@ -335,17 +337,72 @@ func checkCredentials(uid, gid int) error {
 // eventfd: they exist already when init code touched the poller before Main took over, and
 // closing them would kill the runtime ("netpoll failed"). Everything else goes: descriptors
 // inherited through exec, and files that package init code opened in the child before it was
-// confined (Landlock does not govern what is already open). Without /proc, every descriptor
-// from first up is closed.
+// confined (Landlock does not govern what is already open).
+//
+// The open descriptors are found with one poll(2) over the first fdWindow numbers, which marks
+// the closed ones; everything above the window is closed with close_range. The runtime opened its
+// two at the lowest free numbers, so they are in the window unless every number in it was taken:
+// when the window's last number is open, the descriptors are listed from /proc instead.
 func closeInherited(first int) {
-	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		if err := unix.CloseRange(uint(first), ^uint(0), 0); err != nil {
-			for fd := first; fd < 65536; fd++ {
-				unix.Close(fd)
+	fds, above := openDescriptors(first)
+	// A descriptor without close-on-exec came through exec (the runtime sets the flag on its
+	// own); one with it is kept only if it is the runtime's epoll or eventfd, anonymous inodes
+	// (no file type), which readlink names.
+	link := make([]byte, 64)
+	for _, fd := range fds {
+		var st unix.Stat_t
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 &&
+			unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == 0 { // an anonymous inode: look closer
+			if n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), link); err == nil {
+				if t := string(link[:n]); t == "anon_inode:[eventpoll]" || t == "anon_inode:[eventfd]" {
+					continue
+				}
 			}
 		}
-		return
+		unix.Close(fd)
+	}
+	if above >= 0 {
+		closeFrom(above)
+	}
+}
+
+// fdWindow is how many descriptor numbers closeInherited looks at one by one.
+const fdWindow = 256
+
+// openDescriptors returns the open descriptors from first up, and the number from which every
+// descriptor is to be closed wholesale (-1: none, the list is complete).
+func openDescriptors(first int) (fds []int, above int) {
+	n := fdWindow
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur < uint64(first+n) {
+		// poll(2) takes no more entries than the limit; no descriptor is above it either.
+		n = max(int(lim.Cur)-first, 0)
+	}
+	if n == 0 {
+		return nil, first
+	}
+	pfds := make([]unix.PollFd, n)
+	for i := range pfds {
+		pfds[i].Fd = int32(first + i)
+	}
+	if _, err := unix.Poll(pfds, 0); err == nil && pfds[n-1].Revents&unix.POLLNVAL != 0 {
+		for _, p := range pfds {
+			if p.Revents&unix.POLLNVAL == 0 {
+				fds = append(fds, int(p.Fd))
+			}
+		}
+		return fds, first + n
+	}
+	return procDescriptors(first), -1
+}
+
+// procDescriptors lists the open descriptors from first up from /proc/self/fd. Without /proc it
+// returns none, and closes every descriptor from first up itself.
+func procDescriptors(first int) []int {
+	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		closeFrom(first)
+		return nil
 	}
 	defer unix.Close(dir)
 	var fds []int
@@ -362,21 +419,15 @@ func closeInherited(first int) {
 			}
 		}
 	}
-	// Closed after the listing, which closing would disturb. A descriptor without close-on-exec
-	// came through exec (the runtime sets the flag on its own); one with it is kept only if it
-	// is the runtime's epoll or eventfd, anonymous inodes (no file type), which readlink names.
-	link := make([]byte, 64)
-	for _, fd := range fds {
-		var st unix.Stat_t
-		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 &&
-			unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == 0 { // an anonymous inode: look closer
-			if n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), link); err == nil {
-				if t := string(link[:n]); t == "anon_inode:[eventpoll]" || t == "anon_inode:[eventfd]" {
-					continue
-				}
-			}
+	return fds
+}
+
+// closeFrom closes every descriptor from first up.
+func closeFrom(first int) {
+	if err := unix.CloseRange(uint(first), ^uint(0), 0); err != nil {
+		for fd := first; fd < 65536; fd++ {
+			unix.Close(fd)
 		}
-		unix.Close(fd)
 	}
 }
 

@@ -11,11 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // layer says which confinement a case runs under.
@@ -192,9 +196,11 @@ func TestEnvironment(t *testing.T) {
 	}
 }
 
+// TestLeakedDescriptor: descriptors the parent leaks without close-on-exec are closed in the
+// child before anything runs: one among the first numbers, one far above them (closed wholesale),
+// and a run that fills every number the child looks at one by one (it then lists /proc).
 func TestLeakedDescriptor(t *testing.T) {
 	requireConfinement(t)
-	t.Parallel()
 	path := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(path, []byte(secretValue), 0o644); err != nil {
 		t.Fatal(err)
@@ -208,13 +214,41 @@ func TestLeakedDescriptor(t *testing.T) {
 	if err := syscall.Fstat(fd, &st); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fds", Profile{}, []byte(fmt.Sprintf("%d %d", fd, st.Ino)))
-	got := outcome(resp, err)
-	ok := err == nil && !strings.Contains(got, secretValue) && strings.Contains(got, "fds on the leaked file: []")
-	record("read a leaked inherited fd [full]", "closed", got, ok)
-	if !ok {
-		t.Errorf("leaked descriptor: %s", got)
+	leak := func(t *testing.T, name string, fd int) {
+		t.Helper()
+		resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fds", Profile{}, []byte(fmt.Sprintf("%d %d", fd, st.Ino)))
+		got := outcome(resp, err)
+		ok := err == nil && !strings.Contains(got, secretValue) && strings.Contains(got, "fds on the leaked file: []")
+		record(name, "closed", got, ok)
+		if !ok {
+			t.Errorf("leaked descriptor %d: %s", fd, got)
+		}
 	}
+	leak(t, "read a leaked inherited fd [full]", fd)
+
+	// F_DUPFD takes the lowest free number from its argument up, never one in use.
+	high, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leak(t, "read a leaked inherited fd far above the others [full]", high)
+	syscall.Close(high)
+
+	// Every free number from the child's first one to past its window, leaked.
+	var run []int
+	defer func() {
+		for _, d := range run {
+			syscall.Close(d)
+		}
+	}()
+	for len(run) == 0 || run[len(run)-1] < responseFD+fdWindow+8 {
+		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD, responseFD+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run = append(run, d)
+	}
+	leak(t, "read leaked inherited fds that fill the first numbers [full]", run[len(run)-1])
 }
 
 // TestInitOpenedDescriptor: a file that package init code opened in the child, before Landlock,
@@ -514,5 +548,58 @@ func TestParentDeath(t *testing.T) {
 	if !gone {
 		syscall.Kill(-child, syscall.SIGKILL)
 		t.Errorf("child %d survived its parent", child)
+	}
+}
+
+// TestOpenDescriptors: the descriptors closeInherited finds, on numbers no other code uses (the
+// lowest free numbers are taken first): within the window, one poll finds them and everything
+// above is closed wholesale; a full window is listed from /proc instead.
+func TestOpenDescriptors(t *testing.T) {
+	const base = 8000
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < base+2*fdWindow {
+		t.Skipf("RLIMIT_NOFILE %d is too low for this test (%v)", lim.Cur, err)
+	}
+	var mine []int
+	defer func() {
+		for _, d := range mine {
+			unix.Close(d)
+		}
+	}()
+	dup := func(at int) int {
+		t.Helper()
+		d, err := unix.FcntlInt(0, unix.F_DUPFD_CLOEXEC, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine = append(mine, d)
+		return d
+	}
+	a, b := dup(base+3), dup(base+100)
+	fds, above := openDescriptors(base)
+	if !slices.Equal(fds, []int{a, b}) || above != base+fdWindow {
+		t.Errorf("two in the window: %v, above %d; want [%d %d], above %d", fds, above, a, b, base+fdWindow)
+	}
+	for len(mine) < fdWindow+1 {
+		dup(base)
+	}
+	fds, above = openDescriptors(base)
+	if len(fds) != fdWindow+1 || above != -1 {
+		t.Errorf("a full window: %d descriptors, above %d; want %d from /proc, above -1", len(fds), above, fdWindow+1)
+	}
+}
+
+// TestChildParallelism: a child starts with one P, to have fewer threads to confine; once
+// confined, its handler runs with the parent's GOMAXPROCS, or the one the profile passes on.
+func TestChildParallelism(t *testing.T) {
+	requireConfinement(t)
+	want := fmt.Sprintf("%d %q", runtime.GOMAXPROCS(0), "")
+	if resp, err := Run(ctxTimeout(t, 30*time.Second), "test.procs", Profile{}, nil); err != nil || string(resp) != want {
+		t.Errorf("GOMAXPROCS in the child: %q %v, want %q", resp, err, want)
+	}
+	t.Setenv("GOMAXPROCS", "3")
+	want = fmt.Sprintf("%d %q", 3, "3")
+	if resp, err := Run(ctxTimeout(t, 30*time.Second), "test.procs", Profile{Env: []string{"GOMAXPROCS"}}, nil); err != nil || string(resp) != want {
+		t.Errorf("GOMAXPROCS in the child, passed on: %q %v, want %q", resp, err, want)
 	}
 }

@@ -256,8 +256,11 @@ func applyLandlock(s *setupMsg, abi int, nnp bool) (notes []string, err error) {
 
 	// With cgo, the all-threads calls go through libpsx, which lists /proc/PID/task after each
 	// one (go-landlock issue 39): it must stay listable. Listing its own threads gives a child
-	// nothing, so the rule is there in every build.
-	rules := append(landlockRules(s), pathRule{path: fmt.Sprintf("/proc/%d/task", os.Getpid()), rights: ll.AccessFSReadDir, system: true})
+	// nothing; without cgo the rule is not needed.
+	rules := landlockRules(s)
+	if cgoEnabled {
+		rules = append(rules, pathRule{path: fmt.Sprintf("/proc/%d/task", os.Getpid()), rights: ll.AccessFSReadDir, system: true})
+	}
 	for _, r := range rules {
 		note, err := addPathRule(fd, r)
 		if err != nil {

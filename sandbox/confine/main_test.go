@@ -320,7 +320,7 @@ func registerTestHandlers() {
 		n, err := syscall.Pread(fd, buf, 0)
 		out := []string{fmt.Sprintf("read fd %d: %q %v", fd, buf[:max(n, 0)], err)}
 		var open, onFile []string
-		for i := 0; i < 1024; i++ {
+		for i := 0; i < max(1024, fd+1); i++ {
 			var st syscall.Stat_t
 			if syscall.Fstat(i, &st) == nil {
 				open = append(open, strconv.Itoa(i))
@@ -472,6 +472,10 @@ func registerTestHandlers() {
 			return []byte(out), nil
 		}
 		return []byte(out), permissionIf(errText)
+	})
+	Handle("test.procs", func(ctx context.Context, req []byte) ([]byte, error) {
+		time.Sleep(2 * time.Millisecond) // a wait: the child's resize has run after it
+		return []byte(fmt.Sprintf("%d %q", runtime.GOMAXPROCS(0), os.Getenv("GOMAXPROCS"))), nil
 	})
 	Handle("test.runtime", func(ctx context.Context, req []byte) ([]byte, error) {
 		// Threads, the garbage collector and encoding/json after confinement.

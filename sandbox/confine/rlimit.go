@@ -66,11 +66,17 @@ func setRlimits(l Limits, dropped bool) (notes []string, err error) {
 // addressSpace returns the bytes of address space the process has mapped now (/proc/self/statm,
 // first field, in pages).
 func addressSpace() (uint64, error) {
-	b, err := os.ReadFile("/proc/self/statm")
+	fd, err := unix.Open("/proc/self/statm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("reading the address space size: %w", err)
 	}
-	f := bytes.Fields(b)
+	var buf [128]byte
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
+	if err != nil {
+		return 0, fmt.Errorf("reading the address space size: %w", err)
+	}
+	f := bytes.Fields(buf[:max(n, 0)])
 	if len(f) == 0 {
 		return 0, fmt.Errorf("reading the address space size: empty /proc/self/statm")
 	}

@@ -329,15 +329,24 @@ func installFilter(raw []bpf.RawInstruction) error {
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 
-	// NO_NEW_PRIVS is a per-thread flag and seccomp requires it on the calling thread: both calls
-	// must run on the same thread. TSYNC then copies the flag and the filter to every other thread.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	// NO_NEW_PRIVS is a per-thread flag and seccomp requires it on the calling thread; TSYNC then
+	// copies the flag and the filter to every other thread. Both are raw system calls, between
+	// which the goroutine stays on its thread unless it is preempted right there; if it moved, the
+	// filter call fails with EACCES having changed nothing, and the pair is tried again. (Locking
+	// the goroutine to its thread instead would start the runtime's template thread on first use:
+	// a thread creation, and one more thread for Landlock's all-threads call to stop.)
+	var r uintptr
+	var errno unix.Errno
+	for try := 1; ; try++ {
+		if _, _, e := unix.RawSyscall6(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
+			return fmt.Errorf("seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", e)
+		}
+		r, _, errno = unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
+			uintptr(unsafe.Pointer(&prog)))
+		if errno != unix.EACCES || try == 10 {
+			break
+		}
 	}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
-		uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)
 	if errno != 0 {
 		// EINVAL: a kernel without seccomp filters (or a program it refuses); ENOSYS: no seccomp(2).
