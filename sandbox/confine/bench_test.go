@@ -4,8 +4,11 @@ package confine
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -73,6 +76,86 @@ func BenchmarkNaiveChild(b *testing.B) {
 		respW.Close()
 		writeFrame(reqW, frameRequest, []byte("ping"))
 		if _, _, err := newFrameReader(readerSource{respR}).next(0); err != nil {
+			b.Fatal(err)
+		}
+		reqW.Close()
+		respR.Close()
+		wg.Add(1)
+		go func() { defer wg.Done(); cmd.Wait() }()
+	})
+}
+
+// minimalHost builds internal/coldhost, the smallest host program, once per process, in a
+// directory any user may enter (a child switches user before it execs), and returns its path.
+func minimalHost(b *testing.B) string {
+	b.Helper()
+	coldHost.once.Do(func() {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			coldHost.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "toolexplorer-coldhost-")
+		if err == nil {
+			err = os.Chmod(dir, 0o755)
+		}
+		if err != nil {
+			coldHost.err = err
+			return
+		}
+		coldHost.path = filepath.Join(dir, "coldhost")
+		build := exec.Command(goCmd, "build", "-o", coldHost.path, "./internal/coldhost")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+		if out, err := build.CombinedOutput(); err != nil {
+			coldHost.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if coldHost.err != nil {
+		b.Skipf("building the minimal host: %v", coldHost.err)
+	}
+	return coldHost.path
+}
+
+var coldHost struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// BenchmarkColdRunMinimalHost is ColdRun with internal/coldhost as the child: a host whose own
+// initialisation is next to nothing (the test binary initialises testing, fuzzing, go/parser).
+func BenchmarkColdRunMinimalHost(b *testing.B) {
+	requireConfinement(b)
+	childPath = minimalHost(b)
+	defer func() { childPath = "/proc/self/exe" }()
+	req := []byte("ping")
+	timed(b, func() {
+		if _, err := Run(context.Background(), "test.echo", Profile{}, req); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkNaiveChildMinimalHost starts internal/coldhost unconfined: it echoes one read of its
+// request pipe. The floor of a Go child here.
+func BenchmarkNaiveChildMinimalHost(b *testing.B) {
+	host := minimalHost(b)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	buf := make([]byte, 4)
+	timed(b, func() {
+		reqR, reqW, _ := os.Pipe()
+		respR, respW, _ := os.Pipe()
+		cmd := exec.Command(host)
+		cmd.Env = []string{envNaiveChild + "=1"}
+		cmd.ExtraFiles = []*os.File{reqR, respW}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		reqR.Close()
+		respW.Close()
+		reqW.Write([]byte("ping"))
+		if _, err := io.ReadFull(respR, buf); err != nil {
 			b.Fatal(err)
 		}
 		reqW.Close()

@@ -124,6 +124,9 @@ func TestMain(m *testing.M) {
 	os.Setenv(envTestThread, "1")
 	os.Setenv(envTestSecret, secretValue)
 	code := m.Run()
+	if coldHost.path != "" {
+		os.RemoveAll(filepath.Dir(coldHost.path))
+	}
 	Shutdown() // the last children's temp dirs and the session dir
 	printTable()
 	os.Exit(code)

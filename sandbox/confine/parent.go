@@ -353,7 +353,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		attr.Credential = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid), Groups: []uint32{}}
 	}
 	cmd := &exec.Cmd{
-		Path:        "/proc/self/exe",
+		Path:        childPath,
 		Args:        []string{childArgv0},
 		Env:         env,
 		Dir:         "/",
@@ -527,6 +527,10 @@ func (pr *proc) kill(why error) {
 		sendKill(pr.pid, syscall.SIGKILL)
 	}
 }
+
+// childPath is the program a child runs: this very binary. Benchmarks point it at another build
+// of the same source, a minimal host.
+var childPath = "/proc/self/exe"
 
 // alterSetup, when set, changes a setup before it is sent (tests only).
 var alterSetup func(*setupMsg)
