@@ -1,6 +1,5 @@
-// Command coldhost is the smallest host of confined children: a main that calls confine.Main
-// and one handler. The start-up benchmarks run it as the child, to measure what confinement
-// costs apart from a host's own initialisation. It does nothing when started by hand.
+//go:build linux
+
 package main
 
 import (
