@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,17 +32,6 @@ func timed(b *testing.B, f func()) {
 	b.ReportMetric(float64(d[len(d)*9/10].Nanoseconds()), "p90-ns")
 }
 
-// BenchmarkColdRun is a whole confined call: start, confine, echo, teardown.
-func BenchmarkColdRun(b *testing.B) {
-	requireConfinement(b)
-	req := []byte("ping")
-	timed(b, func() {
-		if _, err := Run(context.Background(), "test.echo", Profile{}, req); err != nil {
-			b.Fatal(err)
-		}
-	})
-}
-
 // envNaiveChild makes the test binary a naive child: it answers one request, unconfined.
 const envNaiveChild = "TOOLEXPLORER_TEST_NAIVE_CHILD"
 
@@ -55,34 +45,6 @@ func naiveChild() {
 	}
 	writeFrame(out, frameResponse, (&responseMsg{body: payload}).encode())
 	os.Exit(0)
-}
-
-// BenchmarkNaiveChild starts the test binary as an unconfined child that answers one request
-// over the same pipes: the floor of a re-executed Go child on this machine. Like ColdRun it
-// stops at the answer; the child is reaped in the background.
-func BenchmarkNaiveChild(b *testing.B) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	timed(b, func() {
-		reqR, reqW, _ := os.Pipe()
-		respR, respW, _ := os.Pipe()
-		cmd := exec.Command("/proc/self/exe")
-		cmd.Env = []string{envNaiveChild + "=1"}
-		cmd.ExtraFiles = []*os.File{reqR, respW}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		reqR.Close()
-		respW.Close()
-		writeFrame(reqW, frameRequest, []byte("ping"))
-		if _, _, err := newFrameReader(readerSource{respR}).next(0); err != nil {
-			b.Fatal(err)
-		}
-		reqW.Close()
-		respR.Close()
-		wg.Add(1)
-		go func() { defer wg.Done(); cmd.Wait() }()
-	})
 }
 
 // minimalHost builds internal/coldhost, the smallest host program, once per process, in a
@@ -122,31 +84,38 @@ var coldHost struct {
 	err  error
 }
 
-// BenchmarkColdRunMinimalHost is ColdRun with internal/coldhost as the child: a host whose own
-// initialisation is next to nothing (the test binary initialises testing, fuzzing, go/parser).
-func BenchmarkColdRunMinimalHost(b *testing.B) {
+// The start-up cases: each returns the call to time, or skips b. They run alone (one benchmark
+// each) and interleaved call by call (BenchmarkStartup), which is how their ratios are measured
+// on a machine whose speed drifts.
+
+// coldRun is a whole confined call: start, confine, echo, teardown. host is the child's program:
+// "" for this test binary.
+func coldRun(b *testing.B, host string) func() {
 	requireConfinement(b)
-	childPath = minimalHost(b)
-	defer func() { childPath = "/proc/self/exe" }()
 	req := []byte("ping")
-	timed(b, func() {
+	return func() {
+		if host != "" {
+			childPath = host
+			defer func() { childPath = "/proc/self/exe" }()
+		}
 		if _, err := Run(context.Background(), "test.echo", Profile{}, req); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}
 }
 
-// BenchmarkNaiveChildMinimalHost starts internal/coldhost unconfined: it echoes one read of its
-// request pipe. The floor of a Go child here.
-func BenchmarkNaiveChildMinimalHost(b *testing.B) {
-	host := minimalHost(b)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	buf := make([]byte, 4)
-	timed(b, func() {
+// naiveRun starts host ("" for this test binary) as an unconfined child that echoes one request
+// over the same pipes: the floor of a re-executed Go child on this machine. Like coldRun it stops
+// at the answer; the child is reaped in the background (see wait).
+func naiveRun(b *testing.B, host string, wg *sync.WaitGroup) func() {
+	path := host
+	if path == "" {
+		path = "/proc/self/exe"
+	}
+	return func() {
 		reqR, reqW, _ := os.Pipe()
 		respR, respW, _ := os.Pipe()
-		cmd := exec.Command(host)
+		cmd := exec.Command(path)
 		cmd.Env = []string{envNaiveChild + "=1"}
 		cmd.ExtraFiles = []*os.File{reqR, respW}
 		if err := cmd.Start(); err != nil {
@@ -154,28 +123,35 @@ func BenchmarkNaiveChildMinimalHost(b *testing.B) {
 		}
 		reqR.Close()
 		respW.Close()
-		reqW.Write([]byte("ping"))
-		if _, err := io.ReadFull(respR, buf); err != nil {
+		var err error
+		if host == "" {
+			writeFrame(reqW, frameRequest, []byte("ping"))
+			_, _, err = newFrameReader(readerSource{respR}).next(0)
+		} else {
+			reqW.Write([]byte("ping"))
+			_, err = io.ReadFull(respR, make([]byte, 4))
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		reqW.Close()
 		respR.Close()
 		wg.Add(1)
 		go func() { defer wg.Done(); cmd.Wait() }()
-	})
+	}
 }
 
-// BenchmarkForkExecTrue is the floor: fork and exec of /bin/true.
-func BenchmarkForkExecTrue(b *testing.B) {
-	timed(b, func() {
+// forkExecTrue is the floor: fork and exec of /bin/true.
+func forkExecTrue(b *testing.B) func() {
+	return func() {
 		if err := exec.Command("/bin/true").Run(); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}
 }
 
-// BenchmarkBwrapTrue is bubblewrap's start-up, for comparison (skipped without bwrap).
-func BenchmarkBwrapTrue(b *testing.B) {
+// bwrapTrue is bubblewrap's start-up, for comparison (skipped without bwrap).
+func bwrapTrue(b *testing.B) func() {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		b.Skip("bwrap not installed")
@@ -183,11 +159,77 @@ func BenchmarkBwrapTrue(b *testing.B) {
 	if err := exec.Command(bwrap, "--ro-bind", "/", "/", "/bin/true").Run(); err != nil {
 		b.Skipf("bwrap does not run here: %v", err)
 	}
-	timed(b, func() {
+	return func() {
 		if err := exec.Command(bwrap, "--ro-bind", "/", "/", "/bin/true").Run(); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}
+}
+
+func BenchmarkColdRun(b *testing.B) { timed(b, coldRun(b, "")) }
+
+// BenchmarkColdRunMinimalHost is ColdRun with internal/coldhost as the child: a host whose own
+// initialisation is next to nothing (the test binary initialises testing, fuzzing, go/parser).
+func BenchmarkColdRunMinimalHost(b *testing.B) { timed(b, coldRun(b, minimalHost(b))) }
+
+func BenchmarkNaiveChild(b *testing.B) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	timed(b, naiveRun(b, "", &wg))
+}
+
+func BenchmarkNaiveChildMinimalHost(b *testing.B) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	timed(b, naiveRun(b, minimalHost(b), &wg))
+}
+
+func BenchmarkForkExecTrue(b *testing.B) { timed(b, forkExecTrue(b)) }
+
+func BenchmarkBwrapTrue(b *testing.B) { timed(b, bwrapTrue(b)) }
+
+// BenchmarkStartup runs the start-up cases interleaved, one call of each per iteration in a
+// random order, so that all see the same machine: it reports each case's median (p50-ns-CASE)
+// and its ratio to bwrap's (x-bwrap-CASE). Between two calls, untimed, the previous call's
+// background work (reaping, temp dir) finishes, so that no call pays for another.
+func BenchmarkStartup(b *testing.B) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	host := minimalHost(b)
+	cases := []struct {
+		name string
+		f    func()
+	}{
+		{"bwrap", bwrapTrue(b)},
+		{"cold", coldRun(b, "")},
+		{"cold-minimal", coldRun(b, host)},
+		{"naive", naiveRun(b, "", &wg)},
+		{"naive-minimal", naiveRun(b, host, &wg)},
+		{"true", forkExecTrue(b)},
+	}
+	d := make([][]time.Duration, len(cases))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, c := range rand.Perm(len(cases)) {
+			start := time.Now()
+			cases[c].f()
+			d[c] = append(d[c], time.Since(start))
+			b.StopTimer()
+			teardowns.Wait() // not Settle: the emptied temp dirs stay for reuse, as in a running host
+			wg.Wait()
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	p50 := make([]float64, len(cases))
+	for c := range cases {
+		slices.Sort(d[c])
+		p50[c] = float64(d[c][len(d[c])/2].Nanoseconds())
+		b.ReportMetric(p50[c], "p50-ns-"+cases[c].name)
+	}
+	for c := 1; c < len(cases); c++ {
+		b.ReportMetric(p50[c]/p50[0], "x-bwrap-"+cases[c].name)
+	}
 }
 
 // BenchmarkPoolSingleUse is a call served by a pre-started worker (the wait for the pool to

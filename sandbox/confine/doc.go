@@ -19,7 +19,8 @@
 //
 //  1. Closes every descriptor but stdin, stdout, stderr, its two pipes (fds 3 and 4,
 //     close-on-exec from then on) and the Go runtime's own epoll and eventfd: those inherited
-//     through exec and those package init code opened before confinement alike.
+//     through exec and those package init code opened before confinement alike (one poll(2)
+//     finds the open ones among the first 256 numbers; everything above is closed wholesale).
 //  2. Reads its setup and moves into its private temp dir (the parent makes it while the child
 //     starts), which is also its TMPDIR. When the parent is root it runs as uid and gid 65534
 //     with no supplementary groups (the parent switches it between fork and exec; the child
@@ -36,7 +37,9 @@
 //     signals).
 //  6. Installs the seccomp filter, which the parent built once per policy, on every thread
 //     (TSYNC).
-//  7. Reads the request, runs the handler with the caller's deadline, writes the response.
+//  7. Reads the request, runs the handler with the caller's deadline, writes the response. The
+//     child starts with GOMAXPROCS=1 (fewer threads to confine) and takes the parent's, or the
+//     one the profile passes on, as soon as it first waits: for the request, or in the handler.
 //
 // Any failure before step 7 ends the child with the reason and [Run] returns an [Error] of kind
 // [Unavailable]: a handler never runs unconfined.
