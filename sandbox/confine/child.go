@@ -195,20 +195,33 @@ func serveChild() int {
 		return exitUnavailable
 	}
 	// Confined: the handler gets the parallelism the parent has (or the profile passes on). The
-	// resize stops the world and starts threads, so it does not hold up the ready message: it
-	// runs as soon as this goroutine waits (for the request, or in the handler).
+	// resize stops the world and starts threads. A request already waiting (a cold call: the
+	// parent sent it with the setup) is not held up by it: the resize then runs as soon as this
+	// goroutine waits, in the handler or for the next request. A worker started ahead of its
+	// request resizes now, before it says it is ready.
 	if s.goMaxProcs != "" {
 		os.Setenv("GOMAXPROCS", s.goMaxProcs)
 	} else {
 		os.Unsetenv("GOMAXPROCS")
 	}
 	if s.procs > 1 {
-		go runtime.GOMAXPROCS(int(s.procs))
+		if c.in.buffered() > 0 || readable(requestFD) {
+			go runtime.GOMAXPROCS(int(s.procs))
+		} else {
+			runtime.GOMAXPROCS(int(s.procs))
+		}
 	}
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol
 	}
 	return c.serve(s.reuse, s.limits.CPUSeconds)
+}
+
+// readable reports whether fd has data to read now.
+func readable(fd int) bool {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(p, 0)
+	return err == nil && n > 0 && p[0].Revents&unix.POLLIN != 0
 }
 
 // openTmpDir opens the private temp dir, checks that it is the one the parent made, and moves

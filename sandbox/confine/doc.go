@@ -38,8 +38,9 @@
 //  6. Installs the seccomp filter, which the parent built once per policy, on every thread
 //     (TSYNC).
 //  7. Reads the request, runs the handler with the caller's deadline, writes the response. The
-//     child starts with GOMAXPROCS=1 (fewer threads to confine) and takes the parent's, or the
-//     one the profile passes on, as soon as it first waits: for the request, or in the handler.
+//     child starts with GOMAXPROCS=1 (fewer threads to confine) and then takes the parent's, or
+//     the one the profile passes on: before its ready message when it starts ahead of its
+//     request (a pooled worker), at its first wait when the request is already there.
 //
 // Any failure before step 7 ends the child with the reason and [Run] returns an [Error] of kind
 // [Unavailable]: a handler never runs unconfined.

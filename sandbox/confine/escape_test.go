@@ -590,10 +590,17 @@ func TestOpenDescriptors(t *testing.T) {
 }
 
 // TestChildParallelism: a child starts with one P, to have fewer threads to confine; once
-// confined, its handler runs with the parent's GOMAXPROCS, or the one the profile passes on.
+// confined, its handler runs with the parent's GOMAXPROCS, or the one the profile passes on: at
+// once in a worker started ahead of its request, from its first wait in a cold call.
 func TestChildParallelism(t *testing.T) {
 	requireConfinement(t)
 	want := fmt.Sprintf("%d %q", runtime.GOMAXPROCS(0), "")
+	pool := NewPool(1)
+	defer pool.Close()
+	waitIdle(t, pool, Profile{}, 1)
+	if resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.procs", Profile{}, []byte("now")); err != nil || string(resp) != want {
+		t.Errorf("GOMAXPROCS in a pooled worker: %q %v, want %q", resp, err, want)
+	}
 	if resp, err := Run(ctxTimeout(t, 30*time.Second), "test.procs", Profile{}, nil); err != nil || string(resp) != want {
 		t.Errorf("GOMAXPROCS in the child: %q %v, want %q", resp, err, want)
 	}

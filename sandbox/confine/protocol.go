@@ -256,6 +256,9 @@ func newFrameReader(src source) *frameReader { return &frameReader{src: src, buf
 
 // next reads one frame; payload is valid until the next call. io.EOF means the stream ended
 // before a frame began.
+// buffered is how many bytes the reader holds unread.
+func (fr *frameReader) buffered() int { return fr.w - fr.r }
+
 func (fr *frameReader) next(spin time.Duration) (typ byte, payload []byte, err error) {
 	if fr.r == fr.w && cap(fr.buf) > keepBuffer {
 		fr.buf, fr.r, fr.w = make([]byte, 4096), 0, 0
