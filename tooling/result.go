@@ -30,10 +30,14 @@ const (
 
 // Codes lists every code a call can end with, in pipeline order.
 func Codes() []Code {
-	return []Code{CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
-		CodeConsentRequired, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
-		CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
+	return append([]Code(nil), allCodes[1:]...)
 }
+
+// allCodes is every code, ok first then in pipeline order; the counters of
+// ToolStats are sized from it.
+var allCodes = [...]Code{CodeOK, CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
+	CodeConsentRequired, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
+	CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
 
 // Status of a finished call.
 type Status string

@@ -46,22 +46,32 @@ func (h *histogram) quantile(q float64) time.Duration {
 	return time.Duration(uint64(1)<<(latencyBuckets-1)) * time.Microsecond
 }
 
-// codeIndex numbers the codes for counters; index 0 is ok.
+// codeIndex numbers the codes for counters: index 0 is ok, then allCodes'
+// order; a code not in allCodes gets otherCodes, the slot after them.
 func codeIndex(c Code) int {
 	for i, k := range allCodes {
 		if k == c {
 			return i
 		}
 	}
-	return len(allCodes) // unknown codes share the last slot
+	return otherCodes
 }
 
-var allCodes = append([]Code{CodeOK}, Codes()...)
+// otherCodes is the counter slot of codes not in allCodes; ToolStats
+// reports them under codeOther.
+const otherCodes = len(allCodes)
+
+// codeOther is the key under which ToolStats.Errors counts calls that ended
+// with a code not listed by Codes.
+const codeOther Code = "other"
+
+// One counter per code and one for the others (a compile-time check).
+var _ = [1]struct{}{}[len(toolCounters{}.byCode)-len(allCodes)-1]
 
 // toolCounters are one tool's live counters.
 type toolCounters struct {
 	calls    atomic.Uint64
-	byCode   [16]atomic.Uint64 // by codeIndex
+	byCode   [len(allCodes) + 1]atomic.Uint64 // by codeIndex
 	inFlight atomic.Int64
 	waiting  atomic.Int64
 	running  atomic.Int64
@@ -95,7 +105,7 @@ type ToolStats struct {
 	Tool     string          `json:"tool"`
 	Calls    uint64          `json:"calls"`
 	OK       uint64          `json:"ok"`
-	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included
+	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included; "other" counts codes Codes does not list
 	InFlight int64           `json:"in_flight"`        // calls between begin and end
 	Waiting  int64           `json:"waiting"`          // of those, calls queued for a slot, lock or thread
 	Running  int64           `json:"running"`          // calls whose Run is executing now (abandoned ones included)
@@ -110,10 +120,14 @@ func (e *entry) stats() ToolStats {
 	s := ToolStats{Tool: e.tool.Name, Calls: c.calls.Load(), OK: c.byCode[0].Load(),
 		InFlight: c.inFlight.Load(), Waiting: c.waiting.Load(), Running: c.running.Load(), Peak: c.peak.Load(), Last: time.Duration(c.lastNS.Load()),
 		P50: c.latency.quantile(0.50), P95: c.latency.quantile(0.95)}
-	for i, code := range allCodes[1:] {
-		if n := c.byCode[i+1].Load(); n > 0 {
+	for i := 1; i < len(c.byCode); i++ {
+		if n := c.byCode[i].Load(); n > 0 {
 			if s.Errors == nil {
 				s.Errors = make(map[Code]uint64)
+			}
+			code := codeOther
+			if i < len(allCodes) {
+				code = allCodes[i]
 			}
 			s.Errors[code] = n
 		}

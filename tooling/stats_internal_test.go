@@ -27,3 +27,23 @@ func TestHistogramQuantiles(t *testing.T) {
 		t.Errorf("max = %v", got)
 	}
 }
+
+// A code that Codes does not list (one added later, or set by a caller's
+// own code) is counted under "other", never out of the counters' range.
+func TestStatsCountUnknownCode(t *testing.T) {
+	e := &entry{tool: Tool{Name: "t.x"}}
+	e.counters.finish(&Result{Code: "brand_new_code"})
+	e.counters.finish(&Result{Code: CodeOutputInvalid})
+	e.counters.finish(&Result{Code: CodeOK})
+	s := e.stats()
+	if s.OK != 1 || s.Errors[codeOther] != 1 || s.Errors[CodeOutputInvalid] != 1 || len(s.Errors) != 2 {
+		t.Fatalf("stats = %+v, want ok 1, other 1, output_invalid 1", s)
+	}
+	if got := Codes(); len(got) != len(allCodes)-1 || got[0] != CodeNotFound || got[len(got)-1] != CodeOutputInvalid {
+		t.Fatalf("Codes() = %v", got)
+	}
+	Codes()[0] = "changed" // a copy: the caller cannot change the list
+	if Codes()[0] != CodeNotFound {
+		t.Fatal("Codes returns the shared list")
+	}
+}
