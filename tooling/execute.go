@@ -443,12 +443,15 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 	}
 	if e.out != nil {
 		v, err := decodeJSON(b)
-		if err == nil {
-			if fields := e.out.validate(v); len(fields) > 0 {
-				res.Fields = fields
-				res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields), "invalid argument: "))
-				return
-			}
+		if err != nil {
+			// Fail closed: an output the check cannot read is not a checked output.
+			res.failf(CodeOutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
+			return
+		}
+		if fields := e.out.validate(v); len(fields) > 0 {
+			res.Fields = fields
+			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields), "invalid argument: "))
+			return
 		}
 	}
 	res.Output = b

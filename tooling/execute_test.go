@@ -750,3 +750,26 @@ func TestToolHonouringItsContextIsNotAbandoned(t *testing.T) {
 	}
 	waitAbandoned(t, r)
 }
+
+// An output that encodes to JSON but that the schema check cannot decode
+// (nested deeper than the decoder allows) fails the call: the output
+// schema is never skipped.
+func TestOutputUncheckableFailsClosed(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.deep", Input: raw(`{"type":"object"}`),
+		Output: raw(`{"type":"array","maxItems":0}`),
+		Run: func(context.Context, tooling.Call) (any, error) {
+			var v any = []any{}
+			for range 10001 {
+				v = []any{v}
+			}
+			return v, nil
+		}})
+	res, err := r.Execute(context.Background(), "t.deep", raw(`{}`))
+	if !errors.Is(err, tooling.ErrOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Output != nil {
+		t.Fatalf("code %q (%s), output %d bytes; want output_invalid and no output", res.Code, res.Message, len(res.Output))
+	}
+	if want := "t.deep returned output that cannot be checked against its output schema: "; !strings.HasPrefix(res.Message, want) {
+		t.Fatalf("message %q, want it to start with %q", res.Message, want)
+	}
+}
