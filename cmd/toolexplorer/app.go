@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
@@ -99,7 +101,7 @@ func (a *app) main(args []string) int {
 			a.printMainHelp(a.stdout)
 			return exitOK
 		}
-		return a.usageError("", "%s", flagError(err))
+		return a.usageError("", "%s", flagError(fs, err))
 	}
 	if *version {
 		fmt.Fprintln(a.stdout, versionString())
@@ -153,7 +155,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 			printCommandHelp(a.stdout, cmd)
 			return exitOK
 		}
-		return a.usageError(cmd.name, "%s", flagError(err))
+		return a.usageError(cmd.name, "%s", flagError(fs, err))
 	}
 	if !cmd.noConfig {
 		if toolsPath == "" {
@@ -327,22 +329,79 @@ func isBoolFlag(f *flag.Flag) bool {
 }
 
 // flagError turns the flag package's messages into ours: flags are spelled
-// with two dashes in this program.
-func flagError(err error) string {
+// as the help spells them (-n, --timeout), and a value that does not parse
+// says what was expected. fs holds the flags that err is about.
+func flagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown flag --%s", strings.TrimLeft(name, "-"))
+		return fmt.Sprintf("unknown flag %s", spellFlag(strings.TrimLeft(name, "-")))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("flag --%s needs a value", strings.TrimLeft(name, "-"))
+		return fmt.Sprintf("flag %s needs a value", spellFlag(strings.TrimLeft(name, "-")))
 	}
 	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-		return "invalid value " + strings.Replace(rest, " for flag -", " for flag --", 1)
+		// invalid value "abc" for flag -n: parse error
+		value, name, reason, ok := cutInvalidValue(rest, " for flag -")
+		if !ok {
+			return msg
+		}
+		return fmt.Sprintf("invalid value %s for flag %s: %s", value, spellFlag(name), valueProblem(fs.Lookup(name), value, reason))
 	}
 	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		return "invalid boolean value " + strings.Replace(rest, " for -", " for --", 1)
+		value, name, _, ok := cutInvalidValue(rest, " for -")
+		if !ok {
+			return msg
+		}
+		return fmt.Sprintf("invalid value %s for flag %s: want true or false", value, spellFlag(name))
 	}
 	return msg
+}
+
+// spellFlag spells a flag's name as the help does: one dash for a
+// single letter, two otherwise.
+func spellFlag(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// cutInvalidValue splits the rest of the flag package's "invalid value"
+// message, `"abc" for flag -n: parse error`, at sep.
+func cutInvalidValue(rest, sep string) (value, name, reason string, ok bool) {
+	value, after, ok := strings.Cut(rest, sep)
+	if !ok {
+		return "", "", "", false
+	}
+	name, reason, ok = strings.Cut(after, ": ")
+	return value, name, reason, ok
+}
+
+// valueProblem says what is wrong with a flag's value in a person's terms
+// rather than the parser's ("parse error").
+func valueProblem(f *flag.Flag, quoted, reason string) string {
+	if f == nil {
+		return reason
+	}
+	value, err := strconv.Unquote(quoted)
+	if err != nil {
+		value = quoted
+	}
+	switch f.Value.(flag.Getter).Get().(type) {
+	case time.Duration:
+		if _, err := strconv.ParseFloat(value, 64); err == nil {
+			return fmt.Sprintf("the unit is missing (like %ss or %sms)", value, value)
+		}
+		return "want a duration with its unit, like 500ms, 2s or 1m30s"
+	case int, int64, uint, uint64:
+		if reason == "value out of range" {
+			return "out of range"
+		}
+		return "want a whole number"
+	case float64:
+		return "want a number"
+	}
+	return reason
 }
 
 // nearest returns the candidate closest to s, if near enough to be a typo

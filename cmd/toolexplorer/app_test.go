@@ -72,6 +72,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run with a missing args file", []string{"run", "demo.echo", "--args-file", filepath.Join(t.TempDir(), "none.json")}, []string{"cannot read the arguments file", "none.json"}},
 		{"run with an unknown flag", []string{"run", "demo.echo", "--arg", "{}"}, []string{"unknown flag --arg"}},
 		{"run with a bad timeout", []string{"run", "demo.echo", "--timeout", "soon"}, []string{`invalid value "soon" for flag --timeout`}},
+		{"run with a timeout without unit", []string{"run", "demo.echo", "--timeout", "5"}, []string{`invalid value "5" for flag --timeout: the unit is missing (like 5s or 5ms)`}},
+		{"run with a bad consent", []string{"run", "demo.echo", "--consent=maybe"}, []string{`invalid value "maybe" for flag --consent: want true or false`}},
 		{"run with a zero timeout", []string{"run", "demo.echo", "--timeout", "0s"}, []string{"--timeout must be positive"}},
 		{"run with a misspelled origin", []string{"run", "demo.echo", "--origin", "lmm"}, []string{`unknown origin "lmm" (did you mean "llm"?)`}},
 		{"describe without NAME", []string{"describe"}, []string{"describe: missing the tool NAME"}},

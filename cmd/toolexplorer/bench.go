@@ -62,14 +62,18 @@ for the lock, and at most one runs:
   wall time   2.287s
 
 Exit status:
-  0  the bench ran, whatever the codes of its calls
+  0  the bench ran and at least one call was not refused, whatever the
+     codes of its calls
   1  the bench was interrupted (what was measured is printed), also while
      the arguments were read (then no call was made), or the report could
      not be written
   2  usage error: bad flags, missing NAME, CALLS or CALLERS under 1, CALLS
      over 10000000, more than one source of arguments, an unreadable
      arguments file, a bad config file
-  3  no tool has that name (with a did-you-mean)
+  3  no tool has that name (with a did-you-mean), or every call was
+     refused before the tool ran (status denied: consent_required,
+     origin_denied, validation_error, ...): the report is printed, and
+     the codes are named on stderr
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		var (
@@ -100,7 +104,7 @@ Exit status:
 			}
 			t, ok := a.reg.Lookup(args[0])
 			if !ok {
-				return a.notFound(args[0])
+				return a.notFound("bench", args[0])
 			}
 			rep := runBench(a.ctx, benchSpec{reg: a.reg, tool: t.Name, args: raw, opts: opts, calls: calls, callers: min(callers, calls)})
 			if asJSON {
@@ -119,9 +123,34 @@ Exit status:
 				a.errorf("bench %s: interrupted after %d of %d calls", rep.Tool, rep.Done, rep.Calls)
 				return exitFailed
 			}
+			if rep.Done > 0 && rep.refused() == rep.Done {
+				a.errorf("bench %s: every call was refused before the tool ran (%s)", rep.Tool, rep.codeList())
+				return exitRefused
+			}
 			return exitOK
 		}
 	},
+}
+
+// refused counts the measured calls refused before the tool ran.
+func (rep *benchReport) refused() int {
+	n := 0
+	for c, k := range rep.Codes {
+		if c != "ok" && tooling.StatusOf(tooling.Code(c)) == tooling.StatusDenied {
+			n += k
+		}
+	}
+	return n
+}
+
+// codeList names the codes of the report with their counts,
+// in the order of the report: "consent_required 100".
+func (rep *benchReport) codeList() string {
+	var parts []string
+	for _, c := range sortedCodes(rep.Codes) {
+		parts = append(parts, fmt.Sprintf("%s %d", c, rep.Codes[c]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // maxBenchCalls is the most calls one bench makes: it keeps a sample of

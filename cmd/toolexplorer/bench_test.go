@@ -239,10 +239,40 @@ func TestBenchArguments(t *testing.T) {
 			}
 		})
 	}
-	// Calls refused for their arguments are what the bench shows, not a failure of it.
-	rep := benchJSON(t, "demo.echo", "-n", "4")
-	if rep.Codes[string(tooling.CodeValidationError)] != 4 {
-		t.Errorf("codes %v, want 4 validation_error (text is required)", rep.Codes)
+}
+
+// TestBenchEveryCallRefused: a bench whose calls were all refused before
+// the tool ran measured nothing of the tool: it prints its report but
+// exits as run does for a refused call, naming the codes. Some refused
+// calls among others are results of the bench, not a failure of it.
+func TestBenchEveryCallRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		codes string
+	}{
+		{"invalid arguments", []string{"demo.echo", "-n", "4"}, "validation_error 4"},
+		{"no consent", []string{"demo.kv_put", "--args", `{"key":"k","value":"v"}`, "-n", "3"}, "consent_required 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := cli(t, "", append([]string{"bench", "--json"}, tt.args...)...)
+			if o.code != exitRefused {
+				t.Fatalf("exit %d, want %d\n%s", o.code, exitRefused, o)
+			}
+			rep := decodeBench(t, o)
+			if rep.refused() != rep.Done || rep.Done == 0 {
+				t.Errorf("codes %v: want every call refused", rep.Codes)
+			}
+			want := "toolexplorer: bench " + tt.args[0] + ": every call was refused before the tool ran (" + tt.codes + ")\n"
+			if o.stderr != want {
+				t.Errorf("stderr %q, want %q", o.stderr, want)
+			}
+		})
+	}
+	// A text report is printed too before the refusal is named.
+	o := cli(t, "", "bench", "demo.echo", "-n", "2")
+	if o.code != exitRefused || !strings.Contains(o.stdout, "validation_error") {
+		t.Errorf("want the report and exit %d\n%s", exitRefused, o)
 	}
 }
 
@@ -260,7 +290,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"one call too many", []string{"bench", "demo.echo", "-n", "10000001"}, "-n must be at most 10000000, got 10000001"},
 		{"negative callers", []string{"bench", "demo.echo", "-c", "-1"}, "-c must be at least 1, got -1"},
 		{"no callers", []string{"bench", "demo.echo", "-c", "0"}, "-c must be at least 1, got 0"},
-		{"calls not a number", []string{"bench", "demo.echo", "-n", "many"}, `invalid value "many"`},
+		{"calls not a number", []string{"bench", "demo.echo", "-n", "many"}, `invalid value "many" for flag -n: want a whole number`},
+		{"timeout without unit", []string{"bench", "demo.echo", "--timeout", "5"}, `invalid value "5" for flag --timeout: the unit is missing (like 5s or 5ms)`},
+		{"timeout not a duration", []string{"bench", "demo.echo", "--timeout", "soon"}, `invalid value "soon" for flag --timeout: want a duration with its unit`},
+		{"callers out of range", []string{"bench", "demo.echo", "-c", "99999999999999999999"}, `for flag -c: out of range`},
 		{"two sources", []string{"bench", "demo.echo", "--args", "{}", "--args-file", argsFile}, "--args or --args-file, not both"},
 		{"bad timeout", []string{"bench", "demo.echo", "--timeout", "0s"}, "--timeout must be positive"},
 		{"misspelled origin", []string{"bench", "demo.echo", "--origin", "lmm"}, `(did you mean "llm"?)`},
@@ -285,7 +318,7 @@ func TestBenchUnknownTool(t *testing.T) {
 		if o.code != exitRefused {
 			t.Fatalf("exit %d, want %d\n%s", o.code, exitRefused, o)
 		}
-		if !strings.Contains(o.stderr, `not_found: no tool named "`+name+`" (did you mean "demo.echo"?)`) || o.stdout != "" {
+		if !strings.HasPrefix(o.stderr, `toolexplorer: bench `+name+`: not_found: no tool named "`+name+`" (did you mean "demo.echo"?)`) || o.stdout != "" {
 			t.Errorf("want the did-you-mean on stderr and nothing on stdout\n%s", o)
 		}
 	}

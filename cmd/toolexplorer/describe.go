@@ -46,7 +46,7 @@ usage error.
 			}
 			t, ok := a.reg.Lookup(args[0])
 			if !ok {
-				return a.notFound(args[0])
+				return a.notFound("describe", args[0])
 			}
 			info := describeTool(a.ctx, a.reg, a.cfg, t, o)
 			if asJSON {
@@ -64,14 +64,15 @@ usage error.
 }
 
 // notFound reports an unknown tool name with the registry's did-you-mean
-// and returns exitRefused.
-func (a *app) notFound(name string) int {
+// and returns exitRefused. The line names the command and the name, as
+// run does: "describe nope: not_found: no tool named ...".
+func (a *app) notFound(cmd, name string) int {
 	msg := fmt.Sprintf("no tool named %q", name)
 	var te *tooling.Error
 	if err := a.reg.Availability(a.ctx, name, ""); errors.As(err, &te) && te.Code == tooling.CodeNotFound {
 		msg = te.Message
 	}
-	a.errorf("%s: %s", tooling.CodeNotFound, msg)
+	a.errorf("%s %s: %s: %s", cmd, name, tooling.CodeNotFound, msg)
 	return exitRefused
 }
 

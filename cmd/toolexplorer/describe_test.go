@@ -69,13 +69,13 @@ func TestDescribe(t *testing.T) {
 			name:   "unknown tool",
 			args:   []string{"describe", "demo.ecoh"},
 			code:   exitRefused,
-			stderr: []string{"toolexplorer: not_found: ", `did you mean "demo.echo"?`},
+			stderr: []string{"toolexplorer: describe demo.ecoh: not_found: ", `did you mean "demo.echo"?`},
 		},
 		{
 			name:   "tool name without its group",
 			args:   []string{"describe", "echo"},
 			code:   exitRefused,
-			stderr: []string{`toolexplorer: not_found: no tool named "echo" (did you mean "demo.echo"?)`},
+			stderr: []string{`toolexplorer: describe echo: not_found: no tool named "echo" (did you mean "demo.echo"?)`},
 		},
 		{
 			name:   "unknown tool with --json",
