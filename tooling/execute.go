@@ -19,6 +19,7 @@ type callOptions struct {
 	consent  bool
 	timeout  time.Duration
 	callID   string
+	tenant   string
 	services map[string]any
 }
 
@@ -32,6 +33,10 @@ func WithConsent() Option { return func(c *callOptions) { c.consent = true } }
 // WithTimeout shortens the call's deadline to d. It never lengthens what
 // the tool or the config set.
 func WithTimeout(d time.Duration) Option { return func(c *callOptions) { c.timeout = d } }
+
+// WithTenant says on whose behalf the call is made (Call.Tenant), for
+// middleware and observers that account per tenant. Default: "".
+func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } }
 
 // WithCallID sets the call id (default: a unique id made by the registry).
 func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }
@@ -82,9 +87,11 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	// observer sees a call's begin and end or neither.
 	obs := r.obs.snapshot()
 	var argsSum string
+	var obsCtx context.Context
 	if len(obs) > 0 {
 		argsSum = digest(args)
-		emit(obs, &r.obs, Event{Kind: EventBegin, Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
+		obsCtx = context.WithoutCancel(ctx)
+		emit(obsCtx, obs, &r.obs, Event{Kind: EventBegin, Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
 			ArgsSHA256: argsSum, ArgsSize: len(args)})
 	}
 
@@ -95,7 +102,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 		res.Status = StatusDenied // canceled or out of time before the tool started: nothing happened
 	}
 	if len(obs) > 0 {
-		emit(obs, &r.obs, Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin,
+		emit(obsCtx, obs, &r.obs, Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
 			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run})
 	}
@@ -154,7 +161,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.decide("origin", string(o.origin)+" allowed")
 	}
 
-	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Consent: o.consent, services: o.services, regSvc: r}
+	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, services: o.services, regSvc: r, meta: m}
 	if err := checkAvailable(ctx, e, call); err != nil {
 		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)
 		res.cause = err
@@ -174,6 +181,16 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.decide("consent", "given")
 	}
 
+	if h := r.chain.Load(); h != nil {
+		r.intercept(ctx, *h, res, e, pol, call, o)
+		return
+	}
+	r.govern(ctx, res, e, pol, call, o)
+}
+
+// govern runs the steps that spend or wait for resources: rate, deadline,
+// slot, locks, main thread, run and output check.
+func (r *Registry) govern(ctx context.Context, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) {
 	bucket, taken := r.takeToken(res, e, pol)
 	if res.Code != CodeOK {
 		return

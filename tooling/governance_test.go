@@ -359,7 +359,7 @@ func TestMixedLoad(t *testing.T) {
 
 	var mu sync.Mutex
 	begins, ends := map[string]int{}, map[string]int{}
-	remove := r.Observe(tooling.ObserverFunc(func(ev tooling.Event) {
+	remove := r.Observe(tooling.ObserverFunc(func(_ context.Context, ev tooling.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ev.Kind == tooling.EventBegin {

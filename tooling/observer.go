@@ -33,6 +33,7 @@ type Event struct {
 	CallID       string
 	Tool         string
 	Origin       Origin
+	Tenant       string
 	ArgsSHA256   string // hex; of the arguments as sent
 	ArgsSize     int
 	OutputSHA256 string // end only, when there is output
@@ -45,15 +46,19 @@ type Event struct {
 // Observer receives events. Each observer has its own goroutine and queue:
 // one that blocks only delays itself (its queue fills, then its events are
 // dropped and counted), and one that panics loses that event only.
+//
+// ctx holds the values of the call's context (a trace span, a request id),
+// so that an observer can join the caller's trace; it is never canceled,
+// since events arrive after the fact.
 type Observer interface {
-	Observe(Event)
+	Observe(ctx context.Context, ev Event)
 }
 
 // ObserverFunc adapts a func to Observer.
-type ObserverFunc func(Event)
+type ObserverFunc func(context.Context, Event)
 
-// Observe calls f(ev).
-func (f ObserverFunc) Observe(ev Event) { f(ev) }
+// Observe calls f(ctx, ev).
+func (f ObserverFunc) Observe(ctx context.Context, ev Event) { f(ctx, ev) }
 
 // ObserverQueue is how many events an observer may lag behind before
 // further events to it are dropped.
@@ -76,8 +81,14 @@ type observerRunner struct {
 	o      Observer
 	mu     sync.RWMutex
 	closed bool
-	ch     chan Event
+	ch     chan observed
 	done   chan struct{}
+}
+
+// observed is an event on its way to an observer, with its call's context.
+type observed struct {
+	ctx context.Context
+	ev  Event
 }
 
 // Observe adds o; every call that starts from now on sends it a begin and an
@@ -86,7 +97,7 @@ type observerRunner struct {
 // waits for o to finish them: an observer that blocks forever blocks
 // remove too.
 func (r *Registry) Observe(o Observer) (remove func()) {
-	run := &observerRunner{o: o, ch: make(chan Event, ObserverQueue), done: make(chan struct{})}
+	run := &observerRunner{o: o, ch: make(chan observed, ObserverQueue), done: make(chan struct{})}
 	go run.loop(&r.obs)
 	r.obs.mu.Lock()
 	old := r.obs.list.Load()
@@ -124,18 +135,18 @@ func Observe(o Observer) (remove func()) { return Default.Observe(o) }
 
 func (run *observerRunner) loop(obs *observers) {
 	defer close(run.done)
-	for ev := range run.ch {
-		run.deliver(ev, obs)
+	for x := range run.ch {
+		run.deliver(x, obs)
 	}
 }
 
-func (run *observerRunner) deliver(ev Event, obs *observers) {
+func (run *observerRunner) deliver(x observed, obs *observers) {
 	defer func() {
 		if recover() != nil {
 			obs.panicked.Add(1)
 		}
 	}()
-	run.o.Observe(ev)
+	run.o.Observe(x.ctx, x.ev)
 }
 
 // snapshot returns the observers now; nil when there are none.
@@ -149,12 +160,12 @@ func (o *observers) snapshot() []*observerRunner {
 
 // emit sends ev to each observer of list that has not been removed,
 // dropping it for those whose queue is full.
-func emit(list []*observerRunner, o *observers, ev Event) {
+func emit(ctx context.Context, list []*observerRunner, o *observers, ev Event) {
 	for _, run := range list {
 		run.mu.RLock()
 		if !run.closed {
 			select {
-			case run.ch <- ev:
+			case run.ch <- observed{ctx, ev}:
 			default:
 				o.dropped.Add(1)
 			}
@@ -181,23 +192,23 @@ func SlogObserver(l *slog.Logger) Observer {
 	if l == nil {
 		l = slog.Default()
 	}
-	return ObserverFunc(func(ev Event) {
+	return ObserverFunc(func(ctx context.Context, ev Event) {
 		attrs := []slog.Attr{
 			slog.String("call_id", ev.CallID), slog.String("tool", ev.Tool), slog.String("origin", string(ev.Origin)),
 			slog.Int("args_size", ev.ArgsSize), slog.String("args_sha256", ev.ArgsSHA256),
 		}
 		if ev.Kind == EventBegin {
-			l.LogAttrs(context.Background(), slog.LevelDebug, "tool call started", attrs...)
+			l.LogAttrs(ctx, slog.LevelDebug, "tool call started", attrs...)
 			return
 		}
 		attrs = append(attrs, slog.String("status", string(ev.Status)),
 			slog.Duration("wait", ev.Wait), slog.Duration("run", ev.Run))
 		if ev.Status == StatusOK {
 			attrs = append(attrs, slog.Int("output_size", ev.OutputSize), slog.String("output_sha256", ev.OutputSHA256))
-			l.LogAttrs(context.Background(), slog.LevelInfo, "tool call finished", attrs...)
+			l.LogAttrs(ctx, slog.LevelInfo, "tool call finished", attrs...)
 			return
 		}
 		attrs = append(attrs, slog.String("code", string(ev.Code)))
-		l.LogAttrs(context.Background(), slog.LevelWarn, "tool call failed", attrs...)
+		l.LogAttrs(ctx, slog.LevelWarn, "tool call failed", attrs...)
 	})
 }

@@ -19,7 +19,7 @@ type recorder struct {
 	events []tooling.Event
 }
 
-func (r *recorder) Observe(ev tooling.Event) {
+func (r *recorder) Observe(_ context.Context, ev tooling.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	r.mu.Unlock()
@@ -62,7 +62,7 @@ func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
 
 func TestPanickingObserverDoesNotBreakCalls(t *testing.T) {
 	r := codeRegistry(t)
-	remove := r.Observe(tooling.ObserverFunc(func(tooling.Event) { panic("observer bug") }))
+	remove := r.Observe(tooling.ObserverFunc(func(context.Context, tooling.Event) { panic("observer bug") }))
 	rec := &recorder{}
 	removeRec := r.Observe(rec)
 	for i := 0; i < 5; i++ {
@@ -81,7 +81,7 @@ func TestPanickingObserverDoesNotBreakCalls(t *testing.T) {
 func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
 	r := codeRegistry(t)
 	release := make(chan struct{})
-	remove := r.Observe(tooling.ObserverFunc(func(tooling.Event) { <-release }))
+	remove := r.Observe(tooling.ObserverFunc(func(context.Context, tooling.Event) { <-release }))
 	calls := tooling.ObserverQueue // twice as many events as the queue holds
 	start := time.Now()
 	for i := 0; i < calls; i++ {

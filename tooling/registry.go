@@ -26,6 +26,9 @@ type Registry struct {
 	cfg atomic.Pointer[config.Config]
 	obs observers
 
+	middleware []Middleware            // in the order of Use
+	chain      atomic.Pointer[Handler] // middleware around proceed; nil without middleware
+
 	slots   *sandbox.Slots
 	locks   *sandbox.Locks
 	buckets *sandbox.Buckets

@@ -36,7 +36,7 @@ func Codes() []Code {
 // allCodes is every code, ok first then in pipeline order; the counters of
 // ToolStats are sized from it.
 var allCodes = [...]Code{CodeOK, CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
-	CodeConsentRequired, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
+	CodeConsentRequired, CodeRefused, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
 	CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
 
 // Status of a finished call.

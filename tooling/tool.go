@@ -38,20 +38,33 @@ type Tool struct {
 // schema defaults filled in. Everything a tool needs arrives here or in ctx;
 // tools never reach for the default registry.
 type Call struct {
-	ID      string
-	Tool    string
-	Origin  Origin
+	ID     string
+	Tool   string
+	Origin Origin
+	// Tenant is on whose behalf the call is made (WithTenant); "" when unsaid.
+	Tenant  string
 	Consent bool
 	// Args are the decoded arguments: strings, bool, json.Number, []any,
 	// map[string]any and nil. Never nil for a call that passed validation.
 	Args map[string]any
 
 	raw       json.RawMessage // the arguments as sent, nil when defaults changed them
+	meta      *Meta           // the tool's
+	stage     *stage          // for the innermost Handler, while middleware runs
 	services  map[string]any
 	regSvc    *Registry
 	workspace string   // for confined calls
 	confined  bool     // set only in a confined child (see RunProgram)
 	programs  []string // the tool's Meta.Confine.Exec, in a confined child
+}
+
+// Meta returns what the tool declares. Its slices are the registry's: do
+// not modify them.
+func (c Call) Meta() Meta {
+	if c.meta == nil {
+		return Meta{}
+	}
+	return *c.meta
 }
 
 // Raw returns the arguments as JSON, defaults included.

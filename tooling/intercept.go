@@ -1,0 +1,140 @@
+package tooling
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+)
+
+// Handler runs a call that has passed look-up, enabled, origin,
+// availability, validation and consent: it takes the rate token, sets the
+// deadline, waits for a slot, lock or the main thread, runs the tool and
+// checks its output. It returns the call's Result, and an *Error when the
+// call did not succeed.
+type Handler func(ctx context.Context, c *Call) (*Result, error)
+
+// Middleware wraps a Handler, as net/http middleware wraps an http.Handler
+// and a gRPC interceptor wraps its handler. A middleware sees the call (its
+// tool and Meta, validated arguments with defaults, origin, tenant and id)
+// before it runs and the Result after, and may:
+//
+//   - pass it on: return next(ctx, c), perhaps with a ctx carrying a span,
+//     and time or inspect what comes back;
+//   - refuse it: return a nil Result and an error, without calling next. An
+//     *Error gives the call its Code (one of Codes or a code of its own),
+//     Message and Hint; any other error gives code refused with the error's
+//     text. The call is then denied, unless the tool already ran;
+//   - replace its result (an idempotent replay, a cached answer): return a
+//     Result of its own. Its outcome (Code, Message, Hint, Fields, Output,
+//     Plan, Stack, RetryAfter) becomes the call's; the call's id, tool,
+//     origin, times and governance decisions stay this call's, with a
+//     "middleware" decision saying the result was replaced.
+//
+// A middleware calls next at most once (a second call is refused) and never
+// changes c.Args: they were validated. A panic in a middleware ends the call
+// with code panic and the middleware's stack; the host lives on.
+type Middleware func(next Handler) Handler
+
+// CodeRefused: a middleware refused the call with an error that carried no
+// code of its own.
+const CodeRefused Code = "refused"
+
+// ErrRefused is the sentinel of CodeRefused.
+var ErrRefused error = &sentinel{CodeRefused}
+
+// Use adds middleware to r. The first one given is the outermost: it sees
+// the call first and its result last. Calls that start from now on go
+// through every middleware added so far.
+//
+// Middleware runs after the checks that need no resources (look-up,
+// enabled, origin, availability, validation, consent) and around the steps
+// that spend or wait for them (rate, deadline, slot, locks, main thread,
+// run, output check). So it sees only calls with valid arguments, and a
+// middleware that answers from a cache or refuses on a budget takes no
+// rate token and waits for no slot. Calls refused before it are seen by
+// observers only.
+func (r *Registry) Use(mw ...Middleware) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.middleware = append(r.middleware[:len(r.middleware):len(r.middleware)], mw...)
+	h := Handler(r.proceed)
+	for i := len(r.middleware) - 1; i >= 0; i-- {
+		h = r.middleware[i](h)
+	}
+	r.chain.Store(&h)
+}
+
+// stage is what the innermost Handler needs of a call that middleware
+// passes on; Call.stage points at it.
+type stage struct {
+	res    *Result
+	e      *entry
+	pol    *toolPolicy
+	o      *callOptions
+	called bool
+}
+
+// proceed is the innermost Handler: the steps after the middleware.
+func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
+	st := c.stage
+	if st == nil || st.called {
+		return nil, &Error{Code: CodeRefused, Tool: c.Tool, Message: "a middleware called its next handler twice, or with a call it did not get"}
+	}
+	st.called = true
+	call := *c
+	call.stage = nil
+	r.govern(ctx, st.res, st.e, st.pol, call, st.o)
+	if st.res.Code == CodeOK {
+		return st.res, nil
+	}
+	return st.res, &Error{Code: st.res.Code, Tool: st.res.Tool, Message: st.res.Message, Result: st.res, Err: st.res.cause}
+}
+
+// intercept runs the call through the middleware chain h.
+func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) {
+	call.stage = &stage{res: res, e: e, pol: pol, o: o}
+	var pan panicked
+	out, err := safeHandle(ctx, h, &call, &pan)
+	switch {
+	case pan.stack != nil:
+		res.failf(CodePanic, "%s: a middleware panicked: %v", res.Tool, pan.value)
+		res.Stack = string(pan.stack)
+		res.Output, res.Plan = nil, nil
+	case out == res:
+	case out != nil:
+		res.Code, res.Message, res.Hint, res.Fields = out.Code, out.Message, out.Hint, out.Fields
+		res.Output, res.Plan, res.Stack, res.RetryAfter, res.cause = out.Output, out.Plan, out.Stack, out.RetryAfter, out.cause
+		res.decide("middleware", "result replaced")
+	default:
+		res.Output, res.Plan, res.Fields, res.Stack, res.Hint = nil, nil, nil, "", ""
+		var te *Error
+		switch {
+		case err == nil:
+			res.fail(CodeRefused, "a middleware returned neither a result nor an error")
+		case errors.As(err, &te) && te.Code != CodeOK:
+			res.fail(te.Code, te.Message)
+			res.cause = te.Err
+			if te.Result != nil {
+				res.Hint = te.Result.Hint
+			}
+		default:
+			res.fail(CodeRefused, err.Error())
+			res.cause = err
+		}
+	}
+}
+
+type panicked struct {
+	value any
+	stack []byte
+}
+
+// safeHandle calls h, recovering a panic into *p.
+func safeHandle(ctx context.Context, h Handler, c *Call, p *panicked) (*Result, error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.value, p.stack = v, debug.Stack()
+		}
+	}()
+	return h(ctx, c)
+}
