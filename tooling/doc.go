@@ -28,6 +28,7 @@
 //	availability       unavailable (with the tool's reason)
 //	arguments          validation_error (size cap, malformed JSON, every failing field)
 //	consent            consent_required
+//	middleware         refused, or a code of the middleware's own (Use)
 //	rate               rate_limited (with Result.RetryAfter)
 //	deadline           the shortest of the tool's timeout, config and caller
 //	slot, locks, main  busy (a global slot, the resource locks of Exclusive
@@ -44,8 +45,18 @@
 // tool's goroutine is then abandoned and counted in Stats().Abandoned until
 // it returns. A panicking tool yields code panic with its stack.
 //
+// Middleware (Use) is the one extension point of the call path, shaped like
+// net/http middleware and gRPC interceptors: each sees a call that passed
+// the checks up to consent (its tool, Meta, validated arguments, origin,
+// tenant and id) and its Result, and may refuse it with a code, wrap it (a
+// span, a timer) or replace its result (an idempotent replay). It runs
+// around the steps that spend or wait for resources, from the rate token to
+// the output check, so a refusal or a replay spends nothing.
+//
 // Observers (Observe) get a begin and an end event for every call, with
-// digests and sizes of the arguments and output, never their content.
+// digests and sizes of the arguments and output, never their content, and
+// the call's context values so that they can join its trace. They run
+// asynchronously and cannot change a call.
 //
 // Exports (ExportMCP, ExportOpenAI, ExportAnthropic) describe the tools for
 // language models; OpenAI and Anthropic refuse dots in names, so their names
