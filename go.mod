@@ -14,6 +14,7 @@ require (
 	charm.land/lipgloss/v2 v2.0.6
 	github.com/charmbracelet/x/ansi v0.11.8
 	github.com/charmbracelet/x/term v0.2.2
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/landlock-lsm/go-landlock v0.11.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0

@@ -14,6 +14,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 
 //go:embed schema.json
@@ -49,6 +51,13 @@ var loadSchema = sync.OnceValues(func() (*compiledSchema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(noLoader{})
+	c.UseRegexpEngine(func(expr string) (jsonschema.Regexp, error) {
+		re, err := pattern.Compile(expr) // the engine of tool schemas, for one behaviour everywhere
+		if err != nil {
+			return nil, err
+		}
+		return re, nil
+	})
 	if err := c.AddResource(schemaID, doc); err != nil {
 		return nil, fmt.Errorf("config: schema.json: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 
 // schemaBase is the absolute base under which tool schemas are compiled, so
@@ -44,10 +46,11 @@ type schema struct {
 	raw      json.RawMessage // as the tool declared it
 	doc      any             // decoded, for property look-ups in messages
 	compiled *jsonschema.Schema
-	params   []string      // top-level property names, sorted
-	noParams bool          // an object schema that accepts only {}
-	defaults *defaultsPlan // nil when no property has a default
-	quick    *quick        // the fast check of valid values; nil when the schema has no such check
+	params   []string                   // top-level property names, sorted
+	noParams bool                       // an object schema that accepts only {}
+	defaults *defaultsPlan              // nil when no property has a default
+	quick    *quick                     // the fast check of valid values; nil when the schema has no such check
+	patterns map[string]*pattern.Regexp // the backtracking expressions, by source, for messages on timeouts
 }
 
 type refuseLoader struct{}
@@ -73,17 +76,36 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		}
 	}
 	loc := schemaBase + url.PathEscape(tool) + "/" + which + ".json"
+	s := &schema{raw: raw, doc: doc}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
+	compiling := true // the engine also checks values of format "regex" later: those are not recorded
+	c.UseRegexpEngine(func(expr string) (jsonschema.Regexp, error) {
+		if re := s.patterns[expr]; compiling && re != nil {
+			return re, nil // one expression, one pause state
+		}
+		re, err := pattern.Compile(expr)
+		if err != nil {
+			return nil, err
+		}
+		if compiling && re.Backtracking() {
+			if s.patterns == nil {
+				s.patterns = map[string]*pattern.Regexp{}
+			}
+			s.patterns[expr] = re
+		}
+		return re, nil
+	})
 	c.AssertFormat()
 	if err := c.AddResource(loc, doc); err != nil {
 		return nil, fmt.Errorf("%s schema: %v", which, err)
 	}
 	compiled, err := c.Compile(loc)
+	compiling = false
 	if err != nil {
 		return nil, fmt.Errorf("%s schema does not compile: %s", which, strings.ReplaceAll(err.Error(), loc, ""))
 	}
-	s := &schema{raw: raw, doc: doc, compiled: compiled}
+	s.compiled = compiled
 	for name := range compiled.Properties {
 		s.params = append(s.params, name)
 	}
@@ -290,6 +312,9 @@ func (s *schema) leaf(e *jsonschema.ValidationError) []FieldError {
 	case *kind.MaxLength:
 		return f("maxLength", "must be at most %d characters long, got %d", k.Want, k.Got)
 	case *kind.Pattern:
+		if re := s.patterns[k.Want]; re != nil && re.Paused() {
+			return f("pattern", "could not be checked against the pattern %s in time (a match ran past %v), so it is refused", k.Want, pattern.Timeout)
+		}
 		return f("pattern", "must match the pattern %s", k.Want)
 	case *kind.MinItems:
 		return f("minItems", "must have at least %d items, got %d", k.Want, k.Got)

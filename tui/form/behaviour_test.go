@@ -49,6 +49,21 @@ func TestChecksAsYouType(t *testing.T) {
 	}
 }
 
+// The form checks a pattern RE2 rejects (zod's e-mail pattern) as the
+// registry does, as ECMAScript.
+func TestChecksECMAScriptPattern(t *testing.T) {
+	const email = `^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$`
+	schema := `{"type":"object","properties":{"f":{"type":"string","pattern":"` + email + `"}}}`
+	for input, bad := range map[string]bool{"na..me@example.com": true, ".name@example.com": true, "name@example.com": false} {
+		m := newTestForm(t, schema, 100, 24)
+		typeText(m, input)
+		block := strings.Join(focusedBlock(m), "\n")
+		if got := strings.Contains(block, "! does not match the pattern ^(?!"); got != bad {
+			t.Errorf("%s: pattern check shown %v, want %v:\n%s", input, got, bad, block)
+		}
+	}
+}
+
 func TestValueErrorNamesTheField(t *testing.T) {
 	m := newTestForm(t, `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}}}`, 80, 24)
 	press(m, "tab")

@@ -13,6 +13,8 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 
 // stringField is a line of text, checked as you type against minLength,
@@ -20,8 +22,8 @@ import (
 type stringField struct {
 	fieldBase
 	in    textinput.Model
-	exact *string // a loaded value the line cannot show as is (line breaks, ""), kept until edited
-	re    *regexp.Regexp
+	exact *string         // a loaded value the line cannot show as is (line breaks, ""), kept until edited
+	re    *pattern.Regexp // the schema's pattern, compiled as the registry compiles it
 }
 
 func newString(fb fieldBase) *stringField {
@@ -32,7 +34,7 @@ func newString(fb fieldBase) *stringField {
 	}
 	f.in = fb.env.newInput(ph)
 	if fb.n.pattern != "" {
-		f.re, _ = regexp.Compile(fb.n.pattern)
+		f.re, _ = pattern.Compile(fb.n.pattern)
 	}
 	return f
 }
@@ -111,7 +113,7 @@ func (f *stringField) check() string {
 }
 
 // checkString says what is wrong with s so far, "" when nothing.
-func checkString(n *node, re *regexp.Regexp, s string) string {
+func checkString(n *node, re *pattern.Regexp, s string) string {
 	if s == "" {
 		return ""
 	}
@@ -123,8 +125,12 @@ func checkString(n *node, re *regexp.Regexp, s string) string {
 	if n.maxLen >= 0 && l > n.maxLen {
 		probs = append(probs, fmt.Sprintf("too long: %d of at most %d characters", l, n.maxLen))
 	}
-	if re != nil && !re.MatchString(s) {
-		probs = append(probs, "does not match the pattern "+n.pattern)
+	if re != nil {
+		if ok, err := re.Match(s); err != nil {
+			probs = append(probs, "could not be checked against the pattern "+n.pattern+" in time")
+		} else if !ok {
+			probs = append(probs, "does not match the pattern "+n.pattern)
+		}
 	}
 	if msg := checkFormat(n.format, s); msg != "" {
 		probs = append(probs, msg)
@@ -228,7 +234,7 @@ func checkFormat(format, s string) string {
 			return bad() + " (ISO 8601, e.g. P1DT2H)"
 		}
 	case "regex":
-		if _, err := regexp.Compile(s); err != nil {
+		if _, err := pattern.Compile(s); err != nil {
 			return bad()
 		}
 	}
