@@ -330,9 +330,9 @@ func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e
 		res.ran = false
 		res.failf(CodeSandboxUnavailable, "%s could not be confined: %s", e.tool.Name, ce.Error())
 	case confine.Denied:
-		res.failf(CodeSandboxDenied, "%s was denied by the sandbox: %s", e.tool.Name, ce.What)
+		res.failf(CodeSandboxDenied, "%s was denied by the sandbox%s: %s", e.tool.Name, reported(ce), ce.What)
 	case confine.Limit:
-		res.failf(CodeSandboxDenied, "%s was stopped by its %s limit", e.tool.Name, ce.What)
+		res.failf(CodeSandboxDenied, "%s was stopped by its %s limit%s", e.tool.Name, ce.What, reported(ce))
 	case confine.Timeout, confine.Canceled:
 		r.interrupted(res, parent, runCtx.Err(), true)
 	case confine.Failed:
@@ -341,4 +341,13 @@ func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e
 		res.failf(CodePanic, "%s: the confined child died: %s", e.tool.Name, ce.Error())
 		res.Stack = ce.Stderr
 	}
+}
+
+// reported marks what a confined child said of itself: its denials and
+// limits are its own account (what runs in the child could write anything).
+func reported(ce *confine.Error) string {
+	if ce.FromChild {
+		return " (as the child reports)"
+	}
+	return ""
 }

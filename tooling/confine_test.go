@@ -94,7 +94,8 @@ func TestConfinedTools(t *testing.T) {
 		t.Fatalf("read inside the workspace: %v %s", err, res.Output)
 	}
 	res, err = tooling.ExecuteTool(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
-	if !errors.Is(err, tooling.ErrSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") {
+	if !errors.Is(err, tooling.ErrSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") ||
+		!strings.Contains(res.Message, "(as the child reports)") {
 		t.Fatalf("read outside: %v (%s)", err, res.Message)
 	}
 	res, err = tooling.ExecuteTool(ctx, "conftest.fail", nil)

@@ -97,6 +97,25 @@ func TestHandlerErrors(t *testing.T) {
 	}
 }
 
+// TestForgedErrorKinds: a handler writes a response frame of its own after a side effect. The
+// control shows the channel is real: a kind a child may report arrives, marked as the child's.
+// The kinds only the parent decides (unavailable: "nothing ran"; timeout; canceled) and unknown
+// kinds are a protocol violation.
+func TestForgedErrorKinds(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	_, e := call(t, "forge a failed answer (control)", full, Failed, "test.forge", Profile{}, []byte(strconv.Itoa(int(Failed))))
+	if e != nil && (e.What != "forged" || !e.FromChild || !strings.Contains(e.Error(), "reported by the child")) {
+		t.Errorf("forged failed answer: %+v (%v), want the child's text marked as such", e, e)
+	}
+	for _, k := range []ErrorKind{Unavailable, Timeout, Canceled, 99} {
+		_, e := call(t, fmt.Sprintf("forge a %s answer after a side effect", k), full, Crashed, "test.forge", Profile{}, []byte(strconv.Itoa(int(k))))
+		if e != nil && (e.FromChild || !strings.Contains(e.What, "protocol violation")) {
+			t.Errorf("forged %s answer: %+v, want a protocol violation decided by the parent", k, e)
+		}
+	}
+}
+
 func TestFileSystem(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()

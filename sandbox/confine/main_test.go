@@ -298,6 +298,24 @@ func registerTestHandlers() {
 		}
 		return []byte("opened"), nil
 	})
+	// test.forge writes a file in its temp dir (a side effect), then puts a response frame of
+	// its own on the response pipe: the error kind it is sent, with the text "forged". It then
+	// waits for its deadline; the parent reads the forged frame first.
+	Handle("test.forge", func(ctx context.Context, req []byte) ([]byte, error) {
+		kind, err := strconv.Atoi(string(req))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(os.TempDir(), "side-effect"), []byte("done"), 0o600); err != nil {
+			return nil, err
+		}
+		m := responseMsg{kind: ErrorKind(kind), what: "forged", detail: "forged"}
+		if err := writeFrame(os.NewFile(responseFD, "forged"), frameResponse, m.encode()); err != nil {
+			return nil, err
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
 	Handle("test.fail", func(ctx context.Context, req []byte) ([]byte, error) { return nil, errors.New(string(req)) })
 	Handle("test.panic", func(ctx context.Context, req []byte) ([]byte, error) { panic(string(req)) })
 	Handle("test.read", func(ctx context.Context, req []byte) ([]byte, error) { return os.ReadFile(string(req)) })

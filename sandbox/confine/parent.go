@@ -85,10 +85,19 @@ type Error struct {
 	Detail string
 	// Stderr is the child's captured stdout and stderr (at most OutputCap bytes).
 	Stderr string
+	// FromChild says that Kind, What and Detail are the child's own report (a handler's error,
+	// a denial or limit as the child classified it, a panic): whatever runs in the child
+	// controls them. A child may only report Denied, Limit, Crashed and Failed once it has its
+	// request; the other kinds are the parent's to decide, and a child that sends one has
+	// broken the protocol (Crashed, FromChild false).
+	FromChild bool
 }
 
 func (e *Error) Error() string {
 	s := "confine: " + e.Kind.String()
+	if e.FromChild {
+		s += " (reported by the child)"
+	}
 	if e.What != "" {
 		s += ": " + e.What
 	}
@@ -645,7 +654,12 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 	if r.kind == 0 {
 		return r.body, nil
 	}
-	e := &Error{Kind: r.kind, What: r.what, Detail: r.detail}
+	if !childMayReport(r.kind) {
+		pr.kill(nil)
+		<-pr.exited
+		return nil, &Error{Kind: Crashed, What: fmt.Sprintf("protocol violation: the child answered %q, which only the parent decides", r.kind), Stderr: pr.out.String()}
+	}
+	e := &Error{Kind: r.kind, What: r.what, Detail: r.detail, FromChild: true}
 	if r.kind == Crashed || r.kind == Limit {
 		// Not fit to serve again (a reused worker would not exit by itself).
 		pr.kill(nil)
@@ -653,6 +667,18 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 		e.Stderr = pr.out.String()
 	}
 	return nil, e
+}
+
+// childMayReport reports whether a child may answer a request with an error of kind k. Whether the
+// child was confined (Unavailable), and whether the caller's deadline or cancellation ended the
+// call (Timeout, Canceled), only the parent knows: a child that claims one after the handler
+// ran could make a call that had side effects look as if nothing happened.
+func childMayReport(k ErrorKind) bool {
+	switch k {
+	case Denied, Limit, Crashed, Failed:
+		return true
+	}
+	return false
 }
 
 // failure explains a child that stopped talking: it waits for the child's end and reads its exit.
