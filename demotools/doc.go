@@ -7,9 +7,13 @@
 // workspace directory: fs.read_file, fs.list_dir, fs.write_file, proc.run
 // (programs start only through tooling.Call.RunProgram) and net.http_get.
 //
-// Each tool lives in its own file and registers itself with
-// tooling.Register from init(). A host blank-imports the package to make
-// them callable:
+// Each tool lives in its own file. A tool that needs nothing registers
+// itself with tooling.Register from init(). A tool that needs a dependency
+// is built by a constructor that takes it: KVTools(store) makes demo.kv_put
+// and demo.kv_get on a KV store, and a host registers them with
+// reg.Register(demotools.KVTools(store)...); per-call values reach a tool
+// under typed context keys (WithKVSpace). A host blank-imports the package
+// to make every tool callable (the kv tools on a store of their own):
 //
 //	import _ "github.com/toolexplorer/toolexplorer/demotools"
 //

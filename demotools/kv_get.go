@@ -32,8 +32,8 @@ var kvGetOutput = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-func init() {
-	tooling.Register(tooling.Tool{
+func kvGet(kv *KV) tooling.Tool {
+	return tooling.Tool{
 		Name:        "demo.kv_get",
 		Title:       "Key-value get",
 		Description: "Reads the value stored under a key by demo.kv_put. Exclusive on the resource kv, like demo.kv_put, so it never sees a put half done.",
@@ -47,13 +47,13 @@ func init() {
 			Tags:        []string{"demo", "governance", "kv"},
 			Version:     "1.0.0",
 		},
-		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			inside := enterKV()
-			defer leaveKV()
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			inside := kv.enter()
+			defer kv.leave()
 			kv.mu.Lock()
-			v, found := kv.data[c.String("key")]
+			v, found := kv.data[kvKey(ctx, c.String("key"))]
 			kv.mu.Unlock()
 			return map[string]any{"key": c.String("key"), "found": found, "value": v, "inside": inside}, nil
 		},
-	})
+	}
 }

@@ -37,8 +37,8 @@ var kvPutOutput = json.RawMessage(`{
 // calls, if the registry ever let one happen, would show.
 const kvPutHold = 2 * time.Millisecond
 
-func init() {
-	tooling.Register(tooling.Tool{
+func kvPut(kv *KV) tooling.Tool {
+	return tooling.Tool{
 		Name:        "demo.kv_put",
 		Title:       "Key-value put",
 		Description: "Stores a value under a key in an in-memory store. Exclusive on the resource kv: no call of demo.kv_put or demo.kv_get overlaps another; each put holds the store 2 ms so that an overlap would show in the 'inside' count.",
@@ -53,18 +53,18 @@ func init() {
 			Version:     "1.0.0",
 		},
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
-			inside := enterKV()
-			defer leaveKV()
+			inside := kv.enter()
+			defer kv.leave()
 			select {
 			case <-time.After(kvPutHold):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 			kv.mu.Lock()
-			_, replaced := kv.data[c.String("key")]
-			kv.data[c.String("key")] = c.String("value")
+			_, replaced := kv.data[kvKey(ctx, c.String("key"))]
+			kv.data[kvKey(ctx, c.String("key"))] = c.String("value")
 			kv.mu.Unlock()
 			return map[string]any{"key": c.String("key"), "replaced": replaced, "inside": inside}, nil
 		},
-	})
+	}
 }

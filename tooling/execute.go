@@ -15,12 +15,11 @@ import (
 type Option func(*callOptions)
 
 type callOptions struct {
-	origin   Origin
-	consent  bool
-	timeout  time.Duration
-	callID   string
-	tenant   string
-	services map[string]any
+	origin  Origin
+	consent bool
+	timeout time.Duration
+	callID  string
+	tenant  string
 }
 
 // WithOrigin says who makes the call. Default: OriginApp.
@@ -40,16 +39,6 @@ func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } 
 
 // WithCallID sets the call id (default: a unique id made by the registry).
 func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }
-
-// WithService hands v to the tool as Call.Service(name), for this call only.
-func WithService(name string, v any) Option {
-	return func(c *callOptions) {
-		if c.services == nil {
-			c.services = make(map[string]any)
-		}
-		c.services[name] = v
-	}
-}
 
 // ExecuteTool runs a tool of the Default registry. See Registry.Execute.
 func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
@@ -161,7 +150,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.decide("origin", string(o.origin)+" allowed")
 	}
 
-	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, services: o.services, regSvc: r, meta: m}
+	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, reg: r, meta: m}
 	if err := checkAvailable(ctx, e, call); err != nil {
 		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)
 		res.cause = err

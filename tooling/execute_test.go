@@ -592,22 +592,33 @@ func TestTimeoutResolution(t *testing.T) {
 	}
 }
 
-func TestCallServices(t *testing.T) {
-	r := tooling.NewRegistry()
-	r.Provide("greeting", "hello")
-	r.Register(tooling.Tool{Name: "t.svc", Run: func(_ context.Context, c tooling.Call) (any, error) {
-		g, _ := c.Service("greeting")
-		n, ok := c.Service("name")
+// greeter is a dependency a host hands to the tools it builds.
+type greeter struct{ greeting string }
+
+// greeterTools builds tools on their dependency, as a host does with
+// reg.Register(greeterTools(g)...).
+func greeterTools(g *greeter) []tooling.Tool {
+	return []tooling.Tool{{Name: "t.greet", Run: func(ctx context.Context, c tooling.Call) (any, error) {
+		n, ok := ctx.Value(nameKey{}).(string)
 		if !ok {
 			n = "nobody"
 		}
-		return fmt.Sprintf("%v %v", g, n), nil
-	}})
-	if res := mustExec(t, r, "t.svc", ``); string(res.Output) != `"hello nobody"` {
+		return g.greeting + " " + n, nil
+	}}}
+}
+
+// nameKey is a typed context key: a per-call value a host sets on ctx.
+type nameKey struct{}
+
+func TestDependenciesByConstructorAndContext(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(greeterTools(&greeter{greeting: "hello"})...)
+	if res := mustExec(t, r, "t.greet", ``); string(res.Output) != `"hello nobody"` {
 		t.Errorf("output %s", res.Output)
 	}
-	if res := mustExec(t, r, "t.svc", ``, tooling.WithService("name", "ada")); string(res.Output) != `"hello ada"` {
-		t.Errorf("output %s", res.Output)
+	ctx := context.WithValue(context.Background(), nameKey{}, "ada")
+	if res, err := r.Execute(ctx, "t.greet", nil); err != nil || string(res.Output) != `"hello ada"` {
+		t.Errorf("output %s, %v", res.Output, err)
 	}
 }
 

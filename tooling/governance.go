@@ -47,8 +47,8 @@ func (r *Registry) Governance() GovernanceStats {
 // OnMainThread reports whether the calling goroutine runs on the
 // main-thread scheduler's loop: true inside the Run of a MainThread tool.
 func (c Call) OnMainThread() bool {
-	if c.regSvc != nil {
-		return c.regSvc.mainThread().IsMainThread()
+	if c.reg != nil {
+		return c.reg.mainThread().IsMainThread()
 	}
 	return sandbox.IsMainThread()
 }

@@ -17,11 +17,10 @@ import (
 // Registry holds tools and runs them. The zero value is not usable: use
 // NewRegistry, or the package-level functions, which use Default.
 type Registry struct {
-	mu       sync.RWMutex
-	tools    map[string]*entry
-	exports  map[string]string // ExportName -> name, to keep exported names unique
-	sorted   []*entry          // nil when a registration made it stale
-	services map[string]any
+	mu      sync.RWMutex
+	tools   map[string]*entry
+	exports map[string]string // ExportName -> name, to keep exported names unique
+	sorted  []*entry          // nil when a registration made it stale
 
 	cfg atomic.Pointer[config.Config]
 	obs observers
@@ -89,16 +88,18 @@ func (e *RegisterError) Error() string {
 	return fmt.Sprintf("tooling: Register(%q): %s", e.Tool, strings.Join(e.Problems, "; "))
 }
 
-// Register adds t to the Default registry. It is meant for init() and panics
-// on a bad name, a duplicate, a schema that does not compile or is not an
-// object, or metadata that contradicts itself; the message names the tool
-// and the fix.
-func Register(t Tool) { Default.Register(t) }
+// Register adds tools to the Default registry. It is meant for init() (or
+// a host's main, for tools a constructor built) and panics on a bad name, a
+// duplicate, a schema that does not compile or is not an object, or
+// metadata that contradicts itself; the message names the tool and the fix.
+func Register(tools ...Tool) { Default.Register(tools...) }
 
-// Register adds t to r, panicking as the package-level Register does.
-func (r *Registry) Register(t Tool) {
-	if err := r.Add(t); err != nil {
-		panic(err)
+// Register adds tools to r, panicking as the package-level Register does.
+func (r *Registry) Register(tools ...Tool) {
+	for _, t := range tools {
+		if err := r.Add(t); err != nil {
+			panic(err)
+		}
 	}
 }
 
@@ -477,28 +478,6 @@ func (r *Registry) SetEnabled(name string, enabled bool) error {
 	}
 	e.disabled.Store(!enabled)
 	return nil
-}
-
-// Provide makes v available to every tool's Call.Service(name).
-// Providing nil removes it.
-func (r *Registry) Provide(name string, v any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if v == nil {
-		delete(r.services, name)
-		return
-	}
-	if r.services == nil {
-		r.services = make(map[string]any)
-	}
-	r.services[name] = v
-}
-
-func (r *Registry) service(name string) (any, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	v, ok := r.services[name]
-	return v, ok
 }
 
 // Stats are counters of a registry, cheap to read at any rate.

@@ -35,8 +35,9 @@ type Tool struct {
 }
 
 // Call is what a tool receives: the call's identity and its arguments, with
-// schema defaults filled in. Everything a tool needs arrives here or in ctx;
-// tools never reach for the default registry.
+// schema defaults filled in. Everything a tool needs arrives here, in ctx
+// (per-call values under typed context keys) or from the constructor that
+// built it (its dependencies); tools never reach for the default registry.
 type Call struct {
 	ID     string
 	Tool   string
@@ -51,8 +52,7 @@ type Call struct {
 	raw       json.RawMessage // the arguments as sent, nil when defaults changed them
 	meta      *Meta           // the tool's
 	stage     *stage          // for the innermost Handler, while middleware runs
-	services  map[string]any
-	regSvc    *Registry
+	reg    *Registry
 	workspace string   // for confined calls
 	confined  bool     // set only in a confined child (see RunProgram)
 	programs  []string // the tool's Meta.Confine.Exec, in a confined child
@@ -174,16 +174,4 @@ func (c Call) Float(name string) float64 {
 		return float64(n)
 	}
 	return 0
-}
-
-// Service returns what the host provided under name, for this call
-// (WithService) or for every call of the registry (Registry.Provide).
-func (c Call) Service(name string) (any, bool) {
-	if v, ok := c.services[name]; ok {
-		return v, true
-	}
-	if c.regSvc != nil {
-		return c.regSvc.service(name)
-	}
-	return nil, false
 }
