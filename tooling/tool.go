@@ -52,7 +52,7 @@ type Call struct {
 	raw       json.RawMessage // the arguments as sent, nil when defaults changed them
 	meta      *Meta           // the tool's
 	stage     *stage          // for the innermost Handler, while middleware runs
-	reg    *Registry
+	reg       *Registry
 	workspace string   // for confined calls
 	confined  bool     // set only in a confined child (see RunProgram)
 	programs  []string // the tool's Meta.Confine.Exec, in a confined child
