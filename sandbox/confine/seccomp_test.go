@@ -500,6 +500,7 @@ type seccompResult struct {
 	Attack  string `json:"attack"`
 	Blocked bool   `json:"blocked"`
 	Errno   string `json:"errno"`
+	Fault   bool   `json:"fault"`
 	Detail  string `json:"detail"`
 }
 
@@ -517,6 +518,8 @@ func (r seccompRun) outcome() string {
 		return "killed by " + unix.SignalName(r.signal)
 	case r.err != nil:
 		return "error: " + r.err.Error()
+	case r.res.Fault:
+		return "faulted"
 	case !r.res.Blocked:
 		return "works"
 	case r.res.Errno != "":
@@ -524,6 +527,71 @@ func (r seccompRun) outcome() string {
 	default:
 		return "refused"
 	}
+}
+
+// notCarriedOut says why the kernel did not carry out the attempt of an unconfined control run
+// (the attack is then not applicable on this machine), or "" when the control ran its course:
+// the attempt worked, or the kernel took it in and answered on its merits (EINVAL, ENOTTY, ...).
+// A helper that failed or was killed otherwise (a timeout's SIGKILL) is not a kernel reason.
+func (r seccompRun) notCarriedOut() string {
+	switch {
+	case r.err != nil:
+		return ""
+	case r.res.Fault:
+		return "the instruction faults without the filter (" + r.res.Detail + ")"
+	case r.signal == syscall.SIGSEGV || r.signal == syscall.SIGBUS || r.signal == syscall.SIGILL || r.signal == syscall.SIGSYS:
+		return "killed by " + unix.SignalName(r.signal) + " without the filter"
+	case r.signal != 0 || !r.res.Blocked:
+		return ""
+	}
+	switch r.res.Errno {
+	case "ENOSYS", "EAFNOSUPPORT", "EPROTONOSUPPORT", "ESOCKTNOSUPPORT", "EOPNOTSUPP", "ENOTSUP":
+		return "the kernel lacks it: " + r.res.Errno + " without the filter"
+	case "EPERM", "EACCES":
+		return "the kernel refuses it to the helper's uid: " + r.res.Errno + " without the filter"
+	}
+	return ""
+}
+
+// seccompVerdict is the judgement of one attack row: "ok", "FAIL" or "n/a", and why.
+type seccompVerdict struct {
+	verdict, why string
+}
+
+// judgeAttack judges an attack row from its confined run and its unconfined control. An attack
+// that works under the filter fails whatever its control showed; a row the kernel refuses
+// (kernel) passes when both runs end as expected; otherwise an attack whose control the kernel
+// did not carry out proves nothing here and is not applicable; otherwise the confined outcome
+// must be the expected one, and (differs) the control must end otherwise.
+func judgeAttack(c seccompCase, confined, control seccompRun) seccompVerdict {
+	want := c.expect
+	if want == "SIGSYS" {
+		want = "killed by SIGSYS"
+	}
+	got, ctl := confined.outcome(), control.outcome()
+	if got == "works" {
+		return seccompVerdict{"FAIL", fmt.Sprintf("the attack works under the filter (%s)", confined.res.Detail)}
+	}
+	if c.kernel && ctl == want {
+		// The kernel refuses it without the filter, as the row says: the filter must leave it so.
+		if got != want {
+			return seccompVerdict{"FAIL", fmt.Sprintf("got %s, want %s as without the filter (%s)", got, want, confined.res.Detail)}
+		}
+		return seccompVerdict{"ok", ""}
+	}
+	if why := control.notCarriedOut(); why != "" {
+		return seccompVerdict{"n/a", why}
+	}
+	if got != want {
+		return seccompVerdict{"FAIL", fmt.Sprintf("got %s, want %s (%s)", got, want, confined.res.Detail)}
+	}
+	if control.err != nil || control.signal != 0 {
+		return seccompVerdict{"FAIL", "the unconfined control did not run its course: " + ctl}
+	}
+	if c.differs && ctl == got {
+		return seccompVerdict{"FAIL", fmt.Sprintf("the unconfined control also ends %s (%s): the attack proves nothing here", ctl, control.res.Detail)}
+	}
+	return seccompVerdict{"ok", ""}
 }
 
 // seccompCase is one row of the suite.
@@ -536,7 +604,10 @@ type seccompCase struct {
 	// differs asks the unconfined control run to end otherwise, proving that the filter made the
 	// difference; it is set for attempts that succeed on any ordinary Linux host.
 	differs bool
-	note    string
+	// kernel marks an attempt the kernel refuses, filter or not: the row checks that the filter
+	// leaves that refusal in place, and the control ending alike is what it expects.
+	kernel bool
+	note   string
 }
 
 var seccompCases = []seccompCase{
@@ -566,7 +637,7 @@ var seccompCases = []seccompCase{
 	{attack: "x32-getpid", policy: seccompAll, expect: "EPERM", note: "getpid|0x40000000"},
 	{attack: "int80-getpid", policy: seccompAll, expect: "SIGSYS", note: "i386 entry: arch check"},
 	{attack: "clone3", policy: seccompAll, expect: "ENOSYS", differs: true, note: "so that libc falls back to clone"},
-	{attack: "setuid0", policy: seccompAll, expect: "EPERM", note: "kernel: uid 65534 and no_new_privs"},
+	{attack: "setuid0", policy: seccompAll, expect: "EPERM", kernel: true, note: "kernel: uid 65534 and no_new_privs"},
 	// Processes and exec.
 	{attack: "clone-fork", policy: seccompNone, expect: "EPERM", differs: true, note: "raw clone(SIGCHLD)"},
 	{attack: "fork", policy: seccompNone, expect: "EPERM", differs: true},
@@ -574,7 +645,7 @@ var seccompCases = []seccompCase{
 	{attack: "execve", policy: seccompNone, expect: "EPERM", differs: true},
 	{attack: "memfd-execveat", policy: seccompNone, expect: "EPERM", differs: true, note: "execveat refused"},
 	{attack: "memfd-execveat", policy: seccompExec, expect: "EPERM", differs: true, note: "memfd_create refused"},
-	{attack: "memfd-noexec-execveat", policy: seccompExec, expect: "EACCES", note: "kernel: sealed non-executable"},
+	{attack: "memfd-noexec-execveat", policy: seccompExec, expect: "EACCES", kernel: true, note: "kernel: sealed non-executable"},
 	// Sockets.
 	{attack: "inet-tcp", policy: seccompNone, expect: "EPERM"},
 	{attack: "udp", policy: seccompAll, expect: "EPERM", differs: true},
@@ -640,40 +711,67 @@ func TestSeccompEscapeSuite(t *testing.T) {
 		c                       seccompCase
 		want, confined, control string
 		detail, controlDetail   string
+		verdict                 seccompVerdict
 	}
-	var rows []row
+	var rows []row // the rows that ran (-run may filter some out)
 	for _, c := range seccompCases {
 		r := row{c: c, want: c.expect, control: "-"}
 		if c.expect == "SIGSYS" {
 			r.want = "killed by SIGSYS"
 		}
+		ran := false
 		t.Run(c.attack+"/"+seccompPolicyName(c.policy), func(t *testing.T) {
+			ran = true
 			run := s.run(t, c.attack, c.policy, true)
 			r.confined, r.detail = run.outcome(), run.res.Detail
-			if r.confined != r.want {
-				t.Errorf("%s under %s: got %s, want %s (%s)", c.attack, seccompPolicyName(c.policy), r.confined, r.want, run.res.Detail)
-			}
 			if c.expect == "works" || c.expect == "refused" {
+				r.verdict = seccompVerdict{"ok", ""}
+				if r.confined != r.want {
+					r.verdict = seccompVerdict{"FAIL", ""}
+					t.Errorf("%s under %s: got %s, want %s (%s)", c.attack, seccompPolicyName(c.policy), r.confined, r.want, run.res.Detail)
+				}
 				return
 			}
 			ctl := s.run(t, c.attack, c.policy, false)
 			r.control, r.controlDetail = ctl.outcome(), ctl.res.Detail
-			if c.differs && r.control == r.confined {
-				t.Errorf("%s: the unconfined control run also ends %s (%s): the attack proves nothing here", c.attack, r.control, ctl.res.Detail)
+			r.verdict = judgeAttack(c, run, ctl)
+			switch r.verdict.verdict {
+			case "n/a":
+				t.Skipf("not applicable on this machine: %s (under the filter: %s)", r.verdict.why, r.confined)
+			case "FAIL":
+				t.Errorf("%s under %s: %s", c.attack, seccompPolicyName(c.policy), r.verdict.why)
 			}
 		})
-		rows = append(rows, r)
+		if ran {
+			rows = append(rows, r)
+		}
 	}
+	// A row whose control cannot succeed on any kernel (int $0x81 faults everywhere, as int $0x80
+	// does where the i386 entry is off) is not applicable, not a failure.
+	t.Run("control-faults/not-applicable", func(t *testing.T) {
+		c := seccompCase{attack: "int81-fault", policy: seccompAll, expect: "SIGSYS"}
+		run, ctl := s.run(t, c.attack, c.policy, true), s.run(t, c.attack, c.policy, false)
+		if !run.res.Fault || !ctl.res.Fault {
+			t.Fatalf("int $0x81: confined %s, unconfined %s; want both faulted (%s | %s)", run.outcome(), ctl.outcome(), run.res.Detail, ctl.res.Detail)
+		}
+		if v := judgeAttack(c, run, ctl); v.verdict != "n/a" || !strings.Contains(v.why, "faults") {
+			t.Errorf("a control that faults: %+v, want n/a naming the fault", v)
+		}
+	})
 
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "attack\tpolicy\texpected\toutcome\tunconfined\tnote")
 	for _, r := range rows {
-		outcome := r.confined
-		if outcome != r.want {
+		outcome, note := r.confined, r.c.note
+		switch r.verdict.verdict {
+		case "FAIL":
 			outcome += "  <-- FAIL"
+		case "n/a":
+			outcome += "  (n/a)"
+			note = strings.TrimPrefix(note+"; ", "; ") + "not applicable: " + r.verdict.why
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.c.attack, seccompPolicyName(r.c.policy), r.c.expect, outcome, r.control, r.c.note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.c.attack, seccompPolicyName(r.c.policy), r.c.expect, outcome, r.control, note)
 	}
 	tw.Flush()
 	uid := fmt.Sprint(os.Getuid())
@@ -691,6 +789,61 @@ func TestSeccompEscapeSuite(t *testing.T) {
 			d.WriteByte('\n')
 		}
 		t.Logf("details:\n%s", d.String())
+	}
+}
+
+// TestSeccompJudgeAttack: how a row is judged from its two runs.
+func TestSeccompJudgeAttack(t *testing.T) {
+	errno := func(name string) seccompRun {
+		return seccompRun{res: seccompResult{Blocked: true, Errno: name, Detail: "attempt: " + name}}
+	}
+	var (
+		works   = seccompRun{res: seccompResult{Detail: "attempt: succeeded"}}
+		faulted = seccompRun{res: seccompResult{Blocked: true, Fault: true, Detail: "the instruction faulted"}}
+		sigsys  = seccompRun{signal: syscall.SIGSYS}
+		segv    = seccompRun{signal: syscall.SIGSEGV}
+		killed  = seccompRun{signal: syscall.SIGKILL} // a timeout, not the kernel
+		broken  = seccompRun{err: errors.New("exit status 3: drop privileges")}
+	)
+	int80 := seccompCase{attack: "int80-getpid", expect: "SIGSYS"}
+	setsid := seccompCase{attack: "setsid", expect: "EPERM", differs: true}
+	clone3 := seccompCase{attack: "clone3", expect: "ENOSYS", differs: true}
+	mount := seccompCase{attack: "mount", expect: "EPERM"}
+	setuid := seccompCase{attack: "setuid0", expect: "EPERM", kernel: true}
+	cases := []struct {
+		name              string
+		c                 seccompCase
+		confined, control seccompRun
+		want              string
+	}{
+		{"blocked, control works", setsid, errno("EPERM"), works, "ok"},
+		{"killed by the filter, control works", int80, sigsys, works, "ok"},
+		{"the attack works under the filter", setsid, works, works, "FAIL"},
+		{"the attack works under the filter, control refused", mount, works, errno("EPERM"), "FAIL"},
+		{"wrong errno under the filter", setsid, errno("EINVAL"), works, "FAIL"},
+		{"the control also ends so (differs)", setsid, errno("EINVAL"), errno("EINVAL"), "FAIL"},
+		{"control answered on its merits (differs)", clone3, errno("ENOSYS"), errno("EINVAL"), "ok"},
+		{"the helper failed in the control", setsid, errno("EPERM"), broken, "FAIL"},
+		{"the helper failed under the filter", setsid, broken, works, "FAIL"},
+		{"the control timed out", setsid, errno("EPERM"), killed, "FAIL"},
+		{"the i386 entry is off: both fault", int80, faulted, faulted, "n/a"},
+		{"the control killed by SIGSEGV", int80, segv, segv, "n/a"},
+		{"the control killed by an outer filter", setsid, errno("EPERM"), sigsys, "n/a"},
+		{"the kernel lacks the call", clone3, errno("ENOSYS"), errno("ENOSYS"), "n/a"},
+		{"the kernel lacks the family", mount, errno("EPERM"), errno("EAFNOSUPPORT"), "n/a"},
+		{"the kernel refuses the uid", setsid, errno("EPERM"), errno("EPERM"), "n/a"},
+		{"the kernel refuses the uid, EACCES", mount, errno("EPERM"), errno("EACCES"), "n/a"},
+		{"a kernel row, refused both ways", setuid, errno("EPERM"), errno("EPERM"), "ok"},
+		{"a kernel row, another errno under the filter", setuid, errno("EINVAL"), errno("EPERM"), "FAIL"},
+	}
+	for _, tc := range cases {
+		v := judgeAttack(tc.c, tc.confined, tc.control)
+		if v.verdict != tc.want {
+			t.Errorf("%s: %+v, want %s", tc.name, v, tc.want)
+		}
+		if v.verdict != "ok" && v.why == "" {
+			t.Errorf("%s: %s without a reason", tc.name, v.verdict)
+		}
 	}
 }
 
