@@ -319,7 +319,7 @@ func TestOutputSizeCap(t *testing.T) {
 		{"raw over", "t.raw", `{"n":65}`, tooling.CodeOutputInvalid, over},
 		{"raw not JSON, under", "t.raw", `{"n":10,"bad":true}`, tooling.CodeOutputInvalid, "t.raw returned json.RawMessage that is not valid JSON"},
 		{"raw not JSON, over: the cap comes first", "t.raw", `{"n":65,"bad":true}`, tooling.CodeOutputInvalid, over},
-		{"schema mismatch, under", "t.schema", `{"n":10}`, tooling.CodeOutputInvalid, "t.schema returned output that does not match its output schema: /s: must be at most 1 characters long, got 2"},
+		{"schema mismatch, under", "t.schema", `{"n":10}`, tooling.CodeOutputInvalid, "t.schema returned output that does not match its output schema: /s: must be at most 1 character long, got 2"},
 		{"schema mismatch, over: no schema check", "t.schema", `{"n":65}`, tooling.CodeOutputInvalid, over},
 		{"follow-up at", "t.followup", `{"n":64}`, tooling.CodeOK, ""},
 		{"follow-up over", "t.followup", `{"n":65}`, tooling.CodeOutputInvalid, over},
@@ -665,6 +665,35 @@ func TestValidateWithoutRunning(t *testing.T) {
 	}
 	if ran {
 		t.Fatal("validation ran the tool")
+	}
+}
+
+// TestFieldErrorCounts: a count of one is singular in messages ("at
+// least 1 item", not "1 items").
+func TestFieldErrorCounts(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.c", Input: raw(`{"type":"object","properties":{
+		"a":{"type":"array","minItems":1},"b":{"type":"array","maxItems":2},
+		"s":{"type":"string","minLength":1},"u":{"type":"string","maxLength":1},
+		"o":{"type":"object","minProperties":1},"p":{"type":"object","maxProperties":3}}}`), Run: run})
+	fields, err := r.ValidateArgs("t.c", raw(`{"a":[],"b":[1,2,3],"s":"","u":"xy","o":{},"p":{"a":1,"b":2,"c":3,"d":4}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"/a: must have at least 1 item, got 0",
+		"/b: must have at most 2 items, got 3",
+		"/o: must have at least 1 property, got 0",
+		"/p: must have at most 3 properties, got 4",
+		"/s: must be at least 1 character long, got 0",
+		"/u: must be at most 1 character long, got 2",
+	}
+	var got []string
+	for _, f := range fields {
+		got = append(got, f.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -308,24 +308,24 @@ func (s *schema) leaf(e *jsonschema.ValidationError) []FieldError {
 	case *kind.MultipleOf:
 		return f("multipleOf", "must be a multiple of %s, got %s", rat(k.Want), rat(k.Got))
 	case *kind.MinLength:
-		return f("minLength", "must be at least %d characters long, got %d", k.Want, k.Got)
+		return f("minLength", "must be at least %s long, got %d", nOf(k.Want, "character"), k.Got)
 	case *kind.MaxLength:
-		return f("maxLength", "must be at most %d characters long, got %d", k.Want, k.Got)
+		return f("maxLength", "must be at most %s long, got %d", nOf(k.Want, "character"), k.Got)
 	case *kind.Pattern:
 		if re := s.patterns[k.Want]; re != nil && re.Paused() {
 			return f("pattern", "could not be checked against the pattern %s in time (a match ran past %v), so it is refused", k.Want, pattern.Timeout)
 		}
 		return f("pattern", "must match the pattern %s", k.Want)
 	case *kind.MinItems:
-		return f("minItems", "must have at least %d items, got %d", k.Want, k.Got)
+		return f("minItems", "must have at least %s, got %d", nOf(k.Want, "item"), k.Got)
 	case *kind.MaxItems:
-		return f("maxItems", "must have at most %d items, got %d", k.Want, k.Got)
+		return f("maxItems", "must have at most %s, got %d", nOf(k.Want, "item"), k.Got)
 	case *kind.UniqueItems:
 		return f("uniqueItems", "must not repeat items: items %d and %d are equal", k.Duplicates[0], k.Duplicates[1])
 	case *kind.MinProperties:
-		return f("minProperties", "must have at least %d properties, got %d", k.Want, k.Got)
+		return f("minProperties", "must have at least %s, got %d", nOf(k.Want, "property"), k.Got)
 	case *kind.MaxProperties:
-		return f("maxProperties", "must have at most %d properties, got %d", k.Want, k.Got)
+		return f("maxProperties", "must have at most %s, got %d", nOf(k.Want, "property"), k.Got)
 	case *kind.Enum:
 		return f("enum", "%s", strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1))
 	case *kind.Const:
@@ -339,6 +339,17 @@ func (s *schema) leaf(e *jsonschema.ValidationError) []FieldError {
 		return f("false", "is not allowed here")
 	}
 	return f(strings.Join(e.ErrorKind.KeywordPath(), "/"), "%s", e.ErrorKind.LocalizedString(printer))
+}
+
+// nOf says n things: "1 item", "2 items", "1 property", "3 properties".
+func nOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	if strings.HasSuffix(thing, "y") {
+		return strconv.Itoa(n) + " " + strings.TrimSuffix(thing, "y") + "ies"
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 var formatExamples = map[string]string{

@@ -25,8 +25,8 @@ type common struct {
 	now func() time.Time
 	// callID names call seq; nil lets the registry choose.
 	callID func(seq int) string
-	// newEditor builds the arguments editor of a schema.
-	newEditor func(schema json.RawMessage, width, height int) (argsEditor, error)
+	// newEditor builds the arguments editor of the named tool's schema.
+	newEditor func(tool string, schema json.RawMessage, width, height int) (argsEditor, error)
 	// governance reads the live governance picture for the board.
 	governance func() tooling.GovernanceStats
 

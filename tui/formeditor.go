@@ -13,13 +13,15 @@ import (
 // formEditor is the schema-generated form as the run screen's editor.
 type formEditor struct{ m *form.Model }
 
-// newFormEditor builds the form of schema; without colours under NO_COLOR.
-func newFormEditor(st *styles, schema json.RawMessage, w, h int) (argsEditor, error) {
+// newFormEditor builds the form of schema, checked as it is edited by
+// check, the registry's validator of the tool; without colours under
+// NO_COLOR.
+func newFormEditor(st *styles, schema json.RawMessage, w, h int, check func(json.RawMessage) []tooling.FieldError) (argsEditor, error) {
 	fs := form.DefaultStyles()
 	if !st.color {
 		fs = form.PlainStyles()
 	}
-	m, err := form.New(schema, form.Options{Width: w, Height: h, Styles: fs})
+	m, err := form.New(schema, form.Options{Width: w, Height: h, Styles: fs, Check: check})
 	if err != nil {
 		return nil, err
 	}

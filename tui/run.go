@@ -73,7 +73,7 @@ func (r *runScreen) setTool(t tooling.Tool, args json.RawMessage) tea.Cmd {
 	if r.editor == nil || r.tool.Name != t.Name {
 		r.tool = t
 		r.note = ""
-		ed, err := r.c.newEditor(inputSchema(t), r.w, r.editorHeight())
+		ed, err := r.c.newEditor(t.Name, inputSchema(t), r.w, r.editorHeight())
 		if err != nil {
 			r.note = err.Error() + " (editing raw JSON)"
 			ed = newRawEditor(r.c.styles, inputSchema(t), r.w, r.editorHeight())

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -53,7 +54,7 @@ func (f *fakeEditor) FullHelp() [][]key.Binding        { return [][]key.Binding{
 
 func withFakeEditor(h *harness) *fakeEditor {
 	f := &fakeEditor{value: json.RawMessage(`{}`)}
-	h.m.c.newEditor = func(json.RawMessage, int, int) (argsEditor, error) { return f, nil }
+	h.m.c.newEditor = func(string, json.RawMessage, int, int) (argsEditor, error) { return f, nil }
 	return f
 }
 
@@ -191,7 +192,7 @@ func TestRunEditorKeys(t *testing.T) {
 
 func TestRawEditorFallback(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
-	h.m.c.newEditor = func(json.RawMessage, int, int) (argsEditor, error) {
+	h.m.c.newEditor = func(string, json.RawMessage, int, int) (argsEditor, error) {
 		return nil, errors.New("form: the schema is not valid JSON")
 	}
 	openRun(t, h, "demo.echo", "")
@@ -391,5 +392,31 @@ func TestConsentIsAskedForValidArgumentsOnly(t *testing.T) {
 	h.press("ctrl+s")
 	if h.m.confirm == nil {
 		t.Fatal("no consent dialog for valid arguments")
+	}
+}
+
+// TestRunFormChecksThroughTheRegistry: the form's checks as a person types
+// are the registry's own, so the form never accepts what the call refuses
+// (a date-time with a space where RFC 3339 wants a T).
+func TestRunFormChecksThroughTheRegistry(t *testing.T) {
+	reg := newTestRegistry(t)
+	if err := reg.Add(tooling.Tool{
+		Name: "demo.schedule", Description: "Schedules a reminder.",
+		Input: json.RawMessage(`{"type":"object","properties":{"at":{"type":"string","format":"date-time"}},"required":["at"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run:   func(context.Context, tooling.Call) (any, error) { return map[string]any{"ok": true}, nil },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, reg, 100, 30)
+	openRun(t, h, "demo.schedule", "")
+	h.typeText("2026-01-31 15:04:05Z")
+	h.mustContain("! must be a valid date-time, like 2026-01-31T15:04:05Z")
+	for range len("15:04:05Z") + 1 {
+		h.press("backspace")
+	}
+	h.typeText("T15:04:05Z")
+	if v := h.view(); strings.Contains(v, "must be a valid") {
+		t.Fatalf("the hint stays on a valid date-time:\n%s", v)
 	}
 }

@@ -107,8 +107,14 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		governance: reg.Governance,
 		avail:      make(map[string]availState),
 	}
-	c.newEditor = func(schema json.RawMessage, w, h int) (argsEditor, error) {
-		return newFormEditor(c.styles, schema, w, h)
+	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
+		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
+			fields, err := reg.ValidateArgs(tool, args)
+			if err != nil { // the tool is gone: the call will say so
+				return nil
+			}
+			return fields
+		})
 	}
 	m := &Model{c: c, width: 80, height: 24}
 	m.list = newListScreen(c)

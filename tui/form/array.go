@@ -138,24 +138,3 @@ func (f *arrayField) widget(c *rctx) string {
 	}
 	return c.st.Muted.Render("[" + s + "]")
 }
-
-func (f *arrayField) check() string {
-	n := f.n
-	switch {
-	case n.minItems > 0 && len(f.items) < n.minItems && (len(f.items) > 0 || f.required):
-		return fmt.Sprintf("needs at least %d items", n.minItems)
-	case n.maxItems >= 0 && len(f.items) > n.maxItems:
-		return fmt.Sprintf("allows at most %d items", n.maxItems)
-	}
-	if n.unique {
-		for i := range f.items {
-			vi, ok, _ := f.items[i].value()
-			for j := i + 1; ok && j < len(f.items); j++ {
-				if vj, ok2, _ := f.items[j].value(); ok2 && equalJSON(vi, vj) {
-					return fmt.Sprintf("items %d and %d are the same; items must be unique", i, j)
-				}
-			}
-		}
-	}
-	return ""
-}

@@ -11,22 +11,25 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
+// TestChecksAsYouType: the hints under a field as it is typed are the
+// registry's messages (Options.Check), not a second validator's: what the
+// form accepts is what the call accepts.
 func TestChecksAsYouType(t *testing.T) {
 	cases := []struct {
 		schema, input, want string
 	}{
-		{`{"type":"string","minLength":3}`, "ab", "too short: 2 of at least 3 characters"},
-		{`{"type":"string","maxLength":3}`, "abcd", "too long: 4 of at most 3 characters"},
-		{`{"type":"string","pattern":"^[0-9]+$"}`, "12a", "does not match the pattern ^[0-9]+$"},
-		{`{"type":"string","format":"date"}`, "2024-13-01", "not a valid date"},
-		{`{"type":"string","format":"email"}`, "nobody", "not a valid email"},
-		{`{"type":"string","format":"uuid"}`, "1234", "not a valid uuid"},
-		{`{"type":"string","format":"ipv4"}`, "300.1.1.1", "not a valid ipv4"},
-		{`{"type":"integer","maximum":10}`, "11", "must be ≤ 10"},
-		{`{"type":"integer","minimum":1}`, "0", "must be ≥ 1"},
-		{`{"type":"number","exclusiveMinimum":0}`, "0", "must be > 0"},
-		{`{"type":"number","exclusiveMaximum":1}`, "1", "must be < 1"},
-		{`{"type":"number","minimum":0,"exclusiveMinimum":true}`, "0", "must be > 0"},
+		{`{"type":"string","minLength":3}`, "ab", "must be at least 3 characters long, got 2"},
+		{`{"type":"string","maxLength":3}`, "abcd", "must be at most 3 characters long, got 4"},
+		{`{"type":"string","pattern":"^[0-9]+$"}`, "12a", "must match the pattern ^[0-9]+$"},
+		{`{"type":"string","format":"date"}`, "2024-13-01", "must be a valid date, like 2026-01-31"},
+		{`{"type":"string","format":"date-time"}`, "2026-01-31 15:04:05Z", "must be a valid date-time, like 2026-01-31T15:04:05Z"},
+		{`{"type":"string","format":"email"}`, "nobody", "must be a valid email"},
+		{`{"type":"string","format":"uuid"}`, "1234", "must be a valid uuid"},
+		{`{"type":"string","format":"ipv4"}`, "300.1.1.1", "must be a valid ipv4"},
+		{`{"type":"integer","maximum":10}`, "11", "must be at most 10, got 11"},
+		{`{"type":"integer","minimum":1}`, "0", "must be at least 1, got 0"},
+		{`{"type":"number","exclusiveMinimum":0}`, "0", "must be greater than 0, got 0"},
+		{`{"type":"number","exclusiveMaximum":1}`, "1", "must be less than 1, got 1"},
 		{`{"type":"number","multipleOf":0.1}`, "0.35", "must be a multiple of 0.1"},
 		{`{"type":"integer"}`, "1.5", "not an integer"},
 		{`{"type":"number"}`, "abc", "not a number"},
@@ -58,9 +61,86 @@ func TestChecksECMAScriptPattern(t *testing.T) {
 		m := newTestForm(t, schema, 100, 24)
 		typeText(m, input)
 		block := strings.Join(focusedBlock(m), "\n")
-		if got := strings.Contains(block, "! does not match the pattern ^(?!"); got != bad {
+		if got := strings.Contains(block, "! must match the pattern ^(?!"); got != bad {
 			t.Errorf("%s: pattern check shown %v, want %v:\n%s", input, got, bad, block)
 		}
+	}
+}
+
+// TestNoValidatorOfItsOwn: without Options.Check the form says nothing of
+// the schema's keywords; it only says what keeps it from building a value.
+func TestNoValidatorOfItsOwn(t *testing.T) {
+	schema := `{"type":"object","properties":{"s":{"type":"string","minLength":3,"format":"date-time"},"n":{"type":"integer","minimum":5},
+		"a":{"type":"array","items":{"type":"string"},"minItems":2,"uniqueItems":true}}}`
+	m, err := New([]byte(schema), Options{Width: 80, Height: 24, Styles: PlainStyles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typeText(m, "ab")
+	press(m, "tab")
+	typeText(m, "1")
+	press(m, "tab", "ctrl+n")
+	typeText(m, "x")
+	press(m, "ctrl+n")
+	typeText(m, "x")
+	if v := plain(m.View()); strings.Contains(v, "!") {
+		t.Errorf("a check without a validator:\n%s", v)
+	}
+	press(m, "shift+tab", "shift+tab", "shift+tab")
+	typeText(m, "x")
+	if block := strings.Join(focusedBlock(m), "\n"); !strings.Contains(block, "! not an integer") {
+		t.Errorf("want the parse problem of the number:\n%s", block)
+	}
+}
+
+// TestChecksReachNestedFields: the registry's pointers name fields inside
+// objects and array items; a required field not filled in yet is no hint
+// while typing, and the hints follow the edits.
+func TestChecksReachNestedFields(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"name":{"type":"string"},
+		"when":{"type":"object","properties":{"at":{"type":"string","format":"date"}}},
+		"tags":{"type":"array","items":{"type":"string","maxLength":2}}},"required":["name"]}`
+	m := newTestForm(t, schema, 80, 30)
+	press(m, "tab", "tab")
+	typeText(m, "31.01.2026")
+	if block := strings.Join(focusedBlock(m), "\n"); !strings.Contains(block, "at") || !strings.Contains(block, "! must be a valid date") {
+		t.Errorf("want the date's problem under /when/at:\n%s", block)
+	}
+	press(m, "tab", "ctrl+n")
+	typeText(m, "abc")
+	if block := strings.Join(focusedBlock(m), "\n"); !strings.Contains(block, "[0]") || !strings.Contains(block, "! must be at most 2 characters long, got 3") {
+		t.Errorf("want the item's problem under /tags/0:\n%s", block)
+	}
+	if v := plain(m.View()); strings.Contains(v, "required") {
+		t.Errorf("a required field not filled in yet is flagged while typing:\n%s", v)
+	}
+	press(m, "backspace")
+	if v := plain(m.View()); strings.Contains(v, "2 characters") {
+		t.Errorf("the hint stays after the item was fixed:\n%s", v)
+	}
+}
+
+// TestDuplicateItemsOnceAndCleared: after a call refused for a repeated
+// item, the problem is shown once on the array and goes when the item is
+// changed.
+func TestDuplicateItemsOnceAndCleared(t *testing.T) {
+	schema := `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"uniqueItems":true}}}`
+	m := newTestForm(t, schema, 80, 24)
+	press(m, "ctrl+n")
+	typeText(m, "a")
+	press(m, "ctrl+n")
+	typeText(m, "a")
+	v, _ := m.Value()
+	m.SetErrors(registryCheck(schema)(v))
+	view := plain(m.View())
+	if n := strings.Count(view, "must not repeat items"); n != 1 {
+		t.Fatalf("the duplicate is reported %d times, want once:\n%s", n, view)
+	}
+	press(m, "down", "down", "backspace")
+	typeText(m, "b")
+	if view := plain(m.View()); strings.Contains(view, "repeat") {
+		t.Errorf("the duplicate's error stays after the item changed:\n%s", view)
 	}
 }
 

@@ -14,8 +14,14 @@
 // [Model.Value] turns the form into the arguments as JSON: optional fields
 // left empty are omitted, never sent as null or "". [Model.SetValue] loads a
 // JSON value back, so form → JSON → form gives the same value, and a raw JSON
-// mode ([Model.ToggleRaw]) edits the same value as text. [Model.SetErrors]
-// puts the validator's messages on the fields they concern.
+// mode ([Model.ToggleRaw]) edits the same value as text.
+//
+// The form has no validator of its own: [Options.Check] is the registry's
+// (Registry.ValidateArgs of the tool), run on the value after each edit,
+// and its messages appear under the fields their JSON pointers name, so
+// the form accepts exactly what the call accepts. [Model.SetErrors] puts
+// the messages of a refused call on the fields the same way; they follow
+// the edits and go once fixed.
 //
 // Keys ([DefaultKeyMap]; [Model.KeyMap] gives them for help, those that do
 // nothing on the focused field disabled): tab/shift+tab and up/down move

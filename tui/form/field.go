@@ -1,12 +1,15 @@
 package form
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // field is one node of the form: a row that can take focus, and the rows of
@@ -32,7 +35,7 @@ type field interface {
 	update(msg tea.Msg) tea.Cmd // other messages while focused (cursor blink, paste)
 	focus() tea.Cmd
 	blur()
-	check() string    // what typing has got wrong so far, "" when nothing
+	check() string    // why the input does not make a value yet, "" when it does
 	takesText() bool  // printable keys are input, not commands
 	capturing() bool  // a picker is open and takes every key
 	setPath(p string) // the field's JSON pointer, set before its kids'
@@ -59,7 +62,8 @@ type fieldBase struct {
 	depth    int
 	anc      []string  // schema locations open above and at this field
 	owner    container // the array or map this field is an item of
-	err      string    // the validator's message
+	err      string    // the validator's message after a submit or a call
+	live     string    // the validator's message as the value stands (Options.Check)
 	given    bool      // holds something loaded or typed, not only its initial state
 	inline   bool      // an object shown without its own row: the root, a union's variant
 }
@@ -126,6 +130,7 @@ type env struct {
 	st     *Styles
 	keys   KeyMap
 	inKeys textinput.KeyMap
+	check  func(json.RawMessage) []tooling.FieldError // Options.Check
 }
 
 // maxDepth bounds nesting; deeper values are edited as JSON.

@@ -17,6 +17,14 @@ import (
 type Options struct {
 	Width, Height int     // the size to draw at; 0 means unbounded
 	Styles        *Styles // nil means DefaultStyles; pass PlainStyles for NO_COLOR
+	// Check is the validator the arguments must pass, the registry's
+	// (Registry.ValidateArgs of the tool): the form runs it on its value
+	// after each edit and shows its messages on the fields their JSON
+	// pointers name, so that the form never accepts what the call would
+	// refuse. The form checks nothing of the schema itself: nil means no
+	// checks as you type beyond what a value needs to be built (a number
+	// that does not parse, a map key given twice).
+	Check func(args json.RawMessage) []tooling.FieldError
 }
 
 // SubmitMsg is what the form emits when a person submits it (ctrl+s, or
@@ -46,6 +54,7 @@ type Model struct {
 	rawErr string
 
 	top       []string // errors for paths with no field
+	checked   string   // the value Check last saw
 	submitted bool
 	initCmd   tea.Cmd
 }
@@ -67,11 +76,12 @@ func New(schema json.RawMessage, opts Options) (*Model, error) {
 	if st == nil {
 		st = DefaultStyles()
 	}
-	e := &env{d: newDoc(root), st: st, keys: DefaultKeyMap(), inKeys: inputKeys()}
+	e := &env{d: newDoc(root), st: st, keys: DefaultKeyMap(), inKeys: inputKeys(), check: opts.Check}
 	m := &Model{env: e, width: opts.Width, height: opts.Height}
 	m.node = e.d.resolve(sref{raw: root})
 	m.root = m.newRoot()
 	m.initCmd = m.relayout()
+	m.recheck()
 	return m, nil
 }
 
@@ -124,6 +134,11 @@ func (m *Model) Value() (json.RawMessage, error) {
 		}
 		return json.RawMessage(compactJSON(v)), nil
 	}
+	return m.formValue()
+}
+
+// formValue is the value of the fields (raw mode aside).
+func (m *Model) formValue() (json.RawMessage, error) {
 	v, ok, err := m.root.value()
 	if err != nil {
 		return nil, err
@@ -135,6 +150,53 @@ func (m *Model) Value() (json.RawMessage, error) {
 		}
 	}
 	return json.RawMessage(compactJSON(v)), nil
+}
+
+// recheck runs Options.Check on the form's value when it changed since the
+// last run, and puts the messages on the fields their pointers name: as
+// hints while typing (a required field not filled in yet is not a mistake
+// then), and in place of the errors shown after a submit or a call, which
+// thus follow the edits: an error fixed goes, one still there stays. A
+// value that does not parse is not checked: its field says why.
+func (m *Model) recheck() {
+	if m.env.check == nil || m.raw {
+		return
+	}
+	v, err := m.formValue()
+	if err != nil || string(v) == m.checked {
+		return
+	}
+	m.checked = string(v)
+	at := map[field][]tooling.FieldError{}
+	var unplaced []string
+	for _, fe := range m.env.check(v) {
+		f, rest := m.find(fe.Path, false)
+		if f == nil {
+			unplaced = append(unplaced, pathText(fe.Path)+": "+fe.Message)
+			continue
+		}
+		if rest != "" {
+			fe.Message = rest + ": " + fe.Message
+		}
+		at[f] = append(at[f], fe)
+	}
+	walk(m.root, func(f field) {
+		b := f.base()
+		var all, live []string
+		for _, fe := range at[f] {
+			all = append(all, fe.Message)
+			if fe.Keyword != "required" {
+				live = append(live, fe.Message)
+			}
+		}
+		if b.err != "" {
+			b.err = strings.Join(all, "; ")
+		}
+		b.live = strings.Join(live, "; ")
+	})
+	if len(m.top) > 0 {
+		m.top = unplaced
+	}
 }
 
 // SetValue loads a JSON value into the form; Value then gives the same
@@ -156,11 +218,12 @@ func (m *Model) SetValue(v json.RawMessage) error {
 	if m.cur != nil {
 		m.cur.blur()
 	}
-	m.root, m.cur, m.top = root, nil, nil
+	m.root, m.cur, m.top, m.checked = root, nil, nil, ""
 	m.relayout()
 	if f, rest := m.find(path, false); f != nil && rest == "" {
 		m.focusField(f)
 	}
+	m.recheck()
 	if m.raw {
 		m.fillArea(val)
 	}
@@ -173,7 +236,7 @@ func (m *Model) SetValue(v json.RawMessage) error {
 // the first field with one.
 func (m *Model) SetErrors(errs []tooling.FieldError) {
 	walk(m.root, func(f field) { f.base().err = "" })
-	m.top = nil
+	m.top, m.checked = nil, ""
 	var first field
 	for _, fe := range errs {
 		f, rest := m.find(fe.Path, true)

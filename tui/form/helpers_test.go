@@ -1,22 +1,47 @@
 package form
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// newTestForm builds a form drawn without colour at w×h.
+// newTestForm builds a form drawn without colour at w×h. When the schema
+// is one a tool may declare, the form checks through the validator of a
+// registry holding that tool, as the console's forms do.
 func newTestForm(t testing.TB, schema string, w, h int) *Model {
 	t.Helper()
-	m, err := New([]byte(schema), Options{Width: w, Height: h, Styles: PlainStyles()})
+	m, err := New([]byte(schema), Options{Width: w, Height: h, Styles: PlainStyles(), Check: registryCheck(schema)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	return m
+}
+
+// registryCheck is the validator of a registry's tool whose input is
+// schema, or nil when no tool may declare schema.
+func registryCheck(schema string) func(json.RawMessage) []tooling.FieldError {
+	reg := tooling.NewRegistry()
+	const name = "form.check"
+	err := reg.Add(tooling.Tool{Name: name, Description: "Checks arguments.", Input: json.RawMessage(schema),
+		Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }})
+	if err != nil {
+		return nil
+	}
+	return func(args json.RawMessage) []tooling.FieldError {
+		fe, err := reg.ValidateArgs(name, args)
+		if err != nil {
+			return []tooling.FieldError{{Message: err.Error()}}
+		}
+		return fe
+	}
 }
 
 // keyMsg is the key press a terminal sends for a key name as bubbles

@@ -3,24 +3,25 @@ package form
 import (
 	"encoding/json"
 	"math"
-	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
 
-// numberField is an integer or a number, parsed as typed and checked against
-// minimum, maximum, their exclusive forms and multipleOf. The number keeps
-// the digits typed: 1.50 stays 1.50.
+// numberField is an integer or a number, parsed as typed; its bounds are
+// the placeholder, and the registry's validator checks them
+// (Options.Check). The number keeps the digits typed: 1.50 stays 1.50.
 type numberField struct {
 	fieldBase
 	integer bool
 	in      textinput.Model
 }
 
-var jsonNumberRE = lazyRE(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 
 func newNumber(fb fieldBase, integer bool) *numberField {
 	f := &numberField{fieldBase: fb, integer: integer}
@@ -140,43 +141,6 @@ func (f *numberField) check() string {
 	}
 	if _, _, err := f.value(); err != nil {
 		return err.(*valueError).msg
-	}
-	return checkBounds(f.n, s)
-}
-
-// checkBounds says which bound s breaks, "" when none. Exact decimal
-// arithmetic: 0.3 is a multiple of 0.1.
-func checkBounds(n *node, s string) string {
-	if f, err := strconv.ParseFloat(s, 64); err != nil || math.IsInf(f, 0) || len(s) > 64 {
-		return ""
-	}
-	x, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return ""
-	}
-	cmp := func(b bound) int {
-		y, ok := new(big.Rat).SetString(b.text)
-		if !ok {
-			return 0
-		}
-		return x.Cmp(y)
-	}
-	switch {
-	case n.min.set && cmp(n.min) < 0:
-		return "must be ≥ " + n.min.text
-	case n.exMin.set && cmp(n.exMin) <= 0:
-		return "must be > " + n.exMin.text
-	case n.max.set && cmp(n.max) > 0:
-		return "must be ≤ " + n.max.text
-	case n.exMax.set && cmp(n.exMax) >= 0:
-		return "must be < " + n.exMax.text
-	}
-	if n.multipleOf.set && n.multipleOf.v > 0 {
-		if y, ok := new(big.Rat).SetString(n.multipleOf.text); ok {
-			if !new(big.Rat).Quo(x, y).IsInt() {
-				return "must be a multiple of " + n.multipleOf.text
-			}
-		}
 	}
 	return ""
 }

@@ -11,6 +11,10 @@ import (
 // Update handles keys, paste, the mouse wheel and the cursor's blink.
 func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	m.submitted = false
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		defer m.recheck()
+	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)

@@ -138,6 +138,8 @@ func (m *Model) block(f field, focused bool) []string {
 	}
 	if h := f.check(); h != "" {
 		lines = append(lines, gutter+st.Hint.Render("! "+h))
+	} else if b.err == "" && b.live != "" {
+		lines = append(lines, gutter+st.Hint.Render("! "+b.live))
 	}
 	if b.err != "" {
 		lines = append(lines, gutter+st.Error.Render("✗ "+b.err))
