@@ -32,6 +32,9 @@ type confinedRequest struct {
 	Consent   bool            `json:"consent"`
 	Args      json.RawMessage `json:"args"`
 	Workspace string          `json:"workspace"`
+	// MaxOutput is the config's max_output_bytes: the child answers
+	// TooLarge instead of a larger output.
+	MaxOutput int64 `json:"max_output"`
 }
 
 // confinedResponse is what the child answers. A tool error that is a
@@ -43,6 +46,8 @@ type confinedResponse struct {
 	Error  string          `json:"error,omitempty"`
 	Panic  string          `json:"panic,omitempty"`
 	Stack  string          `json:"stack,omitempty"`
+	// TooLarge is the size of an output over the request's MaxOutput.
+	TooLarge int64 `json:"too_large,omitempty"`
 }
 
 func init() {
@@ -107,9 +112,12 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 			}
 		}
 		b, err := json.Marshal(out)
-		if err != nil {
+		switch {
+		case err != nil:
 			r.Error = fmt.Sprintf("output cannot be encoded as JSON: %v", err)
-		} else {
+		case q.MaxOutput > 0 && int64(len(b)) > q.MaxOutput:
+			r.TooLarge, r.Plan = int64(len(b)), nil
+		default:
 			r.Output = b
 		}
 	}
@@ -223,11 +231,18 @@ func (r *Registry) profileOf(c *Confinement) (confine.Profile, string, []string,
 		ports = pol.AllowedPorts
 	}
 	m := pol.MaxLimits
+	// The parent holds a response in memory: at most the output cap and
+	// room for a follow-up plan or an error's text and stack.
+	p.Limits.ResponseBytes = uint64(max(cfg.MaxOutputBytes, 0)) + responseRoom
 	narrowed, dropped := p.Narrow(confine.Policy{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
 		MaxLimits: confine.Limits{CPUSeconds: uint64(m.CPUSeconds), MemoryBytes: uint64(m.MemoryBytes), OpenFiles: uint64(m.OpenFiles),
 			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes)}})
 	return narrowed, ws, dropped, nil
 }
+
+// responseRoom is what a confined child's response may hold besides the
+// output: a follow-up plan, an error's text, a panic's stack.
+const responseRoom = 1 << 20
 
 // expandPorts replaces a 0 in a tool's ports by every port of the config's
 // allowed ports (nothing when there are none), without duplicates.
@@ -277,7 +292,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		r.run(parent, runCtx, res, e, call, t)
 		return
 	}
-	req, err := json.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Tenant: call.Tenant, Consent: call.Consent, Args: call.Raw(), Workspace: ws})
+	req, err := json.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Tenant: call.Tenant, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
 	if err != nil {
 		res.failf(CodeToolError, "%s: the request cannot be encoded: %v", e.tool.Name, err)
 		return
@@ -309,6 +324,8 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	case resp.Error != "":
 		res.fail(CodeToolError, resp.Error)
 		res.cause = errors.New(resp.Error)
+	case resp.TooLarge > 0:
+		res.failf(CodeOutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(resp.TooLarge), byteSize(cfg.MaxOutputBytes))
 	default:
 		if len(resp.Plan) > 0 {
 			res.Plan = resp.Plan

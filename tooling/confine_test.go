@@ -41,6 +41,12 @@ func init() {
 			}
 			return nil, errors.New("confined failure")
 		}})
+	tooling.Register(tooling.Tool{Name: "conftest.longerror", Description: "fails with an error of n bytes",
+		Input: raw(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			return nil, errors.New(strings.Repeat("e", int(c.Int("n"))))
+		}})
 	tooling.Register(tooling.Tool{Name: "conftest.sized", Description: "returns a JSON string of n bytes",
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":2},"followup":{"type":"boolean"}},"required":["n"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
@@ -148,6 +154,13 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 		{"far over", `{"n":2000000}`, "", "output is 1.9 MiB, over the limit of 64 bytes (config max_output_bytes)"},
 		{"follow-up at", `{"n":64,"followup":true}`, `"` + strings.Repeat("a", 62) + `"`, ""},
 		{"follow-up over", `{"n":65,"followup":true}`, "", over},
+	}
+	// Whatever the child answers, the parent reads no more than the output
+	// cap and a fixed room: an error text far over both ends the call at the
+	// response limit.
+	res, err := tooling.ExecuteTool(context.Background(), "conftest.longerror", raw(`{"n":3000000}`))
+	if !errors.Is(err, tooling.ErrSandboxDenied) || !strings.Contains(res.Message, "response limit") {
+		t.Errorf("a 3 MB error text: %v (%s), want the response limit", err, res.Message)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ const envNaiveChild = "TOOLEXPLORER_TEST_NAIVE_CHILD"
 // costs before confinement, with the same binary and protocol.
 func naiveChild() {
 	in, out := os.NewFile(requestFD, "request"), os.NewFile(responseFD, "response")
-	_, payload, err := newFrameReader(readerSource{in}).next(0)
+	_, payload, err := newFrameReader(readerSource{in}, maxFrame).next(0)
 	if err != nil {
 		os.Exit(exitProtocol)
 	}
@@ -126,7 +126,7 @@ func naiveRun(b *testing.B, host string, wg *sync.WaitGroup) func() {
 		var err error
 		if host == "" {
 			writeFrame(reqW, frameRequest, []byte("ping"))
-			_, _, err = newFrameReader(readerSource{respR}).next(0)
+			_, _, err = newFrameReader(readerSource{respR}, maxFrame).next(0)
 		} else {
 			reqW.Write([]byte("ping"))
 			_, err = io.ReadFull(respR, make([]byte, 4))

@@ -163,7 +163,7 @@ func serveChild() int {
 		c.ready(false, "request pipe: "+err.Error(), nil)
 		return exitProtocol
 	}
-	c.in = newFrameReader(src)
+	c.in = newFrameReader(src, maxFrame)
 
 	typ, payload, err := c.in.next(0)
 	if err != nil || typ != frameSetup {
@@ -214,7 +214,7 @@ func serveChild() int {
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol
 	}
-	return c.serve(s.reuse, s.limits.CPUSeconds)
+	return c.serve(s.reuse, s.limits)
 }
 
 // readable reports whether fd has data to read now.
@@ -456,7 +456,8 @@ const retireAt = 0.75
 // serve answers requests until the parent closes the request pipe, or after one when the
 // worker is single-use. A reused worker that has spent retireAt of its CPU limit (cpuSeconds)
 // says so in its response and exits.
-func (c *child) serve(reuse bool, cpuSeconds uint64) int {
+func (c *child) serve(reuse bool, limits Limits) int {
+	cpuSeconds := limits.CPUSeconds
 	var spin time.Duration   // none before the first request: it may be long in coming
 	var unread time.Duration // CPU the calls since the last getrusage could have used
 	for {
@@ -473,7 +474,7 @@ func (c *child) serve(reuse bool, cpuSeconds uint64) int {
 			return exitProtocol
 		}
 		start := time.Now()
-		resp := runHandler(&req)
+		resp := runHandler(&req, limits.ResponseBytes)
 		// getrusage costs a microsecond or two, so it is read once the calls since the last
 		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
 		// quarter of the limit (at least 250 ms) left after the mark.
@@ -502,7 +503,10 @@ func cpuUsed() time.Duration {
 }
 
 // runHandler runs the named handler and turns its outcome into a response.
-func runHandler(req *requestMsg) (resp responseMsg) {
+func runHandler(req *requestMsg, maxBody uint64) (resp responseMsg) {
+	defer func() {
+		resp.what, resp.detail = cutText(resp.what), cutText(resp.detail)
+	}()
 	h := lookup(req.name)
 	if h == nil {
 		return responseMsg{kind: Failed, what: "no handler " + req.name, detail: fmt.Sprintf("no handler named %q in the child", req.name)}
@@ -523,10 +527,19 @@ func runHandler(req *requestMsg) (resp responseMsg) {
 		kind, what := classify(err)
 		return responseMsg{kind: kind, what: what, detail: err.Error()}
 	}
-	if len(body) > MaxMessageBytes {
-		return responseMsg{kind: Failed, what: "response too large", detail: fmt.Sprintf("response of %d bytes is over the limit of %d", len(body), MaxMessageBytes)}
+	if uint64(len(body)) > maxBody {
+		return responseMsg{kind: Limit, what: "response", detail: fmt.Sprintf("a response of %d bytes is over the limit of %d", len(body), maxBody)}
 	}
 	return responseMsg{body: body}
+}
+
+// cutText cuts an error text to maxText bytes.
+func cutText(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	const mark = " [cut]"
+	return s[:maxText-len(mark)] + mark
 }
 
 // classify maps a handler's error to an error kind and what it concerns.

@@ -116,6 +116,29 @@ func TestForgedErrorKinds(t *testing.T) {
 	}
 }
 
+// TestResponseLimit: the parent holds a response in memory, so Limits.ResponseBytes bounds it:
+// an honest child refuses to send a larger one, and a frame a handler writes past that check is
+// refused from its header. The control shows such a frame is read whole without the limit.
+func TestResponseLimit(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	const big = 8 << 20
+	small := Profile{Limits: Limits{ResponseBytes: 1 << 20}}
+	resp, _ := call(t, "an 8 MiB response frame, no response limit (control)", full, 0, "test.bigframe", Profile{}, []byte(strconv.Itoa(big)))
+	if len(resp) != big {
+		t.Errorf("control: %d bytes, want %d", len(resp), big)
+	}
+	_, e := call(t, "an 8 MiB response frame over a 1 MiB limit", full, Limit, "test.bigframe", small, []byte(strconv.Itoa(big)))
+	if e != nil && (e.What != "response" || e.FromChild) {
+		t.Errorf("oversized frame: %+v, want the parent's response limit", e)
+	}
+	_, e = call(t, "a 2 MiB answer over a 1 MiB limit", full, Limit, "test.echo", small, bytes.Repeat([]byte("x"), 2<<20))
+	if e != nil && (e.What != "response" || !e.FromChild) {
+		t.Errorf("oversized answer: %+v, want the child's response limit", e)
+	}
+	call(t, "a 1 MiB answer at a 1 MiB limit", full, 0, "test.echo", small, bytes.Repeat([]byte("x"), 1<<20))
+}
+
 func TestFileSystem(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()

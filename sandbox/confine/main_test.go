@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -310,6 +311,20 @@ func registerTestHandlers() {
 			return nil, err
 		}
 		m := responseMsg{kind: ErrorKind(kind), what: "forged", detail: "forged"}
+		if err := writeFrame(os.NewFile(responseFD, "forged"), frameResponse, m.encode()); err != nil {
+			return nil, err
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	// test.bigframe writes a response frame of its own with a body of the size it is sent,
+	// past the child's own check of the response size, then waits for its deadline.
+	Handle("test.bigframe", func(ctx context.Context, req []byte) ([]byte, error) {
+		n, err := strconv.Atoi(string(req))
+		if err != nil {
+			return nil, err
+		}
+		m := responseMsg{body: bytes.Repeat([]byte("x"), n)}
 		if err := writeFrame(os.NewFile(responseFD, "forged"), frameResponse, m.encode()); err != nil {
 			return nil, err
 		}

@@ -421,7 +421,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		respR:   respR,
 		outR:    outR,
 		out:     &capBuffer{max: OutputCap},
-		frames:  newFrameReader(src),
+		frames:  newFrameReader(src, uint32(s.limits.ResponseBytes)+responseOverhead),
 		outDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
@@ -640,6 +640,11 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 		return nil, err
 	}
 	typ, payload, err := pr.frames.next(responseSpin)
+	if tl := (*tooLargeError)(nil); errors.As(err, &tl) {
+		pr.kill(nil)
+		<-pr.exited
+		return nil, &Error{Kind: Limit, What: "response", Detail: fmt.Sprintf("the child sent a response frame of %d bytes, over the limit of %d: refused unread", tl.size, tl.max), Stderr: pr.out.String()}
+	}
 	if err != nil || typ != frameResponse {
 		return nil, pr.failure()
 	}

@@ -68,6 +68,11 @@ type Limits struct {
 	// the child keeps the caller's uid, whose count includes every process of that user, so only
 	// an explicit value is applied then.
 	Processes uint64
+	// ResponseBytes bounds the handler's response, which the parent reads and holds in memory:
+	// a larger one fails the call with the limit "response". The parent reads the size from the
+	// frame's header and refuses it before it allocates anything for it, whatever the child
+	// claims. Default and most MaxMessageBytes.
+	ResponseBytes uint64
 }
 
 // The defaults of Limits.
@@ -93,6 +98,7 @@ func (l Limits) WithDefaults() Limits {
 		OpenFiles:     def(l.OpenFiles, DefaultOpenFiles),
 		FileSizeBytes: def(l.FileSizeBytes, DefaultFileSizeBytes),
 		Processes:     def(l.Processes, DefaultProcesses),
+		ResponseBytes: min(def(l.ResponseBytes, MaxMessageBytes), MaxMessageBytes),
 	}
 }
 
@@ -179,6 +185,7 @@ func (p Profile) Narrow(pol Policy) (Profile, []string) {
 	capLimit("files", &l.OpenFiles, pol.MaxLimits.OpenFiles)
 	capLimit("filesize", &l.FileSizeBytes, pol.MaxLimits.FileSizeBytes)
 	capLimit("processes", &l.Processes, pol.MaxLimits.Processes)
+	capLimit("response", &l.ResponseBytes, pol.MaxLimits.ResponseBytes)
 	if p.Limits.Processes == 0 && l.Processes == DefaultProcesses {
 		// Keep "default" rather than an explicit value, so that the rule for a non-root parent
 		// (no default process limit) still holds.
@@ -228,8 +235,8 @@ func (p Profile) Hash() string {
 	portList("bind", p.BindTCP)
 	list("env", p.Env)
 	l := p.Limits.WithDefaults()
-	fmt.Fprintf(&b, "limits\x00%d %d %d %d %d\nreuse\x00%t\n",
-		l.CPUSeconds, l.MemoryBytes, l.OpenFiles, l.FileSizeBytes, l.Processes, p.Reuse)
+	fmt.Fprintf(&b, "limits\x00%d %d %d %d %d %d\nreuse\x00%t\n",
+		l.CPUSeconds, l.MemoryBytes, l.OpenFiles, l.FileSizeBytes, l.Processes, l.ResponseBytes, p.Reuse)
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:8])
 }

@@ -4,11 +4,13 @@ package confine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -63,7 +65,7 @@ func TestNarrow(t *testing.T) {
 		WritePaths: []string{filepath.Join(root, "data", "out")},
 		ConnectTCP: []uint16{80, 443},
 		Env:        []string{"HOME"},
-		Limits:     Limits{CPUSeconds: 10, MemoryBytes: 1 << 28, OpenFiles: 10, FileSizeBytes: DefaultFileSizeBytes},
+		Limits:     Limits{CPUSeconds: 10, MemoryBytes: 1 << 28, OpenFiles: 10, FileSizeBytes: DefaultFileSizeBytes, ResponseBytes: MaxMessageBytes},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Narrow:\n got %+v\nwant %+v", got, want)
@@ -147,7 +149,7 @@ func TestHash(t *testing.T) {
 func TestProtocolRoundTrip(t *testing.T) {
 	s := setupMsg{version: protocolVersion, parentPID: 42, dropUID: true, uid: 65534, gid: 65534, tmpDir: "/tmp/x", tmpDev: 2049, tmpIno: 1 << 40, tmpFD: -1,
 		read: []string{"/a", "/b"}, write: []string{"/c"}, exec: nil, connect: []uint16{1, 65535}, bind: []uint16{0},
-		limits: Limits{1, 2, 3, 4, 5}, reuse: true, seccomp: []bpf.RawInstruction{{Op: 0x20, K: 4}, {Op: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}, {Op: 6, K: 0x7fff0000}}}
+		limits: Limits{1, 2, 3, 4, 5, 6}, reuse: true, seccomp: []bpf.RawInstruction{{Op: 0x20, K: 4}, {Op: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}, {Op: 6, K: 0x7fff0000}}}
 	var s2 setupMsg
 	if err := s2.decode(s.encode()); err != nil || !reflect.DeepEqual(s, s2) {
 		t.Errorf("setup round trip: %+v %v", s2, err)
@@ -178,7 +180,7 @@ func TestProtocolRoundTrip(t *testing.T) {
 	if err := writeFrame(&buf, frameRequest, q.encode()); err != nil {
 		t.Fatal(err)
 	}
-	fr := newFrameReader(readerSource{&buf})
+	fr := newFrameReader(readerSource{&buf}, maxFrame)
 	typ, payload, err := fr.next(0)
 	if err != nil || typ != frameRequest || !bytes.Equal(payload, q.encode()) {
 		t.Errorf("frame: %d %v", typ, err)
@@ -186,10 +188,10 @@ func TestProtocolRoundTrip(t *testing.T) {
 	if _, _, err := fr.next(0); !errors.Is(err, io.EOF) {
 		t.Errorf("empty stream: %v, want EOF", err)
 	}
-	if _, _, err := newFrameReader(readerSource{bytes.NewReader([]byte{0xff, 0xff, 0xff, 0xff, 1})}).next(0); err == nil {
+	if _, _, err := newFrameReader(readerSource{bytes.NewReader([]byte{0xff, 0xff, 0xff, 0xff, 1})}, maxFrame).next(0); err == nil {
 		t.Error("oversized frame accepted")
 	}
-	if _, _, err := newFrameReader(readerSource{bytes.NewReader([]byte{0, 0, 0, 9, 1, 2})}).next(0); err == nil {
+	if _, _, err := newFrameReader(readerSource{bytes.NewReader([]byte{0, 0, 0, 9, 1, 2})}, maxFrame).next(0); err == nil {
 		t.Error("truncated frame accepted")
 	}
 }
@@ -254,7 +256,7 @@ func TestFrameReaderChunks(t *testing.T) {
 		stream = appendFrame(stream, byte(i+1), p)
 	}
 	for _, n := range []int{1, 3, 4096, 7000, len(stream)} {
-		fr := newFrameReader(&chunkSource{data: stream, n: n})
+		fr := newFrameReader(&chunkSource{data: stream, n: n}, maxFrame)
 		for i, want := range payloads {
 			typ, got, err := fr.next(0)
 			if err != nil || typ != byte(i+1) || !bytes.Equal(got, want) {
@@ -269,9 +271,60 @@ func TestFrameReaderChunks(t *testing.T) {
 		}
 	}
 	for cut := 1; cut < 12; cut++ {
-		fr := newFrameReader(&chunkSource{data: appendFrame(nil, frameResponse, []byte("complete"))[:cut], n: 2})
+		fr := newFrameReader(&chunkSource{data: appendFrame(nil, frameResponse, []byte("complete"))[:cut], n: 2}, maxFrame)
 		if _, _, err := fr.next(0); err == nil || errors.Is(err, io.EOF) {
 			t.Errorf("a frame cut after %d bytes: %v, want a truncation error", cut, err)
 		}
+	}
+}
+
+// claimSource is a stream that starts with the header of a frame of size bytes and then yields
+// bytes forever; it counts what was read from it.
+type claimSource struct {
+	header []byte
+	got    int
+}
+
+func (s *claimSource) read(p []byte, _ time.Duration) (int, error) {
+	n := copy(p, s.header)
+	s.header = s.header[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = 'x'
+	}
+	s.got += len(p)
+	return len(p), nil
+}
+
+// TestFrameLimit: a frame whose header claims more than the reader's limit is refused from the
+// header, before anything is allocated or read for it. The control reads the same stream with the
+// protocol's own bound, which allocates the whole frame.
+func TestFrameLimit(t *testing.T) {
+	const claim = 60 << 20
+	header := appendFrame(nil, frameResponse, nil)
+	binary.BigEndian.PutUint32(header, claim)
+	allocated := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+
+	src := &claimSource{header: slices.Clone(header)}
+	var err error
+	n := allocated(func() { _, _, err = newFrameReader(src, 1<<20).next(0) })
+	var tl *tooLargeError
+	if !errors.As(err, &tl) || tl.size != claim || tl.max != 1<<20 {
+		t.Fatalf("a frame claiming %d bytes: %v, want it refused for its size", claim, err)
+	}
+	if n > 4<<20 || src.got > 64<<10 {
+		t.Errorf("refusing the frame allocated %d bytes and read %d", n, src.got)
+	}
+
+	src = &claimSource{header: slices.Clone(header)}
+	var payload []byte
+	n = allocated(func() { _, payload, err = newFrameReader(src, maxFrame).next(0) })
+	if err != nil || len(payload) != claim-1 || n < claim {
+		t.Fatalf("control: %d payload bytes, %d allocated, %v; want the whole frame read", len(payload), n, err)
 	}
 }

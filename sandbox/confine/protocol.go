@@ -37,7 +37,15 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 4
+const protocolVersion = 5
+
+// maxText bounds each text of an error response (what, detail): the child cuts longer ones, so
+// that a response frame is at most its body's limit plus responseOverhead.
+const maxText = 16 << 10
+
+// responseOverhead is what a response frame holds besides the body: its type, the kind, the two
+// texts and their lengths, the body's length, the last flag.
+const responseOverhead = 1 + 4 + 2*(4+maxText) + 4 + 1
 
 // setupMsg is what the child needs to confine itself.
 type setupMsg struct {
@@ -113,6 +121,7 @@ func (m *setupMsg) encode() []byte {
 	e.u64(m.limits.OpenFiles)
 	e.u64(m.limits.FileSizeBytes)
 	e.u64(m.limits.Processes)
+	e.u64(m.limits.ResponseBytes)
 	e.bool(m.reuse)
 	e.u32(m.procs)
 	e.str(m.goMaxProcs)
@@ -149,6 +158,7 @@ func (m *setupMsg) decode(b []byte) error {
 	m.limits.OpenFiles = d.u64()
 	m.limits.FileSizeBytes = d.u64()
 	m.limits.Processes = d.u64()
+	m.limits.ResponseBytes = d.u64()
 	m.reuse = d.bool()
 	m.procs = d.u32()
 	m.goMaxProcs = d.str()
@@ -241,6 +251,16 @@ type frameReader struct {
 	src  source
 	buf  []byte
 	r, w int // the unread bytes are buf[r:w]
+	// max bounds a frame (type and payload): a longer one is refused from its header, before
+	// anything is allocated or read for it.
+	max uint32
+}
+
+// tooLargeError is a frame refused for its size.
+type tooLargeError struct{ size, max uint32 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("a frame of %d bytes is over the limit of %d", e.size, e.max)
 }
 
 // source is what a frameReader reads from. spin is how long a read may poll for data before it
@@ -252,7 +272,10 @@ type source interface {
 // keepBuffer is the largest buffer a frameReader keeps between frames.
 const keepBuffer = 1 << 20
 
-func newFrameReader(src source) *frameReader { return &frameReader{src: src, buf: make([]byte, 4096)} }
+// newFrameReader reads frames of at most max bytes (type and payload) from src.
+func newFrameReader(src source, max uint32) *frameReader {
+	return &frameReader{src: src, buf: make([]byte, 4096), max: min(max, maxFrame)}
+}
 
 // next reads one frame; payload is valid until the next call. io.EOF means the stream ended
 // before a frame began.
@@ -270,8 +293,11 @@ func (fr *frameReader) next(spin time.Duration) (typ byte, payload []byte, err e
 		return 0, nil, err
 	}
 	n := binary.BigEndian.Uint32(fr.buf[fr.r:])
-	if n == 0 || n > maxFrame {
+	if n == 0 {
 		return 0, nil, fmt.Errorf("bad frame length %d", n)
+	}
+	if n > fr.max {
+		return 0, nil, &tooLargeError{n, fr.max}
 	}
 	end := 4 + int(n)
 	if end > keepBuffer && end > len(fr.buf) {
@@ -315,7 +341,7 @@ func (fr *frameReader) need(k int, spin time.Duration) error {
 			// Move the unread bytes to the front, into a larger buffer when they need one.
 			b := fr.buf
 			if len(b) < k {
-				b = make([]byte, max(k, min(2*len(b), maxFrame+4)))
+				b = make([]byte, max(k, min(2*len(b), int(fr.max)+4)))
 			}
 			fr.w = copy(b, fr.buf[fr.r:fr.w])
 			fr.r, fr.buf = 0, b
