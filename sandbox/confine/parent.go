@@ -414,7 +414,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		tmpDir:  tmp,
-		keepDir: !s.seccompPolicy().AllowChmod,
+		keepDir: !s.seccompPolicy().AllowTimes,
 		dirUID:  dirOwner(s),
 		limits:  s.limits,
 		reqW:    reqW,

@@ -556,8 +556,9 @@ func (d *decoder) end() error {
 // seccompPolicy is the filter policy a setup calls for.
 func (m *setupMsg) seccompPolicy() SeccompPolicy {
 	return SeccompPolicy{
-		AllowExec:  len(m.exec) > 0,
-		AllowInet:  len(m.connect)+len(m.bind) > 0,
-		AllowChmod: len(m.write) > 0,
+		AllowExec:   len(m.exec) > 0,
+		AllowInet:   len(m.connect)+len(m.bind) > 0,
+		AllowListen: len(m.bind) > 0,
+		AllowTimes:  len(m.write) > 0,
 	}
 }

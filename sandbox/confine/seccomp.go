@@ -57,9 +57,26 @@ import (
 //     execve of /proc/self/fd/N) would run any code. With AllowExec, memfd_create is therefore
 //     allowed only with MFD_NOEXEC_SEAL (such a memfd can never become executable) and never with
 //     MFD_EXEC. Without AllowExec nothing can be executed at all and memfd_create is allowed.
-//   - Permissions. Without AllowChmod the chmod and chown families are refused, and so are the
-//     extended attribute setters (setxattr, removexattr and their variants), since POSIX ACLs are
-//     extended attributes and would change permissions like chmod does.
+//   - File metadata. Landlock does not govern changes of mode, owner, extended attributes or
+//     times, so the filter does: the chmod family (fchmod included: a descriptor the child may
+//     read is enough to call it on, so a read grant would become a mode grant, and the root of a
+//     write grant is such a descriptor), the chown family, every extended attribute setter and
+//     remover (POSIX ACLs are extended attributes) and the path-based time setters (utime,
+//     utimes, futimesat, utimensat with a path) are refused under every policy. A child sets a
+//     mode only when it creates a file or directory, and never with S_ISUID or S_ISGID: open,
+//     creat, openat, mkdir and mkdirat are refused with either bit in their mode, and openat2,
+//     whose mode lies in memory out of the filter's reach, gets ENOSYS (callers fall back to
+//     openat). With AllowTimes, utimensat with no path (futimens: a descriptor the child opened)
+//     is allowed. fchmod, fchown and the f*xattr calls on a descriptor are refused rather than
+//     allowed "on descriptors Landlock opened": the filter cannot tell a descriptor opened for
+//     reading from one opened for writing.
+//   - Watching files. inotify_add_watch, fanotify_init and fanotify_mark are refused: Landlock
+//     does not govern them, and a watch sees files come and go in directories no rule grants.
+//   - Other processes' scheduling. setpriority and ioprio_set only for the calling process
+//     (PRIO_PROCESS or IOPRIO_WHO_PROCESS with who 0), sched_setaffinity, sched_setscheduler,
+//     sched_setparam and sched_setattr only with pid 0, like prlimit64: the kernel lets a
+//     process change these for every process of its uid, which on a root host is every other
+//     child and on an ordinary host the host itself.
 //   - Sockets. AF_UNIX only with AllowUnix; AF_INET and AF_INET6 only with AllowInet and only
 //     SOCK_STREAM (with SOCK_NONBLOCK and SOCK_CLOEXEC or not, no other bit) with protocol 0 or
 //     IPPROTO_TCP; everything else is refused: UDP (and with it DNS over UDP: resolve through
@@ -67,9 +84,15 @@ import (
 //     not apply to it), netlink, packet, vsock, bluetooth, AF_ALG and the rest. socketpair is
 //     allowed only for AF_UNIX with AllowUnix. Go's net.Listen tries MPTCP first and falls back to
 //     plain TCP on any error, so listeners keep working as plain TCP.
+//   - TCP Fast Open. sendto, sendmsg and sendmmsg with MSG_FASTOPEN connect without connect(2),
+//     and so without Landlock's connect check: the flag is refused under every policy, and so is
+//     setsockopt(IPPROTO_TCP, TCP_FASTOPEN_CONNECT).
+//   - Listening. listen() on an unbound TCP socket binds an ephemeral port without bind(2), and
+//     so without Landlock's bind check: listen, accept and accept4 are refused without
+//     AllowListen (a profile that grants a bind port).
 
 // SeccompPolicy says what the filter allows beyond the defaults. The zero value is the narrowest
-// filter: no exec, no sockets, no permission changes.
+// filter: no exec, no sockets, no listening, no metadata changes.
 type SeccompPolicy struct {
 	// AllowExec allows execve, execveat, fork, vfork and clone without CLONE_THREAD (the profile
 	// names executables; landlock decides which). memfd_create then needs MFD_NOEXEC_SEAL.
@@ -79,9 +102,11 @@ type SeccompPolicy struct {
 	// AllowInet allows AF_INET and AF_INET6 SOCK_STREAM sockets with protocol 0 or IPPROTO_TCP
 	// only: UDP, raw, SCTP and MPTCP (262) stay refused.
 	AllowInet bool
-	// AllowChmod allows the chmod family (chmod, fchmod, fchmodat, fchmodat2), the chown family
-	// (chown, fchown, lchown, fchownat) and the extended attribute setters (ACLs).
-	AllowChmod bool
+	// AllowListen allows listen, accept and accept4 (a profile that grants a bind port).
+	AllowListen bool
+	// AllowTimes allows utimensat on a descriptor (no path): setting the times of a file the
+	// child opened. Every other metadata change is refused under every policy.
+	AllowTimes bool
 }
 
 // seccompArch describes the system calls of one architecture. Numbers are those of
@@ -91,11 +116,21 @@ type seccompArch struct {
 	audit  uint32 // AUDIT_ARCH_* of seccomp_data.arch
 	x32Bit uint32 // numbers with this bit set are refused (0: none)
 
-	deny  []sysno // always EPERM
-	exec  []sysno // EPERM without AllowExec
-	chmod []sysno // EPERM without AllowChmod
+	deny   []sysno // always EPERM
+	exec   []sysno // EPERM without AllowExec
+	listen []sysno // EPERM without AllowListen
+	pid0   []sysno // allowed only with 0 (the caller) as the first argument
+	// modeAt lists the calls that take a file mode, with the index of the mode argument.
+	modeAt []modeArg
 
-	clone, clone3, ioctl, prlimit64, socket, socketpair, memfdCreate uint32
+	clone, clone3, ioctl, socket, socketpair, memfdCreate, openat2           uint32
+	sendto, sendmsg, sendmmsg, setsockopt, utimensat, setpriority, ioprioSet uint32
+}
+
+// modeArg names a call whose argument arg is a file mode.
+type modeArg struct {
+	sysno
+	arg int
 }
 
 // sysno is a system call number and its name.
@@ -122,6 +157,9 @@ const (
 	cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER |
 		unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
 	sockFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC // the only flags socket(2) takes in its type
+	setIDBits = unix.S_ISUID | unix.S_ISGID            // never in a mode a child sets
+
+	ioprioWhoProcess = 1 // IOPRIO_WHO_PROCESS
 
 	retAllow       = unix.SECCOMP_RET_ALLOW
 	retKillProcess = unix.SECCOMP_RET_KILL_PROCESS
@@ -141,17 +179,23 @@ func BuildSeccomp(p SeccompPolicy) ([]bpf.RawInstruction, error) {
 
 // Labels of the program.
 const (
-	lAllow      = "allow"
-	lDeny       = "deny"
-	lENOSYS     = "enosys"
-	lKill       = "kill"
-	lClone      = "clone"
-	lIoctl      = "ioctl"
-	lPrlimit    = "prlimit64"
-	lSocket     = "socket"
-	lInet       = "inet"
-	lSocketpair = "socketpair"
-	lMemfd      = "memfd_create"
+	lAllow       = "allow"
+	lDeny        = "deny"
+	lENOSYS      = "enosys"
+	lKill        = "kill"
+	lClone       = "clone"
+	lIoctl       = "ioctl"
+	lPid0        = "pid0"
+	lSetpriority = "setpriority"
+	lIoprio      = "ioprio_set"
+	lFlags2      = "msg_flags2"
+	lFlags3      = "msg_flags3"
+	lSetsockopt  = "setsockopt"
+	lUtimensat   = "utimensat"
+	lSocket      = "socket"
+	lInet        = "inet"
+	lSocketpair  = "socketpair"
+	lMemfd       = "memfd_create"
 )
 
 // buildSeccomp builds the program for the table a (nil: an architecture without one).
@@ -175,9 +219,16 @@ func buildSeccomp(a *seccompArch, p SeccompPolicy) ([]bpf.RawInstruction, error)
 	// allows (a chain made installing the filter cost a quarter of a millisecond).
 	var cases []sysCase
 	cases = append(cases, sysCase{a.ioctl, lIoctl}, sysCase{a.clone, lClone}, sysCase{a.socket, lSocket},
-		sysCase{a.socketpair, lSocketpair}, sysCase{a.prlimit64, lPrlimit}, sysCase{a.clone3, lENOSYS})
+		sysCase{a.socketpair, lSocketpair}, sysCase{a.clone3, lENOSYS}, sysCase{a.openat2, lENOSYS},
+		sysCase{a.sendto, lFlags3}, sysCase{a.sendmmsg, lFlags3}, sysCase{a.sendmsg, lFlags2},
+		sysCase{a.setsockopt, lSetsockopt}, sysCase{a.setpriority, lSetpriority}, sysCase{a.ioprioSet, lIoprio})
 	if p.AllowExec {
 		cases = append(cases, sysCase{a.memfdCreate, lMemfd})
+	}
+	if p.AllowTimes {
+		cases = append(cases, sysCase{a.utimensat, lUtimensat})
+	} else {
+		cases = append(cases, sysCase{a.utimensat, lDeny})
 	}
 	for _, s := range a.deny {
 		cases = append(cases, sysCase{s.nr, lDeny})
@@ -187,10 +238,16 @@ func buildSeccomp(a *seccompArch, p SeccompPolicy) ([]bpf.RawInstruction, error)
 			cases = append(cases, sysCase{s.nr, lDeny})
 		}
 	}
-	if !p.AllowChmod {
-		for _, s := range a.chmod {
+	if !p.AllowListen {
+		for _, s := range a.listen {
 			cases = append(cases, sysCase{s.nr, lDeny})
 		}
+	}
+	for _, s := range a.pid0 {
+		cases = append(cases, sysCase{s.nr, lPid0})
+	}
+	for _, m := range a.modeAt {
+		cases = append(cases, sysCase{m.nr, modeLabel(m.arg)})
 	}
 	slices.SortFunc(cases, func(x, y sysCase) int { return cmp.Compare(x.nr, y.nr) })
 	for i := 1; i < len(cases); i++ {
@@ -200,66 +257,8 @@ func buildSeccomp(a *seccompArch, p SeccompPolicy) ([]bpf.RawInstruction, error)
 	}
 	b.dispatch(cases)
 
-	// ioctl(fd, request, ...): TIOCSTI pushes input into a terminal, TIOCLINUX reaches the console.
-	b.label(lIoctl)
-	b.load(argLow(1))
-	b.jumpIf(bpf.JumpEqual, unix.TIOCSTI, lDeny, "")
-	b.jumpIf(bpf.JumpEqual, unix.TIOCLINUX, lDeny, "")
-	b.ret(retAllow)
-
-	// clone(flags, ...): never a namespace; a new process only when exec is allowed.
-	b.label(lClone)
-	b.load(argLow(0))
-	b.jumpIf(bpf.JumpBitsSet, cloneNamespaces, lDeny, "")
-	if p.AllowExec {
-		b.ret(retAllow)
-	} else {
-		b.jumpIf(bpf.JumpBitsSet, unix.CLONE_THREAD, lAllow, lDeny)
-	}
-
-	// socket(family, type, protocol).
-	b.label(lSocket)
-	b.load(argLow(0))
-	if p.AllowUnix {
-		b.jumpIf(bpf.JumpEqual, unix.AF_UNIX, lAllow, "")
-	}
-	if p.AllowInet {
-		b.jumpIf(bpf.JumpEqual, unix.AF_INET, lInet, "")
-		b.jumpIf(bpf.JumpEqual, unix.AF_INET6, lInet, "")
-	}
-	b.ret(retEPERM)
-	if p.AllowInet {
-		b.label(lInet)
-		b.load(argLow(1))
-		b.and(^uint32(sockFlags))
-		b.jumpIf(bpf.JumpEqual, unix.SOCK_STREAM, "", lDeny)
-		b.load(argLow(2))
-		b.jumpIf(bpf.JumpEqual, 0, lAllow, "")
-		b.jumpIf(bpf.JumpEqual, unix.IPPROTO_TCP, lAllow, lDeny)
-	}
-
-	// socketpair(family, ...): only AF_UNIX makes pairs, and only with AllowUnix.
-	b.label(lSocketpair)
-	if p.AllowUnix {
-		b.load(argLow(0))
-		b.jumpIf(bpf.JumpEqual, unix.AF_UNIX, lAllow, lDeny)
-	} else {
-		b.ret(retEPERM)
-	}
-
-	// prlimit64(pid, ...): only the caller, named by pid 0.
-	b.label(lPrlimit)
-	b.load(argLow(0))
-	b.jumpIf(bpf.JumpEqual, 0, lAllow, lDeny)
-
-	// memfd_create(name, flags) with AllowExec: only memfds sealed against exec.
-	if p.AllowExec {
-		b.label(lMemfd)
-		b.load(argLow(1))
-		b.jumpIf(bpf.JumpBitsSet, unix.MFD_EXEC, lDeny, "")
-		b.jumpIf(bpf.JumpBitsSet, unix.MFD_NOEXEC_SEAL, lAllow, lDeny)
-	}
-
+	// The common endings come right after the dispatch, which jumps to them the most; the blocks
+	// below end in returns of their own, as classic BPF only jumps forward, at most 255 steps.
 	b.label(lKill)
 	b.ret(retKillProcess)
 	b.label(lENOSYS)
@@ -268,6 +267,135 @@ func buildSeccomp(a *seccompArch, p SeccompPolicy) ([]bpf.RawInstruction, error)
 	b.ret(retEPERM)
 	b.label(lAllow)
 	b.ret(retAllow)
+
+	// ioctl(fd, request, ...): TIOCSTI pushes input into a terminal, TIOCLINUX reaches the console.
+	b.label(lIoctl)
+	b.load(argLow(1))
+	b.jumpIf(bpf.JumpEqual, unix.TIOCSTI, lIoctl+".deny", "")
+	b.jumpIf(bpf.JumpEqual, unix.TIOCLINUX, lIoctl+".deny", "")
+	b.ret(retAllow)
+	b.label(lIoctl + ".deny")
+	b.ret(retEPERM)
+
+	// clone(flags, ...): never a namespace; a new process only when exec is allowed.
+	b.label(lClone)
+	b.load(argLow(0))
+	if p.AllowExec {
+		b.refuseIf(bpf.JumpBitsSet, cloneNamespaces)
+	} else {
+		b.jumpIf(bpf.JumpBitsSet, cloneNamespaces, lClone+".deny", "")
+		b.jumpIf(bpf.JumpBitsSet, unix.CLONE_THREAD, "", lClone+".deny")
+		b.ret(retAllow)
+		b.label(lClone + ".deny")
+		b.ret(retEPERM)
+	}
+
+	// socket(family, type, protocol).
+	b.label(lSocket)
+	b.load(argLow(0))
+	if p.AllowUnix {
+		b.jumpIf(bpf.JumpEqual, unix.AF_UNIX, lSocket+".allow", "")
+	}
+	if p.AllowInet {
+		b.jumpIf(bpf.JumpEqual, unix.AF_INET, lInet, "")
+		b.jumpIf(bpf.JumpEqual, unix.AF_INET6, lInet, "")
+	}
+	b.ret(retEPERM)
+	if p.AllowUnix {
+		b.label(lSocket + ".allow")
+		b.ret(retAllow)
+	}
+	if p.AllowInet {
+		b.label(lInet)
+		b.load(argLow(1))
+		b.and(^uint32(sockFlags))
+		b.jumpIf(bpf.JumpEqual, unix.SOCK_STREAM, "", lInet+".deny")
+		b.load(argLow(2))
+		b.jumpIf(bpf.JumpEqual, 0, lInet+".allow", "")
+		b.jumpIf(bpf.JumpEqual, unix.IPPROTO_TCP, lInet+".allow", "")
+		b.label(lInet + ".deny")
+		b.ret(retEPERM)
+		b.label(lInet + ".allow")
+		b.ret(retAllow)
+	}
+
+	// socketpair(family, ...): only AF_UNIX makes pairs, and only with AllowUnix.
+	b.label(lSocketpair)
+	if p.AllowUnix {
+		b.load(argLow(0))
+		b.allowIf(bpf.JumpEqual, unix.AF_UNIX)
+	} else {
+		b.ret(retEPERM)
+	}
+
+	// prlimit64, sched_setaffinity, ...(pid, ...): only the caller, named by pid 0.
+	b.label(lPid0)
+	b.load(argLow(0))
+	b.allowIf(bpf.JumpEqual, 0)
+
+	// setpriority(which, who, prio) and ioprio_set(which, who, ioprio): only the caller. A who
+	// of 0 with another which names the caller's process group or every process of its uid.
+	b.label(lSetpriority)
+	b.load(argLow(0))
+	b.jumpIf(bpf.JumpEqual, unix.PRIO_PROCESS, "", lSetpriority+".deny")
+	b.load(argLow(1))
+	b.allowIf(bpf.JumpEqual, 0)
+	b.label(lSetpriority + ".deny")
+	b.ret(retEPERM)
+	b.label(lIoprio)
+	b.load(argLow(0))
+	b.jumpIf(bpf.JumpEqual, ioprioWhoProcess, "", lIoprio+".deny")
+	b.load(argLow(1))
+	b.allowIf(bpf.JumpEqual, 0)
+	b.label(lIoprio + ".deny")
+	b.ret(retEPERM)
+
+	// sendto(fd, buf, len, flags, ...), sendmmsg(fd, vec, n, flags) and sendmsg(fd, msg, flags):
+	// never MSG_FASTOPEN.
+	b.label(lFlags3)
+	b.load(argLow(3))
+	b.refuseIf(bpf.JumpBitsSet, unix.MSG_FASTOPEN)
+	b.label(lFlags2)
+	b.load(argLow(2))
+	b.refuseIf(bpf.JumpBitsSet, unix.MSG_FASTOPEN)
+
+	// setsockopt(fd, level, name, ...): never TCP_FASTOPEN_CONNECT.
+	b.label(lSetsockopt)
+	b.load(argLow(1))
+	b.jumpIf(bpf.JumpEqual, unix.IPPROTO_TCP, "", lSetsockopt+".allow")
+	b.load(argLow(2))
+	b.refuseIf(bpf.JumpEqual, unix.TCP_FASTOPEN_CONNECT)
+	b.label(lSetsockopt + ".allow")
+	b.ret(retAllow)
+
+	// open, creat, openat, mkdir, mkdirat: never a set-user-ID or set-group-ID mode.
+	for _, i := range modeArgs(a) {
+		b.label(modeLabel(i))
+		b.load(argLow(i))
+		b.refuseIf(bpf.JumpBitsSet, setIDBits)
+	}
+
+	// utimensat(dirfd, path, times, flags) with AllowTimes: only without a path (futimens). The
+	// path is a pointer: both halves must be zero.
+	if p.AllowTimes {
+		b.label(lUtimensat)
+		b.load(argLow(1))
+		b.jumpIf(bpf.JumpEqual, 0, "", lUtimensat+".deny")
+		b.load(argLow(1) + 4)
+		b.allowIf(bpf.JumpEqual, 0)
+		b.label(lUtimensat + ".deny")
+		b.ret(retEPERM)
+	}
+
+	// memfd_create(name, flags) with AllowExec: only memfds sealed against exec.
+	if p.AllowExec {
+		b.label(lMemfd)
+		b.load(argLow(1))
+		b.jumpIf(bpf.JumpBitsSet, unix.MFD_EXEC, lMemfd+".deny", "")
+		b.allowIf(bpf.JumpBitsSet, unix.MFD_NOEXEC_SEAL)
+		b.label(lMemfd + ".deny")
+		b.ret(retEPERM)
+	}
 
 	prog, err := b.resolve()
 	if err != nil {
@@ -389,6 +517,16 @@ func (b *progBuilder) jumpIf(cond bpf.JumpTest, v uint32, onTrue, onFalse string
 	b.ins = append(b.ins, bpf.JumpIf{Cond: cond, Val: v})
 }
 
+// allowIf ends a block: ALLOW when the accumulator passes cond against v, else EPERM.
+func (b *progBuilder) allowIf(cond bpf.JumpTest, v uint32) {
+	b.ins = append(b.ins, bpf.JumpIf{Cond: cond, Val: v, SkipTrue: 1}, bpf.RetConstant{Val: retEPERM}, bpf.RetConstant{Val: retAllow})
+}
+
+// refuseIf ends a block: EPERM when the accumulator passes cond against v, else ALLOW.
+func (b *progBuilder) refuseIf(cond bpf.JumpTest, v uint32) {
+	b.ins = append(b.ins, bpf.JumpIf{Cond: cond, Val: v, SkipTrue: 1}, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retEPERM})
+}
+
 func (b *progBuilder) label(name string) {
 	if b.labels == nil {
 		b.labels = make(map[string]int)
@@ -397,6 +535,19 @@ func (b *progBuilder) label(name string) {
 		b.err = fmt.Errorf("seccomp: label %q defined twice", name)
 	}
 	b.labels[name] = len(b.ins)
+}
+
+// modeLabel is the label of the check of a mode in argument i.
+func modeLabel(i int) string { return fmt.Sprintf("mode@%d", i) }
+
+// modeArgs lists the distinct mode argument indexes of a's calls, in order.
+func modeArgs(a *seccompArch) []int {
+	var out []int
+	for _, m := range a.modeAt {
+		out = append(out, m.arg)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // sysCase sends system call number nr to label.

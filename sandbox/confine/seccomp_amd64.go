@@ -88,16 +88,8 @@ var seccompAMD64 = seccompArch{
 		{"semop", unix.SYS_SEMOP},
 		{"semtimedop", unix.SYS_SEMTIMEDOP},
 		{"semctl", unix.SYS_SEMCTL},
-	},
-
-	exec: []sysno{
-		{"execve", unix.SYS_EXECVE},
-		{"execveat", unix.SYS_EXECVEAT},
-		{"fork", unix.SYS_FORK},
-		{"vfork", unix.SYS_VFORK},
-	},
-
-	chmod: []sysno{
+		// File metadata, which Landlock does not govern: modes, owners, extended attributes
+		// (POSIX ACLs among them), times by path.
 		{"chmod", unix.SYS_CHMOD},
 		{"fchmod", unix.SYS_FCHMOD},
 		{"fchmodat", unix.SYS_FCHMODAT},
@@ -114,13 +106,56 @@ var seccompAMD64 = seccompArch{
 		{"lremovexattr", unix.SYS_LREMOVEXATTR},
 		{"fremovexattr", unix.SYS_FREMOVEXATTR},
 		{"removexattrat", unix.SYS_REMOVEXATTRAT},
+		{"utime", unix.SYS_UTIME},
+		{"utimes", unix.SYS_UTIMES},
+		{"futimesat", unix.SYS_FUTIMESAT},
+		// Watching files outside the grants.
+		{"inotify_add_watch", unix.SYS_INOTIFY_ADD_WATCH},
+		{"fanotify_init", unix.SYS_FANOTIFY_INIT},
+		{"fanotify_mark", unix.SYS_FANOTIFY_MARK},
+	},
+
+	exec: []sysno{
+		{"execve", unix.SYS_EXECVE},
+		{"execveat", unix.SYS_EXECVEAT},
+		{"fork", unix.SYS_FORK},
+		{"vfork", unix.SYS_VFORK},
+	},
+
+	listen: []sysno{
+		{"listen", unix.SYS_LISTEN},
+		{"accept", unix.SYS_ACCEPT},
+		{"accept4", unix.SYS_ACCEPT4},
+	},
+
+	pid0: []sysno{
+		{"prlimit64", unix.SYS_PRLIMIT64},
+		{"sched_setaffinity", unix.SYS_SCHED_SETAFFINITY},
+		{"sched_setscheduler", unix.SYS_SCHED_SETSCHEDULER},
+		{"sched_setparam", unix.SYS_SCHED_SETPARAM},
+		{"sched_setattr", unix.SYS_SCHED_SETATTR},
+	},
+
+	modeAt: []modeArg{
+		{sysno{"open", unix.SYS_OPEN}, 2},
+		{sysno{"creat", unix.SYS_CREAT}, 1},
+		{sysno{"openat", unix.SYS_OPENAT}, 3},
+		{sysno{"mkdir", unix.SYS_MKDIR}, 1},
+		{sysno{"mkdirat", unix.SYS_MKDIRAT}, 2},
 	},
 
 	clone:       unix.SYS_CLONE,
 	clone3:      unix.SYS_CLONE3,
 	ioctl:       unix.SYS_IOCTL,
-	prlimit64:   unix.SYS_PRLIMIT64,
 	socket:      unix.SYS_SOCKET,
 	socketpair:  unix.SYS_SOCKETPAIR,
 	memfdCreate: unix.SYS_MEMFD_CREATE,
+	openat2:     unix.SYS_OPENAT2,
+	sendto:      unix.SYS_SENDTO,
+	sendmsg:     unix.SYS_SENDMSG,
+	sendmmsg:    unix.SYS_SENDMMSG,
+	setsockopt:  unix.SYS_SETSOCKOPT,
+	utimensat:   unix.SYS_UTIMENSAT,
+	setpriority: unix.SYS_SETPRIORITY,
+	ioprioSet:   unix.SYS_IOPRIO_SET,
 }

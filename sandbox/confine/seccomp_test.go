@@ -102,11 +102,11 @@ func seccompActionName(a uint32) string {
 	return fmt.Sprintf("%#x", a)
 }
 
-// seccompPolicies is every combination of the four switches.
+// seccompPolicies is every combination of the five switches.
 func seccompPolicies() []SeccompPolicy {
 	var ps []SeccompPolicy
-	for i := range 16 {
-		ps = append(ps, SeccompPolicy{AllowExec: i&1 != 0, AllowUnix: i&2 != 0, AllowInet: i&4 != 0, AllowChmod: i&8 != 0})
+	for i := range 32 {
+		ps = append(ps, SeccompPolicy{AllowExec: i&1 != 0, AllowUnix: i&2 != 0, AllowInet: i&4 != 0, AllowListen: i&8 != 0, AllowTimes: i&16 != 0})
 	}
 	return ps
 }
@@ -122,8 +122,11 @@ func seccompPolicyName(p SeccompPolicy) string {
 	if p.AllowInet {
 		on = append(on, "inet")
 	}
-	if p.AllowChmod {
-		on = append(on, "chmod")
+	if p.AllowListen {
+		on = append(on, "listen")
+	}
+	if p.AllowTimes {
+		on = append(on, "times")
 	}
 	if len(on) == 0 {
 		return "defaults"
@@ -132,12 +135,14 @@ func seccompPolicyName(p SeccompPolicy) string {
 }
 
 var (
-	seccompAll   = SeccompPolicy{AllowExec: true, AllowUnix: true, AllowInet: true, AllowChmod: true}
-	seccompNone  = SeccompPolicy{}
-	seccompExec  = SeccompPolicy{AllowExec: true}
-	seccompUnix  = SeccompPolicy{AllowUnix: true}
-	seccompInet  = SeccompPolicy{AllowInet: true}
-	seccompChmod = SeccompPolicy{AllowChmod: true}
+	seccompAll        = SeccompPolicy{AllowExec: true, AllowUnix: true, AllowInet: true, AllowListen: true, AllowTimes: true}
+	seccompNone       = SeccompPolicy{}
+	seccompExec       = SeccompPolicy{AllowExec: true}
+	seccompUnix       = SeccompPolicy{AllowUnix: true}
+	seccompUnixListen = SeccompPolicy{AllowUnix: true, AllowListen: true}
+	seccompInet       = SeccompPolicy{AllowInet: true}
+	seccompInetListen = SeccompPolicy{AllowInet: true, AllowListen: true}
+	seccompTimes      = SeccompPolicy{AllowTimes: true}
 )
 
 const (
@@ -256,7 +261,7 @@ func TestSeccompRuntimeCallsAllowed(t *testing.T) {
 		"getrandom": unix.SYS_GETRANDOM, "prctl": unix.SYS_PRCTL, "sched_getaffinity": unix.SYS_SCHED_GETAFFINITY,
 		"setuid": unix.SYS_SETUID, "setgid": unix.SYS_SETGID, "setgroups": unix.SYS_SETGROUPS, "setresuid": unix.SYS_SETRESUID,
 		"seccomp": unix.SYS_SECCOMP, "landlock_restrict_self": unix.SYS_LANDLOCK_RESTRICT_SELF,
-		"connect": unix.SYS_CONNECT, "bind": unix.SYS_BIND, "accept4": unix.SYS_ACCEPT4, "wait4": unix.SYS_WAIT4,
+		"connect": unix.SYS_CONNECT, "bind": unix.SYS_BIND, "wait4": unix.SYS_WAIT4,
 		"pidfd_open": unix.SYS_PIDFD_OPEN, "getrlimit": unix.SYS_GETRLIMIT, "setrlimit": unix.SYS_SETRLIMIT,
 		"memfd_create": unix.SYS_MEMFD_CREATE, "kill": unix.SYS_KILL,
 	}
@@ -362,17 +367,109 @@ func TestSeccompIoctl(t *testing.T) {
 	}
 }
 
-func TestSeccompPrlimit(t *testing.T) {
+func TestSeccompPid0(t *testing.T) {
 	for _, p := range seccompPolicies() {
 		v := newSeccompVM(t, p)
-		v.expect(t, seccompAllow, "prlimit64(0)", unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, 0, 0x1000)
-		// pid_t is an int: the kernel ignores the high half, so this is pid 0 too.
-		v.expect(t, seccompAllow, "prlimit64(1<<32)", unix.SYS_PRLIMIT64, 1<<32, unix.RLIMIT_NOFILE)
-		for _, pid := range []uint64{1, 1234, uint64(os.Getpid()), 0xffffffff, 0xffffffffffffffff, 0xdead00001234} {
-			v.expect(t, seccompEPERM, fmt.Sprintf("prlimit64(%#x)", pid), unix.SYS_PRLIMIT64, pid, unix.RLIMIT_NOFILE, 0x1000, 0)
+		for _, s := range seccompAMD64.pid0 {
+			v.expect(t, seccompAllow, s.name+"(0)", s.nr, 0, unix.RLIMIT_NOFILE, 0, 0x1000)
+			// pid_t is an int: the kernel ignores the high half, so this is pid 0 too.
+			v.expect(t, seccompAllow, s.name+"(1<<32)", s.nr, 1<<32, unix.RLIMIT_NOFILE)
+			for _, pid := range []uint64{1, 1234, uint64(os.Getpid()), 0xffffffff, 0xffffffffffffffff, 0xdead00001234} {
+				v.expect(t, seccompEPERM, fmt.Sprintf("%s(%#x)", s.name, pid), s.nr, pid, unix.RLIMIT_NOFILE, 0x1000, 0)
+			}
+		}
+		for name, nr := range map[string]uint32{"prlimit64": unix.SYS_PRLIMIT64, "sched_setaffinity": unix.SYS_SCHED_SETAFFINITY,
+			"sched_setscheduler": unix.SYS_SCHED_SETSCHEDULER, "sched_setparam": unix.SYS_SCHED_SETPARAM, "sched_setattr": unix.SYS_SCHED_SETATTR} {
+			v.expect(t, seccompEPERM, name+"(other)", nr, 77)
 		}
 		v.expect(t, seccompAllow, "getrlimit", unix.SYS_GETRLIMIT, unix.RLIMIT_NOFILE)
 		v.expect(t, seccompAllow, "setrlimit", unix.SYS_SETRLIMIT, unix.RLIMIT_NOFILE)
+		v.expect(t, seccompAllow, "sched_getaffinity(other)", unix.SYS_SCHED_GETAFFINITY, 77)
+		// setpriority(which, who, prio): only PRIO_PROCESS of the caller.
+		v.expect(t, seccompAllow, "setpriority(PRIO_PROCESS, 0, 19)", unix.SYS_SETPRIORITY, unix.PRIO_PROCESS, 0, 19)
+		v.expect(t, seccompAllow, "setpriority(PRIO_PROCESS, 1<<32, 19)", unix.SYS_SETPRIORITY, unix.PRIO_PROCESS, 1<<32, 19)
+		v.expect(t, seccompEPERM, "setpriority(PRIO_PROCESS, 77, 19)", unix.SYS_SETPRIORITY, unix.PRIO_PROCESS, 77, 19)
+		v.expect(t, seccompEPERM, "setpriority(PRIO_PGRP, 0, 19)", unix.SYS_SETPRIORITY, unix.PRIO_PGRP, 0, 19)
+		v.expect(t, seccompEPERM, "setpriority(PRIO_USER, 0, 19)", unix.SYS_SETPRIORITY, unix.PRIO_USER, 0, 19)
+		v.expect(t, seccompEPERM, "setpriority(PRIO_PROCESS|1<<8, 0, 19)", unix.SYS_SETPRIORITY, unix.PRIO_PROCESS|1<<8, 0, 19)
+		// ioprio_set(which, who, ioprio): only IOPRIO_WHO_PROCESS (1) of the caller.
+		v.expect(t, seccompAllow, "ioprio_set(PROCESS, 0)", unix.SYS_IOPRIO_SET, 1, 0, 0x6007)
+		v.expect(t, seccompEPERM, "ioprio_set(PROCESS, 77)", unix.SYS_IOPRIO_SET, 1, 77, 0x6007)
+		v.expect(t, seccompEPERM, "ioprio_set(PGRP, 0)", unix.SYS_IOPRIO_SET, 2, 0, 0x6007)
+		v.expect(t, seccompEPERM, "ioprio_set(USER, 0)", unix.SYS_IOPRIO_SET, 3, 0, 0x6007)
+	}
+}
+
+// TestSeccompFastOpen: MSG_FASTOPEN connects without connect(2), where Landlock checks ports.
+func TestSeccompFastOpen(t *testing.T) {
+	for _, p := range seccompPolicies() {
+		v := newSeccompVM(t, p)
+		for _, flags := range []uint64{unix.MSG_FASTOPEN, unix.MSG_FASTOPEN | unix.MSG_NOSIGNAL, 0xffffffff, 0xdead00000000 | unix.MSG_FASTOPEN} {
+			v.expect(t, seccompEPERM, fmt.Sprintf("sendto(%#x)", flags), unix.SYS_SENDTO, 3, 0x1000, 1, flags, 0x2000, 16)
+			v.expect(t, seccompEPERM, fmt.Sprintf("sendmsg(%#x)", flags), unix.SYS_SENDMSG, 3, 0x1000, flags)
+			v.expect(t, seccompEPERM, fmt.Sprintf("sendmmsg(%#x)", flags), unix.SYS_SENDMMSG, 3, 0x1000, 1, flags)
+		}
+		for _, flags := range []uint64{0, unix.MSG_NOSIGNAL, unix.MSG_DONTWAIT | unix.MSG_NOSIGNAL, uint64(unix.MSG_FASTOPEN) << 32} {
+			v.expect(t, seccompAllow, fmt.Sprintf("sendto(%#x)", flags), unix.SYS_SENDTO, 3, 0x1000, 1, flags, 0x2000, 16)
+			v.expect(t, seccompAllow, fmt.Sprintf("sendmsg(%#x)", flags), unix.SYS_SENDMSG, 3, 0x1000, flags)
+			v.expect(t, seccompAllow, fmt.Sprintf("sendmmsg(%#x)", flags), unix.SYS_SENDMMSG, 3, 0x1000, 1, flags)
+		}
+		// MSG_FASTOPEN in another argument is not the flags.
+		v.expect(t, seccompAllow, "sendto(len MSG_FASTOPEN)", unix.SYS_SENDTO, 3, 0x1000, unix.MSG_FASTOPEN, 0)
+		v.expect(t, seccompAllow, "sendmsg(fd MSG_FASTOPEN)", unix.SYS_SENDMSG, unix.MSG_FASTOPEN, 0x1000, 0)
+		v.expect(t, seccompEPERM, "setsockopt(TCP, TCP_FASTOPEN_CONNECT)", unix.SYS_SETSOCKOPT, 3, unix.IPPROTO_TCP, unix.TCP_FASTOPEN_CONNECT, 0x1000, 4)
+		v.expect(t, seccompEPERM, "setsockopt(TCP|high, TCP_FASTOPEN_CONNECT|high)", unix.SYS_SETSOCKOPT, 3, 1<<32|unix.IPPROTO_TCP, 1<<40|unix.TCP_FASTOPEN_CONNECT, 0x1000, 4)
+		v.expect(t, seccompAllow, "setsockopt(TCP, TCP_NODELAY)", unix.SYS_SETSOCKOPT, 3, unix.IPPROTO_TCP, unix.TCP_NODELAY, 0x1000, 4)
+		v.expect(t, seccompAllow, "setsockopt(SOL_SOCKET, 30)", unix.SYS_SETSOCKOPT, 3, unix.SOL_SOCKET, unix.TCP_FASTOPEN_CONNECT, 0x1000, 4)
+		v.expect(t, seccompAllow, "setsockopt(SOL_SOCKET, SO_REUSEADDR)", unix.SYS_SETSOCKOPT, 3, unix.SOL_SOCKET, unix.SO_REUSEADDR, 0x1000, 4)
+	}
+}
+
+// TestSeccompListen: listen on an unbound socket binds a port without bind(2).
+func TestSeccompListen(t *testing.T) {
+	for _, p := range seccompPolicies() {
+		v := newSeccompVM(t, p)
+		want := seccompEPERM
+		if p.AllowListen {
+			want = seccompAllow
+		}
+		for _, s := range seccompAMD64.listen {
+			v.expect(t, want, s.name, s.nr, 3, 128)
+		}
+		v.expect(t, seccompAllow, "bind", unix.SYS_BIND, 3, 0x1000, 16)
+		v.expect(t, seccompAllow, "connect", unix.SYS_CONNECT, 3, 0x1000, 16)
+	}
+}
+
+// atFDCWD is AT_FDCWD (-100) as a 64-bit register holds it.
+const atFDCWD = ^uint64(99)
+
+// TestSeccompModes: no mode a child sets carries S_ISUID or S_ISGID; openat2's is out of reach.
+func TestSeccompModes(t *testing.T) {
+	type call struct {
+		name string
+		nr   uint32
+		arg  int
+	}
+	calls := []call{{"open", unix.SYS_OPEN, 2}, {"creat", unix.SYS_CREAT, 1}, {"openat", unix.SYS_OPENAT, 3},
+		{"mkdir", unix.SYS_MKDIR, 1}, {"mkdirat", unix.SYS_MKDIRAT, 2}}
+	for _, p := range seccompPolicies() {
+		v := newSeccompVM(t, p)
+		for _, c := range calls {
+			for _, mode := range []uint64{0, 0o644, 0o755, 0o777, 0o1777, 0o4000 << 32} {
+				args := []uint64{0x1000, 0x1000, 0x1000, 0x1000}
+				args[c.arg] = mode
+				v.expect(t, seccompAllow, fmt.Sprintf("%s(mode %#o)", c.name, mode), c.nr, args...)
+			}
+			for _, mode := range []uint64{0o4755, 0o2755, 0o6777, unix.S_IFREG | 0o4000, 0xffffffff} {
+				args := []uint64{0x1000, 0x1000, 0x1000, 0x1000}
+				args[c.arg] = mode
+				v.expect(t, seccompEPERM, fmt.Sprintf("%s(mode %#o)", c.name, mode), c.nr, args...)
+			}
+		}
+		// The flags of openat are not its mode.
+		v.expect(t, seccompAllow, "openat(O_RDONLY, flags with 04000 = O_NONBLOCK)", unix.SYS_OPENAT, atFDCWD, 0x1000, unix.O_NONBLOCK, 0)
+		v.expect(t, seccompENOSYS, "openat2", unix.SYS_OPENAT2, atFDCWD, 0x1000, 0x2000, 24)
 	}
 }
 
@@ -442,25 +539,44 @@ func TestSeccompSockets(t *testing.T) {
 	}
 }
 
-func TestSeccompPermissionChanges(t *testing.T) {
+// seccompMetadataSetters are refused under every policy: Landlock does not govern them.
+var seccompMetadataSetters = map[string]uint32{
+	"chmod": unix.SYS_CHMOD, "fchmod": unix.SYS_FCHMOD, "fchmodat": unix.SYS_FCHMODAT, "fchmodat2": unix.SYS_FCHMODAT2,
+	"chown": unix.SYS_CHOWN, "fchown": unix.SYS_FCHOWN, "lchown": unix.SYS_LCHOWN, "fchownat": unix.SYS_FCHOWNAT,
+	"setxattr": unix.SYS_SETXATTR, "lsetxattr": unix.SYS_LSETXATTR, "fsetxattr": unix.SYS_FSETXATTR, "setxattrat": unix.SYS_SETXATTRAT,
+	"removexattr": unix.SYS_REMOVEXATTR, "lremovexattr": unix.SYS_LREMOVEXATTR, "fremovexattr": unix.SYS_FREMOVEXATTR,
+	"removexattrat": unix.SYS_REMOVEXATTRAT, "utime": unix.SYS_UTIME, "utimes": unix.SYS_UTIMES, "futimesat": unix.SYS_FUTIMESAT,
+	"inotify_add_watch": unix.SYS_INOTIFY_ADD_WATCH, "fanotify_init": unix.SYS_FANOTIFY_INIT, "fanotify_mark": unix.SYS_FANOTIFY_MARK,
+}
+
+func TestSeccompMetadataChanges(t *testing.T) {
 	for _, p := range seccompPolicies() {
 		v := newSeccompVM(t, p)
+		for name, nr := range seccompMetadataSetters {
+			v.expect(t, seccompEPERM, name, nr, 3, 0x1000, 0o644, 0)
+			v.expect(t, seccompEPERM, name+"(mode 0)", nr, 3, 0, 0, 0)
+		}
+		// utimensat with a path is a path-based setter; without one (futimens) it needs AllowTimes.
 		want := seccompEPERM
-		if p.AllowChmod {
+		if p.AllowTimes {
 			want = seccompAllow
 		}
-		for _, s := range seccompAMD64.chmod {
-			v.expect(t, want, s.name, s.nr)
-		}
-		for name, nr := range map[string]uint32{
-			"chmod": unix.SYS_CHMOD, "fchmod": unix.SYS_FCHMOD, "fchmodat": unix.SYS_FCHMODAT, "fchmodat2": unix.SYS_FCHMODAT2,
-			"chown": unix.SYS_CHOWN, "fchown": unix.SYS_FCHOWN, "lchown": unix.SYS_LCHOWN, "fchownat": unix.SYS_FCHOWNAT,
-			"setxattr": unix.SYS_SETXATTR, "fsetxattr": unix.SYS_FSETXATTR, "removexattr": unix.SYS_REMOVEXATTR,
-		} {
-			v.expect(t, want, name, nr)
-		}
+		v.expect(t, want, "utimensat(fd, NULL)", unix.SYS_UTIMENSAT, 3, 0, 0x1000, 0)
+		v.expect(t, seccompEPERM, "utimensat(AT_FDCWD, path)", unix.SYS_UTIMENSAT, atFDCWD, 0x7fff1000, 0x1000, 0)
+		v.expect(t, seccompEPERM, "utimensat(fd, \"\", AT_EMPTY_PATH)", unix.SYS_UTIMENSAT, 3, 0x7fff1000, 0x1000, unix.AT_EMPTY_PATH)
+		v.expect(t, seccompEPERM, "utimensat(fd, path in the high half)", unix.SYS_UTIMENSAT, 3, 0x7fff00000000, 0x1000, 0)
 		v.expect(t, seccompAllow, "getxattr", unix.SYS_GETXATTR)
 		v.expect(t, seccompAllow, "umask", unix.SYS_UMASK)
+		v.expect(t, seccompAllow, "inotify_init1", unix.SYS_INOTIFY_INIT1)
+	}
+	inTable := map[uint32]string{}
+	for _, s := range seccompAMD64.deny {
+		inTable[s.nr] = s.name
+	}
+	for name, nr := range seccompMetadataSetters {
+		if inTable[nr] != name {
+			t.Errorf("%s (%d) is not in the deny table under its name (%q)", name, nr, inTable[nr])
+		}
 	}
 }
 
@@ -663,9 +779,30 @@ var seccompCases = []seccompCase{
 	{attack: "unix-socket", policy: seccompNone, expect: "EPERM", differs: true},
 	{attack: "unix-socketpair", policy: seccompNone, expect: "EPERM", differs: true},
 	// Files and IPC.
-	{attack: "chmod", policy: seccompNone, expect: "EPERM", differs: true},
-	{attack: "chown", policy: seccompNone, expect: "EPERM", differs: true},
-	{attack: "setxattr", policy: seccompNone, expect: "EPERM"},
+	// Metadata, which Landlock does not govern: refused under every policy.
+	{attack: "chmod", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "fchmod", policy: seccompAll, expect: "EPERM", differs: true, note: "a descriptor opened for reading"},
+	{attack: "fchmod-setuid", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "fchmodat2-opath", policy: seccompAll, expect: "EPERM", differs: true, note: "O_PATH needs no Landlock right"},
+	{attack: "chown", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "fchown", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "setxattr", policy: seccompAll, expect: "EPERM"},
+	{attack: "fsetxattr", policy: seccompAll, expect: "EPERM"},
+	{attack: "create-setuid", policy: seccompAll, expect: "EPERM", differs: true, note: "open(O_CREAT, 04755)"},
+	{attack: "mkdir-setgid", policy: seccompAll, expect: "EPERM", differs: true, note: "mkdir(02755)"},
+	{attack: "utimensat-path", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "futimens", policy: seccompNone, expect: "EPERM", differs: true, note: "without AllowTimes"},
+	{attack: "inotify-watch", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "openat2", policy: seccompAll, expect: "ENOSYS", differs: true, note: "its mode is out of the filter's reach"},
+	// Scheduling of other processes of the same uid.
+	{attack: "setpriority-other", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "sched-setaffinity-other", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "ioprio-set-other", policy: seccompAll, expect: "EPERM", differs: true},
+	// TCP Fast Open connects without connect(2); listen binds without bind(2).
+	{attack: "tfo-sendto", policy: seccompInet, expect: "EPERM", differs: true},
+	{attack: "tfo-sendmsg", policy: seccompInet, expect: "EPERM", differs: true},
+	{attack: "tfo-connect-sockopt", policy: seccompInet, expect: "EPERM", differs: true},
+	{attack: "listen-autobind", policy: seccompInet, expect: "EPERM", differs: true, note: "without AllowListen"},
 	{attack: "mknod", policy: seccompAll, expect: "EPERM", differs: true, note: "a FIFO"},
 	{attack: "name-to-handle-at", policy: seccompAll, expect: "EPERM"},
 	{attack: "shmget", policy: seccompAll, expect: "EPERM", differs: true},
@@ -684,11 +821,12 @@ var seccompCases = []seccompCase{
 	{attack: "prlimit-self", policy: seccompNone, expect: "works", note: "prlimit64(0)"},
 	{attack: "ioctl-fionread", policy: seccompNone, expect: "works"},
 	{attack: "tcp-connect", policy: seccompInet, expect: "works", note: "to the test's loopback listener"},
-	{attack: "tcp-listen", policy: seccompInet, expect: "works", note: "net.Listen: MPTCP refused, plain TCP"},
-	{attack: "unix-listen", policy: seccompUnix, expect: "works"},
+	{attack: "tcp-listen", policy: seccompInetListen, expect: "works", note: "net.Listen: MPTCP refused, plain TCP"},
+	{attack: "unix-listen", policy: seccompUnixListen, expect: "works"},
 	{attack: "exec-true", policy: seccompExec, expect: "works"},
 	{attack: "memfd-create-noexec-ok", policy: seccompExec, expect: "works", note: "MFD_NOEXEC_SEAL"},
-	{attack: "chmod", policy: seccompChmod, expect: "works"},
+	{attack: "futimens", policy: seccompTimes, expect: "works"},
+	{attack: "nice-self", policy: seccompNone, expect: "works", note: "setpriority and sched_setaffinity with pid 0"},
 }
 
 // seccompSuite is the state of one run of the escape suite.
@@ -990,7 +1128,14 @@ func (s *seccompSuite) run(t *testing.T, attack string, p SeccompPolicy, filter 
 // their arguments have tests of their own).
 func TestSeccompDispatchEveryNumber(t *testing.T) {
 	a := &seccompAMD64
-	special := map[uint32]bool{a.ioctl: true, a.clone: true, a.socket: true, a.socketpair: true, a.prlimit64: true, a.memfdCreate: true}
+	special := map[uint32]bool{a.ioctl: true, a.clone: true, a.socket: true, a.socketpair: true, a.memfdCreate: true,
+		a.sendto: true, a.sendmsg: true, a.sendmmsg: true, a.setsockopt: true, a.utimensat: true, a.setpriority: true, a.ioprioSet: true}
+	for _, s := range a.pid0 {
+		special[s.nr] = true
+	}
+	for _, m := range a.modeAt {
+		special[m.nr] = true
+	}
 	for _, p := range seccompPolicies() {
 		refused := map[uint32]bool{}
 		for _, s := range a.deny {
@@ -999,8 +1144,8 @@ func TestSeccompDispatchEveryNumber(t *testing.T) {
 		for _, s := range a.exec {
 			refused[s.nr] = refused[s.nr] || !p.AllowExec
 		}
-		for _, s := range a.chmod {
-			refused[s.nr] = refused[s.nr] || !p.AllowChmod
+		for _, s := range a.listen {
+			refused[s.nr] = refused[s.nr] || !p.AllowListen
 		}
 		v := newSeccompVM(t, p)
 		for nr := uint32(0); nr < 1024; nr++ {
@@ -1008,7 +1153,7 @@ func TestSeccompDispatchEveryNumber(t *testing.T) {
 			switch {
 			case special[nr]:
 				continue
-			case nr == a.clone3:
+			case nr == a.clone3 || nr == a.openat2:
 				want = seccompENOSYS
 			case refused[nr]:
 				want = seccompEPERM

@@ -137,10 +137,54 @@ var attacks = map[string]attack{
 		return outcome(unix.Chown(scratchFile(e), os.Getuid(), os.Getgid()), "chown(scratch file, self)")
 	}},
 	"setxattr": {run: setxattr},
-	"mknod":    {run: mknod},
-	"shmget":   {run: shmget},
-	"msgget":   {run: msgget},
-	"semget":   {run: semget},
+	"fchmod": {run: func(e *env) result {
+		return withFile(e, unix.O_RDONLY, func(fd int) error { return unix.Fchmod(fd, 0o666) }, "fchmod(scratch file opened for reading, 0666)")
+	}},
+	"fchmod-setuid": {run: func(e *env) result {
+		return withFile(e, unix.O_RDWR, func(fd int) error { return unix.Fchmod(fd, 0o4755) }, "fchmod(scratch file, 04755)")
+	}},
+	"fchmodat2-opath": {run: func(e *env) result {
+		return withFile(e, unix.O_PATH, func(fd int) error {
+			_, _, errno := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(fd), uintptr(unsafe.Pointer(emptyPath())), 0o666, unix.AT_EMPTY_PATH, 0, 0)
+			return errnoErr(errno)
+		}, `fchmodat2(O_PATH descriptor, "", 0666, AT_EMPTY_PATH)`)
+	}},
+	"fchown": {run: func(e *env) result {
+		return withFile(e, unix.O_RDONLY, func(fd int) error { return unix.Fchown(fd, os.Getuid(), os.Getgid()) }, "fchown(scratch file, self)")
+	}},
+	"fsetxattr": {run: func(e *env) result {
+		return withFile(e, unix.O_RDWR, func(fd int) error { return unix.Fsetxattr(fd, "user.attack", []byte("1"), 0) }, "fsetxattr(scratch file, user.attack)")
+	}},
+	"create-setuid": {run: createSetuid},
+	"mkdir-setgid":  {run: mkdirSetgid},
+	"utimensat-path": {run: func(e *env) result {
+		return outcome(unix.UtimesNano(scratchFile(e), []unix.Timespec{{Sec: 1}, {Sec: 1}}), "utimensat(AT_FDCWD, scratch file, 1970)")
+	}},
+	"futimens": {run: func(e *env) result {
+		return withFile(e, unix.O_RDWR, func(fd int) error {
+			ts := [2]unix.Timespec{{Sec: 1}, {Sec: 1}}
+			_, _, errno := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+			return errnoErr(errno)
+		}, "utimensat(scratch fd, NULL, 1970) = futimens")
+	}},
+	"inotify-watch": {run: inotifyWatch},
+	"openat2":       {run: openat2},
+
+	// Other processes' scheduling (the victim runs as the helper's uid).
+	"setpriority-other":       {run: setpriorityOther},
+	"sched-setaffinity-other": {run: schedSetaffinityOther},
+	"ioprio-set-other":        {run: ioprioSetOther},
+	"nice-self":               {run: niceSelf},
+
+	// TCP Fast Open and listening without bind.
+	"tfo-sendto":          {run: func(e *env) result { return fastOpen(e, "sendto") }},
+	"tfo-sendmsg":         {run: func(e *env) result { return fastOpen(e, "sendmsg") }},
+	"tfo-connect-sockopt": {run: fastOpenConnectOpt},
+	"listen-autobind":     {run: listenAutobind},
+	"mknod":               {run: mknod},
+	"shmget":              {run: shmget},
+	"msgget":              {run: msgget},
+	"semget":              {run: semget},
 
 	// The process still works after confinement.
 	"runtime-threads":    {run: runtimeThreads},
@@ -755,6 +799,195 @@ func semget(*env) result {
 		unix.Syscall6(unix.SYS_SEMCTL, id, 0, unix.IPC_RMID, 0, 0, 0)
 	}
 	return outcome(errnoErr(e), "semget(IPC_PRIVATE, 1)")
+}
+
+// withFile opens the scratch file with flags and applies f to the descriptor.
+func withFile(e *env, flags int, f func(fd int) error, what string) result {
+	fd, err := unix.Open(scratchFile(e), flags|unix.O_CLOEXEC, 0)
+	if err != nil {
+		fatalf("open the scratch file: %v", err)
+	}
+	defer unix.Close(fd)
+	return outcome(f(fd), what)
+}
+
+func emptyPath() *byte {
+	b, _ := unix.BytePtrFromString("")
+	return b
+}
+
+// createSetuid creates a file with the set-user-ID bit in its mode, and reports the mode it got.
+func createSetuid(e *env) result {
+	needScratch(e)
+	path := filepath.Join(e.scratch, "suid")
+	unix.Umask(0o022)
+	fd, err := unix.Open(path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o4755)
+	if err != nil {
+		return outcome(err, "open(scratch/suid, O_CREAT, 04755)")
+	}
+	unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		fatalf("stat: %v", err)
+	}
+	if st.Mode&unix.S_ISUID == 0 {
+		return failed("open(O_CREAT, 04755) made mode %#o, without the set-user-ID bit", st.Mode&0o7777)
+	}
+	return passed("open(scratch/suid, O_CREAT, 04755): created with mode %#o", st.Mode&0o7777)
+}
+
+func mkdirSetgid(e *env) result {
+	needScratch(e)
+	path := filepath.Join(e.scratch, "sgid")
+	unix.Umask(0o022)
+	if err := unix.Mkdir(path, 0o2755); err != nil {
+		return outcome(err, "mkdir(scratch/sgid, 02755)")
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		fatalf("stat: %v", err)
+	}
+	return passed("mkdir(scratch/sgid, 02755): created with mode %#o", st.Mode&0o7777)
+}
+
+func inotifyWatch(e *env) result {
+	needScratch(e)
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		return outcome(err, "inotify_init1")
+	}
+	defer unix.Close(fd)
+	wd, err := unix.InotifyAddWatch(fd, e.scratch, unix.IN_CREATE)
+	if err != nil {
+		return outcome(err, "inotify_add_watch(scratch, IN_CREATE)")
+	}
+	return passed("inotify_add_watch(scratch, IN_CREATE): watch %d", wd)
+}
+
+func openat2(e *env) result {
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC}
+	fd, err := unix.Openat2(unix.AT_FDCWD, scratchFile(e), &how)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return outcome(err, "openat2(scratch file)")
+}
+
+func setpriorityOther(e *env) result {
+	needVictim(e)
+	return outcome(unix.Setpriority(unix.PRIO_PROCESS, e.victim, 19), fmt.Sprintf("setpriority(PRIO_PROCESS, victim %d, 19)", e.victim))
+}
+
+func schedSetaffinityOther(e *env) result {
+	needVictim(e)
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(e.victim, &set); err != nil {
+		fatalf("sched_getaffinity(victim): %v", err)
+	}
+	// The victim's own mask: a change in name only, for which the kernel checks the rights all the same.
+	return outcome(unix.SchedSetaffinity(e.victim, &set), fmt.Sprintf("sched_setaffinity(victim %d, its mask)", e.victim))
+}
+
+func ioprioSetOther(e *env) result {
+	needVictim(e)
+	const ioprioWhoProcess, idleClass = 1, 3 << 13
+	return rawCall(fmt.Sprintf("ioprio_set(IOPRIO_WHO_PROCESS, victim %d, IDLE)", e.victim), unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(e.victim), idleClass)
+}
+
+func niceSelf(*env) result {
+	if err := unix.Setpriority(unix.PRIO_PROCESS, 0, 5); err != nil {
+		return outcome(err, "setpriority(PRIO_PROCESS, 0, 5)")
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return outcome(err, "sched_getaffinity(0)")
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return outcome(err, "sched_setaffinity(0)")
+	}
+	return passed("setpriority and sched_setaffinity on itself (pid 0) work")
+}
+
+// fastOpen sends data with MSG_FASTOPEN on an unconnected TCP socket: the kernel connects to the
+// address on the way, without connect(2), and the reply shows the connection was made.
+func fastOpen(e *env, how string) result {
+	if e.addr == "" {
+		fatalf("%s needs --addr", e.name)
+	}
+	ap, err := netipAddr(e.addr)
+	if err != nil {
+		fatalf("--addr: %v", err)
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		fatalf("socket: %v", err)
+	}
+	defer unix.Close(fd)
+	what := fmt.Sprintf("%s(unconnected TCP socket, MSG_FASTOPEN, %s)", how, e.addr)
+	if how == "sendto" {
+		err = unix.Sendto(fd, []byte("x"), unix.MSG_FASTOPEN, ap)
+	} else {
+		err = unix.Sendmsg(fd, []byte("x"), nil, ap, unix.MSG_FASTOPEN)
+	}
+	if err != nil {
+		return outcome(err, what)
+	}
+	return readReply(fd, what)
+}
+
+// fastOpenConnectOpt sets TCP_FASTOPEN_CONNECT, then connects.
+func fastOpenConnectOpt(e *env) result {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		fatalf("socket: %v", err)
+	}
+	defer unix.Close(fd)
+	return outcome(unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_FASTOPEN_CONNECT, 1), "setsockopt(IPPROTO_TCP, TCP_FASTOPEN_CONNECT, 1)")
+}
+
+func readReply(fd int, what string) result {
+	tv := unix.Timeval{Sec: 10}
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	buf := make([]byte, 64)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return failed("%s: sent, but read: %v", what, err)
+	}
+	return passed("%s: connected, read %q", what, strings.TrimSpace(string(buf[:max(n, 0)])))
+}
+
+func netipAddr(s string) (*unix.SockaddrInet4, error) {
+	a, err := net.ResolveTCPAddr("tcp4", s)
+	if err != nil {
+		return nil, err
+	}
+	sa := &unix.SockaddrInet4{Port: a.Port}
+	copy(sa.Addr[:], a.IP.To4())
+	return sa, nil
+}
+
+// listenAutobind calls listen on a TCP socket that was never bound: the kernel binds an
+// ephemeral port, and a connection to it gets through.
+func listenAutobind(*env) result {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		fatalf("socket: %v", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Listen(fd, 8); err != nil {
+		return outcome(err, "listen(unbound TCP socket)")
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		fatalf("getsockname: %v", err)
+	}
+	port := sa.(*unix.SockaddrInet4).Port
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 10*time.Second)
+	if err != nil {
+		return failed("listen(unbound TCP socket) bound port %d, but a dial failed: %v", port, err)
+	}
+	c.Close()
+	return passed("listen(unbound TCP socket): listening on port %d, a dial got through", port)
 }
 
 // --- the process still works ---
