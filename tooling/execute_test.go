@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
@@ -160,24 +161,29 @@ func TestPanicKeepsStackAndHost(t *testing.T) {
 	}
 }
 
+// TestTimeoutReturnsOnTimeWhenToolIgnoresContext: the call ends at its 100 ms deadline, not
+// when the tool (asleep for 400 ms) returns. In a synctest bubble the clock only moves when every
+// goroutine waits, so the bounds hold on a loaded machine as on an idle one.
 func TestTimeoutReturnsOnTimeWhenToolIgnoresContext(t *testing.T) {
-	r := codeRegistry(t)
-	start := time.Now()
-	res, err := r.Execute(context.Background(), "t.stuck", nil)
-	took := time.Since(start)
-	if !errors.Is(err, tooling.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
-	}
-	if took < 100*time.Millisecond || took > 300*time.Millisecond {
-		t.Fatalf("returned after %v, want about 100ms", took)
-	}
-	if !res.Abandoned || res.Hint == "" {
-		t.Errorf("abandoned %v hint %q", res.Abandoned, res.Hint)
-	}
-	if got := r.Stats().Abandoned; got != 1 {
-		t.Errorf("Stats().Abandoned = %d, want 1 while the tool still sleeps", got)
-	}
-	waitAbandoned(t, r)
+	synctest.Test(t, func(t *testing.T) {
+		r := codeRegistry(t)
+		start := time.Now()
+		res, err := r.Execute(context.Background(), "t.stuck", nil)
+		took := time.Since(start)
+		if !errors.Is(err, tooling.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v", err)
+		}
+		if took < 100*time.Millisecond || took >= 400*time.Millisecond {
+			t.Fatalf("returned after %v, want at the 100ms deadline, before the tool's 400ms sleep ends", took)
+		}
+		if !res.Abandoned || res.Hint == "" {
+			t.Errorf("abandoned %v hint %q", res.Abandoned, res.Hint)
+		}
+		if got := r.Stats().Abandoned; got != 1 {
+			t.Errorf("Stats().Abandoned = %d, want 1 while the tool still sleeps", got)
+		}
+		waitAbandoned(t, r)
+	})
 }
 
 func TestCancelWhileRunning(t *testing.T) {
