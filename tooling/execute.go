@@ -163,11 +163,12 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 
 	if m.NeedsConsent() {
 		if !o.consent {
-			res.failf(CodeConsentRequired, "%s has %s effects at %s safety and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
-			res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
-			return
+			if !r.obtainConsent(ctx, res, e, &call) {
+				return
+			}
+		} else {
+			res.decide("consent", "given")
 		}
-		res.decide("consent", "given")
 	}
 
 	if h := r.chain.Load(); h != nil {

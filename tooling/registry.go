@@ -25,6 +25,8 @@ type Registry struct {
 	cfg atomic.Pointer[config.Config]
 	obs observers
 
+	consent consents
+
 	middleware []Middleware            // in the order of Use
 	chain      atomic.Pointer[Handler] // middleware around proceed; nil without middleware
 

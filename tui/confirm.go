@@ -7,20 +7,29 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// confirmDialog asks for consent before a call. The safe answer, cancel,
-// has the focus first.
+// confirmDialog asks for consent before a call: once, or for this session
+// when the tool's consent is the registry's to give (session is set). The
+// safe answer, cancel, has the focus first.
 type confirmDialog struct {
-	c     *common
-	keys  confirmKeys
-	title string
-	body  string
-	yes   tea.Msg
-	onYes bool // the focus is on the consent button
-	done  bool
+	c       *common
+	keys    confirmKeys
+	title   string
+	body    string
+	yes     tea.Msg
+	session tea.Msg // sent for "allow for this session"; nil when not offered
+	focus   int     // focusCancel, focusYes or focusSession
+	done    bool
 }
 
+// The buttons of the dialog, in the order tab moves the focus.
+const (
+	focusCancel = iota
+	focusYes
+	focusSession
+)
+
 func newConfirmDialog(c *common, msg confirmMsg) *confirmDialog {
-	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, yes: msg.yes}
+	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, yes: msg.yes, session: msg.session}
 }
 
 // Update handles a key; when the dialog is done it returns the consent
@@ -28,21 +37,35 @@ func newConfirmDialog(c *common, msg confirmMsg) *confirmDialog {
 func (d *confirmDialog) Update(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, d.keys.Yes):
-		return d.answer(true)
+		return d.answer(focusYes)
+	case key.Matches(msg, d.keys.Session) && d.session != nil:
+		return d.answer(focusSession)
 	case key.Matches(msg, d.keys.No):
-		return d.answer(false)
+		return d.answer(focusCancel)
 	case key.Matches(msg, d.keys.Switch):
-		d.onYes = !d.onYes
+		n := 2
+		if d.session != nil {
+			n = 3
+		}
+		step := 1
+		switch msg.String() {
+		case "shift+tab", "left", "h":
+			step = n - 1
+		}
+		d.focus = (d.focus + step) % n
 	case key.Matches(msg, d.keys.Choose):
-		return d.answer(d.onYes)
+		return d.answer(d.focus)
 	}
 	return nil
 }
 
-func (d *confirmDialog) answer(yes bool) tea.Cmd {
+func (d *confirmDialog) answer(focus int) tea.Cmd {
 	d.done = true
-	if yes {
+	switch focus {
+	case focusYes:
 		return msgCmd(d.yes)
+	case focusSession:
+		return msgCmd(d.session)
 	}
 	return statusCmd("canceled: nothing was run", false)
 }
@@ -52,11 +75,18 @@ func (d *confirmDialog) View(w, h int) string {
 	st := d.c.styles
 	inner := min(max(w-8, 20), 72)
 	body := ansi.Wrap(d.body, inner, "")
-	yes, no := st.Button.Render("Consent and run (y)"), st.ButtonActive.Render("Cancel (n)")
-	if d.onYes {
-		yes, no = st.ButtonActive.Render("Consent and run (y)"), st.Button.Render("Cancel (n)")
+	button := func(label string, focus int) string {
+		if d.focus == focus {
+			return st.ButtonActive.Render(label)
+		}
+		return st.Button.Render(label)
 	}
-	content := st.Title.Render(d.title) + "\n\n" + body + "\n\n" + yes + "  " + no
+	buttons := button("Consent and run (y)", focusYes) + "  "
+	if d.session != nil {
+		buttons += button("Allow for this session (a)", focusSession) + "  "
+	}
+	buttons += button("Cancel (n)", focusCancel)
+	content := st.Title.Render(d.title) + "\n\n" + body + "\n\n" + buttons
 	box := st.Dialog.Width(inner + 4).Render(content)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }

@@ -240,18 +240,20 @@ func (k boardKeys) FullHelp() [][]key.Binding {
 
 // confirmKeys are the keys of the consent dialog.
 type confirmKeys struct {
-	Yes    key.Binding
-	No     key.Binding
-	Switch key.Binding
-	Choose key.Binding
+	Yes     key.Binding
+	Session key.Binding
+	No      key.Binding
+	Switch  key.Binding
+	Choose  key.Binding
 }
 
 func newConfirmKeys() confirmKeys {
 	return confirmKeys{
-		Yes:    bind([]string{"y", "Y"}, "y", "consent and run"),
-		No:     bind([]string{"n", "N", "esc"}, "n/esc", "cancel"),
-		Switch: bind([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab/←/→", "switch"),
-		Choose: bind([]string{"enter", "space"}, "enter", "choose"),
+		Yes:     bind([]string{"y", "Y"}, "y", "consent and run"),
+		Session: bind([]string{"a", "A"}, "a", "allow for this session"),
+		No:      bind([]string{"n", "N", "esc"}, "n/esc", "cancel"),
+		Switch:  bind([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab/←/→", "switch"),
+		Choose:  bind([]string{"enter", "space"}, "enter", "choose"),
 	}
 }
 

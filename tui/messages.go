@@ -30,19 +30,23 @@ type openRunMsg struct {
 type backMsg struct{}
 
 // startRunMsg starts a call of the run screen's tool with args; consent is
-// set when the person consented in the dialog.
+// set when the person consented in the dialog, session too when they
+// allowed the tool for this session.
 type startRunMsg struct {
 	tool    string
 	args    json.RawMessage
 	consent bool
+	session bool
 }
 
 // confirmMsg opens the consent dialog; yes is sent when the person
-// consents, nothing when they decline.
+// consents, session when they allow the tool for this session (nil: not
+// offered), nothing when they decline.
 type confirmMsg struct {
-	title string
-	body  string
-	yes   tea.Msg
+	title   string
+	body    string
+	yes     tea.Msg
+	session tea.Msg
 }
 
 // runDoneMsg carries the result of call seq.
@@ -80,8 +84,8 @@ func openRunCmd(name string, args json.RawMessage, start bool) tea.Cmd {
 
 func backCmd() tea.Msg { return backMsg{} }
 
-func confirmCmd(title, body string, yes tea.Msg) tea.Cmd {
-	return msgCmd(confirmMsg{title: title, body: body, yes: yes})
+func confirmCmd(title, body string, yes, session tea.Msg) tea.Cmd {
+	return msgCmd(confirmMsg{title: title, body: body, yes: yes, session: session})
 }
 
 func statusCmd(text string, isErr bool) tea.Cmd { return msgCmd(statusMsg{text: text, isErr: isErr}) }

@@ -136,7 +136,7 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case startRunMsg:
 		if msg.tool == r.tool.Name && !r.busy() {
-			return r.start(msg.args, msg.consent)
+			return r.startWith(msg.args, msg.consent, msg.session)
 		}
 		return nil
 	case runDoneMsg:
@@ -229,7 +229,17 @@ func (r *runScreen) submit() tea.Cmd {
 // start calls the tool with args, or first asks for consent when the tool
 // needs it and consent was not given.
 func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
-	if !consent && r.c.asksConsent(&r.tool) {
+	return r.startWith(args, consent, false)
+}
+
+// startWith is start; session says the person allowed the tool for this
+// session, which the registry records through the console's consent
+// function (see consoleConsent).
+func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.Cmd {
+	needs := r.tool.Meta.NeedsConsent()
+	if !consent && needs && r.c.reg.SessionConsent(r.tool.Name, tooling.OriginUI) {
+		consent = true // allowed earlier for this session: the registry lets it run
+	} else if !consent && r.c.asksConsent(&r.tool) {
 		// Arguments the call would refuse are shown first: consent is asked
 		// for a call that can run.
 		if fields, err := r.c.reg.ValidateArgs(r.tool.Name, args); err == nil && len(fields) > 0 {
@@ -238,8 +248,12 @@ func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
 			r.editor.SetErrors(fields)
 			return nil
 		}
+		var forSession tea.Msg
+		if needs {
+			forSession = startRunMsg{tool: r.tool.Name, args: args, consent: true, session: true}
+		}
 		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool, args),
-			startRunMsg{tool: r.tool.Name, args: args, consent: true})
+			startRunMsg{tool: r.tool.Name, args: args, consent: true}, forSession)
 	}
 	c := r.c
 	seq := c.nextSeq()
@@ -248,7 +262,12 @@ func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
 
 	ctx, cancel := context.WithCancel(c.ctx)
 	opts := []tooling.Option{tooling.WithOrigin(tooling.OriginUI), tooling.WithCallID(c.callID(seq))}
-	if consent {
+	switch {
+	case session && needs:
+		// No WithConsent: the registry asks the console's consent function,
+		// which answers with the person's choice, and keeps it for the session.
+		ctx = context.WithValue(ctx, consentAnswer{}, tooling.ConsentSession)
+	case consent:
 		opts = append(opts, tooling.WithConsent())
 	}
 	r.seq, r.args, r.cancel, r.canceling = seq, args, cancel, false
@@ -256,6 +275,18 @@ func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
 	r.phase, r.errMsg, r.result = phaseRunning, "", nil
 	r.editor.SetErrors(nil)
 	return tea.Batch(executeCmd(ctx, c.reg, seq, r.tool.Name, args, opts...), r.spin.Tick)
+}
+
+// consentAnswer is the context key under which a call carries the
+// person's answer in the consent dialog to consoleConsent.
+type consentAnswer struct{}
+
+// consoleConsent is the consent function the console gives its registry:
+// it answers with what the person chose in the dialog for this call, and
+// denies calls that carry no choice.
+func consoleConsent(ctx context.Context, _ tooling.ConsentRequest) (tooling.ConsentDecision, error) {
+	d, _ := ctx.Value(consentAnswer{}).(tooling.ConsentDecision)
+	return d, nil
 }
 
 // consentQuestion says what the person consents to.

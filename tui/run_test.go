@@ -420,3 +420,55 @@ func TestRunFormChecksThroughTheRegistry(t *testing.T) {
 		t.Fatalf("the hint stays on a valid date-time:\n%s", v)
 	}
 }
+
+// "Allow for this session" goes through the registry's consent function:
+// later calls of the tool from the console run without asking, and the
+// registry keeps the consent for that tool and origin only.
+func TestConsentForThisSession(t *testing.T) {
+	reg := newTestRegistry(t)
+	h := newHarness(t, reg, 120, 30)
+	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
+	h.press("ctrl+s")
+	h.mustContain("Allow for this session (a)")
+	h.press("tab", "tab", "enter") // consent, then allow for this session
+	res := h.runDone(1)
+	if !res.OK() || !h.m.c.history[0].consent {
+		t.Fatalf("allowed for the session: %s %s", res.Code, res.Message)
+	}
+	found := false
+	for _, d := range res.Governance {
+		found = found || d.Step == "consent" && d.Detail == "given for this session (tool and origin ui)"
+	}
+	if !found {
+		t.Fatalf("governance %+v", res.Governance)
+	}
+	if !reg.SessionConsent("demo.write_note", tooling.OriginUI) || reg.SessionConsent("demo.write_note", tooling.OriginApp) {
+		t.Fatal("the registry does not hold the consent for the tool and the console's origin only")
+	}
+	h.press("r") // again from the result: no dialog now
+	if h.m.confirm != nil {
+		t.Fatal("asked again after allow for this session")
+	}
+	if res := h.runDone(2); !res.OK() || !h.m.c.history[1].consent {
+		t.Fatalf("second call: %s", res.Code)
+	}
+	// A host calling the same tool from another origin still needs consent.
+	if _, err := reg.Execute(context.Background(), "demo.write_note", json.RawMessage(`{"key":"k","note":"n"}`)); !errors.Is(err, tooling.ErrConsentRequired) {
+		t.Fatalf("origin app: %v", err)
+	}
+	// The key a works as the button does; a tool the config alone asks
+	// about offers consent once only.
+	cfg := config.Default()
+	cfg.DangerousToolConfirmation = true
+	reg.Configure(cfg)
+	openRun(t, h, "demo.fetch", `{"url":"https://example.com"}`)
+	h.press("ctrl+s")
+	if h.m.confirm == nil || strings.Contains(h.view(), "Allow for this session") {
+		t.Fatal("the config's question offers consent for the session")
+	}
+	h.press("a") // not offered: nothing happens
+	if h.m.confirm == nil {
+		t.Fatal("a answered a dialog that does not offer it")
+	}
+	h.press("n")
+}

@@ -116,6 +116,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 			return fields
 		})
 	}
+	reg.SetConsentFunc(consoleConsent)
 	m := &Model{c: c, width: 80, height: 24}
 	m.list = newListScreen(c)
 	m.detail = newDetailScreen(c)

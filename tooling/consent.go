@@ -1,0 +1,124 @@
+package tooling
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// ConsentDecision is what a consent function decides. The zero value
+// denies.
+type ConsentDecision uint8
+
+const (
+	ConsentDeny    ConsentDecision = iota // refuse the call: consent_required
+	ConsentOnce                           // allow this call only
+	ConsentSession                        // allow this call and later calls of the tool from the same origin, for the registry's lifetime
+)
+
+// ConsentRequest is what a consent function is asked about: a call that
+// needs consent and carries none, with its arguments validated and
+// defaults filled in.
+type ConsentRequest struct {
+	Tool    string
+	Effects Effects
+	Safety  Safety // the effective safety
+	Args    map[string]any
+	Origin  Origin
+	Tenant  string
+}
+
+// ConsentFunc asks whoever can decide (a person in a dialog, an MCP
+// client's elicitation, a policy) whether a call may run. It runs in the
+// caller's goroutine with the caller's ctx, before the call's deadline
+// starts, and may block until it knows; an error, a panic or a ctx that
+// ends refuses the call.
+type ConsentFunc func(ctx context.Context, req ConsentRequest) (ConsentDecision, error)
+
+// SetConsentFunc makes r ask f for consent when a call needs it and
+// carries none (no WithConsent). nil stops asking: such calls are then
+// refused with consent_required, as without a consent function. Consent
+// given for the session is kept when f changes.
+func (r *Registry) SetConsentFunc(f ConsentFunc) {
+	r.consent.mu.Lock()
+	r.consent.ask = f
+	r.consent.mu.Unlock()
+}
+
+// SessionConsent reports whether the consent function allowed calls of the
+// named tool from origin for the session (ConsentSession).
+func (r *Registry) SessionConsent(tool string, origin Origin) bool {
+	r.consent.mu.Lock()
+	defer r.consent.mu.Unlock()
+	_, ok := r.consent.session[consentKey{tool, origin}]
+	return ok
+}
+
+// consents is a registry's consent function and the consent it gave for
+// the session.
+type consents struct {
+	mu      sync.Mutex
+	ask     ConsentFunc
+	session map[consentKey]struct{}
+}
+
+type consentKey struct {
+	tool   string
+	origin Origin
+}
+
+// obtainConsent decides the consent step of a call that needs consent and
+// carries none; it reports whether the call may go on.
+func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, call *Call) bool {
+	m := &e.tool.Meta
+	key := consentKey{e.tool.Name, call.Origin}
+	r.consent.mu.Lock()
+	_, granted := r.consent.session[key]
+	ask := r.consent.ask
+	r.consent.mu.Unlock()
+	if granted {
+		res.decide("consent", "given earlier for this session")
+		call.Consent = true
+		return true
+	}
+	if ask == nil {
+		res.failf(CodeConsentRequired, "%s has %s effects at %s safety and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
+		res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
+		return false
+	}
+	d, err := askConsent(ctx, ask, ConsentRequest{Tool: e.tool.Name, Effects: m.Effects, Safety: m.EffectiveSafety(), Args: call.Args, Origin: call.Origin, Tenant: call.Tenant})
+	switch {
+	case ctx.Err() != nil:
+		r.interrupted(res, ctx, ctx.Err(), false)
+		return false
+	case err != nil:
+		res.failf(CodeConsentRequired, "%s needs consent, and asking for it failed: %v", e.tool.Name, err)
+		res.cause = err
+		return false
+	case d == ConsentOnce:
+		res.decide("consent", "given for this call")
+	case d == ConsentSession:
+		r.consent.mu.Lock()
+		if r.consent.session == nil {
+			r.consent.session = make(map[consentKey]struct{})
+		}
+		r.consent.session[key] = struct{}{}
+		r.consent.mu.Unlock()
+		res.decide("consent", "given for this session (tool and origin "+string(call.Origin)+")")
+	default:
+		res.failf(CodeConsentRequired, "%s has %s effects at %s safety and needs consent, which was refused", e.tool.Name, m.Effects, m.EffectiveSafety())
+		return false
+	}
+	call.Consent = true
+	return true
+}
+
+// askConsent calls f, turning a panic into an error.
+func askConsent(ctx context.Context, f ConsentFunc, req ConsentRequest) (d ConsentDecision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = ConsentDeny, fmt.Errorf("the consent function panicked: %v", p)
+		}
+	}()
+	return f(ctx, req)
+}
