@@ -493,3 +493,30 @@ func TestOddSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestRawRoundTripKeepsNestedDefaults: form → raw JSON → form with no edit
+// leaves the defaults inside an optional object that the value omits.
+func TestRawRoundTripKeepsNestedDefaults(t *testing.T) {
+	schema := `{"type":"object","properties":{"name":{"type":"string"},
+		"options":{"type":"object","properties":{"mode":{"enum":["fast","safe"],"default":"safe"},"retries":{"type":"integer","default":3}}}}}`
+	m := newTestForm(t, schema, 80, 24)
+	before := plain(m.View())
+	v0 := mustValue(t, m)
+	press(m, "ctrl+r")
+	if !m.Raw() {
+		t.Fatal("ctrl+r does not open raw JSON")
+	}
+	press(m, "ctrl+r")
+	if m.Raw() {
+		t.Fatal("ctrl+r does not go back to the form")
+	}
+	if after := plain(m.View()); after != before {
+		t.Errorf("the form changed through raw JSON:\n%s\nwant:\n%s", after, before)
+	}
+	if !strings.Contains(plain(m.View()), "safe") || strings.Contains(plain(m.View()), "(choose one)") {
+		t.Errorf("the enum lost its default:\n%s", plain(m.View()))
+	}
+	if v := mustValue(t, m); v != v0 {
+		t.Errorf("value %s, want %s", v, v0)
+	}
+}

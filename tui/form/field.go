@@ -81,6 +81,22 @@ func forget(f field) {
 	}
 }
 
+// restart puts f back as it was built: its schema's default when it has
+// one, else empty with the defaults of everything under it.
+func restart(f field) {
+	f.clear()
+	if n := f.base().n; n != nil && n.hasDef {
+		if err := f.set(n.def); err != nil {
+			f.clear()
+		}
+	} else {
+		for _, k := range f.kids(true) {
+			restart(k)
+		}
+	}
+	forget(f)
+}
+
 // givenIn reports whether f or anything under it holds a loaded or typed value.
 func givenIn(f field) bool {
 	if f.base().given {

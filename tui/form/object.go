@@ -128,11 +128,17 @@ func (f *objectField) set(v any) error {
 		f.more.clear()
 	}
 	for _, p := range f.props {
-		if pv, ok := o.get(p.base().token); ok {
+		pv, ok := o.get(p.base().token)
+		switch _, object := p.(*objectField); {
+		case ok:
 			if err := p.set(pv); err != nil {
 				return err
 			}
-		} else {
+		case object:
+			// An optional object holding only defaults is omitted from the
+			// value: loaded back, it has its defaults again.
+			restart(p)
+		default:
 			p.clear()
 		}
 	}
