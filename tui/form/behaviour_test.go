@@ -520,3 +520,42 @@ func TestRawRoundTripKeepsNestedDefaults(t *testing.T) {
 		t.Errorf("value %s, want %s", v, v0)
 	}
 }
+
+// TestUnionLabelsOfUntitledObjects: the choices between untitled objects
+// are named by a const discriminator or by their keys, never all "object".
+func TestUnionLabelsOfUntitledObjects(t *testing.T) {
+	cases := []struct {
+		name, alts string
+		want       []string
+	}{
+		{"required keys", `{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]},
+			{"type":"object","properties":{"path":{"type":"string"},"mode":{"type":"string"}},"required":["path","mode"]}`,
+			[]string{"object with url", "object with path, mode"}},
+		{"one-value enum discriminator", `{"type":"object","properties":{"kind":{"enum":["file"]},"path":{"type":"string"}}},
+			{"type":"object","properties":{"kind":{"type":"string","enum":["web"]},"url":{"type":"string"}}}`,
+			[]string{"kind=file", "kind=web"}},
+		{"const in a definition", `{"type":"object","properties":{"op":{"$ref":"#/$defs/add"}}},
+			{"type":"object","properties":{"op":{"const":"del"}}}`,
+			[]string{"op=add", "op=del"}},
+		{"keys only", `{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"string"}}}`,
+			[]string{"object of a", "object of b"}},
+		{"the same twice", `{"type":"object"},{"type":"object"}`, []string{"object #1", "object #2"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := `{"type":"object","$defs":{"add":{"const":"add"}},"properties":{"target":{"oneOf":[` + tc.alts + `]}},"required":["target"]}`
+			m := newTestForm(t, schema, 100, 30)
+			var labels []string
+			for range tc.want {
+				block := strings.Join(focusedBlock(m), "\n")
+				_, rest, _ := strings.Cut(block, "◂ ")
+				label, _, _ := strings.Cut(rest, " ▸")
+				labels = append(labels, label)
+				press(m, "right")
+			}
+			if strings.Join(labels, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("labels %q, want %q", labels, tc.want)
+			}
+		})
+	}
+}

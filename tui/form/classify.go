@@ -178,11 +178,13 @@ func (d *doc) variants(n *node) []variant {
 		base.title, base.desc = "", ""
 		base.def, base.hasDef = nil, false
 		for i, a := range alts {
-			v := d.resolve(a).clone()
+			own := d.resolve(a)
+			v := own.clone()
 			v.merge(base)
 			v.loc = a.loc
-			out = append(out, variant{n: v, label: variantLabel(v, i)})
+			out = append(out, variant{n: v, label: d.variantLabel(own, v, i)})
 		}
+		distinctLabels(out)
 		return out
 	}
 	for _, t := range n.effectiveTypes() {
@@ -199,17 +201,21 @@ func (d *doc) variants(n *node) []variant {
 }
 
 // variantLabel names a union branch: its title, the value of a const
-// property (a discriminator), the name of the definition it refers to, or
-// its type.
-func variantLabel(v *node, i int) string {
+// property (a discriminator), the name of the definition it refers to, its
+// const, the keys an object branch requires (or else has), or its type.
+// own is the branch as written, v the branch merged with what the union
+// around it says.
+func (d *doc) variantLabel(own, v *node, i int) string {
 	if v.title != "" {
 		return v.title
 	}
 	for _, p := range v.props {
-		if o, ok := p.srcs[0].raw.(*omap); ok {
-			if c, ok := o.get("const"); ok {
-				return p.name + "=" + scalarText(c)
-			}
+		pn := d.prop(p)
+		switch {
+		case pn.hasConst:
+			return p.name + "=" + scalarText(pn.cnst)
+		case len(pn.enum) == 1:
+			return p.name + "=" + scalarText(pn.enum[0])
 		}
 	}
 	if len(v.refs) > 0 {
@@ -219,10 +225,43 @@ func variantLabel(v *node, i int) string {
 	if v.hasConst {
 		return scalarText(v.cnst)
 	}
+	object := slices.Equal(v.effectiveTypes(), []string{"object"})
+	if keys := own.required; len(keys) > 0 && object {
+		return "object with " + keyList(keys)
+	}
+	if len(own.props) > 0 && object {
+		names := make([]string, len(own.props))
+		for j, p := range own.props {
+			names[j] = p.name
+		}
+		return "object of " + keyList(names)
+	}
 	if t := v.effectiveTypes(); len(t) > 0 {
 		return strings.Join(t, "|")
 	}
 	return "#" + strconv.Itoa(i+1)
+}
+
+// keyList names up to three keys: "a, b, c" or "a, b, c, …".
+func keyList(keys []string) string {
+	if len(keys) > 3 {
+		return strings.Join(keys[:3], ", ") + ", …"
+	}
+	return strings.Join(keys, ", ")
+}
+
+// distinctLabels numbers the labels that several variants share:
+// "object #1", "object #2".
+func distinctLabels(vars []variant) {
+	seen := map[string]int{}
+	for _, v := range vars {
+		seen[v.label]++
+	}
+	for i := range vars {
+		if seen[vars[i].label] > 1 {
+			vars[i].label += " #" + strconv.Itoa(i+1)
+		}
+	}
 }
 
 // recursive reports whether n refers to a schema already open among anc.
