@@ -112,11 +112,17 @@ var sentinels = map[tooling.Code]error{
 // and the error agree with each other and with want (CodeOK for success).
 func execute(t *testing.T, name, args string, want tooling.Code, opts ...tooling.Option) (*tooling.Result, error) {
 	t.Helper()
+	return executeOn(t, tooling.Default, name, args, want, opts...)
+}
+
+// executeOn is execute on registry r.
+func executeOn(t *testing.T, r *tooling.Registry, name, args string, want tooling.Code, opts ...tooling.Option) (*tooling.Result, error) {
+	t.Helper()
 	var raw json.RawMessage
 	if args != "" {
 		raw = json.RawMessage(args)
 	}
-	res, err := tooling.ExecuteTool(context.Background(), name, raw, opts...)
+	res, err := r.Execute(context.Background(), name, raw, opts...)
 	if res == nil {
 		t.Fatalf("%s %s: nil result", name, args)
 	}
