@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // PreviewTool is one entry of an MCP tools/list result.
@@ -82,8 +83,10 @@ func (r *Registry) AddPreview(p PreviewTool) error {
 // LoadPreviewFile adds, in preview mode (see AddPreview), every tool of a
 // JSON file shaped like an MCP tools/list result ({"tools": [...]}) or a
 // bare array of tools. A tool that cannot be added (a bad name, a schema
-// that does not compile, a duplicate) is reported with its name in the
-// error, and the others still load. It returns how many loaded.
+// that does not compile, a duplicate) is reported as a *PreviewError, one
+// per tool (joined with errors.Join), and the others still load. A file
+// that cannot be read or parsed is an error of another type, and then
+// nothing loads. It returns how many loaded.
 func (r *Registry) LoadPreviewFile(path string) (int, error) {
 	tools, err := ReadPreviewFile(path)
 	if err != nil {
@@ -93,13 +96,33 @@ func (r *Registry) LoadPreviewFile(path string) (int, error) {
 	n := 0
 	for i, p := range tools {
 		if err := r.AddPreview(p); err != nil {
-			errs = append(errs, fmt.Errorf("tools file %s: tool %d: %w", path, i+1, err))
+			errs = append(errs, &PreviewError{File: path, Index: i + 1, Tool: p.Name, Err: err})
 			continue
 		}
 		n++
 	}
 	return n, errors.Join(errs...)
 }
+
+// PreviewError is a tool of a tools file that could not be added. Its
+// message is one line: `tools file F: tool N "name": problem; problem`.
+type PreviewError struct {
+	File  string
+	Index int    // the tool's place in the file, from 1
+	Tool  string // its name as the file gives it
+	Err   error  // a *RegisterError
+}
+
+func (e *PreviewError) Error() string {
+	msg := e.Err.Error()
+	var re *RegisterError
+	if errors.As(e.Err, &re) {
+		msg = strings.Join(re.Problems, "; ")
+	}
+	return fmt.Sprintf("tools file %s: tool %d %q: %s", e.File, e.Index, e.Tool, msg)
+}
+
+func (e *PreviewError) Unwrap() error { return e.Err }
 
 // ReadPreviewFile reads the tools of a JSON file shaped like an MCP
 // tools/list result, a whole JSON-RPC response holding one, or a bare array

@@ -28,7 +28,8 @@ func TestLoadPreviewFile(t *testing.T) {
 		{"name": "files.delete", "inputSchema": {"type":"object","properties":{"path":{"type":"string"}}}},
 		{"name": "files.append", "inputSchema": {"type":"object"}, "annotations": {"destructiveHint": false, "openWorldHint": false}},
 		{"name": "broken", "inputSchema": {"type":"object","properties":{"n":{"type":"integer","minimum":"x"}}}},
-		{"name": "bad name!", "inputSchema": {"type":"object"}}
+		{"name": "bad name!", "inputSchema": {"type":"object"}},
+		{"name": "mail", "inputSchema": {"type":"object","properties":{"to":{"type":"string","pattern":"^(?!\\.)[a-z]+@example\\.com$"},"cc":{"type":"string","pattern":"(?<=x"}}}}
 	]}`)
 	n, err := r.LoadPreviewFile(path)
 	if n != 3 {
@@ -38,8 +39,23 @@ func TestLoadPreviewFile(t *testing.T) {
 	if app.Meta.EffectiveSafety() != tooling.SafetyMedium || app.Meta.Effects != tooling.EffectWrite {
 		t.Fatalf("explicit hints not followed: %+v", app.Meta)
 	}
-	if err == nil || !strings.Contains(err.Error(), `Register("broken")`) || !strings.Contains(err.Error(), `Register("bad name!")`) {
-		t.Fatalf("error %v does not name the tools that failed", err)
+	// One line per tool that failed, naming the file, its place and its name.
+	want := []string{
+		"tools file " + path + `: tool 4 "broken": input schema does not compile: minimum at /properties/n: got string, want number`,
+		"tools file " + path + `: tool 5 "bad name!": an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'`,
+		"tools file " + path + `: tool 6 "mail": input schema does not compile: pattern at /properties/cc: not a valid ECMAScript regular expression: ` +
+			"error parsing regexp: missing closing ) in `(?<=x`",
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	var pe *tooling.PreviewError
+	if !errors.As(err, &pe) || pe.Index != 4 || pe.Tool != "broken" {
+		t.Fatalf("errors.As PreviewError: %+v", pe)
+	}
+	var re *tooling.RegisterError
+	if !errors.As(err, &re) {
+		t.Fatal("the RegisterError is not wrapped")
 	}
 	res := mustExec(t, r, "get-weather", `{"city":"Oslo"}`)
 	if !strings.Contains(string(res.Output), `"preview":true`) || !strings.Contains(string(res.Output), `"units":"c"`) {

@@ -103,7 +103,7 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 	compiled, err := c.Compile(loc)
 	compiling = false
 	if err != nil {
-		return nil, fmt.Errorf("%s schema does not compile: %s", which, strings.ReplaceAll(err.Error(), loc, ""))
+		return nil, fmt.Errorf("%s schema does not compile: %s", which, compileProblems(err, loc))
 	}
 	s.compiled = compiled
 	for name := range compiled.Properties {
@@ -120,6 +120,59 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		return nil, fmt.Errorf("%s schema: %s", which, strings.Join(problems, "; "))
 	}
 	return s, nil
+}
+
+// compileProblems says on one line what is wrong with a schema that does not
+// compile: each failing keyword with its place in the schema ("pattern at
+// /properties/email: ..."), or the compiler's message without the schema's
+// internal location.
+func compileProblems(err error, loc string) string {
+	var se *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &se) || !errors.As(se.Err, &ve) {
+		return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), loc, "")), " ")
+	}
+	type problem struct{ path, keyword, msg string }
+	var out []problem
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		p := problem{msg: e.ErrorKind.LocalizedString(printer)}
+		if f, ok := e.ErrorKind.(*kind.Format); ok && f.Want == "regex" && f.Err != nil {
+			p.msg = f.Err.Error()
+		}
+		if n := len(e.InstanceLocation); n > 0 {
+			p.path, p.keyword = pointer(e.InstanceLocation[:n-1]), e.InstanceLocation[n-1]
+		}
+		out = append(out, p)
+	}
+	walk(ve)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].path != out[j].path {
+			return out[i].path < out[j].path
+		}
+		return out[i].keyword < out[j].keyword
+	})
+	lines := make([]string, 0, len(out))
+	for _, p := range out {
+		where := "at the root"
+		switch {
+		case p.keyword != "" && p.path == "":
+			where = p.keyword + " at the root"
+		case p.keyword != "":
+			where = p.keyword + " at " + p.path
+		}
+		line := where + ": " + strings.Join(strings.Fields(p.msg), " ")
+		if len(lines) == 0 || lines[len(lines)-1] != line {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
 
 func typeIsObject(t any) bool {

@@ -30,6 +30,9 @@ type common struct {
 	// governance reads the live governance picture for the board.
 	governance func() tooling.GovernanceStats
 
+	// problems are what went wrong while loading (Options.Problems).
+	problems []string
+
 	// avail is the last availability check of each tool, for origin ui.
 	avail map[string]availState
 	// history is this session's calls, oldest first.

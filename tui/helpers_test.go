@@ -136,7 +136,14 @@ type harness struct {
 
 func newHarness(t testing.TB, reg *tooling.Registry, w, h int) *harness {
 	t.Helper()
-	m := New(reg, Options{NoColor: true})
+	return newHarnessWith(t, reg, Options{}, w, h)
+}
+
+// newHarnessWith is newHarness with options (NoColor is always set).
+func newHarnessWith(t testing.TB, reg *tooling.Registry, opts Options, w, h int) *harness {
+	t.Helper()
+	opts.NoColor = true
+	m := New(reg, opts)
 	m.c.now = func() time.Time { return fixedTime }
 	m.c.callID = func(seq int) string { return fmt.Sprintf("call-%d", seq) }
 	hs := &harness{t: t, m: m, msgs: make(chan tea.Msg, 256), done: make(chan struct{})}

@@ -76,6 +76,7 @@ type listKeys struct {
 	Toggle      key.Binding
 	Facets      [numFacets]key.Binding
 	ClearFacets key.Binding
+	Problems    key.Binding // on only when something went wrong while loading
 	typing      bool
 }
 
@@ -89,7 +90,9 @@ func newListKeys() listKeys {
 		Run:         bind([]string{"r"}, "r", "run"),
 		Toggle:      bind([]string{"e"}, "e", "enable/disable"),
 		ClearFacets: bind([]string{"0"}, "0", "clear facets"),
+		Problems:    bind([]string{"P"}, "P", "load problems"),
 	}
+	k.Problems.SetEnabled(false)
 	for i, f := range facetNames {
 		n := string(rune('1' + i))
 		k.Facets[i] = bind([]string{n}, n, f)
@@ -101,14 +104,18 @@ func (k listKeys) ShortHelp() []key.Binding {
 	if k.typing {
 		return []key.Binding{k.AcceptQuery, k.ClearQuery, bind([]string{"up"}, "↑/↓", "move")}
 	}
-	return []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off"), bind([]string{"1"}, "1-6", "facets"), bind([]string{"?"}, "?", "help")}
+	out := []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off"), bind([]string{"1"}, "1-6", "facets")}
+	if k.Problems.Enabled() {
+		out = append(out, short(k.Problems, "problems"))
+	}
+	return append(out, bind([]string{"?"}, "?", "help"))
 }
 
 func (k listKeys) FullHelp() [][]key.Binding {
 	facets := append(k.Facets[:], k.ClearFacets)
 	return [][]key.Binding{
 		k.navKeys.column(),
-		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle},
+		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle, k.Problems},
 		facets,
 	}
 }

@@ -95,6 +95,7 @@ func newListScreen(c *common) *listScreen {
 	}
 	ti.SetStyles(s)
 	l := &listScreen{c: c, keys: newListKeys(), filter: ti}
+	l.keys.Problems.SetEnabled(len(c.problems) > 0)
 	l.reload()
 	return l
 }
@@ -250,6 +251,8 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 		if it, ok := l.selected(); ok {
 			return toggleTool(l.c, it.tool.Name)
 		}
+	case key.Matches(msg, k.Problems):
+		return msgCmd(openProblemsMsg{})
 	case key.Matches(msg, k.ClearFacets):
 		l.facets = [numFacets]bool{}
 		l.apply()
@@ -453,6 +456,15 @@ func (l *listScreen) View() string {
 	if len(l.shown) == len(l.items) {
 		count = fmt.Sprintf("%d tools", len(l.items))
 	}
+	if n := len(l.c.problems); n > 0 {
+		what := "load problems"
+		if n == 1 {
+			what = "load problem"
+		}
+		count = st.Warn.Render(fmt.Sprintf("%d %s (P)", n, what)) + st.Subtle.Render(" · "+count)
+	} else {
+		count = st.Subtle.Render(count)
+	}
 	countW := lipgloss.Width(count)
 	var filter string
 	if l.filter.Focused() || l.filter.Value() != "" {
@@ -460,7 +472,7 @@ func (l *listScreen) View() string {
 	} else {
 		filter = st.Faint.Render("press / to filter")
 	}
-	b.WriteString(pad(filter, max(l.w-countW-1, 0)) + " " + st.Subtle.Render(count))
+	b.WriteString(pad(filter, max(l.w-countW-1, 0)) + " " + count)
 	b.WriteByte('\n')
 
 	// The facets.

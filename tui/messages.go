@@ -26,6 +26,9 @@ type openRunMsg struct {
 	start bool
 }
 
+// openProblemsMsg asks for the load problems screen.
+type openProblemsMsg struct{}
+
 // backMsg asks to leave the current screen.
 type backMsg struct{}
 

@@ -30,6 +30,10 @@ type Options struct {
 	// Input and Output are the terminal. Zero: standard input and output.
 	Input  io.Reader
 	Output io.Writer
+	// Problems are what went wrong while loading, one line each (tools that
+	// could not be added, config warnings). The list says how many there
+	// are, and P shows them in a screen of their own.
+	Problems []string
 }
 
 // screen is one screen of the console, a child of the root Model.
@@ -52,12 +56,13 @@ type screen interface {
 // ones opened (the breadcrumb; esc goes back), the overlays and the status
 // line, and routes every message.
 type Model struct {
-	c       *common
-	list    *listScreen
-	detail  *detailScreen
-	run     *runScreen
-	history *historyScreen
-	board   *boardScreen
+	c        *common
+	list     *listScreen
+	detail   *detailScreen
+	run      *runScreen
+	history  *historyScreen
+	board    *boardScreen
+	problems *problemsScreen
 
 	stack    []screen
 	confirm  *confirmDialog
@@ -106,6 +111,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		callID:     func(seq int) string { return fmt.Sprintf("%s%d", prefix, seq) },
 		governance: reg.Governance,
 		avail:      make(map[string]availState),
+		problems:   opts.Problems,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -123,6 +129,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.run = newRunScreen(c)
 	m.history = newHistoryScreen(c)
 	m.board = newBoardScreen(c)
+	m.problems = newProblemsScreen(c)
 	m.stack = []screen{m.list}
 	m.helpVP = viewport.New()
 	m.helpVP.KeyMap = viewportKeys()
@@ -141,7 +148,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.board} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.board, m.problems} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -187,6 +194,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.push(m.detail)
 	case openRunMsg:
 		return m, m.openRun(msg)
+	case openProblemsMsg:
+		return m, m.push(m.problems)
 	case backMsg:
 		return m, m.pop()
 	case confirmMsg:

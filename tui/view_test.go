@@ -60,6 +60,22 @@ var goldenScreens = []struct {
 		h.press("H", "c")
 	}},
 	{"help", func(t *testing.T, h *harness) { h.press("?") }},
+	{"list_problems", func(t *testing.T, h *harness) { loadProblems(h) }},
+	{"problems", func(t *testing.T, h *harness) { loadProblems(h); h.press("P") }},
+}
+
+// sampleProblems are load problems as the command line passes them on.
+var sampleProblems = []string{
+	`tools file /srv/mcp/tools.json: tool 2 "send_mail": input schema does not compile: pattern at /properties/to: not a valid ECMAScript regular expression: error parsing regexp: missing closing ) in ` + "`(?<=x`",
+	`tools file /srv/mcp/tools.json: tool 5 "bad name!": an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'`,
+	`config: whitelist names "demo.nope", which matches no tool`,
+}
+
+// loadProblems gives the console the sample load problems, as
+// Options.Problems does when it opens.
+func loadProblems(h *harness) {
+	h.m.c.problems = sampleProblems
+	h.m.list.keys.Problems.SetEnabled(true)
 }
 
 func TestGolden(t *testing.T) {

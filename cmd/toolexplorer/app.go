@@ -33,8 +33,10 @@ type app struct {
 	// about it (names that match no tool).
 	cfg      config.Config
 	warnings []string
-	// toolsPath is the --tools file given before the command name.
-	toolsPath string
+	// toolsPath is the --tools file given before the command name, and
+	// toolProblems its tools that could not be added, one line each.
+	toolsPath    string
+	toolProblems []string
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -176,20 +178,24 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 
 // loadTools loads the tools of an MCP tools/list file in preview mode. A
 // file that cannot be read or parsed is a usage error; a tool in it that
-// cannot be added is a warning, and the others load.
+// cannot be added is a warning (one line, kept in toolProblems for the
+// console), and the others load.
 func (a *app) loadTools(path string) int {
 	if path == "" {
 		return exitOK
 	}
-	tools, err := tooling.ReadPreviewFile(path)
-	if err != nil {
+	_, err := a.reg.LoadPreviewFile(path)
+	if err == nil {
+		return exitOK
+	}
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
 		a.errorf("%v", err)
 		return exitUsage
 	}
-	for i, p := range tools {
-		if err := a.reg.AddPreview(p); err != nil {
-			fmt.Fprintf(a.stderr, "toolexplorer: warning: tools file %s: tool %d: %v\n", path, i+1, err)
-		}
+	for _, e := range joined.Unwrap() {
+		a.toolProblems = append(a.toolProblems, e.Error())
+		fmt.Fprintf(a.stderr, "toolexplorer: warning: %v\n", e)
 	}
 	return exitOK
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/charmbracelet/x/term"
 
 	"github.com/toolexplorer/toolexplorer/tui"
@@ -18,7 +20,8 @@ func runConsole(a *app, _ string) int {
 		a.printMainHelp(a.stderr)
 		return exitUsage
 	}
-	opts := tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout}
+	opts := tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
+		Problems: append(slices.Clone(a.toolProblems), a.warnings...)}
 	if err := tui.Run(a.ctx, a.reg, opts); err != nil {
 		a.errorf("console: %v", err)
 		return exitFailed

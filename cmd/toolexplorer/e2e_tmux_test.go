@@ -204,12 +204,18 @@ func TestE2EConsoleTmux(t *testing.T) {
 		before = "the shell before the console"
 		exited = "the console exited with status "
 	)
-	script := `printf '%s\n' "` + before + `"; "$0"; printf '` + exited + `%d\n' "$?"; read -r _`
+	// A tools file with a tool whose schema does not compile: the console
+	// opens with the others and shows the problem in a screen of its own.
+	tools := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(tools, []byte(`{"tools":[{"name":"ext.mail","inputSchema":{"type":"object","properties":{"to":{"type":"string","pattern":"(?<=x"}}}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `printf '%s\n' "` + before + `"; "$0" --tools "$1"; printf '` + exited + `%d\n' "$?"; read -r _`
 	c.must(t,
 		"start-server", ";",
 		"set-option", "-g", "default-terminal", "xterm-256color", ";",
 		"new-session", "-d", "-s", e2eTarget, "-x", "100", "-y", "30",
-		"-e", "NO_COLOR=1", "-e", configEnv+"=", "--", "/bin/sh", "-c", script, bin)
+		"-e", "NO_COLOR=1", "-e", configEnv+"=", "--", "/bin/sh", "-c", script, bin, tools)
 	socketPath = c.format(t, "#{socket_path}")
 	shellPID, err := strconv.Atoi(c.format(t, "#{pane_pid}"))
 	if err != nil {
@@ -223,6 +229,13 @@ func TestE2EConsoleTmux(t *testing.T) {
 			t.Errorf("want one console process, found %v", pids)
 		}
 	}
+
+	// The tool that did not load is listed in the load problems (P).
+	c.waitScreen(t, "1 load problem (P)", e2eWait)
+	c.keys(t, "P")
+	c.waitAll(t, "Load problems", `tool 1 "ext.mail": input schema`, "pattern at /properties/to:")
+	c.keys(t, "Escape")
+	c.waitScreen(t, "press / to filter", e2eWait)
 
 	// The full help opens and closes with ?.
 	c.keys(t, "?")

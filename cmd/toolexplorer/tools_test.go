@@ -23,7 +23,7 @@ func TestToolsFile(t *testing.T) {
 		{"name":"ext.get-weather","description":"Weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"annotations":{"readOnlyHint":true}},
 		{"name":"ext.broken","inputSchema":{"type":"string"}}]}`)
 	o := cli(t, "", "--tools", file, "run", "ext.get-weather", "--args", `{"city":"Oslo"}`, "--json")
-	if o.code != exitOK || !strings.Contains(o.stdout, `"preview": true`) || !strings.Contains(o.stderr, `tool 2: tooling: Register("ext.broken")`) {
+	if o.code != exitOK || !strings.Contains(o.stdout, `"preview": true`) || !strings.Contains(o.stderr, "toolexplorer: warning: tools file "+file+`: tool 2 "ext.broken": input schema must have "type": "object" at its root`) {
 		t.Fatalf("run a preview tool:\n%s", o)
 	}
 	// Loaded once per process: later commands in this process see it already.
