@@ -49,8 +49,12 @@ lint: ## gofmt, go vet (also for macOS and Windows) and staticcheck
 	GOOS=windows $(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
-fuzz: ## fuzz ExecuteTool for FUZZTIME
-	$(GO) test -run '^$$' -fuzz FuzzExecute -fuzztime $(FUZZTIME) ./tooling
+# Each target fuzzes for FUZZTIME: the whole call, the quick check against the general validator
+# on generated schemas and values, the registry's JSON decoder against encoding/json.
+fuzz: ## fuzz ExecuteTool, the quick check and the JSON decoder, FUZZTIME each
+	$(GO) test -run '^$$' -fuzz '^FuzzExecute$$' -fuzztime $(FUZZTIME) ./tooling
+	$(GO) test -run '^$$' -fuzz '^FuzzQuickGenerated$$' -fuzztime $(FUZZTIME) ./tooling
+	$(GO) test -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME) ./tooling
 
 gate: ## the boundary gate, then its self-test
 	scripts/gate.sh
