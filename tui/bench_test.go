@@ -133,3 +133,68 @@ func BenchmarkFilterSearch(b *testing.B) {
 		})
 	}
 }
+
+// bigOutput is the output of a tool that fetched a large page: one JSON
+// string of about n bytes (text with line breaks, escaped), the shape
+// that made the result viewport wrap one huge line on every key.
+func bigOutput(n int) json.RawMessage {
+	var page strings.Builder
+	for i := 0; page.Len() < n; i++ {
+		fmt.Fprintf(&page, "paragraph %06d: lorem ipsum dolor sit amet, consectetur adipiscing elit.\n", i)
+	}
+	out, _ := json.Marshal(map[string]any{"status": 200, "body": page.String()})
+	return out
+}
+
+// showResult puts res on the run screen of a tool, as a finished call
+// does.
+func showResult(m *Model, res *tooling.Result) {
+	m.run.setTool(tooling.Tool{Name: res.Tool}, nil)
+	m.push(m.run)
+	m.run.finish(res)
+}
+
+// BenchmarkResultScroll is one scrolling key (Update and View) on the
+// result of a call whose output is one 1 MiB JSON string. Budget: 16 ms.
+func BenchmarkResultScroll(b *testing.B) {
+	out := bigOutput(1 << 20)
+	for _, k := range []string{"j", "k", "g", "G", "pgup", "pgdown"} {
+		b.Run("output=1MiB/key="+k, func(b *testing.B) {
+			reg := benchRegistry(b, 1)
+			m := New(reg, Options{})
+			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			showResult(m, &tooling.Result{Tool: "bench", Status: tooling.StatusOK, Output: out})
+			m.Update(keyMsg("pgdown")) // away from the top, so that k, g and pgup move
+			m.Update(keyMsg("pgdown"))
+			back := map[string]string{"j": "k", "k": "j", "g": "G", "G": "g", "pgup": "pgdown", "pgdown": "pgup"}[k]
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					m.Update(keyMsg(k))
+				} else {
+					m.Update(keyMsg(back))
+				}
+				_ = m.View()
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkResultShow is what scrolling no longer pays on every key: the
+// result of a call with a 1 MiB output arriving, pretty-printed, wrapped
+// to the screen and drawn once (also the cost of a resize).
+func BenchmarkResultShow(b *testing.B) {
+	out := bigOutput(1 << 20)
+	reg := benchRegistry(b, 1)
+	m := New(reg, Options{})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	res := &tooling.Result{Tool: "bench", Status: tooling.StatusOK, Output: out}
+	showResult(m, res)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.run.finish(res)
+		_ = m.View()
+	}
+}

@@ -126,6 +126,24 @@ func cut(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// wrapLines splits s into lines at most w columns wide, breaking long
+// lines between words where it can. A viewport given these lines draws
+// only the ones it shows, however long a line of s is (a 1 MiB string in
+// a tool's output): wrapping is paid once per content or width, not on
+// every key.
+func wrapLines(s string, w int) []string {
+	w = max(w, 1)
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if len(line) <= w || width(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(line, w, ""), "\n")...)
+	}
+	return out
+}
+
 // pad cuts or pads plain or styled s to exactly w columns.
 func pad(s string, w int) string {
 	s = cut(s, w)

@@ -58,7 +58,6 @@ type runScreen struct {
 func newRunScreen(c *common) *runScreen {
 	r := &runScreen{c: c, keys: newRunKeys(), vp: viewport.New()}
 	r.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Status))
-	r.vp.SoftWrap = true
 	r.vp.KeyMap = viewportKeys()
 	return r
 }
@@ -113,7 +112,7 @@ func (r *runScreen) SetSize(w, h int) {
 	r.vp.SetHeight(max(h-2, 1))
 	if r.phase == phaseResult && r.result != nil {
 		y := r.vp.YOffset()
-		r.vp.SetContent(resultContent(r.c.styles, r.result, w))
+		r.vp.SetContentLines(wrapLines(resultContent(r.c.styles, r.result, w), w))
 		r.vp.SetYOffset(y)
 	}
 }
@@ -363,7 +362,7 @@ func (r *runScreen) finish(res *tooling.Result) {
 		return
 	}
 	r.phase = phaseResult
-	r.vp.SetContent(resultContent(r.c.styles, res, r.w))
+	r.vp.SetContentLines(wrapLines(resultContent(r.c.styles, res, r.w), r.w))
 	r.vp.GotoTop()
 }
 

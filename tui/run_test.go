@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -471,4 +473,58 @@ func TestConsentForThisSession(t *testing.T) {
 		t.Fatal("a answered a dialog that does not offer it")
 	}
 	h.press("n")
+}
+
+// TestRunScrollsAHugeResult pages through the result of a call whose
+// output is one long JSON string: every line the viewport holds fits the
+// screen (so a key draws only what it shows), and the pages seen from top
+// to bottom are the whole result, in order, nothing lost or repeated.
+func TestRunScrollsAHugeResult(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 80, 24)
+	out := bigOutput(64 << 10)
+	res := &tooling.Result{Tool: "demo.echo", Status: tooling.StatusOK, Output: out}
+	showResult(h.m, res)
+	r := h.m.run
+	for i, l := range strings.Split(r.vp.GetContent(), "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Fatalf("line %d of the result is %d columns wide, wider than the screen", i, w)
+		}
+	}
+	h.mustContain("✓ ok · demo.echo", "Output", `"body": "paragraph 000000:`)
+
+	byLine := map[int]string{}
+	collect := func() {
+		for i, l := range strings.Split(r.vp.View(), "\n") {
+			byLine[r.vp.YOffset()+i] = l
+		}
+	}
+	collect()
+	for pages := 0; !r.vp.AtBottom(); pages++ {
+		if pages > 10000 {
+			t.Fatal("pgdown never reaches the bottom")
+		}
+		h.press("pgdown")
+		collect()
+	}
+	var seen strings.Builder
+	for i := range len(byLine) {
+		l, ok := byLine[i]
+		if !ok {
+			t.Fatalf("line %d was never shown", i)
+		}
+		seen.WriteString(l)
+	}
+	noSpace := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if got, want := noSpace(seen.String()), noSpace("Output\n"+prettyJSON(out)); got != want {
+		t.Fatalf("the pages differ from the result: %d characters shown, %d in the result", len(got), len(want))
+	}
+
+	last := regexp.MustCompile(`paragraph \d+`).FindAllString(string(out), -1)
+	h.press("g")
+	h.mustContain(`"body": "paragraph 000000:`)
+	h.press("G")
+	h.mustContain(`"status": 200`, last[len(last)-1])
+	h.mustNotContain("paragraph 000000:")
+	h.press("pgup", "k")
+	h.mustNotContain(`"status": 200`)
 }
