@@ -35,8 +35,12 @@ type Confinement struct {
 	// defaults (30 s of CPU, 1 GiB of memory, 256 open files, 64 MiB files,
 	// 512 processes).
 	Limits ConfineLimits
-	// Reuse lets one pre-started worker serve several calls of this profile
-	// (faster; the calls then share the worker's memory and temp dir).
+	// Reuse lets one pre-started worker serve several calls of this tool
+	// (faster; the calls then share the worker's memory and temp dir). A
+	// worker never serves another tool, retires after a call that left a
+	// goroutine running or sent more than its answer, and cannot be combined
+	// with Exec (such calls end sandbox_unavailable). A reused worker is only
+	// as trustworthy as every earlier call of the tool it served.
 	Reuse bool
 }
 

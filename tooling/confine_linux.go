@@ -190,9 +190,9 @@ func workspace(dir string) error {
 	return nil
 }
 
-// profileOf turns a tool's Confinement into a profile narrowed by the
+// profileOf turns tool name's Confinement into a profile narrowed by the
 // config's policy, with $WORKSPACE expanded.
-func (r *Registry) profileOf(c *Confinement) (confine.Profile, string, []string, error) {
+func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, string, []string, error) {
 	cfg := r.cfg.Load()
 	ws, err := cfg.Confinement.WorkspaceDir()
 	if err != nil {
@@ -216,7 +216,7 @@ func (r *Registry) profileOf(c *Confinement) (confine.Profile, string, []string,
 			return confine.Profile{}, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
-	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), Env: c.Env, Reuse: c.Reuse,
+	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
 		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
 			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes}}
 	pol := cfg.Confinement
@@ -271,7 +271,7 @@ func expandPorts(ports, allowed []uint16) []uint16 {
 // runConfined runs a confined tool's call in a child and reports it.
 func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) {
 	defer t.release()
-	prof, ws, dropped, err := r.profileOf(e.tool.Meta.Confine)
+	prof, ws, dropped, err := r.profileOf(e.tool.Name, e.tool.Meta.Confine)
 	if err != nil {
 		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
 		return

@@ -36,7 +36,7 @@ func TestProfilePortMarker(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, dropped, err := r.profileOf(&Confinement{ConnectTCP: []uint16{80, 0}})
+	p, _, dropped, err := r.profileOf("t.ports", &Confinement{ConnectTCP: []uint16{80, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +47,25 @@ func TestProfilePortMarker(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, _, err = r.profileOf(&Confinement{ConnectTCP: []uint16{80, 0}})
+	p, _, _, err = r.profileOf("t.ports", &Confinement{ConnectTCP: []uint16{80, 0}})
 	if err != nil || !slices.Equal(p.ConnectTCP, []uint16{80}) {
 		t.Errorf("ports %v (%v), want [80]", p.ConnectTCP, err)
+	}
+}
+
+// TestReusedWorkersPerTool checks that two tools with the same reused
+// confinement never share a worker: the profile carries the tool's name.
+func TestReusedWorkersPerTool(t *testing.T) {
+	r := NewRegistry()
+	cfg := config.Default()
+	cfg.Confinement.Workspace = t.TempDir()
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	c := &Confinement{Reuse: true}
+	a, _, _, errA := r.profileOf("t.a", c)
+	b, _, _, errB := r.profileOf("t.b", c)
+	if errA != nil || errB != nil || a.ReuseKey != "t.a" || a.Hash() == b.Hash() {
+		t.Errorf("reuse keys %q and %q, hashes %s and %s (%v %v): want one per tool", a.ReuseKey, b.ReuseKey, a.Hash(), b.Hash(), errA, errB)
 	}
 }

@@ -242,7 +242,7 @@ func BenchmarkPoolSingleUse(b *testing.B) {
 	req := []byte("ping")
 	d := make([]time.Duration, 0, b.N)
 	for i := 0; i < b.N; i++ {
-		waitIdle(b, pool, p, 1)
+		waitIdle(b, pool, "test.echo", p, 1)
 		start := time.Now()
 		if _, err := pool.Run(context.Background(), "test.echo", p, req); err != nil {
 			b.Fatal(err)
@@ -265,7 +265,7 @@ func BenchmarkPoolReuse(b *testing.B) {
 	pool := NewPool(1)
 	defer pool.Close()
 	p := Profile{Reuse: true}
-	waitIdle(b, pool, p, 1)
+	waitIdle(b, pool, "test.echo", p, 1)
 	req := []byte("ping")
 	timed(b, func() {
 		if _, err := pool.Run(context.Background(), "test.echo", p, req); err != nil {

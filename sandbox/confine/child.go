@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,6 +65,14 @@ var (
 	// installSeccomp installs the seccomp program of the setup in the child, on all threads. A
 	// child whose installSeccomp is nil fails closed (unless allowMissingSeccomp).
 	installSeccomp = installFilter
+
+	// servingNonce is the nonce of the request being served (tests forge frames with it, as a
+	// handler that searched its own memory could).
+	servingNonce atomic.Uint64
+
+	// retireOnLeftovers makes a reused worker retire after a call that left goroutines running.
+	// Only the package's own tests clear it, to show the attack it stops.
+	retireOnLeftovers = true
 
 	// allowMissingSeccomp lets a child without a seccomp filter go on, with a note, instead of
 	// failing closed. Only the package's own tests set it.
@@ -474,7 +483,13 @@ func (c *child) serve(reuse bool, limits Limits) int {
 			return exitProtocol
 		}
 		start := time.Now()
+		goroutines := runtime.NumGoroutine()
+		servingNonce.Store(req.nonce)
 		resp := runHandler(&req, limits.ResponseBytes)
+		resp.nonce = req.nonce
+		// A goroutine the handler left running could read the next request, or answer it,
+		// before this loop does: a worker with one retires after this response.
+		leftover := reuse && retireOnLeftovers && leftGoroutines(goroutines)
 		// getrusage costs a microsecond or two, so it is read once the calls since the last
 		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
 		// quarter of the limit (at least 250 ms) left after the mark.
@@ -483,7 +498,7 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		if check {
 			unread = 0
 		}
-		resp.last = !reuse || check && cpuUsed() >= time.Duration(float64(cpuSeconds)*retireAt*float64(time.Second))
+		resp.last = !reuse || leftover || check && cpuUsed() >= time.Duration(float64(cpuSeconds)*retireAt*float64(time.Second))
 		if err := writeFrame(c.out, frameResponse, resp.encode()); err != nil {
 			return exitProtocol
 		}
@@ -491,6 +506,15 @@ func (c *child) serve(reuse bool, limits Limits) int {
 			return 0
 		}
 	}
+}
+
+// leftGoroutines reports whether more goroutines run than before a call (n), after letting those
+// that are just ending finish.
+func leftGoroutines(n int) bool {
+	for i := 0; i < 3 && runtime.NumGoroutine() > n; i++ {
+		runtime.Gosched()
+	}
+	return runtime.NumGoroutine() > n
 }
 
 // cpuUsed is the CPU time the process has used, all threads.

@@ -643,7 +643,7 @@ func TestChildParallelism(t *testing.T) {
 	want := fmt.Sprintf("%d %q", runtime.GOMAXPROCS(0), "")
 	pool := NewPool(1)
 	defer pool.Close()
-	waitIdle(t, pool, Profile{}, 1)
+	waitIdle(t, pool, "test.procs", Profile{}, 1)
 	if resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.procs", Profile{}, []byte("now")); err != nil || string(resp) != want {
 		t.Errorf("GOMAXPROCS in a pooled worker: %q %v, want %q", resp, err, want)
 	}

@@ -44,6 +44,9 @@ const (
 	envTestPoll = "TOOLEXPLORER_CONFINE_TEST_POLL"
 	// envTestInitFile=PATH makes a test child open PATH from init, before it is confined.
 	envTestInitFile = "TOOLEXPLORER_CONFINE_TEST_INIT_FILE"
+	// envTestKeepLeftovers=1 makes a reused test worker serve on after a call that left a
+	// goroutine running (the control of the attack that stops).
+	envTestKeepLeftovers = "TOOLEXPLORER_CONFINE_TEST_KEEP_LEFTOVERS"
 	// envRequireLandlock=1 turns a skip for want of Landlock or seccomp into a failure.
 	envRequireLandlock = "TOOLEXPLORER_REQUIRE_LANDLOCK"
 )
@@ -74,6 +77,9 @@ func init() {
 	}
 	if child && os.Getenv(envTestPoll) == "1" {
 		initPipe[0], initPipe[1], _ = os.Pipe()
+	}
+	if child && os.Getenv(envTestKeepLeftovers) == "1" {
+		retireOnLeftovers = false
 	}
 	if path := os.Getenv(envTestInitFile); child && path != "" {
 		initOpened, _ = os.Open(path) // as Go opens every file: close-on-exec
@@ -124,6 +130,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(envTestLayers, "landlock")
 	os.Setenv(envTestThread, "1")
 	os.Setenv(envTestSecret, secretValue)
+	os.Setenv(envTestKeepLeftovers, "1")
 	code := m.Run()
 	if coldHost.path != "" {
 		os.RemoveAll(filepath.Dir(coldHost.path))
@@ -310,7 +317,7 @@ func registerTestHandlers() {
 		if err := os.WriteFile(filepath.Join(os.TempDir(), "side-effect"), []byte("done"), 0o600); err != nil {
 			return nil, err
 		}
-		m := responseMsg{kind: ErrorKind(kind), what: "forged", detail: "forged"}
+		m := responseMsg{nonce: servingNonce.Load(), kind: ErrorKind(kind), what: "forged", detail: "forged"}
 		if err := writeFrame(os.NewFile(responseFD, "forged"), frameResponse, m.encode()); err != nil {
 			return nil, err
 		}
@@ -324,7 +331,7 @@ func registerTestHandlers() {
 		if err != nil {
 			return nil, err
 		}
-		m := responseMsg{body: bytes.Repeat([]byte("x"), n)}
+		m := responseMsg{nonce: servingNonce.Load(), body: bytes.Repeat([]byte("x"), n)}
 		if err := writeFrame(os.NewFile(responseFD, "forged"), frameResponse, m.encode()); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
@@ -259,6 +260,10 @@ func buildSetup(p Profile) (*setupMsg, error) {
 			}
 		}
 	}
+	if p.Reuse && len(p.Exec) > 0 {
+		// Processes the handler started would outlive its call in a reused worker's group.
+		return nil, &Error{Kind: Unavailable, What: "invalid profile: Reuse cannot be combined with Exec"}
+	}
 	if s.seccomp, err = seccompProgram(s.seccompPolicy()); err != nil {
 		return nil, &Error{Kind: Unavailable, What: err.Error()}
 	}
@@ -277,6 +282,7 @@ type proc struct {
 	limits  Limits
 	reqW    *os.File
 	respR   *os.File
+	respRC  syscall.RawConn // respR's descriptor, without making it blocking as Fd would
 	outR    *os.File
 	out     *capBuffer
 	frames  *frameReader // reads respR; used by one call at a time
@@ -419,6 +425,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		limits:  s.limits,
 		reqW:    reqW,
 		respR:   respR,
+		respRC:  src.rc,
 		outR:    outR,
 		out:     &capBuffer{max: OutputCap},
 		frames:  newFrameReader(src, uint32(s.limits.ResponseBytes)+responseOverhead),
@@ -547,6 +554,17 @@ var alterSetup func(*setupMsg)
 // sendKill sends signals to children (a variable for tests).
 var sendKill = syscall.Kill
 
+// quiet reports whether the child has sent nothing since its last response: a worker that has
+// is not given another call, whose answer could be what it sent.
+func (pr *proc) quiet() bool {
+	if pr.frames.buffered() > 0 {
+		return false
+	}
+	quiet := false
+	pr.respRC.Control(func(fd uintptr) { quiet = !readable(int(fd)) })
+	return quiet
+}
+
 // alive reports whether the child may still serve a call.
 func (pr *proc) alive() bool {
 	if pr.broken.Load() {
@@ -622,7 +640,7 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 		}
 	}()
 
-	m := requestMsg{name: name, body: req}
+	m := requestMsg{nonce: rand.Uint64(), name: name, body: req}
 	if d, ok := ctx.Deadline(); ok {
 		m.deadline = d.UnixNano()
 	}
@@ -652,6 +670,15 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 	if err := r.decode(payload); err != nil {
 		pr.kill(nil)
 		return nil, &Error{Kind: Crashed, What: "unreadable response: " + err.Error()}
+	}
+	if r.nonce != m.nonce {
+		pr.kill(nil)
+		<-pr.exited
+		return nil, &Error{Kind: Crashed, What: "protocol violation: the child sent a response that does not answer this request", Stderr: pr.out.String()}
+	}
+	if pr.frames.buffered() > 0 {
+		// More than one frame: the child is not to be trusted with another call.
+		pr.kill(nil)
 	}
 	if r.last {
 		pr.broken.Store(true) // it exits now: not to be put back in a pool

@@ -15,7 +15,9 @@ const readyTimeout = 10 * time.Second
 // Pool keeps pre-started, already confined workers, a set per profile (by [Profile.Hash]), so that
 // a call does not wait for a process to start and confine itself. A worker serves one call and is
 // replaced in the background, unless its profile has Reuse: then it goes back to the pool after a
-// call that left it healthy (a success, or a Denied or Failed error) and serves the next one.
+// call that left it healthy (a success, or a Denied or Failed error, no goroutine of the handler
+// left running, nothing sent after its response) and serves the next call of the same handler
+// name and [Profile.ReuseKey].
 //
 // A worker copies the values of the profile's Env variables when it starts, not when it serves a
 // call. A call that finds no ready worker starts one itself, like [Run]. The zero Pool is not
@@ -59,7 +61,7 @@ func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) (
 	if err := checkRunnable(name, req); err != nil {
 		return nil, err
 	}
-	set, err := p.set(prof)
+	set, err := p.set(name, prof)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func (s *workerSet) take() *proc {
 	for {
 		select {
 		case w := <-s.idle:
-			if w.alive() {
+			if w.alive() && w.quiet() {
 				return w
 			}
 			w.release()
@@ -138,13 +140,16 @@ func healthy(err error) bool {
 	return err == nil || errors.As(err, &e) && (e.Kind == Denied || e.Kind == Failed)
 }
 
-func (p *Pool) set(prof Profile) (*workerSet, error) {
+func (p *Pool) set(name string, prof Profile) (*workerSet, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, &Error{Kind: Unavailable, What: "the pool is closed"}
 	}
 	h := prof.Hash()
+	if prof.Reuse {
+		h += "\x00" + name // Hash covers ReuseKey
+	}
 	s := p.sets[h]
 	if s == nil {
 		s = &workerSet{prof: prof, idle: make(chan *proc, p.size)}

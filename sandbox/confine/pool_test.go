@@ -22,15 +22,68 @@ import (
 )
 
 func init() {
+	// test.global and test.global2 keep "set:X" in a global and answer it to "get".
+	global := func(ctx context.Context, req []byte) ([]byte, error) {
+		if v, ok := strings.CutPrefix(string(req), "set:"); ok {
+			workerGlobal = v
+		}
+		return []byte(workerGlobal), nil
+	}
+	Handle("test.global", global)
+	Handle("test.global2", global)
+	// test.steal, sent "plant", leaves a goroutine that answers the worker's next request
+	// before its handler does ("stolen"); sent anything else it answers "own answer", once a
+	// planted goroutine (if any) has answered.
+	Handle("test.steal", func(ctx context.Context, req []byte) ([]byte, error) {
+		if string(req) != "plant" {
+			if stolen != nil {
+				<-stolen
+			}
+			return []byte("own answer"), nil
+		}
+		planted := servingNonce.Load()
+		stolen = make(chan struct{})
+		go func() {
+			defer close(stolen)
+			for servingNonce.Load() == planted {
+				time.Sleep(time.Millisecond)
+			}
+			m := responseMsg{nonce: servingNonce.Load(), body: []byte("stolen")}
+			writeFrame(os.NewFile(responseFD, "stolen"), frameResponse, m.encode())
+		}()
+		return []byte("planted"), nil
+	})
+	// test.double, sent "double", answers "forged first" in a frame of its own with the
+	// request's nonce, then "real" as usual; sent anything else it answers "own answer".
+	Handle("test.double", func(ctx context.Context, req []byte) ([]byte, error) {
+		if string(req) != "double" {
+			return []byte("own answer"), nil
+		}
+		m := responseMsg{nonce: servingNonce.Load(), body: []byte("forged first")}
+		if err := writeFrame(os.NewFile(responseFD, "forged"), frameResponse, m.encode()); err != nil {
+			return nil, err
+		}
+		return []byte("real"), nil
+	})
+	// test.pid answers its pid; sent "spin", it spins instead.
 	Handle("test.pid", func(ctx context.Context, req []byte) ([]byte, error) {
+		if string(req) == "spin" {
+			spin()
+		}
 		return []byte(strconv.Itoa(os.Getpid())), nil
 	})
 }
 
-// waitIdle waits until the pool holds n ready workers for p.
-func waitIdle(t testing.TB, pool *Pool, p Profile, n int) {
+// State a reused worker's handlers leave behind.
+var (
+	workerGlobal string
+	stolen       chan struct{}
+)
+
+// waitIdle waits until the pool holds n ready workers for handler name and p.
+func waitIdle(t testing.TB, pool *Pool, name string, p Profile, n int) {
 	t.Helper()
-	set, err := pool.set(p)
+	set, err := pool.set(name, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +105,7 @@ func TestPoolSingleUse(t *testing.T) {
 	p := Profile{}
 	seen := map[string]bool{}
 	for i := 0; i < 5; i++ {
-		waitIdle(t, pool, p, 1)
+		waitIdle(t, pool, "test.pid", p, 1)
 		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.pid", p, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +124,7 @@ func TestPoolReuse(t *testing.T) {
 	pool := NewPool(1)
 	defer pool.Close()
 	p := Profile{Reuse: true}
-	waitIdle(t, pool, p, 1)
+	waitIdle(t, pool, "test.pid", p, 1)
 	seen := map[string]int{}
 	for i := 0; i < 10; i++ {
 		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.pid", p, nil)
@@ -101,7 +154,7 @@ func TestPoolReuse(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := pool.Run(ctx, "test.spin", p, nil)
+	_, err := pool.Run(ctx, "test.pid", p, []byte("spin"))
 	expect(t, "pool: reused worker, busy loop past the deadline [full]", Timeout, nil, err)
 	resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.pid", p, nil)
 	if err != nil {
@@ -120,7 +173,7 @@ func TestPoolReuseRetiresBeforeTheCPULimit(t *testing.T) {
 	pool := NewPool(1)
 	defer pool.Close()
 	p := Profile{Reuse: true, Limits: Limits{CPUSeconds: 1}}
-	waitIdle(t, pool, p, 1)
+	waitIdle(t, pool, "test.burn", p, 1)
 	pids := map[string]int{}
 	for i := 0; i < 6; i++ { // 6 x 250 ms: one worker could not serve them all
 		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.burn", p, []byte("250"))
@@ -430,4 +483,58 @@ func TestShutdownWhileCallsEnd(t *testing.T) {
 			t.Errorf("the session dir %s is left", e.Name())
 		}
 	}
+}
+
+// TestPoolReuseIsolation: what one call leaves in a reused worker reaches no other tool's call. A
+// worker is kept per handler name and ReuseKey; one that left a goroutine running retires; a
+// frame sent after a response never answers the next call. Each control shows what the attack
+// does where that defence does not apply.
+func TestPoolReuseIsolation(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	pool := NewPool(1)
+	defer pool.Close()
+	run := func(name string, p Profile, req string) string {
+		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), name, p, []byte(req))
+		return outcome(resp, err)
+	}
+	row := func(attack, want, got string) {
+		record(attack, want, got, got == want)
+		if got != want {
+			t.Errorf("%s: %s, want %s", attack, got, want)
+		}
+	}
+	p := Profile{Reuse: true}
+	waitIdle(t, pool, "test.global", p, 1)
+	run("test.global", p, "set:"+secretValue)
+	row("pool: reused worker, a call reads its own tool's global (control)", "ok: "+secretValue, run("test.global", p, "get"))
+	row("pool: reused worker, another handler reads a global", "ok: ", run("test.global2", p, "get"))
+	pa, pb := Profile{Reuse: true, ReuseKey: "tool.a"}, Profile{Reuse: true, ReuseKey: "tool.b"}
+	waitIdle(t, pool, "test.global", pa, 1)
+	run("test.global", pa, "set:"+secretValue)
+	row("pool: reused worker, another ReuseKey reads a global", "ok: ", run("test.global", pb, "get"))
+
+	// A goroutine left by one call answers the next one.
+	keep := Profile{Reuse: true, Env: []string{envTestKeepLeftovers}}
+	waitIdle(t, pool, "test.steal", keep, 1)
+	run("test.steal", keep, "plant")
+	row("pool: reused worker, a left goroutine answers the next call (control: kept)", "ok: stolen", run("test.steal", keep, "ask"))
+	waitIdle(t, pool, "test.steal", p, 1)
+	run("test.steal", p, "plant")
+	row("pool: reused worker, a left goroutine answers the next call", "ok: own answer", run("test.steal", p, "ask"))
+
+	// A frame with the request's nonce answers the call; the real response that follows never
+	// answers the next one.
+	waitIdle(t, pool, "test.double", p, 1)
+	row("pool: reused worker sends a frame of its own (control)", "ok: forged first", run("test.double", p, "double"))
+	got := run("test.double", p, "ask")
+	ok := got == "ok: own answer" || strings.Contains(got, "protocol violation")
+	record("pool: reused worker, a frame after its response answers the next call", "own answer or refused", got, ok)
+	if !ok {
+		t.Errorf("the call after an extra frame: %s", got)
+	}
+
+	// Reuse with Exec: processes would outlive their call.
+	_, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.pid", Profile{Reuse: true, Exec: []string{"/bin/true"}}, nil)
+	expect(t, "pool: Reuse with Exec", Unavailable, nil, err)
 }

@@ -39,8 +39,16 @@ type Profile struct {
 	// Limits are the resource limits; a zero field takes the documented default.
 	Limits Limits
 	// Reuse lets a pooled worker serve more than one call (it keeps its state between calls:
-	// globals, files in its temp dir, the CPU time used so far). Single use by default.
+	// globals, files in its temp dir, the CPU time used so far). Single use by default. A reused
+	// worker only serves calls of one handler name and one ReuseKey, and only as long as each
+	// call leaves no goroutine running and sends nothing but its response; it cannot be combined
+	// with Exec (processes would outlive their call). What runs in the worker can still change
+	// the worker itself: a reused worker is only as trustworthy as every earlier call it served.
 	Reuse bool
+	// ReuseKey narrows the calls a reused worker serves: a host whose one handler serves many
+	// tools puts the tool's name here, so that no tool runs in a worker another tool ran in.
+	// Ignored without Reuse.
+	ReuseKey string
 }
 
 // Limits are the resource limits of a confined child. A zero field means the default named next to
@@ -200,6 +208,7 @@ func (p Profile) Narrow(pol Policy) (Profile, []string) {
 		Env:        sortedUnique(env),
 		Limits:     l,
 		Reuse:      p.Reuse,
+		ReuseKey:   p.ReuseKey,
 	}, dropped
 }
 
@@ -237,6 +246,9 @@ func (p Profile) Hash() string {
 	l := p.Limits.WithDefaults()
 	fmt.Fprintf(&b, "limits\x00%d %d %d %d %d %d\nreuse\x00%t\n",
 		l.CPUSeconds, l.MemoryBytes, l.OpenFiles, l.FileSizeBytes, l.Processes, l.ResponseBytes, p.Reuse)
+	if p.Reuse && p.ReuseKey != "" {
+		fmt.Fprintf(&b, "reusekey\x00%q\n", p.ReuseKey)
+	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:8])
 }

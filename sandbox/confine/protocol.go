@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 5
+const protocolVersion = 6
 
 // maxText bounds each text of an error response (what, detail): the child cuts longer ones, so
 // that a response frame is at most its body's limit plus responseOverhead.
@@ -45,7 +45,7 @@ const maxText = 16 << 10
 
 // responseOverhead is what a response frame holds besides the body: its type, the kind, the two
 // texts and their lengths, the body's length, the last flag.
-const responseOverhead = 1 + 4 + 2*(4+maxText) + 4 + 1
+const responseOverhead = 1 + 8 + 4 + 2*(4+maxText) + 4 + 1
 
 // setupMsg is what the child needs to confine itself.
 type setupMsg struct {
@@ -84,8 +84,11 @@ type readyMsg struct {
 	notes  []string
 }
 
-// requestMsg asks the child to run a handler; deadline is in Unix nanoseconds, 0 for none.
+// requestMsg asks the child to run a handler; deadline is in Unix nanoseconds, 0 for none. nonce
+// is a random number the response must carry: a frame left over from an earlier call, or written
+// by something that did not read this request, does not have it.
 type requestMsg struct {
+	nonce    uint64
 	name     string
 	deadline int64
 	body     []byte
@@ -94,6 +97,7 @@ type requestMsg struct {
 // responseMsg is a handler's outcome: kind 0 and body, or an error kind with what and detail.
 // last says that a reused worker retires after this response.
 type responseMsg struct {
+	nonce  uint64
 	kind   ErrorKind
 	what   string
 	detail string
@@ -192,6 +196,7 @@ func (m *readyMsg) decode(b []byte) error {
 
 func (m *requestMsg) encode() []byte {
 	var e encoder
+	e.u64(m.nonce)
 	e.str(m.name)
 	e.u64(uint64(m.deadline))
 	e.bytes(m.body)
@@ -200,6 +205,7 @@ func (m *requestMsg) encode() []byte {
 
 func (m *requestMsg) decode(b []byte) error {
 	d := decoder{b: b}
+	m.nonce = d.u64()
 	m.name = d.str()
 	m.deadline = int64(d.u64())
 	m.body = d.bytes()
@@ -208,6 +214,7 @@ func (m *requestMsg) decode(b []byte) error {
 
 func (m *responseMsg) encode() []byte {
 	var e encoder
+	e.u64(m.nonce)
 	e.u32(uint32(m.kind))
 	e.str(m.what)
 	e.str(m.detail)
@@ -218,6 +225,7 @@ func (m *responseMsg) encode() []byte {
 
 func (m *responseMsg) decode(b []byte) error {
 	d := decoder{b: b}
+	m.nonce = d.u64()
 	m.kind = ErrorKind(d.u32())
 	m.what = d.str()
 	m.detail = d.str()
