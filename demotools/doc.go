@@ -7,7 +7,8 @@
 // workspace directory: fs.read_file, fs.list_dir, fs.write_file, proc.run
 // (programs start only through tooling.Call.RunProgram) and net.http_get.
 //
-// Each tool lives in its own file. A tool that needs nothing registers
+// Each tool lives in its own file. demo.echo's Run is a typed handler
+// (tooling.Func). A tool that needs nothing registers
 // itself with tooling.Register from init(). A tool that needs a dependency
 // is built by a constructor that takes it: KVTools(store) makes demo.kv_put
 // and demo.kv_get on a KV store, and a host registers them with

@@ -81,18 +81,24 @@ func init() {
 	})
 }
 
-// runEcho relies on the schema: repeat is present (its default is filled)
-// and within 1..10.
-func runEcho(_ context.Context, c tooling.Call) (any, error) {
-	text := c.String("text")
-	n := int(c.Int("repeat"))
-	parts := make([]string, n)
+// echoArgs are demo.echo's arguments. Repeat is a float64: JSON Schema's
+// integers include 2.0, which encoding/json does not put in an int.
+type echoArgs struct {
+	Text   string  `json:"text"`
+	Repeat float64 `json:"repeat"`
+	Upper  bool    `json:"upper"`
+}
+
+// runEcho is a typed handler (tooling.Func). It relies on the schema:
+// repeat is present (its default is filled) and a whole number in 1..10.
+var runEcho = tooling.Func(func(_ context.Context, _ tooling.Call, in echoArgs) (echoResult, error) {
+	parts := make([]string, int(in.Repeat))
 	for i := range parts {
-		parts[i] = text
+		parts[i] = in.Text
 	}
 	out := strings.Join(parts, " ")
-	if c.Bool("upper") {
+	if in.Upper {
 		out = strings.ToUpper(out)
 	}
 	return echoResult{Text: out, Length: utf8.RuneCountInString(out)}, nil
-}
+})

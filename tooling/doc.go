@@ -17,7 +17,11 @@
 //		})
 //	}
 //
-// and a host blank-imports those packages and calls ExecuteTool. Every call
+// and a host blank-imports those packages and calls ExecuteTool. Tools
+// that need a dependency are built by a constructor that takes it
+// (func NewTools(db *sql.DB) []tooling.Tool) and registered by the host;
+// per-call values reach a tool under typed context keys. Func makes a Run
+// from a typed handler; package tooltest calls a Run in a unit test. Every call
 // goes through the same steps, in order, and every refusal or failure has a
 // stable Code (see Codes) with a message for people and a Go error that
 // matches the code's sentinel with errors.Is:

@@ -1,0 +1,26 @@
+package tooling
+
+import "github.com/toolexplorer/toolexplorer/internal/toolhook"
+
+func init() { toolhook.PrepareCall = prepareCall }
+
+// prepareCall builds the Call a tool's Run gets, for package tooltest.
+func prepareCall(tool any, args []byte, o toolhook.CallOptions) (any, error) {
+	t := tool.(Tool)
+	r := NewRegistry()
+	if err := r.Add(t); err != nil {
+		return nil, err
+	}
+	e := r.lookup(t.Name)
+	origin := Origin(o.Origin)
+	if origin == "" {
+		origin = OriginApp
+	}
+	res := Result{CallID: o.ID, Tool: t.Name, Origin: origin}
+	call := Call{ID: o.ID, Tool: t.Name, Origin: origin, Tenant: o.Tenant, Consent: o.Consent, meta: &e.tool.Meta, reg: r, workspace: o.Workspace}
+	if !r.decodeArgs(&res, e, &call, args) {
+		res.Status = StatusDenied
+		return nil, &Error{Code: res.Code, Tool: t.Name, Message: res.Message, Result: &res}
+	}
+	return call, nil
+}
