@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 
@@ -225,7 +226,7 @@ func numberText(v any, fallback string) string {
 
 // jsonText spells a decoded value as JSON.
 func jsonText(v any) string {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

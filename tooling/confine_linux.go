@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
@@ -108,10 +109,10 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		if f, ok := out.(Followup); ok {
 			out = f.Output
 			if f.Plan != nil {
-				r.Plan, _ = json.Marshal(f.Plan)
+				r.Plan, _ = jsonenc.Marshal(f.Plan)
 			}
 		}
-		b, err := json.Marshal(out)
+		b, err := jsonenc.Marshal(out)
 		switch {
 		case err != nil:
 			r.Error = fmt.Sprintf("output cannot be encoded as JSON: %v", err)
@@ -121,7 +122,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 			r.Output = b
 		}
 	}
-	return json.Marshal(r)
+	return jsonenc.Marshal(r)
 }
 
 var (
@@ -292,7 +293,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		r.run(parent, runCtx, res, e, call, t)
 		return
 	}
-	req, err := json.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Tenant: call.Tenant, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
+	req, err := jsonenc.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Tenant: call.Tenant, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
 	if err != nil {
 		res.failf(CodeToolError, "%s: the request cannot be encoded: %v", e.tool.Name, err)
 		return

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // Option tunes one call.
@@ -416,7 +418,7 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 	if f, ok := out.(Followup); ok {
 		out = f.Output
 		if f.Plan != nil {
-			plan, err := json.Marshal(f.Plan)
+			plan, err := jsonenc.Marshal(f.Plan)
 			if err != nil {
 				res.failf(CodeOutputInvalid, "the follow-up plan cannot be encoded as JSON: %v", err)
 				return
@@ -433,7 +435,7 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 		b, raw = v, true
 	default:
 		var err error
-		if b, err = json.Marshal(v); err != nil {
+		if b, err = jsonenc.Marshal(v); err != nil {
 			res.failf(CodeOutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
 			return
 		}

@@ -819,3 +819,20 @@ func TestOutputUncheckableFailsClosed(t *testing.T) {
 		t.Fatalf("message %q, want it to start with %q", res.Message, want)
 	}
 }
+
+// Outputs keep <, > and & as they are, in Output and in the Result's JSON.
+func TestOutputNotHTMLEscaped(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.html", Input: raw(`{"type":"object"}`), Output: raw(`{"type":"object"}`),
+		Run: func(context.Context, tooling.Call) (any, error) {
+			return tooling.Followup{Output: map[string]string{"html": "<b>a & b</b>"}, Plan: map[string]string{"next": "<x>"}}, nil
+		}})
+	res := mustExec(t, r, "t.html", `{}`)
+	if string(res.Output) != `{"html":"<b>a & b</b>"}` || string(res.Plan) != `{"next":"<x>"}` {
+		t.Fatalf("output %s, plan %s", res.Output, res.Plan)
+	}
+	b, err := res.MarshalJSON()
+	if err != nil || !strings.Contains(string(b), `"output":{"html":"<b>a & b</b>"}`) {
+		t.Fatalf("MarshalJSON: %v\n%s", err, b)
+	}
+}

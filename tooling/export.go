@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // Format names an export format.
@@ -160,7 +162,7 @@ func (r *Registry) Export(ctx context.Context, f Format, o ExportOptions) ([]byt
 	default:
 		return nil, fmt.Errorf("tooling: unknown format %q (want mcp, openai or anthropic)", f)
 	}
-	return json.MarshalIndent(v, "", "  ")
+	return jsonenc.MarshalIndent(v, "", "  ")
 }
 
 func inputSchema(e *entry) json.RawMessage {
@@ -188,7 +190,7 @@ func modelSchema(e *entry) json.RawMessage {
 			c[k] = v
 		}
 	}
-	b, err := json.Marshal(c)
+	b, err := jsonenc.Marshal(c)
 	if err != nil {
 		return inputSchema(e)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // Code is the stable, machine-readable reason a call did not succeed.
@@ -112,7 +114,7 @@ func (r *Result) Err() error {
 // MarshalJSON adds wait_ms, run_ms and timeout_ms to the fields.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	type plain Result
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		*plain
 		WaitMS       float64 `json:"wait_ms"`
 		RunMS        float64 `json:"run_ms"`

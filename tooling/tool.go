@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // Tool is a named function that a host, a person or a language model may
@@ -72,7 +74,7 @@ func (c Call) Raw() json.RawMessage {
 	if c.raw != nil {
 		return c.raw
 	}
-	b, err := json.Marshal(c.Args)
+	b, err := jsonenc.Marshal(c.Args)
 	if err != nil {
 		return json.RawMessage(`{}`)
 	}

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -349,7 +350,7 @@ func (d *detailScreen) exportPane() string {
 	default:
 		v = tooling.AnthropicTool{Name: tooling.ExportName(t.Name), Description: t.Description, InputSchema: modelSchema(inputSchema(t))}
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return st.Err.Render(err.Error())
 	}
@@ -388,7 +389,7 @@ func modelSchema(schema json.RawMessage) json.RawMessage {
 		if n > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(p.name)
+		k, _ := jsonenc.Marshal(p.name)
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(p.schema)

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -249,7 +250,7 @@ func schemaTemplate(schema json.RawMessage) json.RawMessage {
 		if n > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(p.name)
+		name, _ := jsonenc.Marshal(p.name)
 		b.Write(name)
 		b.WriteByte(':')
 		b.Write(v)

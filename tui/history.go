@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -248,7 +249,7 @@ func goCall(rec *callRecord, t *tooling.Tool) string {
 // mcpCall formats a call as an MCP tools/call JSON-RPC request, with the
 // call's number as its id.
 func mcpCall(rec *callRecord, _ *tooling.Tool) string {
-	name, _ := json.Marshal(rec.tool)
+	name, _ := jsonenc.Marshal(rec.tool)
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":%s}}`, rec.seq, name, callArgs(rec))
 }
 

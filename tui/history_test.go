@@ -174,3 +174,26 @@ func TestHistoryRerunAsksConsentAgain(t *testing.T) {
 	}
 	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 }
+
+// <, > and & typed into the form stay as they are in the result and in
+// every copy of the call: no \u003c in sight.
+func TestNoHTMLEscapingInResultAndCopies(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 30)
+	openRun(t, h, "demo.echo", "")
+	h.typeText("<b>&")
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.mustContain(`"text": "<b>&"`)
+	h.mustNotContain(`\u00`)
+	h.press("H")
+	for _, tc := range []struct{ key, text string }{
+		{"c", `toolexplorer run demo.echo --args '{"text":"<b>&","repeat":1}'`},
+		{"o", "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"<b>&\",\"repeat\":1}`))"},
+		{"m", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"<b>&","repeat":1}}}`},
+	} {
+		h.press(tc.key)
+		if got := clipboard(h); got != tc.text {
+			t.Errorf("%s: clipboard %q, want %q", tc.key, got, tc.text)
+		}
+	}
+}

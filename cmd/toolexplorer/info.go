@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -224,7 +225,7 @@ func prettyJSON(raw []byte, indent string) string {
 
 // writeJSON prints v as indented JSON and a newline.
 func (a *app) writeJSON(v any) int {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := jsonenc.MarshalIndent(v, "", "  ")
 	if err != nil {
 		a.errorf("cannot encode JSON: %v", err)
 		return exitFailed

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -252,7 +253,7 @@ func jsonType(v any) string {
 }
 
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

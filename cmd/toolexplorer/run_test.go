@@ -347,3 +347,13 @@ func TestArgsReadInterruptedWithInput(t *testing.T) {
 		t.Errorf("%d calls of demo.echo were made, want none", n)
 	}
 }
+
+// run prints outputs with <, > and & as they are, as text and with --json.
+func TestRunOutputNotHTMLEscaped(t *testing.T) {
+	for _, args := range [][]string{{}, {"--json"}} {
+		o := cli(t, "", append([]string{"run", "demo.echo", "--args", `{"text":"<b>&"}`}, args...)...)
+		if o.code != exitOK || !strings.Contains(o.stdout, `"text": "<b>&"`) || strings.Contains(o.stdout, `\u00`) {
+			t.Errorf("run %v:\n%s", args, o)
+		}
+	}
+}

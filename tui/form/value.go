@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // valueError is input that does not parse, at a JSON pointer.
@@ -146,7 +148,7 @@ func encodeJSON(buf *bytes.Buffer, v any) {
 			buf.WriteString(string(x))
 		}
 	case string:
-		b, _ := json.Marshal(x)
+		b, _ := jsonenc.Marshal(x)
 		buf.Write(b)
 	case []any:
 		buf.WriteByte('[')
@@ -163,14 +165,14 @@ func encodeJSON(buf *bytes.Buffer, v any) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b, _ := json.Marshal(k)
+			b, _ := jsonenc.Marshal(k)
 			buf.Write(b)
 			buf.WriteByte(':')
 			encodeJSON(buf, x.vals[k])
 		}
 		buf.WriteByte('}')
 	default:
-		b, err := json.Marshal(fromPlain(x))
+		b, err := jsonenc.Marshal(fromPlain(x))
 		if err != nil {
 			buf.WriteString("null")
 			return
