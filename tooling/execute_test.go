@@ -703,6 +703,37 @@ func TestFieldErrorCounts(t *testing.T) {
 	}
 }
 
+// TestRequiredSets: an anyOf or oneOf whose alternatives only say which
+// properties to give is reported as that choice, at the object, not as
+// the first alternative's properties being required.
+func TestRequiredSets(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.any", Input: raw(`{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"org":{"type":"string"},
+		"q":{"type":"object","properties":{"a/b":{"type":"string"}},"oneOf":[{"required":["a/b"]},{"required":["c"]}]}},
+		"anyOf":[{"required":["id"]},{"required":["name","org"]}]}`), Run: run})
+	for _, tc := range []struct{ args, want string }{
+		{`{}`, `(arguments): needs "id", or "name" and "org"`},
+		{`{"name":"x"}`, `(arguments): needs "id", or "org"`},
+		{`{"id":"x","q":{}}`, `/q: needs "a/b", or "c"`},
+		{`{"id":"x","q":{"a/b":1}}`, `/q/a~1b: must be a string, got a number`},
+	} {
+		fields, err := r.ValidateArgs("t.any", raw(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fields {
+			got = append(got, f.String())
+		}
+		if strings.Join(got, "; ") != tc.want {
+			t.Errorf("%s: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	if fields, _ := r.ValidateArgs("t.any", raw(`{"name":"x","org":"y"}`)); fields != nil {
+		t.Errorf("valid arguments refused: %v", fields)
+	}
+}
+
 func TestPolicy(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.p", Meta: tooling.Meta{Timeout: time.Second, Effects: tooling.EffectWrite}, Run: run})

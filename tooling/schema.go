@@ -278,10 +278,30 @@ func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]Field
 			Message: fmt.Sprintf("matches %d alternatives (%s), but must match exactly one", len(one.Subschemas), intsList(one.Subschemas))})
 		return
 	}
-	var best []FieldError
+	kw := "anyOf"
+	if _, ok := e.ErrorKind.(*kind.OneOf); ok {
+		kw = "oneOf"
+	}
+	var (
+		best    []FieldError
+		sets    []string // per alternative, the properties it misses, while all it misses are properties
+		missing = len(e.Causes) > 0
+	)
 	for _, c := range e.Causes {
 		var errs []FieldError
 		s.collect(c, &errs)
+		var names []string
+		for _, f := range errs {
+			name, ok := strings.CutPrefix(f.Path, loc+"/")
+			if f.Keyword != "required" || !ok || strings.Contains(name, "/") {
+				missing = false
+				break
+			}
+			names = append(names, fmt.Sprintf("%q", unescapeToken(name)))
+		}
+		if missing && len(names) > 0 {
+			sets = append(sets, strings.Join(names, " and "))
+		}
 		typeMiss := false
 		for _, f := range errs {
 			if f.Path == loc && f.Keyword == "type" {
@@ -295,13 +315,15 @@ func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]Field
 			best = errs
 		}
 	}
+	if missing && len(sets) == len(e.Causes) {
+		// Alternatives that only say which properties to give: none of
+		// them is required on its own, so say the choice.
+		*out = append(*out, FieldError{Path: loc, Keyword: kw, Message: "needs " + strings.Join(sets, ", or ")})
+		return
+	}
 	if best != nil {
 		*out = append(*out, best...)
 		return
-	}
-	kw := "anyOf"
-	if _, ok := e.ErrorKind.(*kind.OneOf); ok {
-		kw = "oneOf"
 	}
 	*out = append(*out, FieldError{Path: loc, Keyword: kw,
 		Message: fmt.Sprintf("matches none of the %d allowed alternatives", len(e.Causes))})
@@ -508,4 +530,11 @@ func escapeToken(t string) string {
 		return t
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}
+
+func unescapeToken(t string) string {
+	if !strings.Contains(t, "~") {
+		return t
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }

@@ -90,9 +90,9 @@ func TestLintTool(t *testing.T) {
 func TestLintFormCoverage(t *testing.T) {
 	removePreview(t, "lintform.cond")
 	file := writeFile(t, "tools.json", `[{"name":"lintform.cond","title":"Cond","description":"d","inputSchema":{"type":"object",
-		"properties":{"a":{"type":"string","description":"x"}},"if":{"required":["a"]},"then":{"required":["b"]},"additionalProperties":false}}]`)
+		"properties":{"a":{"type":"string","description":"x","not":{"const":""}}},"additionalProperties":false}}]`)
 	o := cli(t, "", "lint", "--tools", file)
-	if o.code != exitFailed || !strings.Contains(o.stdout, "lintform.cond: form /if: the console's form cannot render this natively") {
+	if o.code != exitFailed || !strings.Contains(o.stdout, "lintform.cond: form /properties/a/not: the console's form cannot render this natively") {
 		t.Fatalf("lint does not report form coverage:\n%s", o)
 	}
 }

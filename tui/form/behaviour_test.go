@@ -559,3 +559,47 @@ func TestUnionLabelsOfUntitledObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestConditionalRendersItsProperties: a root if/then/else does not turn
+// the form into one JSON box: the properties render (those then adds
+// too), and the condition is the validator's.
+func TestConditionalRendersItsProperties(t *testing.T) {
+	schema := `{"type":"object","properties":{"kind":{"enum":["file","web"]},"path":{"type":"string"}},
+		"if":{"properties":{"kind":{"const":"web"}},"required":["kind"]},
+		"then":{"properties":{"url":{"type":"string"}},"required":["url"]},"else":{"required":["path"]}}`
+	m := newTestForm(t, schema, 80, 24)
+	view := plain(m.View())
+	if strings.Contains(view, "JSON") {
+		t.Fatalf("the form is a JSON box:\n%s", view)
+	}
+	for _, row := range []string{"kind", "path", "url"} {
+		if !strings.Contains(view, row) {
+			t.Errorf("no row for %s:\n%s", row, view)
+		}
+	}
+	if len(Coverage([]byte(schema))) != 0 {
+		t.Errorf("Coverage = %q, want none", Coverage([]byte(schema)))
+	}
+	press(m, "right") // kind: file
+	v := mustValue(t, m)
+	m.SetErrors(registryCheck(schema)(json.RawMessage(v)))
+	if block := strings.Join(focusedBlock(m), "\n"); !strings.Contains(block, "path") || !strings.Contains(block, "✗ is required but missing") {
+		t.Errorf("the else branch's required path is not on its field (value %s):\n%s", v, plain(m.View()))
+	}
+}
+
+// TestRequiredSetsRenderTheObject: an anyOf that only says which
+// properties to give is no choice of variants: the properties render,
+// none marked required, and the validator's message says the choice.
+func TestRequiredSetsRenderTheObject(t *testing.T) {
+	schema := `{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"anyOf":[{"required":["id"]},{"required":["name"]}]}`
+	m := newTestForm(t, schema, 80, 24)
+	view := plain(m.View())
+	if strings.Contains(view, "◂") || strings.Contains(view, "*") {
+		t.Fatalf("want the two properties, neither required:\n%s", view)
+	}
+	m.SetErrors(registryCheck(schema)(json.RawMessage(`{}`)))
+	if view := plain(m.View()); !strings.Contains(view, `(arguments): needs "id", or "name"`) || strings.Contains(view, "required") {
+		t.Errorf("want the choice said once at the top:\n%s", view)
+	}
+}

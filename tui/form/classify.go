@@ -61,7 +61,7 @@ func (d *doc) classify(n *node) kind {
 		return kindConst
 	case n.hasEnum:
 		return kindEnum
-	case len(n.anyOf) > 0 || len(n.oneOf) > 0:
+	case (len(n.anyOf) > 0 || len(n.oneOf) > 0) && !requiredSets(n):
 		return kindUnion
 	}
 	types := n.effectiveTypes()
@@ -100,6 +100,32 @@ func (d *doc) classify(n *node) kind {
 		return kindNull
 	}
 	return kindAny
+}
+
+// requiredSets reports whether n's anyOf/oneOf only choose which of its
+// properties must be given ({"anyOf": [{"required": ["id"]}, {"required":
+// ["name"]}]}): the form shows the properties, and the validator
+// (Options.Check) says which are missing.
+func requiredSets(n *node) bool {
+	for _, alts := range [][]sref{n.anyOf, n.oneOf} {
+		for _, a := range alts {
+			o, ok := a.raw.(*omap)
+			if !ok {
+				return false
+			}
+			if _, ok := o.get("required"); !ok {
+				return false
+			}
+			for _, k := range o.keys {
+				switch k {
+				case "required", "title", "description", "$comment":
+				default:
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // isNullOnly reports whether n allows only null.

@@ -9,7 +9,7 @@ import (
 
 // Coverage returns the JSON pointers, into the schema document, of the
 // keywords the form cannot render natively: a location that uses one is
-// edited as a JSON box. They are "if" (with then/else), "not",
+// edited as a JSON box. They are "not",
 // "patternProperties", "dependentSchemas", schema-valued "dependencies",
 // tuples ("prefixItems", or "items" as an array), "$dynamicRef" and
 // "$recursiveRef", a "$ref" that does not resolve inside the document, and

@@ -16,6 +16,8 @@ func TestCoverageNativeConstructs(t *testing.T) {
 		"dependencies as lists": `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"dependencies":{"a":["b"]},"dependentRequired":{"b":["a"]}}`,
 		"validation only keywords": `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"},"contains":{"const":"x"}}},
 			"propertyNames":{"pattern":"^[a-z]+$"},"unevaluatedProperties":false,"minProperties":1}`,
+		"if/then/else":          `{"type":"object","properties":{"a":{"type":"string"}},"if":{"required":["a"]},"then":{"required":["b"]},"else":{}}`,
+		"sets of required keys": `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
 	}
 	for _, tc := range formCases {
 		schemas[tc.name] = tc.schema
@@ -32,8 +34,6 @@ func TestCoverageUnsupported(t *testing.T) {
 		name, schema string
 		want         []string
 	}{
-		{"if/then/else", `{"type":"object","properties":{"a":{"type":"string"}},"if":{"required":["a"]},"then":{"required":["b"]},"else":{}}`,
-			[]string{"/if"}},
 		{"patternProperties", `{"type":"object","properties":{"m":{"type":"object","patternProperties":{"^x":{"type":"string"}}}}}`,
 			[]string{"/properties/m/patternProperties"}},
 		{"not", `{"type":"object","properties":{"n":{"not":{"type":"null"}}}}`, []string{"/properties/n/not"}},
@@ -46,7 +46,7 @@ func TestCoverageUnsupported(t *testing.T) {
 		{"$dynamicRef", `{"type":"object","properties":{"d":{"$dynamicRef":"#node"}}}`, []string{"/properties/d/$dynamicRef"}},
 		{"once per definition", `{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},"b":{"$ref":"#/$defs/x"}},"$defs":{"x":{"not":{}}}}`,
 			[]string{"/$defs/x/not"}},
-		{"inside allOf", `{"allOf":[{"properties":{"a":{"type":"string"}}},{"if":{}}]}`, []string{"/allOf/1/if"}},
+		{"inside allOf", `{"allOf":[{"properties":{"a":{"type":"string"}}},{"not":{}}]}`, []string{"/allOf/1/not"}},
 		{"inside a union and an array", `{"type":"object","properties":{"u":{"oneOf":[{"type":"string"},{"type":"object","patternProperties":{}}]},
 			"l":{"type":"array","items":{"not":{}}}}}`, []string{"/properties/l/items/not", "/properties/u/oneOf/1/patternProperties"}},
 		{"not JSON", `{"type":`, []string{""}},

@@ -171,9 +171,10 @@ type node struct {
 }
 
 // unsupportedKeywords are the constructs the form does not render; a schema
-// location that uses one falls back to a JSON box.
+// location that uses one falls back to a JSON box. ("if" renders: it only
+// says when which values are valid, which the validator checks.)
 var unsupportedKeywords = []string{
-	"if", "not", "patternProperties", "dependentSchemas", "prefixItems",
+	"not", "patternProperties", "dependentSchemas", "prefixItems",
 	"$dynamicRef", "$recursiveRef",
 }
 
@@ -303,6 +304,9 @@ func (n *node) own(o *omap, loc string) {
 			n.props = append(n.props, &propDef{name: k, srcs: []sref{{raw: p.vals[k], loc: loc + "/properties/" + escapeToken(k)}}})
 		}
 	}
+	if _, ok := o.get("if"); ok {
+		n.condProps(o, loc)
+	}
 	if r, ok := o.vals["required"].([]any); ok {
 		for _, e := range r {
 			if s, ok := e.(string); ok && !slices.Contains(n.required, s) {
@@ -341,6 +345,28 @@ func (n *node) own(o *omap, loc string) {
 			n.anyOf = list
 		} else {
 			n.oneOf = list
+		}
+	}
+}
+
+// condProps adds the properties that the "then" and "else" of an
+// if/then/else declare and the schema does not: the form shows them as
+// optional fields, and the validator (Options.Check) keeps the condition.
+func (n *node) condProps(o *omap, loc string) {
+	for _, kw := range []string{"then", "else"} {
+		br, ok := o.vals[kw].(*omap)
+		if !ok {
+			continue
+		}
+		props, ok := br.vals["properties"].(*omap)
+		if !ok {
+			continue
+		}
+		for _, k := range props.keys {
+			if slices.ContainsFunc(n.props, func(p *propDef) bool { return p.name == k }) {
+				continue
+			}
+			n.props = append(n.props, &propDef{name: k, srcs: []sref{{raw: props.vals[k], loc: loc + "/" + kw + "/properties/" + escapeToken(k)}}})
 		}
 	}
 }
