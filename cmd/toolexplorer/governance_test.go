@@ -9,8 +9,8 @@ import (
 )
 
 // TestTimeoutOverride: a config override of 500 ms makes demo.slow,
-// sleeping 3000 ms and ignoring cancel, fail with timeout between 500 and
-// 700 ms; a 200 ms override wins over the tool's own 500 ms. demo.slow
+// sleeping 3000 ms and ignoring cancel, fail with timeout at 500 ms, while
+// the tool still sleeps; a 200 ms override wins over the tool's own 500 ms. demo.slow
 // declares 500 ms itself, so the governance decision must say the deadline
 // came from the override, not from the tool.
 func TestTimeoutOverride(t *testing.T) {
@@ -23,8 +23,9 @@ func TestTimeoutOverride(t *testing.T) {
 		if o.code != exitFailed || res.Code != tooling.CodeTimeout || res.Timeout != override {
 			t.Fatalf("override %v: code %q timeout %v\n%s", override, res.Code, res.Timeout, o)
 		}
-		if took < override || took > override+200*time.Millisecond {
-			t.Fatalf("override %v: returned after %v", override, took)
+		// At the deadline, not before; and while the tool still slept (abandoned), not after it.
+		if took < override || !res.Abandoned {
+			t.Fatalf("override %v: returned after %v, abandoned %t", override, took, res.Abandoned)
 		}
 		var timeout []string
 		for _, d := range res.Governance {
