@@ -100,7 +100,8 @@ func init() {
 		Title: "Run program",
 		Description: "Runs one of a few allowed programs (cat, date, echo, ls, uname, wc, by absolute path) with the given arguments, without a shell, in the workspace directory, " +
 			"and returns its exit code and its stdout and stderr (each cut at 16 KiB), within 10 s. It starts a process, so every call needs consent. " +
-			"It runs confined: the program can read the workspace only, and start no other program.",
+			"It runs confined: the program can read the workspace and, as the dynamic loader needs them, the system library directories " +
+			"(/lib, /lib64, /usr/lib, /usr/lib64, /usr/local/lib and /etc/ld.so.cache); it can write nothing outside its private temp dir.",
 		Input:  procRunInput,
 		Output: procRunOutput,
 		Meta: tooling.Meta{

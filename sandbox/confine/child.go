@@ -10,8 +10,10 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -220,6 +222,12 @@ func serveChild() int {
 			runtime.GOMAXPROCS(int(s.procs))
 		}
 	}
+	// The Go runtime's own thread cap, per child: RLIMIT_NPROC counts every process of the uid
+	// (all children of a root host share one), so it cannot bound one child; past this cap the
+	// runtime ends the process ("thread exhaustion"), which the parent reports as the processes
+	// limit.
+	debug.SetMaxThreads(threadCap(s.limits))
+	grants = grantSet{read: slices.Concat(s.read, s.exec), write: slices.Concat(s.write, []string{s.tmpDir})}
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol
 	}
@@ -566,9 +574,54 @@ func cutText(s string) string {
 	return s[:maxText-len(mark)] + mark
 }
 
+// defaultThreadCap is the Go runtime's thread cap in a child whose profile sets no process limit.
+const defaultThreadCap = 128
+
+// threadCap is the runtime thread cap of a child with limits l.
+func threadCap(l Limits) int {
+	if l.Processes != 0 {
+		return int(min(l.Processes, 1<<20))
+	}
+	return defaultThreadCap
+}
+
+// grantSet is what the profile of a confined child grants, for telling Landlock's refusals from
+// the file's own permissions.
+type grantSet struct{ read, write []string }
+
+// grants is set once the child is confined.
+var grants grantSet
+
+// permissionRefusal reports whether an EACCES on path came from the file's own permissions rather
+// than from Landlock: under a write grant Landlock allows every access the handler makes, so the
+// refusal is the file's; under a read grant it is the file's when even reading is refused (a
+// refused write there is Landlock's). Outside every grant (a symlink's target included) it is
+// counted as the sandbox's.
+func permissionRefusal(path string) bool {
+	if path == "" || !filepath.IsAbs(path) {
+		return false
+	}
+	// The grants are resolved paths; a symlink under a grant may point anywhere (stat and
+	// readlink are not Landlock's to refuse, so the link resolves here).
+	path, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	switch {
+	case underAny(path, grants.write):
+		return true
+	case underAny(path, grants.read):
+		return unix.Faccessat(unix.AT_FDCWD, path, unix.R_OK, 0) == unix.EACCES
+	}
+	return false
+}
+
 // classify maps a handler's error to an error kind and what it concerns.
 func classify(err error) (ErrorKind, string) {
+	var pe *fs.PathError
 	switch {
+	case errors.Is(err, syscall.EACCES) && errors.As(err, &pe) && permissionRefusal(pe.Path):
+		return Failed, describe(err) + ": refused by the file's own permissions, not by the sandbox"
 	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
 		return Limit, "files"
 	case errors.Is(err, syscall.EFBIG):

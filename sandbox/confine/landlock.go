@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,8 +127,9 @@ type pathRule struct {
 	fd int
 }
 
-// landlockRules lists the path rules of a setup, in order.
-func landlockRules(s *setupMsg) []pathRule {
+// landlockRules lists the path rules of a setup, in order. It refuses a script in Exec whose
+// interpreter Exec does not list.
+func landlockRules(s *setupMsg) ([]pathRule, error) {
 	var rules []pathRule
 	for _, p := range s.read {
 		rules = append(rules, pathRule{path: p, rights: readRights})
@@ -144,31 +146,43 @@ func landlockRules(s *setupMsg) []pathRule {
 	// os/exec opens /dev/null for a command's missing stdin, stdout or stderr.
 	rules = append(rules, pathRule{path: "/dev/null", rights: ll.AccessFSReadFile | ll.AccessFSWriteFile, system: true})
 	if len(s.exec) > 0 {
-		rules = append(rules, execSupportRules(s.exec)...)
+		more, err := execSupportRules(s.exec)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, more...)
 	}
-	return rules
+	return rules, nil
 }
 
-// execSupportRules grants what a dynamically linked executable or a script needs to start: its
-// ELF interpreter (executable) or "#!" interpreter, and read access to the loader cache and the
-// system library directories.
-func execSupportRules(execs []string) []pathRule {
+// execSupportRules grants what a dynamically linked executable needs to start: its ELF
+// interpreter (executable), and read access to the loader cache and the system library
+// directories. A script's "#!" interpreter gets nothing implied: it must be in execs itself,
+// else the script is refused, since an interpreter granted on the side (a shell above all) would
+// run anything.
+func execSupportRules(execs []string) ([]pathRule, error) {
 	var rules []pathRule
 	seen := map[string]bool{}
-	interp := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			rules = append(rules, pathRule{path: p, rights: ll.AccessFSExecute | ll.AccessFSReadFile, system: true})
+	listed := func(p string) bool {
+		if slices.Contains(execs, p) {
+			return true
 		}
+		r, err := filepath.EvalSymlinks(p)
+		return err == nil && slices.Contains(execs, r)
 	}
 	dynamic := false
 	for _, e := range execs {
 		if sh := shebang(e); sh != "" {
-			interp(sh)
-			e = sh
+			if !listed(sh) {
+				return nil, fmt.Errorf("exec %s: a script for %s, which the profile's Exec does not list (list it too, knowing that it then runs anything)", e, sh)
+			}
+			continue
 		}
 		if in := elfInterp(e); in != "" {
-			interp(in)
+			if !seen[in] {
+				seen[in] = true
+				rules = append(rules, pathRule{path: in, rights: ll.AccessFSExecute | ll.AccessFSReadFile, system: true})
+			}
 			dynamic = true
 		}
 	}
@@ -178,7 +192,7 @@ func execSupportRules(execs []string) []pathRule {
 		}
 		rules = append(rules, pathRule{path: "/etc/ld.so.cache", rights: ll.AccessFSReadFile, system: true})
 	}
-	return rules
+	return rules, nil
 }
 
 // elfInterp returns the program interpreter (PT_INTERP) of a 64-bit little-endian ELF
@@ -257,7 +271,10 @@ func applyLandlock(s *setupMsg, abi int, nnp bool) (notes []string, err error) {
 	// With cgo, the all-threads calls go through libpsx, which lists /proc/PID/task after each
 	// one (go-landlock issue 39): it must stay listable. Listing its own threads gives a child
 	// nothing; without cgo the rule is not needed.
-	rules := landlockRules(s)
+	rules, err := landlockRules(s)
+	if err != nil {
+		return nil, err
+	}
 	if cgoEnabled {
 		rules = append(rules, pathRule{path: fmt.Sprintf("/proc/%d/task", os.Getpid()), rights: ll.AccessFSReadDir, system: true})
 	}

@@ -734,7 +734,8 @@ func (pr *proc) failure() error {
 		e.Kind, e.What = pr.signalKind(ws.Signal())
 	case ws.Exited() && ws.ExitStatus() == 2 && runtimeOOM(stderr):
 		e.Kind, e.What = Limit, "memory"
-	case ws.Exited() && ws.ExitStatus() == 2 && strings.Contains(stderr, "failed to create new OS thread") && strings.Contains(stderr, "errno=11"):
+	case ws.Exited() && ws.ExitStatus() == 2 && (strings.Contains(stderr, "failed to create new OS thread") && strings.Contains(stderr, "errno=11") ||
+		strings.Contains(stderr, "fatal error: thread exhaustion")):
 		e.Kind, e.What = Limit, "processes"
 	case pr.ready == nil:
 		e.Kind, e.What = Unavailable, fmt.Sprintf("the child ended before confining itself (%v)", pr.state)
@@ -759,10 +760,10 @@ func (pr *proc) signalKind(sig syscall.Signal) (ErrorKind, string) {
 			if pr.limits.CPUSeconds > 0 && cpu >= time.Duration(pr.limits.CPUSeconds)*time.Second-50*time.Millisecond {
 				return Limit, "cpu"
 			}
-			return Crashed, fmt.Sprintf("killed by %s after %v of CPU time", sig, cpu.Round(time.Millisecond))
+			return Crashed, fmt.Sprintf("killed by %s after %v of CPU time", unix.SignalName(sig), cpu.Round(time.Millisecond))
 		}
 	}
-	return Crashed, "killed by " + sig.String()
+	return Crashed, "killed by " + unix.SignalName(sig)
 }
 
 // runtimeOOM reports whether the output is the Go runtime's death for want of memory.

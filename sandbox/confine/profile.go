@@ -25,8 +25,15 @@ type Profile struct {
 	// these paths must also be writable by that user (the private temp dir is chowned to it).
 	WritePaths []string
 	// Exec lists executables (absolute paths) the child may start. None by default: then the
-	// seccomp filter also refuses execve and fork. A dynamically linked executable implies read
-	// access to its ELF interpreter and the system library directories.
+	// seccomp filter also refuses execve and fork. Each listed file may be read and executed. A
+	// dynamically linked executable implies the right to execute its ELF interpreter and to
+	// read the loader cache and the system library directories (/lib, /lib64, /usr/lib,
+	// /usr/lib64, /usr/local/lib, /etc/ld.so.cache). A script ("#!") implies nothing: its
+	// interpreter must be listed too, or the child refuses to start (a listed shell runs any
+	// command). Exec names the programs an honest tool starts; it is not a bound on the code a
+	// compromised child runs: the ELF interpreter, run as a program, loads any ELF file the
+	// child can read (its temp dir included), and everything started stays under the child's
+	// Landlock rules, seccomp filter and limits.
 	Exec []string
 	// ConnectTCP lists the TCP ports the child may connect to (any address). None by default.
 	ConnectTCP []uint16
@@ -74,7 +81,10 @@ type Limits struct {
 	// processes and threads (the Go runtime's threads count, and all children share uid 65534).
 	// Default 512, applied only when the child runs as uid 65534; when the parent is not root
 	// the child keeps the caller's uid, whose count includes every process of that user, so only
-	// an explicit value is applied then.
+	// an explicit value is applied then. Being per user, it bounds all children together, not
+	// one: each child also caps its own Go runtime at this many threads (128 when Processes is
+	// not set), past which it ends with the processes limit, whatever the host's uid. Processes
+	// that a child with Exec starts are bounded only by RLIMIT_NPROC (see SECURITY.md).
 	Processes uint64
 	// ResponseBytes bounds the handler's response, which the parent reads and holds in memory:
 	// a larger one fails the call with the limit "response". The parent reads the size from the
