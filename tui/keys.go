@@ -30,7 +30,7 @@ type globalKeys struct {
 
 func newGlobalKeys() globalKeys {
 	return globalKeys{
-		Quit:       bind([]string{"q"}, "q", "quit"),
+		Quit:       bind([]string{"q"}, "q", "quit (asks off the list)"),
 		ForceQuit:  bind([]string{"ctrl+c"}, "ctrl+c", "quit"),
 		Help:       bind([]string{"?"}, "?", "full help"),
 		HelpAlways: bind([]string{"f1"}, "f1", "full help"),
@@ -287,5 +287,6 @@ var (
 	_ help.KeyMap = historyKeys{}
 	_ help.KeyMap = boardKeys{}
 	_ help.KeyMap = confirmKeys{}
+	_ help.KeyMap = quitKeys{}
 	_ help.KeyMap = keyList{}
 )

@@ -92,9 +92,11 @@ func (r *runScreen) setTool(t tooling.Tool, args json.RawMessage) tea.Cmd {
 
 func (r *runScreen) Title() string { return "Run " + r.tool.Name }
 
-// Typing: while editing, as long as the editor's focus takes text.
+// Typing: while editing, as long as the editor's focus takes text or the
+// editor takes every key (an open picker): q, ?, H and B are then the
+// editor's.
 func (r *runScreen) Typing() bool {
-	return r.phase == phaseEditing && r.editor != nil && r.editor.InputFocused()
+	return r.phase == phaseEditing && r.editor != nil && (r.editor.InputFocused() || r.editor.Capturing())
 }
 
 func (r *runScreen) KeyMap() help.KeyMap {

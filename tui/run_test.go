@@ -289,6 +289,8 @@ func TestQuitCancelsTheCall(t *testing.T) {
 	openRun(t, h, "demo.slow", `{"ms":60000}`)
 	h.press("ctrl+s")
 	h.press("q")
+	h.mustContain("The call of demo.slow in flight is")
+	h.press("y")
 	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
 		t.Fatalf("code %s", res.Code)
 	}

@@ -66,6 +66,7 @@ type Model struct {
 
 	stack    []screen
 	confirm  *confirmDialog
+	quitAsk  *quitDialog // asking whether to quit
 	showHelp bool
 	helpVP   viewport.Model // the full help, scrollable
 	status   string
@@ -181,7 +182,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.helpVP, _ = m.helpVP.Update(msg)
 			return m, nil
 		}
-		if m.confirm != nil {
+		if m.confirm != nil || m.quitAsk != nil {
 			return m, nil
 		}
 		return m, m.top().Update(msg)
@@ -232,10 +233,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// editor of the run screen also gets its timers when it is covered.
 	_, input := msg.(tea.PasteMsg)
 	var cmd tea.Cmd
-	if m.confirm == nil && !m.showHelp {
+	covered := m.confirm != nil || m.quitAsk != nil || m.showHelp
+	if !covered {
 		cmd = m.top().Update(msg)
 	}
-	if !input && (m.top() != m.run || m.confirm != nil || m.showHelp) {
+	if !input && (m.top() != m.run || covered) {
 		cmd = tea.Batch(cmd, m.run.Update(msg))
 	}
 	return m, cmd
@@ -264,9 +266,20 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if m.quitAsk != nil {
+		m.quitAsk.Update(msg)
+		if m.quitAsk.done {
+			quit := m.quitAsk.quit
+			m.quitAsk = nil
+			if quit {
+				return m.quit()
+			}
+		}
+		return nil
+	}
 	if m.showHelp {
 		if key.Matches(msg, g.Quit) { // as the footer says: q quits here too
-			return m.quit()
+			return m.askQuit()
 		}
 		if key.Matches(msg, g.Help, g.HelpAlways, g.Back) {
 			m.showHelp = false
@@ -283,7 +296,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !m.top().Typing() {
 		switch {
 		case key.Matches(msg, g.Quit):
-			return m.quit()
+			return m.askQuit()
 		case key.Matches(msg, g.Help):
 			m.openHelp()
 			return nil
@@ -294,6 +307,20 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return m.top().Update(msg)
+}
+
+// askQuit quits from the tool list; from any other screen it first asks,
+// since leaving there loses a form being filled in or a result being read.
+func (m *Model) askQuit() tea.Cmd {
+	if m.top() == m.list {
+		return m.quit()
+	}
+	running := ""
+	if m.run.busy() {
+		running = m.run.tool.Name
+	}
+	m.quitAsk = newQuitDialog(m.c, running)
+	return nil
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -367,6 +394,8 @@ func (m *Model) render() string {
 
 	var body string
 	switch {
+	case m.quitAsk != nil:
+		body = m.quitAsk.View(w, bodyH)
 	case m.showHelp:
 		body = m.helpVP.View()
 	case m.confirm != nil:
@@ -386,6 +415,8 @@ func (m *Model) render() string {
 	var km help.KeyMap = top.KeyMap()
 	typing := top.Typing()
 	switch {
+	case m.quitAsk != nil:
+		km, typing = m.quitAsk.keys, true
 	case m.showHelp:
 		km, typing = helpOverlayKeys, false
 	case m.confirm != nil:

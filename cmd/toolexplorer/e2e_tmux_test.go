@@ -351,8 +351,17 @@ func TestE2EConsoleTmux(t *testing.T) {
 	c.waitMatch(t, `(?m)^  demo\.slow .*canceled 1`)
 	c.waitMatch(t, `(?m)^  demo\.echo .*validation_error 1`)
 
-	// q quits: the console exits 0 and the terminal is back as it was.
+	// q away from the tool list asks first: n stays, y quits. The console
+	// exits 0 and the terminal is back as it was.
 	c.keys(t, "q")
+	c.waitAll(t, "Quit toolexplorer?", "Quit (y)", "Stay (n)")
+	c.keys(t, "n")
+	c.waitFor(t, "the quit question to close", func(s string) bool {
+		return strings.Contains(s, "Governance · live") && !strings.Contains(s, "Quit toolexplorer?")
+	}, e2eWait)
+	c.keys(t, "q")
+	c.waitScreen(t, "Quit toolexplorer?", e2eWait)
+	c.keys(t, "y")
 	s = c.waitScreen(t, exited, e2eWait)
 	if !strings.Contains(s, exited+"0") {
 		t.Errorf("the console did not exit with status 0:\n%s", s)

@@ -108,8 +108,19 @@ func (f *arrayField) insertAfter(after field) field {
 	return it
 }
 
-func (f *arrayField) remove(it field) {
-	f.items = slices.DeleteFunc(f.items, func(x field) bool { return x == it })
+func (f *arrayField) remove(it field) int {
+	i := slices.Index(f.items, it)
+	if i < 0 {
+		return -1
+	}
+	f.items = slices.Delete(f.items, i, i+1)
+	f.touch()
+	f.renumber()
+	return i
+}
+
+func (f *arrayField) restore(i int, it field) {
+	f.items = slices.Insert(f.items, min(max(i, 0), len(f.items)), it)
 	f.touch()
 	f.renumber()
 }

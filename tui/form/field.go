@@ -46,7 +46,8 @@ type field interface {
 // container holds items a person adds, removes and reorders: arrays and maps.
 type container interface {
 	insertAfter(after field) field
-	remove(f field)
+	remove(f field) int     // where f was, -1 when it was not there
+	restore(i int, f field) // puts a removed f back at index i
 	move(f field, delta int) bool
 }
 

@@ -53,8 +53,10 @@ type Model struct {
 	area   *textarea.Model
 	rawErr string
 
-	top       []string // errors for paths with no field
-	checked   string   // the value Check last saw
+	top       []string  // errors for paths with no field
+	note      string    // what the last key did that is not in sight, until the next key
+	removed   []removal // items and entries removed, the last one last, for undo
+	checked   string    // the value Check last saw
 	submitted bool
 	initCmd   tea.Cmd
 }
@@ -218,7 +220,7 @@ func (m *Model) SetValue(v json.RawMessage) error {
 	if m.cur != nil {
 		m.cur.blur()
 	}
-	m.root, m.cur, m.top, m.checked = root, nil, nil, ""
+	m.root, m.cur, m.top, m.checked, m.removed = root, nil, nil, "", nil
 	m.relayout()
 	if f, rest := m.find(path, false); f != nil && rest == "" {
 		m.focusField(f)
@@ -347,7 +349,7 @@ func (m *Model) KeyMap() KeyMap {
 	k := m.env.keys
 	if m.raw {
 		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Down, &k.Up, &k.PageDown, &k.PageUp,
-			&k.Toggle, &k.Choose, &k.Close, &k.Null, &k.Add, &k.Remove, &k.MoveUp, &k.MoveDown} {
+			&k.Toggle, &k.Choose, &k.Close, &k.Null, &k.Add, &k.Remove, &k.MoveUp, &k.MoveDown, &k.Undo} {
 			b.SetEnabled(false)
 		}
 		return k
@@ -377,9 +379,15 @@ func (m *Model) KeyMap() KeyMap {
 	k.Choose.SetEnabled(chooses)
 	k.Close.SetEnabled(f != nil && f.capturing())
 	k.Null.SetEnabled(isNull)
-	k.Add.SetEnabled(item || container)
+	inItem := false
+	if f != nil {
+		it, _ := m.itemOf(m.enclosingItem(f))
+		inItem = it != nil
+	}
+	k.Add.SetEnabled(inItem || container)
 	k.Remove.SetEnabled(item)
 	k.MoveUp.SetEnabled(item)
 	k.MoveDown.SetEnabled(item)
+	k.Undo.SetEnabled(len(m.removed) > 0)
 	return k
 }

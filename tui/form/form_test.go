@@ -140,7 +140,7 @@ var formCases = []formCase{
 			"properties":{"name":{"type":"string"},"age":{"type":"integer"}},"required":["name"]}}}}`,
 		init: `{}`,
 		input: func(t *testing.T, m *Model) {
-			press(m, "ctrl+n", "tab")
+			press(m, "ctrl+n") // the focus goes to the new item's first field
 			typeText(m, "Ann")
 			press(m, "tab")
 			typeText(m, "30")

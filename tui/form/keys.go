@@ -23,6 +23,7 @@ type KeyMap struct {
 	Remove   key.Binding // remove the focused item or entry
 	MoveUp   key.Binding // move the focused item up
 	MoveDown key.Binding // move the focused item down
+	Undo     key.Binding // put back the item or entry removed last
 	Raw      key.Binding // switch between the form and raw JSON
 	Submit   key.Binding // submit; enter on the last field does too
 }
@@ -44,6 +45,7 @@ func DefaultKeyMap() KeyMap {
 		Remove:   key.NewBinding(key.WithKeys("ctrl+d", "x"), key.WithHelp("ctrl+d/x", "remove item")),
 		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move item up")),
 		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move item down")),
+		Undo:     key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo remove")),
 		Raw:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "raw JSON")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
 	}
@@ -51,7 +53,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Toggle, k.Null, k.Add, k.Remove, k.Raw, k.Submit}
+	return []key.Binding{k.Next, k.Toggle, k.Null, k.Add, k.Remove, k.Undo, k.Raw, k.Submit}
 }
 
 // FullHelp is the help by column: moving, editing, arrays and maps, the form.
@@ -59,7 +61,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Down, k.Up, k.PageDown, k.PageUp},
 		{k.Toggle, k.Choose, k.Close, k.Null},
-		{k.Add, k.Remove, k.MoveUp, k.MoveDown},
+		{k.Add, k.Remove, k.Undo, k.MoveUp, k.MoveDown},
 		{k.Raw, k.Submit},
 	}
 }

@@ -136,8 +136,22 @@ func (f *mapField) insertAfter(after field) field {
 	return e
 }
 
-func (f *mapField) remove(it field) {
-	f.entries = slices.DeleteFunc(f.entries, func(e *mapEntry) bool { return field(e) == it })
+func (f *mapField) remove(it field) int {
+	i := slices.IndexFunc(f.entries, func(e *mapEntry) bool { return field(e) == it })
+	if i < 0 {
+		return -1
+	}
+	f.entries = slices.Delete(f.entries, i, i+1)
+	f.touch()
+	return i
+}
+
+func (f *mapField) restore(i int, it field) {
+	e, ok := it.(*mapEntry)
+	if !ok {
+		return
+	}
+	f.entries = slices.Insert(f.entries, min(max(i, 0), len(f.entries)), e)
 	f.touch()
 }
 

@@ -62,6 +62,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		*m.area = a
 		return cmd
 	}
+	m.note = ""
+	if matches(k, keys.Undo) {
+		return m.undoRemove()
+	}
 	f := m.cur
 	if f == nil {
 		if k.String() == "enter" {
@@ -90,7 +94,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case matches(k, keys.PageUp):
 		return m.moveFocus(-m.pageStep())
 	case !typing && matches(k, keys.Add):
-		if ok, cmd := m.addItem(f); ok {
+		// ctrl+n adds from any field of an item; a letter (a) only on the
+		// item's or the list's own row.
+		if ok, cmd := m.addItem(f, k.Text == ""); ok {
 			return cmd
 		}
 	case !typing && matches(k, keys.Remove):
@@ -332,7 +338,9 @@ func (m *Model) itemOf(f field) (field, container) {
 	return nil, nil
 }
 
-func (m *Model) addItem(f field) (bool, tea.Cmd) {
+// addItem adds an item to the list f is, or after the item f is (with
+// inside, the item f is a field of).
+func (m *Model) addItem(f field, inside bool) (bool, tea.Cmd) {
 	var c container
 	var after field
 	switch x := unwrap(f).(type) {
@@ -341,6 +349,9 @@ func (m *Model) addItem(f field) (bool, tea.Cmd) {
 	case *mapField:
 		c = x
 	default:
+		if inside {
+			f = m.enclosingItem(f)
+		}
 		after, c = m.itemOf(f)
 	}
 	if c == nil {
@@ -348,20 +359,82 @@ func (m *Model) addItem(f field) (bool, tea.Cmd) {
 	}
 	it := c.insertAfter(after)
 	m.relayout()
+	// An item with fields of its own (an object) is filled in from its
+	// first field: its header takes no text, and letters there are keys.
+	// (A map entry's own row is its key, text already.)
+	if i := slices.Index(m.rows, it); i >= 0 && !it.takesText() && i+1 < len(m.rows) && m.parents[i+1] == it {
+		return true, m.focusField(m.rows[i+1])
+	}
 	return true, m.focusField(it)
 }
+
+// enclosingItem is the row of the array item or map entry that f is, or
+// is a field of (the item an add goes after); f when there is none.
+func (m *Model) enclosingItem(f field) field {
+	for g := f; g != nil; {
+		if it, _ := m.itemOf(g); it != nil {
+			return it
+		}
+		i := slices.Index(m.rows, g)
+		if i < 0 {
+			break
+		}
+		g = m.parents[i]
+	}
+	return f
+}
+
+// itemLabel names an item or entry in a note: its JSON pointer.
+func itemLabel(it field) string {
+	if e, ok := it.(*mapEntry); ok {
+		return pathText(e.val.base().path)
+	}
+	return pathText(it.base().path)
+}
+
+// removal is an item or entry removed from its container, kept for undo.
+type removal struct {
+	c  container
+	at int
+	it field
+}
+
+// maxUndo bounds the removals kept for undo.
+const maxUndo = 32
 
 func (m *Model) removeItem(f field) (bool, tea.Cmd) {
 	it, c := m.itemOf(f)
 	if c == nil {
 		return false, nil
 	}
+	label := itemLabel(it)
 	i := slices.Index(m.rows, it)
-	c.remove(it)
+	at := c.remove(it)
+	if at < 0 {
+		return false, nil
+	}
+	if len(m.removed) == maxUndo {
+		m.removed = slices.Delete(m.removed, 0, 1)
+	}
+	m.removed = append(m.removed, removal{c: c, at: at, it: it})
+	m.note = "removed " + label + ": " + m.env.keys.Undo.Help().Key + " puts it back"
 	if i >= 0 {
 		m.focus = i
 	}
 	return true, m.relayout()
+}
+
+// undoRemove puts back the item or entry removed last, and focuses it.
+func (m *Model) undoRemove() tea.Cmd {
+	if len(m.removed) == 0 {
+		return nil
+	}
+	r := m.removed[len(m.removed)-1]
+	m.removed = m.removed[:len(m.removed)-1]
+	r.c.restore(r.at, r.it)
+	m.relayout()
+	m.note = "put back " + itemLabel(r.it)
+	return m.focusField(r.it)
 }
 
 func (m *Model) moveItem(f field, delta int) tea.Cmd {

@@ -28,6 +28,9 @@ func (m *Model) View() string {
 	for _, t := range m.top {
 		top = append(top, st.Error.Render("✗ "+t))
 	}
+	if m.note != "" {
+		top = append(top, st.Muted.Render("  "+m.note))
+	}
 	if len(m.rows) == 0 {
 		return strings.Join(append(top, st.Muted.Render("  This tool takes no arguments.")), "\n")
 	}
