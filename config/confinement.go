@@ -28,10 +28,10 @@ type Confinement struct {
 	// <os.UserCacheDir()>/toolexplorer/workspace. The config never creates
 	// it; whoever uses it does.
 	Workspace string
-	// AllowedRoots, when not empty, bounds the paths a confined tool may be
-	// granted: only those under one of these roots are kept (the workspace
-	// is always allowed). Absolute and clean paths. Empty (nil or of length
-	// 0) narrows nothing.
+	// AllowedRoots bounds the paths a confined tool may be granted: only
+	// those under one of these roots are kept (the workspace is always
+	// allowed). Absolute and clean paths. Empty (nil or of length 0): the
+	// workspace and the tool's own programs only.
 	AllowedRoots []string
 	// AllowedPorts, when not empty, bounds the TCP ports a confined tool may
 	// be granted to connect to: 1 to 65535. Empty (nil or of length 0)

@@ -199,34 +199,41 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	if err != nil {
 		return confine.Profile{}, "", nil, err
 	}
-	expand := func(paths []string) ([]string, bool) {
-		out := make([]string, len(paths))
-		used := false
-		for i, p := range paths {
-			if rest, ok := strings.CutPrefix(p, "$WORKSPACE"); ok {
-				p, used = ws+rest, true
-			}
-			out[i] = p
-		}
-		return out, used
-	}
-	read, ur := expand(c.Read)
-	write, uw := expand(c.Write)
-	if ur || uw {
+	usesWS := func(p string) bool { return strings.HasPrefix(p, "$WORKSPACE") }
+	if slices.ContainsFunc(c.Read, usesWS) || slices.ContainsFunc(c.Write, usesWS) {
 		if err := workspace(ws); err != nil {
 			return confine.Profile{}, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
+	// The workspace as it resolves: the configuration names it, so its
+	// symlinks are trusted; below it, none is followed (see confine.Profile).
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	expand := func(paths []string) []string {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			if rest, ok := strings.CutPrefix(p, "$WORKSPACE"); ok {
+				p = ws + rest
+			}
+			out[i] = p
+		}
+		return out
+	}
+	read, write := expand(c.Read), expand(c.Write)
 	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
 		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
 			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes}}
 	pol := cfg.Confinement
-	// Empty lists in config mean no narrowing; in confine.Policy a non-nil
-	// empty list allows nothing, so they become nil.
-	var roots []string
-	if len(pol.AllowedRoots) > 0 {
-		roots = append(append([]string(nil), pol.AllowedRoots...), ws)
+	// The allowed roots are the config's and the workspace; without any in
+	// the config, the workspace and the tool's own programs (each a root of
+	// its own, which covers that file alone).
+	roots := append(slices.Clone(pol.AllowedRoots), ws)
+	if len(pol.AllowedRoots) == 0 {
+		roots = append(roots, c.Exec...)
 	}
+	// An empty list of ports in config means no narrowing; in
+	// confine.Policy a non-nil empty list allows nothing, so it becomes nil.
 	var ports []uint16
 	if len(pol.AllowedPorts) > 0 {
 		ports = pol.AllowedPorts

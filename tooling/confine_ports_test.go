@@ -3,6 +3,8 @@
 package tooling
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -67,5 +69,32 @@ func TestReusedWorkersPerTool(t *testing.T) {
 	b, _, _, errB := r.profileOf("t.b", c)
 	if errA != nil || errB != nil || a.ReuseKey != "t.a" || a.Hash() == b.Hash() {
 		t.Errorf("reuse keys %q and %q, hashes %s and %s (%v %v): want one per tool", a.ReuseKey, b.ReuseKey, a.Hash(), b.Hash(), errA, errB)
+	}
+}
+
+// TestAllowedRootsDefault checks that without allowed_roots in the config
+// a confined tool is granted paths in the workspace and its own programs,
+// nothing else.
+func TestAllowedRootsDefault(t *testing.T) {
+	r := NewRegistry()
+	cfg := config.Default()
+	base, err := os.MkdirTemp("", "roots-") // reachable by the children's user
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Confinement.Workspace = filepath.Join(base, "ws")
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, ws, dropped, err := r.profileOf("t.roots", &Confinement{Read: []string{"$WORKSPACE/in", "/etc"}, Write: []string{"/tmp"}, Exec: []string{"/bin/sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.ReadPaths) != 1 || p.ReadPaths[0] != ws+"/in" || len(p.WritePaths) != 0 || len(p.Exec) != 1 || len(dropped) != 2 {
+		t.Errorf("read %v write %v exec %v (dropped %v); want the workspace path and the program only", p.ReadPaths, p.WritePaths, p.Exec, dropped)
 	}
 }

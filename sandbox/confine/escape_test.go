@@ -139,6 +139,65 @@ func TestResponseLimit(t *testing.T) {
 	call(t, "a 1 MiB answer at a 1 MiB limit", full, 0, "test.echo", small, bytes.Repeat([]byte("x"), 1<<20))
 }
 
+// TestSymlinkSwap: a call allowed to write a directory shared with other tools replaces a
+// subdirectory another tool may read by a symlink to /. The control reads through the link
+// unconfined; the next call that names the path is refused, whoever owns the link (a root host's
+// children, or the host's own user), and Narrow drops the path.
+func TestSymlinkSwap(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	f := newFixture(t)
+	pub := filepath.Join(f.rw, "pub")
+	if err := os.Mkdir(pub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		os.Chown(pub, UnprivilegedID, UnprivilegedID)
+	}
+	call(t, "replace a shared dir by a symlink to / (WritePaths)", full, 0, "test.fs", Profile{WritePaths: []string{f.rw}}, fsReq("swap", pub, "/"))
+	target := filepath.Join(pub, "etc", "passwd")
+	_, err := os.ReadFile(target)
+	record("read /etc/passwd through the swapped dir (unconfined control)", "ok", outcome(nil, err), err == nil)
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	_, e := call(t, "read /etc/passwd through a swapped ReadPaths dir", full, Unavailable, "test.read", Profile{ReadPaths: []string{pub}}, []byte(target))
+	if e != nil && !strings.Contains(e.What, "symlink") {
+		t.Errorf("refusal: %s, want it to name the symlink", e.What)
+	}
+	narrowed, dropped := Profile{ReadPaths: []string{pub}}.Narrow(Policy{AllowedRoots: []string{f.base}})
+	ok := len(narrowed.ReadPaths) == 0 && len(dropped) == 1 && strings.Contains(dropped[0], "symlink")
+	record("Narrow a ReadPaths dir swapped for a symlink", "dropped", fmt.Sprint(narrowed.ReadPaths, dropped), ok)
+	if !ok {
+		t.Errorf("Narrow kept %v (dropped %v)", narrowed.ReadPaths, dropped)
+	}
+}
+
+// TestProfilePathIdentity: a profile path swapped for another directory between the parent's
+// check and the child's rule (a rename, no symlink) is refused; the control runs without the swap.
+func TestProfilePathIdentity(t *testing.T) {
+	requireConfinement(t)
+	f := newFixture(t)
+	other := filepath.Join(f.base, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "secret"), []byte(secretValue), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Profile{ReadPaths: []string{f.ro}}
+	call(t, "read a ReadPaths file (control)", full, 0, "test.read", p, []byte(f.roFile))
+	alterSetup = func(*setupMsg) {
+		os.Rename(f.ro, f.ro+".old")
+		os.Rename(other, f.ro)
+	}
+	defer func() { alterSetup = nil }()
+	_, e := call(t, "a ReadPaths dir renamed over after the parent checked it", full, Unavailable, "test.read", p, []byte(filepath.Join(f.ro, "secret")))
+	if e != nil && !strings.Contains(e.What, "not the object the parent checked") {
+		t.Errorf("refusal: %s", e.What)
+	}
+}
+
 func TestFileSystem(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()

@@ -125,6 +125,9 @@ type pathRule struct {
 	system bool
 	// fd is an open descriptor of the object, used when path is "" (the temp dir).
 	fd int
+	// id is the object the parent found at path ({0, 0}: none), checked when check is set.
+	id    dirID
+	check bool
 }
 
 // landlockRules lists the path rules of a setup, in order. It refuses a script in Exec whose
@@ -139,6 +142,11 @@ func landlockRules(s *setupMsg) ([]pathRule, error) {
 	}
 	for _, p := range s.exec {
 		rules = append(rules, pathRule{path: p, rights: execRights})
+	}
+	for i := range rules {
+		if i < len(s.ids) {
+			rules[i].id, rules[i].check = s.ids[i], true
+		}
 	}
 	if s.tmpFD >= 0 {
 		rules = append(rules, pathRule{fd: s.tmpFD, rights: writeRights, system: true})
@@ -342,6 +350,10 @@ func addPathRule(rulesetFD int, r pathRule) (note string, err error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return "", fmt.Errorf("stat %s: %w", path, err)
+	}
+	if r.check && r.id != (dirID{uint64(st.Dev), st.Ino}) {
+		// Made, or swapped for another object, since the parent resolved and checked it.
+		return "", fmt.Errorf("path %s is not the object the parent checked (device and inode changed)", path)
 	}
 	rights := r.rights
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {

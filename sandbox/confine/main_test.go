@@ -612,6 +612,12 @@ func runFSOp(op fsOp) error {
 		return os.WriteFile(op.B, []byte("through a symlink"), 0o644)
 	case "link":
 		return os.Link(op.A, op.B)
+	case "swap":
+		// Replace A by a symlink to B.
+		if err := os.RemoveAll(op.A); err != nil {
+			return err
+		}
+		return os.Symlink(op.B, op.A)
 	case "chmod":
 		return os.Chmod(op.A, 0o777)
 	case "chown":

@@ -246,6 +246,13 @@ func buildSetup(p Profile) (*setupMsg, error) {
 	if s.exec, err = resolve("exec", p.Exec); err != nil {
 		return nil, err
 	}
+	for _, path := range slices.Concat(s.read, s.write, s.exec) {
+		id, err := pathID(path)
+		if err != nil {
+			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: %s: %v", path, err)}
+		}
+		s.ids = append(s.ids, id)
+	}
 	for _, n := range p.Env {
 		if err := checkEnvName(n); err != nil {
 			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: env %q: %v", n, err)}
@@ -268,6 +275,24 @@ func buildSetup(p Profile) (*setupMsg, error) {
 		return nil, &Error{Kind: Unavailable, What: err.Error()}
 	}
 	return s, nil
+}
+
+// pathID opens path without following any symlink and returns its device and inode, {0, 0}
+// when it does not exist.
+func pathID(path string) (dirID, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if errors.Is(err, unix.ENOENT) {
+		return dirID{}, nil
+	}
+	if err != nil {
+		return dirID{}, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return dirID{}, err
+	}
+	return dirID{uint64(st.Dev), st.Ino}, nil
 }
 
 // proc is one started child.

@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Profile says what a confined child may reach. Everything not listed is denied: no file system
@@ -125,7 +128,7 @@ func (l Limits) WithDefaults() Limits {
 // nothing, and a zero limit does not cap that limit.
 type Policy struct {
 	// AllowedRoots bound every path of a profile: a path is kept only if it lies under one of
-	// them (both compared after symlinks are resolved).
+	// them (both compared after symlinks are resolved; see Narrow).
 	AllowedRoots []string
 	// AllowedPorts bound ConnectTCP and BindTCP.
 	AllowedPorts []uint16
@@ -138,7 +141,9 @@ type Policy struct {
 }
 
 // Narrow returns the intersection of p and pol: narrowest wins. Paths are made clean, their
-// existing prefix has its symlinks resolved, and they are kept only when under an allowed root;
+// existing prefix has its symlinks resolved (only root's links in directories only root changes:
+// a path through any other link is dropped), and they are kept only when under an allowed root
+// (whose own symlinks are all resolved: the configuration names it);
 // ports outside the allowed ones are dropped; each limit is the lower of the profile's (or its
 // default) and the policy's cap. The second result says what was dropped or lowered and why, one
 // line each. Narrow never widens: an element is never added.
@@ -148,7 +153,7 @@ func (p Profile) Narrow(pol Policy) (Profile, []string) {
 	if pol.AllowedRoots != nil {
 		roots = []string{}
 		for _, r := range pol.AllowedRoots {
-			rr, err := resolvePath(r)
+			rr, err := resolveRoot(r)
 			if err != nil {
 				dropped = append(dropped, fmt.Sprintf("allowed root %q: %v (ignored)", r, err))
 				continue
@@ -265,6 +270,12 @@ func (p Profile) Hash() string {
 
 // resolvePath makes an absolute path clean and resolves the symlinks of its longest existing
 // prefix; the part that does not exist yet is appended as is (after Clean it holds no "..").
+//
+// Only a symlink that no confined child can have made or moved is followed: one owned by root,
+// in a directory owned by root that nobody else may change (not group- or world-writable, or
+// sticky). Any other symlink in the path is an error: a child allowed to write where it lies
+// (a workspace shared by tools) could have pointed it anywhere, and so widened the grants of
+// every later call that names the path.
 func resolvePath(p string) (string, error) {
 	if p == "" || !filepath.IsAbs(p) {
 		return "", errors.New("not an absolute path")
@@ -272,25 +283,74 @@ func resolvePath(p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", errors.New("holds a NUL byte")
 	}
-	cur := filepath.Clean(p)
-	rest := ""
+	parts := strings.Split(filepath.Clean(p), "/")[1:]
+	cur := "/"
+	for links := 0; len(parts) > 0; {
+		name := parts[0]
+		parts = parts[1:]
+		if name == "" {
+			continue
+		}
+		next := filepath.Join(cur, name)
+		var st unix.Stat_t
+		if err := unix.Lstat(next, &st); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return filepath.Join(append([]string{next}, parts...)...), nil
+			}
+			return "", &fs.PathError{Op: "lstat", Path: next, Err: err}
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			cur = next
+			continue
+		}
+		if links++; links > 40 {
+			return "", &fs.PathError{Op: "resolve", Path: p, Err: unix.ELOOP}
+		}
+		if err := trustedLink(cur, next, &st); err != nil {
+			return "", err
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target) // cur holds no symlink: ".." is lexical
+		}
+		parts = append(strings.Split(filepath.Clean(target), "/")[1:], parts...)
+		cur = "/"
+	}
+	return cur, nil
+}
+
+// trustedLink checks that the symlink link (st) in dir is one resolvePath may follow.
+func trustedLink(dir, link string, st *unix.Stat_t) error {
+	var d unix.Stat_t
+	if err := unix.Stat(dir, &d); err != nil {
+		return &fs.PathError{Op: "stat", Path: dir, Err: err}
+	}
+	if st.Uid != 0 || d.Uid != 0 || d.Mode&0o022 != 0 && d.Mode&unix.S_ISVTX == 0 {
+		return fmt.Errorf("%s is a symlink that is not root's in a directory only root changes (link uid %d, directory uid %d mode %#o): name the path it leads to", link, st.Uid, d.Uid, d.Mode&0o7777)
+	}
+	return nil
+}
+
+// resolveRoot resolves every symlink of an allowed root: the configuration names it, and it is
+// trusted as it resolves now.
+func resolveRoot(p string) (string, error) {
+	if p == "" || !filepath.IsAbs(p) {
+		return "", errors.New("not an absolute path")
+	}
+	cur, rest := filepath.Clean(p), ""
 	for {
 		r, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			if rest == "" {
-				return r, nil
-			}
 			return filepath.Join(r, rest), nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(cur) == cur {
 			return "", err
 		}
 		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		cur = filepath.Dir(cur)
 	}
 }
 

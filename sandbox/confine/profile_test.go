@@ -328,3 +328,37 @@ func TestFrameLimit(t *testing.T) {
 		t.Fatalf("control: %d payload bytes, %d allocated, %v; want the whole frame read", len(payload), n, err)
 	}
 }
+
+// TestResolvePathSymlinks: resolvePath follows only symlinks no child could have made or moved.
+func TestResolvePathSymlinks(t *testing.T) {
+	dir := t.TempDir() // the test user's, mode 0700
+	link := filepath.Join(dir, "l")
+	if err := os.Symlink("/etc", link); err != nil {
+		t.Fatal(err)
+	}
+	got, err := resolvePath(filepath.Join(link, "passwd"))
+	if os.Geteuid() != 0 {
+		if err == nil {
+			t.Fatalf("a link of uid %d followed to %s", os.Geteuid(), got)
+		}
+		return
+	}
+	if err != nil || got != mustResolve(t, "/etc/passwd") {
+		t.Fatalf("root's link in a dir only root changes: %q %v", got, err)
+	}
+	if err := os.Lchown(link, UnprivilegedID, UnprivilegedID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := resolvePath(filepath.Join(link, "passwd")); err == nil {
+		t.Errorf("a link of uid %d followed to %s", UnprivilegedID, got)
+	}
+	if err := os.Lchown(link, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := resolvePath(filepath.Join(link, "passwd")); err == nil {
+		t.Errorf("a root link in a world-writable dir followed to %s", got)
+	}
+}

@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 6
+const protocolVersion = 7
 
 // maxText bounds each text of an error response (what, detail): the child cuts longer ones, so
 // that a response frame is at most its body's limit plus responseOverhead.
@@ -64,6 +64,10 @@ type setupMsg struct {
 	read           []string
 	write          []string
 	exec           []string
+	// ids are the device and inode of each path of read, write and exec, in that order, as the
+	// parent found them ({0, 0}: it did not exist). The child's Landlock rule for a path is made
+	// from a descriptor of that very object, or the child refuses.
+	ids []dirID
 	connect        []uint16
 	bind           []uint16
 	limits         Limits
@@ -118,6 +122,11 @@ func (m *setupMsg) encode() []byte {
 	e.strs(m.read)
 	e.strs(m.write)
 	e.strs(m.exec)
+	e.u32(uint32(len(m.ids)))
+	for _, id := range m.ids {
+		e.u64(id.dev)
+		e.u64(id.ino)
+	}
 	e.ports(m.connect)
 	e.ports(m.bind)
 	e.u64(m.limits.CPUSeconds)
@@ -155,6 +164,12 @@ func (m *setupMsg) decode(b []byte) error {
 	m.read = d.strs()
 	m.write = d.strs()
 	m.exec = d.strs()
+	if n := d.count(); n > 0 {
+		m.ids = make([]dirID, 0, min(n, len(m.read)+len(m.write)+len(m.exec)))
+		for i := 0; i < n && d.err == nil; i++ {
+			m.ids = append(m.ids, dirID{d.u64(), d.u64()})
+		}
+	}
 	m.connect = d.ports()
 	m.bind = d.ports()
 	m.limits.CPUSeconds = d.u64()
