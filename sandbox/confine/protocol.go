@@ -67,11 +67,11 @@ type setupMsg struct {
 	// ids are the device and inode of each path of read, write and exec, in that order, as the
 	// parent found them ({0, 0}: it did not exist). The child's Landlock rule for a path is made
 	// from a descriptor of that very object, or the child refuses.
-	ids []dirID
-	connect        []uint16
-	bind           []uint16
-	limits         Limits
-	reuse          bool
+	ids     []dirID
+	connect []uint16
+	bind    []uint16
+	limits  Limits
+	reuse   bool
 	// procs is the GOMAXPROCS the child takes once confined (it starts with 1, so that fewer
 	// threads need confining); goMaxProcs is the GOMAXPROCS variable the profile passes on, "" for
 	// none.
