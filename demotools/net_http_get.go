@@ -31,6 +31,7 @@ var netHTTPGetInput = json.RawMessage(`{
       "description": "An http:// URL whose host is an IP address or localhost (names are not resolved), on a port the configuration allows: 80, 8080 or one of confinement.allowed_ports.",
       "format": "uri",
       "pattern": "^http://",
+      "examples": ["http://127.0.0.1:8080/"],
       "minLength": 8,
       "maxLength": 2048
     }

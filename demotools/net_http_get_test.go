@@ -1,6 +1,7 @@
 package demotools_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -97,5 +98,30 @@ func TestNetHTTPGet(t *testing.T) {
 		t.Run("refused "+url, func(t *testing.T) {
 			get(t, url, tooling.CodeValidationError)
 		})
+	}
+}
+
+// TestNetHTTPGetExample: the URL the schema gives as an example (the
+// console's placeholder) is one the tool accepts.
+func TestNetHTTPGetExample(t *testing.T) {
+	var schema struct {
+		Properties struct {
+			URL struct {
+				Examples []string `json:"examples"`
+			} `json:"url"`
+		} `json:"properties"`
+	}
+	tool, ok := tooling.Default.Lookup("net.http_get")
+	if !ok {
+		t.Fatal("net.http_get is not registered")
+	}
+	if err := json.Unmarshal(tool.Input, &schema); err != nil || len(schema.Properties.URL.Examples) == 0 {
+		t.Fatalf("no example URL in the schema (%v)", err)
+	}
+	for _, ex := range schema.Properties.URL.Examples {
+		args, _ := json.Marshal(map[string]string{"url": ex})
+		if fields, err := tooling.Default.ValidateArgs("net.http_get", args); err != nil || fields != nil {
+			t.Errorf("example %s refused: %v %v", ex, fields, err)
+		}
 	}
 }

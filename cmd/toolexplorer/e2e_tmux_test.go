@@ -278,7 +278,7 @@ func TestE2EConsoleTmux(t *testing.T) {
 	c.keys(t, "BTab")
 	c.waitMatch(t, `(?m)^› text\*\s+hi$`)
 	c.keys(t, "C-u")
-	c.waitMatch(t, `(?m)^› text\*\s+text$`) // the placeholder
+	c.waitMatch(t, `(?m)^› text\*\s+‹text›$`) // the placeholder
 	c.keys(t, "C-s")
 	s = c.waitAll(t, "validation_error", "✗ is required")
 	field, errLine, next := lineIndex(s, `^› text\*`), lineIndex(s, `✗ .*required`), lineIndex(s, `^  repeat\s`)

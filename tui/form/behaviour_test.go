@@ -603,3 +603,34 @@ func TestRequiredSetsRenderTheObject(t *testing.T) {
 		t.Errorf("want the choice said once at the top:\n%s", view)
 	}
 }
+
+// TestPlainPlaceholderIsNotAValue: without colour a placeholder still
+// differs from the same text typed.
+func TestPlainPlaceholderIsNotAValue(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 60, 10)
+	empty := plain(m.View())
+	typeText(m, "text")
+	typed := plain(m.View())
+	if empty == typed {
+		t.Fatalf("the placeholder reads as the value typed:\n%s", typed)
+	}
+	if !strings.Contains(empty, "‹text›") || strings.Contains(typed, "‹") {
+		t.Errorf("want the placeholder quoted and the value not:\n%s\n%s", empty, typed)
+	}
+}
+
+// TestPlaceholderFitsThePattern: a string's placeholder is its first
+// example; else a format's sample, unless a pattern could refuse it.
+func TestPlaceholderFitsThePattern(t *testing.T) {
+	for _, tc := range []struct{ schema, want string }{
+		{`{"type":"string","format":"uri","pattern":"^http://","examples":["http://127.0.0.1:8080/"]}`, "‹e.g. http://127.0.0.1:8080/›"},
+		{`{"type":"string","format":"uri","pattern":"^http://"}`, "‹uri›"},
+		{`{"type":"string","format":"uri"}`, "‹uri: https://example.com/path›"},
+		{`{"type":"string"}`, "‹text›"},
+	} {
+		m := newTestForm(t, `{"type":"object","properties":{"u":`+tc.schema+`}}`, 100, 10)
+		if view := plain(m.View()); !strings.Contains(view, "u        "+tc.want) {
+			t.Errorf("%s: want the placeholder %s:\n%s", tc.schema, tc.want, view)
+		}
+	}
+}

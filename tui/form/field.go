@@ -217,6 +217,10 @@ func (e *env) build(n *node, fb fieldBase) field {
 func (e *env) newInput(placeholder string) textinput.Model {
 	in := textinput.New()
 	in.Prompt = ""
+	if placeholder != "" {
+		q := e.st.PlaceholderQuotes
+		placeholder = q[0] + placeholder + q[1]
+	}
 	in.Placeholder = placeholder
 	in.KeyMap = e.inKeys
 	in.SetStyles(e.st.Input)

@@ -148,6 +148,7 @@ type node struct {
 	hasConst    bool
 	format      string
 	pattern     string
+	example     string // the first of "examples" that is a string
 	minLen      int // -1 when unset
 	maxLen      int
 	min, max    bound
@@ -264,6 +265,9 @@ func (n *node) own(o *omap, loc string) {
 	n.desc, _ = o.str("description")
 	n.format, _ = o.str("format")
 	n.pattern, _ = o.str("pattern")
+	if ex, ok := o.vals["examples"].([]any); ok && len(ex) > 0 {
+		n.example, _ = ex[0].(string)
+	}
 	if v, ok := o.get("default"); ok {
 		n.def, n.hasDef = v, true
 	}
@@ -411,6 +415,7 @@ func (n *node) merge(o *node) {
 	fill(&n.desc, o.desc)
 	fill(&n.format, o.format)
 	fill(&n.pattern, o.pattern)
+	fill(&n.example, o.example)
 	if !n.hasDef && o.hasDef {
 		n.def, n.hasDef = o.def, true
 	}

@@ -16,8 +16,14 @@ type stringField struct {
 func newString(fb fieldBase) *stringField {
 	f := &stringField{fieldBase: fb}
 	ph := "text"
-	if h := formatHint(fb.n.format); h != "" {
-		ph = h
+	switch n := fb.n; {
+	case n.example != "":
+		ph = "e.g. " + n.example
+	case n.pattern != "" && n.format != "":
+		// The format's example could break the pattern: name it only.
+		ph = n.format
+	case n.format != "":
+		ph = formatHint(n.format)
 	}
 	f.in = fb.env.newInput(ph)
 	return f

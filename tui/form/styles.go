@@ -24,6 +24,10 @@ type Styles struct {
 	Title        lipgloss.Style // the raw mode heading
 	Input        textinput.Styles
 	Area         textarea.Styles
+	// PlaceholderQuotes go around a placeholder's text. Without colour a
+	// placeholder would read as a typed value: PlainStyles quotes it
+	// ‹like this› and draws it faint.
+	PlaceholderQuotes [2]string
 }
 
 // DefaultStyles are the form's colours for a dark or light terminal.
@@ -57,8 +61,8 @@ func DefaultStyles() *Styles {
 func PlainStyles() *Styles {
 	p := lipgloss.NewStyle()
 	in := textinput.Styles{
-		Focused: textinput.StyleState{Text: p, Placeholder: p, Suggestion: p, Prompt: p},
-		Blurred: textinput.StyleState{Text: p, Placeholder: p, Suggestion: p, Prompt: p},
+		Focused: textinput.StyleState{Text: p, Placeholder: p.Faint(true), Suggestion: p, Prompt: p},
+		Blurred: textinput.StyleState{Text: p, Placeholder: p.Faint(true), Suggestion: p, Prompt: p},
 		Cursor:  textinput.CursorStyle{Shape: tea.CursorBlock},
 	}
 	ta := textarea.DefaultDarkStyles()
@@ -73,5 +77,6 @@ func PlainStyles() *Styles {
 		Value: p, Muted: p, Null: p, Desc: p, Hint: p, Error: p,
 		Picked: p.Reverse(true), Title: p.Bold(true),
 		Input: in, Area: ta,
+		PlaceholderQuotes: [2]string{"‹", "›"},
 	}
 }
