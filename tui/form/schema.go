@@ -149,7 +149,7 @@ type node struct {
 	format      string
 	pattern     string
 	example     string // the first of "examples" that is a string
-	minLen      int // -1 when unset
+	minLen      int    // -1 when unset
 	maxLen      int
 	min, max    bound
 	exMin       bound
