@@ -700,9 +700,9 @@ func victim(t testing.TB) *exec.Cmd {
 	return cmd
 }
 
-// groupGone waits up to d for kill(-pgid, 0) to fail with ESRCH and reports what it saw. Orphans
-// are reaped by init, which may be slow: when only zombies are left at the end (dead processes
-// waiting for their reaper), the group counts as dead too.
+// groupGone waits up to d (a hang guard) until process group pgid has no live member and reports
+// what it saw. Orphans are reaped by init, which may be slow: a group of zombies only (dead
+// processes waiting for their reaper) counts as dead.
 func groupGone(pgid int, d time.Duration) (bool, string) {
 	start := time.Now()
 	for {
@@ -710,11 +710,12 @@ func groupGone(pgid int, d time.Duration) (bool, string) {
 		if errors.Is(err, syscall.ESRCH) {
 			return true, fmt.Sprintf("kill(-pgid, 0) = ESRCH after %v", time.Since(start).Round(time.Millisecond))
 		}
+		live := liveMembers(pgid)
+		if len(live) == 0 {
+			return true, fmt.Sprintf("only zombies left after %v (not yet reaped by init)", time.Since(start).Round(time.Millisecond))
+		}
 		if time.Since(start) > d {
-			if live := liveMembers(pgid); len(live) > 0 {
-				return false, fmt.Sprintf("still alive: %v", live)
-			}
-			return true, "only zombies left (not yet reaped by init)"
+			return false, fmt.Sprintf("still alive: %v", live)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
