@@ -20,17 +20,16 @@ import (
 // as a host does from main(), and fails the run when a tool goroutine
 // outlives the tests.
 func TestMain(m *testing.M) {
-	code := 0
-	tooling.RunMain(func() {
-		code = m.Run()
+	tooling.Main(tooling.Default, func() int {
+		code := m.Run()
 		if code == 0 {
 			if err := waitNoToolGoroutines(10 * time.Second); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				code = 1
 			}
 		}
+		return code
 	})
-	os.Exit(code)
 }
 
 // toolFrames mark a goroutine that runs registry or tool code.
@@ -63,7 +62,7 @@ func toolGoroutines() []string {
 	}
 	var out []string
 	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 || strings.Contains(g, "tooling.RunMain(") { // the caller, and the main-thread loop it runs on
+		if i == 0 || strings.Contains(g, "tooling.Main(") { // the caller, and the main-thread loop it runs on
 			continue
 		}
 		for _, f := range toolFrames {

@@ -11,14 +11,6 @@ import (
 	"time"
 )
 
-// The main goroutine stays on the process main thread from here on, so that
-// a host can hand that thread to Main.Run from main(). Every program that
-// imports this package pays for it: waking the main goroutine needs an OS
-// thread hand-off, as with golang.design/x/mainthread.
-func init() {
-	runtime.LockOSThread()
-}
-
 // Main is the process-wide main-thread scheduler. A host makes it the real
 // main thread by calling Main.Run from main(); otherwise it starts on its
 // own locked thread at the first Call.
@@ -167,7 +159,9 @@ type call struct {
 // Run hands the calling goroutine's thread over to m: it runs fn in a new
 // goroutine and serves queued funcs on the calling thread until fn returns,
 // then stops m and returns. To make it the process main thread, call it from
-// main() (this package's init locks the main goroutine to that thread):
+// main() before anything else: the runtime keeps the main goroutine on that
+// thread through package initialisation, and Run locks it there (no init of
+// this package does, so a program that never hands main over pays nothing):
 //
 //	func main() {
 //		sandbox.Main.Run(realMain)

@@ -24,8 +24,8 @@ func currentThread() int64 {
 	return -1
 }
 
-// isProcessMainThread reports whether t is the main goroutine (id 1), which this package's
-// init locks to the process main thread.
+// isProcessMainThread reports whether t is the main goroutine (id 1), which is on the process
+// main thread when main hands it to Run before anything else.
 func isProcessMainThread(t int64) bool { return t == 1 }
 
 // threadID is 0 off Linux: there is no thread id to report.

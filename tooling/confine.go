@@ -9,10 +9,10 @@ package tooling
 // policy can only narrow it. Where confinement cannot be applied the call is
 // refused with sandbox_unavailable, unless the config allows unconfined runs.
 //
-// Confined tools must be registered from init() in the Default registry: the
-// child is the same binary, and finds the tool there by name. The host's
-// main must hand over with RunMain (or call ConfinedChild first), which is
-// where the child serves its one call.
+// Confined tools must be in the registry the host hands to Main, built
+// before Main is called: the child is the same binary, runs main up to
+// Main again, and there Main serves the call from that registry. A
+// confined tool of another registry is refused with sandbox_unavailable.
 //
 // Every zero value is the narrowest: no paths, no programs, no ports, no
 // environment, default limits, a fresh child per call.

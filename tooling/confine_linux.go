@@ -58,24 +58,20 @@ func init() {
 // inConfinedChild is true in a confined child, where Register defers compiling schemas.
 var inConfinedChild = confine.IsChild()
 
-// ConfinedChild must run first in main when the host does not use RunMain:
-// in a confined child it serves the child's one call and exits, never
-// returning; elsewhere it returns false at once. Such a host calls
-// EndConfinement as it exits.
-func ConfinedChild() bool { return confine.Main() }
-
+// confinedEntry serves the child's calls and exits in a confined child;
+// elsewhere it returns false at once.
 func confinedEntry() bool { return confine.Main() }
 
 // serveConfined runs in the confined child: it finds the tool in the
-// Default registry and runs it.
+// registry the host handed to Main and runs it.
 func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	var q confinedRequest
 	if err := json.Unmarshal(req, &q); err != nil {
 		return nil, fmt.Errorf("bad request: %v", err)
 	}
-	e := Default.lookup(q.Tool)
+	e := hostedRegistry().lookup(q.Tool)
 	if e == nil {
-		return nil, fmt.Errorf("no tool named %q in the child: confined tools must be registered from init() in the Default registry", q.Tool)
+		return nil, fmt.Errorf("no tool named %q in the child: the registry handed to tooling.Main must hold the tool before Main is called", q.Tool)
 	}
 	var args map[string]any
 	if v, err := decodeJSON(q.Args); err == nil {
@@ -133,11 +129,10 @@ var (
 	hostIsRoot = os.Geteuid() == 0
 )
 
-// EndConfinement stops the pre-started confined workers and removes the
-// private temp dirs of confined calls. RunMain calls it once the host's
-// main function has returned; a host that uses ConfinedChild instead calls
-// it as it exits. A later confined call starts afresh.
-func EndConfinement() {
+// endConfinement stops the pre-started confined workers and removes the
+// private temp dirs of confined calls; Main calls it once the host's run
+// has returned. A later confined call starts afresh.
+func endConfinement() {
 	poolMu.Lock()
 	ps := pools
 	pools = map[int]*confine.Pool{}
@@ -279,6 +274,11 @@ func expandPorts(ports, allowed []uint16) []uint16 {
 // runConfined runs a confined tool's call in a child and reports it.
 func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) {
 	defer t.release()
+	if h := hosted.Load(); h != nil && h != r {
+		res.failf(CodeSandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
+		res.Hint = "register confined tools in the registry the host passes to tooling.Main"
+		return
+	}
 	prof, ws, dropped, err := r.profileOf(e.tool.Name, e.tool.Meta.Confine)
 	if err != nil {
 		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)

@@ -4,11 +4,6 @@ package tooling
 
 import "context"
 
-// ConfinedChild must run first in main when the host does not use RunMain;
-// confinement exists on Linux only, so here it always returns false. Such a
-// host calls EndConfinement as it exits.
-func ConfinedChild() bool { return false }
-
 func confinedEntry() bool { return false }
 
 // runConfined refuses: confinement exists on Linux only.
@@ -20,5 +15,5 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 // inConfinedChild: there are no confined children off Linux.
 const inConfinedChild = false
 
-// EndConfinement has nothing to end off Linux.
-func EndConfinement() {}
+// endConfinement has nothing to end off Linux.
+func endConfinement() {}

@@ -15,10 +15,16 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// Confined tools live in the Default registry, registered from init(), so
-// that the re-executed test binary finds them.
+// The confined tools of the tests live in hosted, a registry of its own
+// (not Default) that TestMain hands to tooling.Main: the re-executed test
+// binary builds it again and serves its calls from it.
 func init() {
-	tooling.Register(tooling.Tool{Name: "conftest.read", Description: "reads a file",
+	confinedTestTools(hosted)
+	hosted.Register(tooling.DeferredTestTools...)
+}
+
+func confinedTestTools(reg *tooling.Registry) {
+	reg.Register(tooling.Tool{Name: "conftest.read", Description: "reads a file",
 		Input: raw(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectFilesystem, Confine: &tooling.Confinement{Read: []string{"$WORKSPACE"}}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
@@ -32,7 +38,7 @@ func init() {
 			}
 			return map[string]any{"text": string(b), "pid": os.Getpid()}, nil
 		}})
-	tooling.Register(tooling.Tool{Name: "conftest.fail", Description: "fails or panics",
+	reg.Register(tooling.Tool{Name: "conftest.fail", Description: "fails or panics",
 		Input: raw(`{"type":"object","properties":{"panic":{"type":"boolean"}}}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
@@ -41,13 +47,13 @@ func init() {
 			}
 			return nil, errors.New("confined failure")
 		}})
-	tooling.Register(tooling.Tool{Name: "conftest.longerror", Description: "fails with an error of n bytes",
+	reg.Register(tooling.Tool{Name: "conftest.longerror", Description: "fails with an error of n bytes",
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			return nil, errors.New(strings.Repeat("e", int(c.Int("n"))))
 		}})
-	tooling.Register(tooling.Tool{Name: "conftest.sized", Description: "returns a JSON string of n bytes",
+	reg.Register(tooling.Tool{Name: "conftest.sized", Description: "returns a JSON string of n bytes",
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":2},"followup":{"type":"boolean"}},"required":["n"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
@@ -57,6 +63,18 @@ func init() {
 			}
 			return out, nil
 		}})
+}
+
+// A confined tool of a registry other than the one handed to
+// tooling.Main is refused before any child starts: no child could find it.
+func TestConfinedToolOfAnotherRegistry(t *testing.T) {
+	r := tooling.NewRegistry()
+	confinedTestTools(r)
+	res, err := r.Execute(context.Background(), "conftest.fail", nil)
+	if !errors.Is(err, tooling.ErrSandboxUnavailable) || res.Status != tooling.StatusDenied ||
+		res.Message != "conftest.fail is confined, and a confined child serves only the registry handed to tooling.Main, which is another one" {
+		t.Fatalf("%v (status %s)", err, res.Status)
+	}
 }
 
 func requireConfinement(t *testing.T) {
@@ -85,13 +103,13 @@ func TestConfinedTools(t *testing.T) {
 	cfg := config.Default()
 	cfg.Confinement.Workspace = ws
 	cfg.Confinement.PoolSize = 0
-	if _, err := tooling.Configure(cfg); err != nil {
+	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer tooling.Configure(config.Default())
+	defer hosted.Configure(config.Default())
 	ctx := context.Background()
 
-	res, err := tooling.ExecuteTool(ctx, "conftest.read", raw(`{"path":"note.txt"}`))
+	res, err := hosted.Execute(ctx, "conftest.read", raw(`{"path":"note.txt"}`))
 	if err != nil || !strings.Contains(string(res.Output), `"text":"inside"`) || strings.Contains(string(res.Output), `"pid":`+itoa(os.Getpid())) {
 		var ce *confine.Error
 		if errors.As(err, &ce) {
@@ -99,16 +117,16 @@ func TestConfinedTools(t *testing.T) {
 		}
 		t.Fatalf("read inside the workspace: %v %s", err, res.Output)
 	}
-	res, err = tooling.ExecuteTool(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
+	res, err = hosted.Execute(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
 	if !errors.Is(err, tooling.ErrSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") ||
 		!strings.Contains(res.Message, "(as the child reports)") {
 		t.Fatalf("read outside: %v (%s)", err, res.Message)
 	}
-	res, err = tooling.ExecuteTool(ctx, "conftest.fail", nil)
+	res, err = hosted.Execute(ctx, "conftest.fail", nil)
 	if !errors.Is(err, tooling.ErrToolError) || res.Message != "confined failure" {
 		t.Fatalf("tool error: %v", err)
 	}
-	res, err = tooling.ExecuteTool(ctx, "conftest.fail", raw(`{"panic":true}`))
+	res, err = hosted.Execute(ctx, "conftest.fail", raw(`{"panic":true}`))
 	if !errors.Is(err, tooling.ErrPanic) || !strings.Contains(res.Stack, "goroutine") {
 		t.Fatalf("panic: %v", err)
 	}
@@ -137,10 +155,10 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 	cfg := config.Default()
 	cfg.MaxOutputBytes = 64
 	cfg.Confinement.PoolSize = 0
-	if _, err := tooling.Configure(cfg); err != nil {
+	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer tooling.Configure(config.Default())
+	defer hosted.Configure(config.Default())
 	const over = "output is 65 bytes, over the limit of 64 bytes (config max_output_bytes)"
 	tests := []struct {
 		name string
@@ -158,13 +176,13 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 	// Whatever the child answers, the parent reads no more than the output
 	// cap and a fixed room: an error text far over both ends the call at the
 	// response limit.
-	res, err := tooling.ExecuteTool(context.Background(), "conftest.longerror", raw(`{"n":3000000}`))
+	res, err := hosted.Execute(context.Background(), "conftest.longerror", raw(`{"n":3000000}`))
 	if !errors.Is(err, tooling.ErrSandboxDenied) || !strings.Contains(res.Message, "response limit") {
 		t.Errorf("a 3 MB error text: %v (%s), want the response limit", err, res.Message)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tooling.ExecuteTool(context.Background(), "conftest.sized", raw(tt.args))
+			res, err := hosted.Execute(context.Background(), "conftest.sized", raw(tt.args))
 			confined := false
 			for _, d := range res.Governance {
 				confined = confined || d.Step == "confine" && strings.HasPrefix(d.Detail, "profile ")

@@ -12,23 +12,26 @@ import (
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
-// conftest.inspect runs in a confined child and reports what Register left there: the schema of
-// conftest.plain not compiled, then compiled by its first use (a call that it refuses).
-func init() {
-	Register(Tool{Name: "conftest.plain", Description: "takes one integer",
+// DeferredTestTools go into the registry the tests hand to Main (see
+// helpers_test.go). conftest.inspect runs in a confined child and reports
+// what Register left there: the schema of conftest.plain not compiled, then
+// compiled by its first use (a call that it refuses).
+var DeferredTestTools = []Tool{
+	{Name: "conftest.plain", Description: "takes one integer",
 		Input: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 		Meta:  Meta{Concurrency: ReadOnly},
-		Run:   func(context.Context, Call) (any, error) { return "plain", nil }})
-	Register(Tool{Name: "conftest.inspect", Description: "inspects the child's registry",
+		Run:   func(context.Context, Call) (any, error) { return "plain", nil }},
+	{Name: "conftest.inspect", Description: "inspects the child's registry",
 		Meta: Meta{Concurrency: ReadOnly, Confine: &Confinement{}},
 		Run: func(ctx context.Context, _ Call) (any, error) {
-			Default.mu.RLock()
-			e := Default.tools["conftest.plain"]
-			Default.mu.RUnlock()
+			r := hostedRegistry()
+			r.mu.RLock()
+			e := r.tools["conftest.plain"]
+			r.mu.RUnlock()
 			before := map[string]bool{"deferred": e.deferred, "compiled": e.in != nil}
-			res, _ := ExecuteTool(ctx, "conftest.plain", json.RawMessage(`{"n":"seven"}`))
+			res, _ := r.Execute(ctx, "conftest.plain", json.RawMessage(`{"n":"seven"}`))
 			return map[string]any{"before": before, "code": res.Code, "fields": len(res.Fields), "compiled": e.in != nil}, nil
-		}})
+		}},
 }
 
 func TestConfinedChildDefersSchemas(t *testing.T) {
@@ -39,17 +42,18 @@ func TestConfinedChildDefersSchemas(t *testing.T) {
 		t.Skipf("confinement unavailable here: %v", err)
 	}
 	// In the host, Register compiled everything at once.
-	if e := Default.lookup("conftest.plain"); e.deferred || e.in == nil {
+	r := hostedRegistry()
+	if e := r.lookup("conftest.plain"); e.deferred || e.in == nil {
 		t.Fatalf("host entry deferred=%v compiled=%v", e.deferred, e.in != nil)
 	}
 	cfg := config.Default()
 	cfg.Confinement.Workspace = t.TempDir()
 	cfg.Confinement.PoolSize = 0
-	if _, err := Configure(cfg); err != nil {
+	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer Configure(config.Default())
-	res, err := ExecuteTool(context.Background(), "conftest.inspect", nil)
+	defer r.Configure(config.Default())
+	res, err := r.Execute(context.Background(), "conftest.inspect", nil)
 	if err != nil {
 		t.Fatalf("%v: %s", err, res.Message)
 	}

@@ -67,10 +67,10 @@
 // language models; OpenAI and Anthropic refuse dots in names, so their names
 // spell "." as "__" (ExportName), and Execute accepts both spellings.
 //
-// MainThread tools run on the scheduler of package sandbox. Importing
-// tooling imports sandbox, whose init locks the main goroutine to the
-// process main thread, as a main-thread scheduler must; a host hands that
-// thread over with RunMain.
+// A host's main hands over to Main(reg, run) first thing: it gives the
+// process main thread to the scheduler of MainThread tools (package
+// sandbox), serves confined calls of reg in the re-executed children, runs
+// run and exits with its result. No init of this module locks a thread.
 //
 // Imports: the standard library, config and sandbox. Never reflect nor any
 // UI package: the gate in scripts/gate.sh checks it.

@@ -52,27 +52,3 @@ func (c Call) OnMainThread() bool {
 	}
 	return sandbox.IsMainThread()
 }
-
-// RunMain hands the calling goroutine's OS thread to the main-thread
-// scheduler that runs MainThread tools, runs fn in a new goroutine, and
-// returns when fn returns. Call it from main() (the main goroutine is locked
-// to the process main thread from init), so that MainThread tools run on the
-// real main thread, as UI toolkits and some C libraries require:
-//
-//	func main() { tooling.RunMain(realMain) }
-//
-// Without it, MainThread tools still run one at a time, in order, on a
-// thread of their own.
-//
-// In a confined child (see Confinement) RunMain serves the child's one call
-// and exits instead: the host binary is re-executed for confined tools.
-//
-// When fn returns, RunMain stops the pre-started confined workers and
-// removes the private temp dirs of confined calls before it returns.
-func RunMain(fn func()) {
-	if confinedEntry() {
-		return
-	}
-	sandbox.Main.Run(fn)
-	EndConfinement()
-}

@@ -14,12 +14,16 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// TestMain hands the process main thread to sandbox.Main, as a host does
-// from main(), runs the tests there, and fails on any leaked goroutine.
+// hosted is the registry TestMain hands to tooling.Main: a registry of its
+// own, not Default, which holds the tests' confined tools.
+var hosted = tooling.NewRegistry()
+
+// TestMain hands the process main thread and hosted to tooling.Main, as a
+// host does from main(), runs the tests there, and fails on any leaked
+// goroutine.
 func TestMain(m *testing.M) {
-	code := 0
-	tooling.RunMain(func() {
-		code = m.Run()
+	tooling.Main(hosted, func() int {
+		code := m.Run()
 		if code == 0 {
 			confine.Settle()
 			if err := goleak.Find(goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox.(*MainThread).Run"),
@@ -29,8 +33,8 @@ func TestMain(m *testing.M) {
 				code = 1
 			}
 		}
+		return code
 	})
-	os.Exit(code)
 }
 
 func run(context.Context, tooling.Call) (any, error) { return "ok", nil }

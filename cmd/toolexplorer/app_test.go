@@ -18,9 +18,7 @@ import (
 // TestMain hands the main thread over, as main does.
 func TestMain(m *testing.M) {
 	os.Unsetenv(configEnv)
-	code := 0
-	tooling.RunMain(func() { code = m.Run() })
-	os.Exit(code)
+	tooling.Main(tooling.Default, m.Run)
 }
 
 // outcome is what one run of the command line did.

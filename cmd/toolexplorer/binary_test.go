@@ -79,7 +79,7 @@ func TestE2EBinary(t *testing.T) {
 }
 
 // TestE2EConfinedLeavesNothing runs a confined tool through the binary and checks that the
-// process, once exited, left no temp dir behind (RunMain ends the confinement session).
+// process, once exited, left no temp dir behind (tooling.Main ends the confinement session).
 func TestE2EConfinedLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

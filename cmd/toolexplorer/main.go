@@ -11,15 +11,14 @@ import (
 )
 
 // main hands the process main thread to the scheduler of MainThread tools
-// (tooling.RunMain), then runs the command on another goroutine.
+// and serves confined children (tooling.Main), and runs the command on
+// another goroutine.
 func main() {
-	code := 0
-	tooling.RunMain(func() {
+	tooling.Main(tooling.Default, func() int {
 		ctx, stop := signalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code = run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		stop()
+		defer stop()
+		return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	})
-	os.Exit(code)
 }
 
 // signalContext returns a context canceled by the first of sigs, and a

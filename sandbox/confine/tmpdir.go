@@ -26,7 +26,7 @@ import (
 // policy) is emptied after the call, checked, and kept for a later child; others are removed.
 //
 // The parent holds an exclusive flock on its session dir while it lives and removes the dir when
-// it ends (Shutdown, which tooling.RunMain calls); the next parent to start a child removes the
+// it ends (Shutdown, which tooling.Main calls); the next parent to start a child removes the
 // session dirs nobody holds any more: those of parents that died.
 
 const (
@@ -73,7 +73,7 @@ func openSession() (*os.Root, string, error) {
 }
 
 // Shutdown removes this process's session dir and every private dir in it. A program calls it
-// as it exits, once its calls are done and its pools closed (tooling.RunMain does): children
+// as it exits, once its calls are done and its pools closed (tooling.Main does): children
 // still running lose their dirs. Cleanup of finished calls is waited for first (see Settle). A
 // later call starts a new session.
 func Shutdown() {
