@@ -358,7 +358,11 @@ func (r *runScreen) finish(res *tooling.Result) {
 		r.phase = phaseEditing
 		r.errMsg = res.Message
 		if n := len(res.Fields); n > 0 && res.Fields[0].Path != "" {
-			r.errMsg = "validation_error: " + plural(n, "argument") + " to fix, marked on the fields"
+			where := "marked on the fields"
+			if r.editor.Raw() {
+				where = "listed with the JSON"
+			}
+			r.errMsg = "validation_error: " + plural(n, "argument") + " to fix, " + where
 		}
 		r.editor.SetErrors(res.Fields)
 		return

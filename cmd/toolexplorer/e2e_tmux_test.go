@@ -286,6 +286,18 @@ func TestE2EConsoleTmux(t *testing.T) {
 		t.Errorf("the required error is not shown under the text field (text line %d, error line %d, repeat line %d):\n%s", field, errLine, next, s)
 	}
 
+	// Raw JSON never traps: esc on text that is not JSON asks, and y drops
+	// the edit and goes back to the form.
+	c.keys(t, "C-r")
+	c.waitAll(t, "arguments: raw JSON", "esc or ctrl+r back to the form")
+	c.text(t, "}}")
+	c.keys(t, "Escape")
+	c.waitAll(t, "✗ not valid JSON", "Discard the edits and go back to the form?")
+	c.keys(t, "y")
+	c.waitFor(t, "the form to come back", func(s string) bool {
+		return strings.Contains(s, "arguments: form") && !strings.Contains(s, "Discard the edits")
+	}, e2eWait)
+
 	// Back to the list, clear the filter, open demo.slow's form.
 	c.keys(t, "Escape")
 	c.waitScreen(t, "Overview │ Input", e2eWait)

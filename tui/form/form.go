@@ -49,9 +49,11 @@ type Model struct {
 	height  int
 	labelW  int
 
-	raw    bool
-	area   *textarea.Model
-	rawErr string
+	raw     bool
+	area    *textarea.Model
+	rawErr  string   // why the raw text cannot be used, as last tried
+	rawErrs []string // the validator's messages, listed in raw mode
+	asking  bool     // asking whether to drop raw edits the form cannot hold
 
 	top       []string  // errors for paths with no field
 	note      string    // what the last key did that is not in sight, until the next key
@@ -236,7 +238,16 @@ func (m *Model) SetValue(v json.RawMessage) error {
 // (opening collapsed objects on the way); messages for paths with no field
 // are shown at the top. It replaces the messages shown before and focuses
 // the first field with one.
+//
+// In raw mode, where no field is shown, the messages are listed above the
+// JSON.
 func (m *Model) SetErrors(errs []tooling.FieldError) {
+	m.rawErrs = nil
+	if m.raw {
+		for _, fe := range errs {
+			m.rawErrs = append(m.rawErrs, pathText(fe.Path)+": "+fe.Message)
+		}
+	}
 	walk(m.root, func(f field) { f.base().err = "" })
 	m.top, m.checked = nil, ""
 	var first field
@@ -299,12 +310,30 @@ func (m *Model) ToggleRaw() error {
 		m.rawErr = err.Error()
 		return err
 	}
-	m.raw, m.rawErr = false, ""
+	m.raw, m.rawErr, m.rawErrs, m.asking = false, "", nil, false
 	m.area.Blur()
 	if m.cur != nil {
 		m.cur.focus()
 	}
 	return nil
+}
+
+// leaveRaw goes back to the form with the raw text when the form can hold
+// it; else it asks whether to drop the edits, and y (Discard) does.
+func (m *Model) leaveRaw() tea.Cmd {
+	if err := m.ToggleRaw(); err != nil {
+		m.asking = true
+		return nil
+	}
+	return m.focusCmd()
+}
+
+// discardRaw leaves raw mode without the raw text: the form is as it was
+// when raw mode opened.
+func (m *Model) discardRaw() tea.Cmd {
+	m.raw, m.rawErr, m.rawErrs, m.asking = false, "", nil, false
+	m.area.Blur()
+	return m.focusCmd()
 }
 
 func (m *Model) ensureArea() {
@@ -347,10 +376,17 @@ func (m *Model) fillArea(v any) {
 // field disabled, for the console's help.
 func (m *Model) KeyMap() KeyMap {
 	k := m.env.keys
+	k.Discard.SetEnabled(m.asking)
 	if m.raw {
 		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Down, &k.Up, &k.PageDown, &k.PageUp,
-			&k.Toggle, &k.Choose, &k.Close, &k.Null, &k.Add, &k.Remove, &k.MoveUp, &k.MoveDown, &k.Undo} {
+			&k.Toggle, &k.Choose, &k.Null, &k.Add, &k.Remove, &k.MoveUp, &k.MoveDown, &k.Undo} {
 			b.SetEnabled(false)
+		}
+		k.Close.SetHelp("esc", "back to the form")
+		if m.asking {
+			k.Close.SetHelp("n/esc", "keep editing")
+			k.Raw.SetEnabled(false)
+			k.Submit.SetEnabled(false)
 		}
 		return k
 	}

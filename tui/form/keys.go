@@ -25,6 +25,7 @@ type KeyMap struct {
 	MoveDown key.Binding // move the focused item down
 	Undo     key.Binding // put back the item or entry removed last
 	Raw      key.Binding // switch between the form and raw JSON
+	Discard  key.Binding // leave raw JSON the form cannot hold, dropping its edits (when asked)
 	Submit   key.Binding // submit; enter on the last field does too
 }
 
@@ -47,13 +48,14 @@ func DefaultKeyMap() KeyMap {
 		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move item down")),
 		Undo:     key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo remove")),
 		Raw:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "raw JSON")),
+		Discard:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "discard the edits")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
 	}
 }
 
 // ShortHelp is the one-line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Toggle, k.Null, k.Add, k.Remove, k.Undo, k.Raw, k.Submit}
+	return []key.Binding{k.Discard, k.Close, k.Next, k.Toggle, k.Null, k.Add, k.Remove, k.Undo, k.Raw, k.Submit}
 }
 
 // FullHelp is the help by column: moving, editing, arrays and maps, the form.
@@ -62,7 +64,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Next, k.Prev, k.Down, k.Up, k.PageDown, k.PageUp},
 		{k.Toggle, k.Choose, k.Close, k.Null},
 		{k.Add, k.Remove, k.Undo, k.MoveUp, k.MoveDown},
-		{k.Raw, k.Submit},
+		{k.Raw, k.Discard, k.Submit},
 	}
 }
 

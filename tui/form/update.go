@@ -47,10 +47,21 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	keys := &m.env.keys
+	if m.asking { // y drops the raw edits; n or esc keeps editing them
+		switch {
+		case matches(k, keys.Discard):
+			return m.discardRaw()
+		case matches(k, keys.Close), k.String() == "n", k.String() == "N":
+			m.asking = false
+		}
+		return nil
+	}
 	switch {
 	case matches(k, keys.Submit):
 		return m.submit()
-	case matches(k, keys.Raw), m.raw && matches(k, keys.Close):
+	case m.raw && (matches(k, keys.Raw) || matches(k, keys.Close)):
+		return m.leaveRaw()
+	case matches(k, keys.Raw):
 		_ = m.ToggleRaw() // a failure is shown in the view
 		if m.raw {
 			return m.area.Focus()

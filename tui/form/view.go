@@ -175,12 +175,22 @@ func describe(b *fieldBase) string {
 
 func (m *Model) rawView() string {
 	st := m.env.st
-	lines := []string{st.Title.Render("Raw JSON") + st.Muted.Render("  ctrl+r back to the form · ctrl+s submit")}
-	h := m.height - 1
+	lines := []string{st.Title.Render("Raw JSON") + st.Muted.Render("  esc or ctrl+r back to the form · ctrl+s submit")}
 	if m.rawErr != "" {
 		lines = append(lines, st.Error.Render("✗ "+m.rawErr))
-		h--
 	}
+	if m.asking {
+		lines = append(lines, st.Hint.Render("Discard the edits and go back to the form? y discards · n keeps editing"))
+	}
+	const maxListed = 5 // the JSON keeps most of the screen
+	for i, e := range m.rawErrs {
+		if i == maxListed {
+			lines = append(lines, st.Error.Render(fmt.Sprintf("  … and %d more", len(m.rawErrs)-maxListed)))
+			break
+		}
+		lines = append(lines, st.Error.Render("✗ "+e))
+	}
+	h := m.height - len(lines)
 	if m.height > 0 && m.area.Height() != max(h, 3) {
 		m.area.SetHeight(max(h, 3))
 	}
