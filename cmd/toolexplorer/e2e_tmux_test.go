@@ -18,9 +18,9 @@ import (
 	"time"
 )
 
-// e2eWait bounds every wait of the console's end-to-end test; each wait
+// e2eWait bounds every wait of the console's end-to-end test, a hang guard; each wait
 // ends as soon as the screen shows what it waits for.
-const e2eWait = 10 * time.Second
+const e2eWait = 30 * time.Second
 
 // e2ePoll is how often the screen is captured while waiting.
 const e2ePoll = 50 * time.Millisecond
