@@ -29,6 +29,11 @@ type Confinement struct {
 	// that list is empty): a tool that may reach whatever the operator
 	// allows, such as a test server on a port picked at run time.
 	ConnectTCP []uint16
+	// BindTCP lists the TCP ports the tool may bind and listen on, 0 standing
+	// for an ephemeral port (the config's allowed_ports narrows it like
+	// ConnectTCP). None by default: then the tool cannot listen at all, since
+	// listen() on an unbound socket would bind an ephemeral port.
+	BindTCP []uint16
 	// Env names the variables of the host's environment passed on.
 	Env []string
 	// Limits are resource limits of the child; zero fields take safe

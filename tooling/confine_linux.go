@@ -216,7 +216,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 		return out
 	}
 	read, write := expand(c.Read), expand(c.Write)
-	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
+	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), BindTCP: c.BindTCP, Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
 		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
 			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes}}
 	pol := cfg.Confinement

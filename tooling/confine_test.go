@@ -5,6 +5,7 @@ package tooling_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,20 @@ func confinedTestTools(reg *tooling.Registry) {
 			}
 			return map[string]any{"text": string(b), "pid": os.Getpid()}, nil
 		}})
+	for name, bind := range map[string][]uint16{"conftest.listen": {0}, "conftest.listen_unbound": nil} {
+		reg.Register(tooling.Tool{Name: name, Description: "listens on an ephemeral loopback port",
+			Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectNetwork, Confine: &tooling.Confinement{BindTCP: bind}},
+			Run: func(_ context.Context, c tooling.Call) (any, error) {
+				var lc net.ListenConfig
+				lc.SetMultipathTCP(false)
+				l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+				if err != nil {
+					return nil, err
+				}
+				l.Close()
+				return "listened", nil
+			}})
+	}
 	reg.Register(tooling.Tool{Name: "conftest.fail", Description: "fails or panics",
 		Input: raw(`{"type":"object","properties":{"panic":{"type":"boolean"}}}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
@@ -129,6 +144,12 @@ func TestConfinedTools(t *testing.T) {
 	res, err = hosted.Execute(ctx, "conftest.fail", raw(`{"panic":true}`))
 	if !errors.Is(err, tooling.ErrPanic) || !strings.Contains(res.Stack, "goroutine") {
 		t.Fatalf("panic: %v", err)
+	}
+	if res, err := hosted.Execute(ctx, "conftest.listen", nil); err != nil || string(res.Output) != `"listened"` {
+		t.Fatalf("listen with BindTCP 0: %v %s", err, res.Output)
+	}
+	if _, err := hosted.Execute(ctx, "conftest.listen_unbound", nil); !errors.Is(err, tooling.ErrSandboxDenied) {
+		t.Fatalf("listen without BindTCP: %v, want sandbox_denied", err)
 	}
 	found := false
 	for _, d := range res.Governance {
