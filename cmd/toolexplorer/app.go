@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -147,6 +148,10 @@ func sharedFlags(fs *flag.FlagSet, configPath, toolsPath *string) {
 // runCommand parses a command's flags, applies the config and runs it.
 // globalConfig is the --config given before the command name.
 func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
+	// What a command prints comes in good part from tools (names,
+	// descriptions, messages, outputs): control characters in it are shown
+	// as escapes, never sent to the terminal as they are.
+	a.stdout, a.stderr = termtext.Writer(a.stdout), termtext.Writer(a.stderr)
 	fs := newFlagSet(cmd.name)
 	var configPath, toolsPath string
 	sharedFlags(fs, &configPath, &toolsPath)

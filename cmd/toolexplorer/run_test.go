@@ -361,3 +361,35 @@ func TestRunOutputNotHTMLEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEscapesControlCharacters: what a tool returns and what a call's
+// error says reach the terminal with their control characters escaped,
+// in text and in JSON (which stays JSON with the same value).
+func TestRunEscapesControlCharacters(t *testing.T) {
+	const evil = "\x1b]0;owned\x07\x1b[2K\x1b[1A\rok \u009b2J"
+	clean := func(t *testing.T, where, s string) {
+		t.Helper()
+		if strings.ContainsAny(s, "\x1b\x07\r\u009b") {
+			t.Errorf("%s holds control characters: %q", where, s)
+		}
+	}
+	for _, args := range [][]string{{}, {"--json"}} {
+		text, _ := json.Marshal(map[string]string{"text": evil})
+		o := cli(t, "", append([]string{"run", "demo.echo", "--args", string(text)}, args...)...)
+		if o.code != exitOK {
+			t.Fatalf("run %v:\n%s", args, o)
+		}
+		clean(t, "output", o.stdout)
+		if len(args) > 0 {
+			if got := outputField(t, decodeResult(t, o), "text"); got != evil {
+				t.Errorf("JSON output text %q, want %q", got, evil)
+			}
+		}
+		o = cli(t, "", append([]string{"run", "demo." + evil}, args...)...)
+		if o.code == exitOK || !strings.Contains(o.stderr+o.stdout, `\x1b]0;owned\x07`) {
+			t.Errorf("run of an unknown tool named with escapes:\n%s", o)
+		}
+		clean(t, "stdout", o.stdout)
+		clean(t, "stderr", o.stderr)
+	}
+}
