@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -210,7 +211,7 @@ func (d *detailScreen) overview() string {
 	m := &t.Meta
 	var b strings.Builder
 	if t.Description != "" {
-		b.WriteString(ansi.Wrap(t.Description, max(d.w, 20), ""))
+		b.WriteString(ansi.Wrap(termtext.String(t.Description), max(d.w, 20), ""))
 		b.WriteString("\n\n")
 	}
 	row := func(label, value string) {

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -192,7 +193,7 @@ func (h *historyScreen) View() string {
 			result += st.Faint.Render(" +consent")
 		}
 		line := marker + padLeft(strconv.Itoa(rec.seq), numW) + "  " + pad(rec.tool, toolW) + "  " + pad(result, resultW) + " " + padLeft(took, timeW) + "  "
-		line += st.Subtle.Render(cut(string(rec.args), max(h.w-ansi.StringWidth(line), 0)))
+		line += st.Subtle.Render(cut(termtext.Line(string(rec.args)), max(h.w-ansi.StringWidth(line), 0)))
 		b.WriteByte('\n')
 		b.WriteString(line)
 	}

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -562,14 +563,14 @@ func (l *listScreen) renderRow(it *toolItem, selected bool, nameW int, badgeCol 
 
 // describe is the title and the first line of the description.
 func describe(t tooling.Tool) string {
-	d := firstLine(t.Description)
+	d := termtext.Line(firstLine(t.Description))
 	switch {
 	case t.Title == "":
 		return d
 	case d == "":
-		return t.Title
+		return termtext.Line(t.Title)
 	}
-	return t.Title + " · " + d
+	return termtext.Line(t.Title) + " · " + d
 }
 
 // badges renders a tool's badges: its concurrency (ro, main, excl),

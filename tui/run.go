@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -356,7 +358,7 @@ func (r *runScreen) finish(res *tooling.Result) {
 	r.result = res
 	if res.Code == tooling.CodeValidationError {
 		r.phase = phaseEditing
-		r.errMsg = res.Message
+		r.errMsg = termtext.Line(res.Message)
 		if n := len(res.Fields); n > 0 && res.Fields[0].Path != "" {
 			where := "marked on the fields"
 			if r.editor.Raw() {
@@ -364,7 +366,11 @@ func (r *runScreen) finish(res *tooling.Result) {
 			}
 			r.errMsg = "validation_error: " + plural(n, "argument") + " to fix, " + where
 		}
-		r.editor.SetErrors(res.Fields)
+		fields := slices.Clone(res.Fields)
+		for i := range fields {
+			fields[i].Message = termtext.Line(fields[i].Message) // the path must still match a field
+		}
+		r.editor.SetErrors(fields)
 		return
 	}
 	r.phase = phaseResult
@@ -465,6 +471,7 @@ func resultHeader(st *styles, res *tooling.Result) string {
 // it, the output as highlighted JSON, the plan, and the governance
 // decisions.
 func resultContent(st *styles, res *tooling.Result, w int) string {
+	res = safeResult(res)
 	var b strings.Builder
 	wrap := func(s string) string { return ansi.Wrap(s, max(w, 20), "") }
 	section := func(name string) {
