@@ -36,7 +36,9 @@ func TestConsoleEscapesToolText(t *testing.T) {
 		{Name: "evil.fail", Title: "Fail" + evilText, Description: "fails " + evilText, Input: input, Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 			Run: func(context.Context, tooling.Call) (any, error) { return nil, errors.New("failed " + evilText) }},
 		{Name: "evil.echo", Description: "echoes", Input: input, Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
-			Run: func(_ context.Context, c tooling.Call) (any, error) { return map[string]any{"text": c.String("text")}, nil }},
+			Run: func(_ context.Context, c tooling.Call) (any, error) {
+				return map[string]any{"text": c.String("text")}, nil
+			}},
 	} {
 		if err := reg.Add(tool); err != nil {
 			t.Fatal(err)

@@ -95,4 +95,3 @@ func (w *writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
