@@ -32,6 +32,8 @@ type common struct {
 
 	// problems are what went wrong while loading (Options.Problems).
 	problems []string
+	// toolsFile and configFile are Options.ToolsFile and ConfigFile.
+	toolsFile, configFile string
 
 	// avail is the last availability check of each tool, for origin ui.
 	avail map[string]availState

@@ -111,13 +111,13 @@ func (h *historyScreen) Update(msg tea.Msg) tea.Cmd {
 
 // copy puts the selected call, formatted, on the clipboard (OSC 52) and in
 // the panel, for terminals that ignore OSC 52.
-func (h *historyScreen) copy(format string, f func(*callRecord, *tooling.Tool) string) tea.Cmd {
+func (h *historyScreen) copy(format string, f func(*callRecord, *tooling.Tool, *common) string) tea.Cmd {
 	rec, ok := h.selected()
 	if !ok {
 		return statusCmd("no call to copy yet", true)
 	}
 	t, _ := h.c.reg.Lookup(rec.tool)
-	h.copied, h.format = f(rec, &t), format
+	h.copied, h.format = f(rec, &t, h.c), format
 	h.clamp()
 	return tea.Batch(tea.SetClipboard(h.copied), statusCmd("copied call "+strconv.Itoa(rec.seq)+" as "+format, false))
 }
@@ -208,28 +208,34 @@ func (h *historyScreen) View() string {
 }
 
 // The copy formats. Each reproduces the call as the console made it:
-// with consent when the person consented, and as origin ui when the tool
-// does not accept the default origin (app).
+// with consent when the person consented; the command line as origin ui,
+// the Go call as origin ui when the tool does not accept the default
+// origin of a program (app).
 
 // commandLine formats a call as a toolexplorer command line, quoted for a
-// POSIX shell.
-func commandLine(rec *callRecord, t *tooling.Tool) string {
+// POSIX shell. It is the call the console made: as origin ui, with the
+// tools file and the config file the console was started with.
+func commandLine(rec *callRecord, _ *tooling.Tool, c *common) string {
 	var b strings.Builder
 	b.WriteString("toolexplorer run ")
 	b.WriteString(shellQuoteName(rec.tool))
 	b.WriteString(" --args ")
 	b.WriteString(shellQuote(string(callArgs(rec))))
-	if needsUIOrigin(t) {
-		b.WriteString(" --origin ui")
-	}
+	b.WriteString(" --origin ui")
 	if rec.consent {
 		b.WriteString(" --consent")
+	}
+	if c.toolsFile != "" {
+		b.WriteString(" --tools " + shellQuotePath(c.toolsFile))
+	}
+	if c.configFile != "" {
+		b.WriteString(" --config " + shellQuotePath(c.configFile))
 	}
 	return b.String()
 }
 
 // goCall formats a call as a call of tooling.ExecuteTool.
-func goCall(rec *callRecord, t *tooling.Tool) string {
+func goCall(rec *callRecord, t *tooling.Tool, _ *common) string {
 	args := string(callArgs(rec))
 	lit := "`" + args + "`"
 	if strings.Contains(args, "`") {
@@ -249,7 +255,7 @@ func goCall(rec *callRecord, t *tooling.Tool) string {
 
 // mcpCall formats a call as an MCP tools/call JSON-RPC request, with the
 // call's number as its id.
-func mcpCall(rec *callRecord, _ *tooling.Tool) string {
+func mcpCall(rec *callRecord, _ *tooling.Tool, _ *common) string {
 	name, _ := jsonenc.Marshal(rec.tool)
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":%s}}`, rec.seq, name, callArgs(rec))
 }
@@ -274,6 +280,16 @@ func shellQuote(s string) string {
 }
 
 // shellQuoteName leaves a tool name bare when the shell reads it as it is.
+// shellQuotePath quotes a file name for a POSIX shell when it needs it.
+func shellQuotePath(s string) string {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._-/+,:@", c)) {
+			return shellQuote(s)
+		}
+	}
+	return s
+}
+
 func shellQuoteName(s string) string {
 	if s == "" {
 		return "''"

@@ -25,7 +25,7 @@ func TestCopyFormats(t *testing.T) {
 			name:   "plain",
 			rec:    callRecord{seq: 3, tool: "demo.echo", args: json.RawMessage(`{"text":"hi","repeat":2}`)},
 			tool:   echo,
-			cli:    `toolexplorer run demo.echo --args '{"text":"hi","repeat":2}'`,
+			cli:    `toolexplorer run demo.echo --args '{"text":"hi","repeat":2}' --origin ui`,
 			gocall: "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"hi\",\"repeat\":2}`))",
 			mcp:    `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"hi","repeat":2}}}`,
 		},
@@ -33,7 +33,7 @@ func TestCopyFormats(t *testing.T) {
 			name:   "quotes and spaces",
 			rec:    callRecord{seq: 1, tool: "demo.echo", args: json.RawMessage(`{ "text": "it's a \"test\"" }`)},
 			tool:   echo,
-			cli:    `toolexplorer run demo.echo --args '{"text":"it'\''s a \"test\""}'`,
+			cli:    `toolexplorer run demo.echo --args '{"text":"it'\''s a \"test\""}' --origin ui`,
 			gocall: "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"it's a \\\"test\\\"\"}`))",
 			mcp:    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"it's a \"test\""}}}`,
 		},
@@ -41,7 +41,7 @@ func TestCopyFormats(t *testing.T) {
 			name:   "backquote",
 			rec:    callRecord{seq: 2, tool: "demo.echo", args: json.RawMessage("{\"text\":\"`x`\"}")},
 			tool:   echo,
-			cli:    "toolexplorer run demo.echo --args '{\"text\":\"`x`\"}'",
+			cli:    "toolexplorer run demo.echo --args '{\"text\":\"`x`\"}' --origin ui",
 			gocall: `tooling.ExecuteTool(ctx, "demo.echo", json.RawMessage("{\"text\":\"` + "`x`" + `\"}"))`,
 			mcp:    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"demo.echo\",\"arguments\":{\"text\":\"`x`\"}}}",
 		},
@@ -49,7 +49,7 @@ func TestCopyFormats(t *testing.T) {
 			name:   "consent",
 			rec:    callRecord{seq: 4, tool: "demo.write_note", args: json.RawMessage(`{"key":"k","note":"n"}`), consent: true},
 			tool:   &tooling.Tool{Name: "demo.write_note"},
-			cli:    `toolexplorer run demo.write_note --args '{"key":"k","note":"n"}' --consent`,
+			cli:    `toolexplorer run demo.write_note --args '{"key":"k","note":"n"}' --origin ui --consent`,
 			gocall: "tooling.ExecuteTool(ctx, \"demo.write_note\", json.RawMessage(`{\"key\":\"k\",\"note\":\"n\"}`), tooling.WithConsent())",
 			mcp:    `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"demo.write_note","arguments":{"key":"k","note":"n"}}}`,
 		},
@@ -64,20 +64,20 @@ func TestCopyFormats(t *testing.T) {
 		{
 			name: "odd name",
 			rec:  callRecord{seq: 6, tool: "my tool", args: nil},
-			cli:  `toolexplorer run 'my tool' --args '{}'`,
+			cli:  `toolexplorer run 'my tool' --args '{}' --origin ui`,
 			mcp:  `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"my tool","arguments":{}}}`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := commandLine(&tc.rec, tc.tool); got != tc.cli {
+			if got := commandLine(&tc.rec, tc.tool, &common{}); got != tc.cli {
 				t.Errorf("command line:\n got %s\nwant %s", got, tc.cli)
 			}
 			if tc.gocall != "" {
-				if got := goCall(&tc.rec, tc.tool); got != tc.gocall {
+				if got := goCall(&tc.rec, tc.tool, &common{}); got != tc.gocall {
 					t.Errorf("Go:\n got %s\nwant %s", got, tc.gocall)
 				}
 			}
-			got := mcpCall(&tc.rec, tc.tool)
+			got := mcpCall(&tc.rec, tc.tool, &common{})
 			if got != tc.mcp {
 				t.Errorf("MCP:\n got %s\nwant %s", got, tc.mcp)
 			}
@@ -85,6 +85,23 @@ func TestCopyFormats(t *testing.T) {
 				t.Errorf("MCP message is not JSON: %s", got)
 			}
 		})
+	}
+}
+
+// TestCopiedCommandLineNamesTheFiles: the command line copied from the
+// history repeats the tools file and the config file the console was
+// started with, and the origin of its calls.
+func TestCopiedCommandLineNamesTheFiles(t *testing.T) {
+	rec := &callRecord{seq: 1, tool: "preview.search", args: json.RawMessage(`{"q":"x"}`)}
+	c := &common{toolsFile: "/work/my tools.json", configFile: "/etc/toolexplorer/config.json"}
+	want := `toolexplorer run preview.search --args '{"q":"x"}' --origin ui --tools '/work/my tools.json' --config /etc/toolexplorer/config.json`
+	if got := commandLine(rec, nil, c); got != want {
+		t.Errorf("command line:\n got %s\nwant %s", got, want)
+	}
+	reg := newTestRegistry(t)
+	m := New(reg, Options{NoColor: true, ToolsFile: "/t.json", ConfigFile: "/c.json"})
+	if m.c.toolsFile != "/t.json" || m.c.configFile != "/c.json" {
+		t.Errorf("the console keeps tools file %q, config file %q", m.c.toolsFile, m.c.configFile)
 	}
 }
 
@@ -115,7 +132,7 @@ func TestHistoryCopy(t *testing.T) {
 	}
 	h.mustContain("1  demo.echo  ✓ ok", `{"text":"it's"}`)
 	for _, tc := range []struct{ key, format, text string }{
-		{"c", "command line", `toolexplorer run demo.echo --args '{"text":"it'\''s"}'`},
+		{"c", "command line", `toolexplorer run demo.echo --args '{"text":"it'\''s"}' --origin ui`},
 		{"o", "Go", "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"it's\"}`))"},
 		{"m", "MCP tools/call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"it's"}}}`},
 	} {
@@ -187,7 +204,7 @@ func TestNoHTMLEscapingInResultAndCopies(t *testing.T) {
 	h.mustNotContain(`\u00`)
 	h.press("H")
 	for _, tc := range []struct{ key, text string }{
-		{"c", `toolexplorer run demo.echo --args '{"text":"<b>&","repeat":1}'`},
+		{"c", `toolexplorer run demo.echo --args '{"text":"<b>&","repeat":1}' --origin ui`},
 		{"o", "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"<b>&\",\"repeat\":1}`))"},
 		{"m", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo","arguments":{"text":"<b>&","repeat":1}}}`},
 	} {

@@ -34,6 +34,11 @@ type Options struct {
 	// could not be added, config warnings). The list says how many there
 	// are, and P shows them in a screen of their own.
 	Problems []string
+	// ToolsFile and ConfigFile are the tools file and the config file the
+	// console was started with (--tools, --config or $TOOLEXPLORER_CONFIG),
+	// "" for none: a call copied as a command line names them, so that it
+	// runs against the same tools and policy.
+	ToolsFile, ConfigFile string
 }
 
 // screen is one screen of the console, a child of the root Model.
@@ -113,6 +118,8 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		governance: reg.Governance,
 		avail:      make(map[string]availState),
 		problems:   opts.Problems,
+		toolsFile:  opts.ToolsFile,
+		configFile: opts.ConfigFile,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {

@@ -34,6 +34,8 @@ type app struct {
 	// about it (names that match no tool).
 	cfg      config.Config
 	warnings []string
+	// configFile is the config file applied, "" for none.
+	configFile string
 	// toolsPath is the --tools file given before the command name, and
 	// toolProblems its tools that could not be added, one line each.
 	toolsPath    string
@@ -222,7 +224,7 @@ func (a *app) loadConfig(path string, keep bool) int {
 			return exitUsage
 		}
 	}
-	a.cfg = cfg
+	a.cfg, a.configFile = cfg, path
 	warnings, err := a.reg.Configure(cfg)
 	if err != nil {
 		a.configErrors(err, fromEnv)

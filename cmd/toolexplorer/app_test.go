@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -230,6 +231,35 @@ func TestNoCommandOpensConsole(t *testing.T) {
 	cfg := writeFile(t, "cfg.json", `{}`)
 	if o := cli(t, "", "--config", cfg); o.code != 7 || gotConfig != cfg {
 		t.Fatalf("console got %q and returned %d, want %q and 7\n%s", gotConfig, o.code, cfg, o)
+	}
+}
+
+// TestConsoleKnowsItsFiles: the console is told the tools file and the
+// config file (named by --config or the environment), as absolute paths,
+// so that a call it copies as a command line runs against them.
+func TestConsoleKnowsItsFiles(t *testing.T) {
+	defer func(c func(*app, string) int) { console = c }(console)
+	var opts tui.Options
+	console = func(a *app, _ string) int {
+		opts = consoleOptions(a)
+		return 7
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cfg.json")
+	tools := filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(cfg, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tools, []byte(`{"tools":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv(configEnv, "cfg.json")
+	if o := cli(t, "", "--tools", "tools.json"); o.code != 7 {
+		t.Fatalf("exit %d\n%s", o.code, o)
+	}
+	if opts.ToolsFile != tools || opts.ConfigFile != cfg {
+		t.Errorf("console told tools %q, config %q; want %q, %q", opts.ToolsFile, opts.ConfigFile, tools, cfg)
 	}
 }
 

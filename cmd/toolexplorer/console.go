@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/charmbracelet/x/term"
@@ -20,13 +21,30 @@ func runConsole(a *app, _ string) int {
 		a.printMainHelp(a.stderr)
 		return exitUsage
 	}
-	opts := tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
-		Problems: append(slices.Clone(a.toolProblems), a.warnings...)}
-	if err := tui.Run(a.ctx, a.reg, opts); err != nil {
+	if err := tui.Run(a.ctx, a.reg, consoleOptions(a)); err != nil {
 		a.errorf("console: %v", err)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// consoleOptions are the console's options for the app as loaded.
+func consoleOptions(a *app) tui.Options {
+	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
+		Problems:  append(slices.Clone(a.toolProblems), a.warnings...),
+		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile)}
+}
+
+// absPath is path made absolute, so that a command line the console
+// copies works from any directory; "" stays "".
+func absPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // isTerminal reports whether v is a file open on a terminal.
