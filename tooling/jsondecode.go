@@ -1,6 +1,7 @@
 package tooling
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -35,13 +36,12 @@ func (e *jsonSyntaxError) Error() string { return e.Msg }
 // imagines at the end). Offset is the offending byte itself, where encoding/json counts the
 // bytes read up to and including it.
 //
-// The input is copied once, into one string, and every key, number and string without
-// escapes is a substring of it (a string with escapes is decoded into its own); array
-// elements are stored in chunks shared by the arrays of one input, each array limited to
-// its own part. So any part of the result keeps the whole copy of the input alive.
+// The result shares no memory with b nor between its parts: every key, string and number is
+// a string of its own and every array has its own elements, so a part a tool keeps (one short
+// string of a megabyte of arguments) keeps only itself alive, as with encoding/json.
 func parseJSON(b []byte) (any, error) {
 	p := jsonParsers.Get().(*jsonParser)
-	p.src = string(b)
+	p.src = b
 	v, i := p.value(0, 0)
 	if i >= 0 {
 		i = skipJSONSpace(p.src, i)
@@ -61,17 +61,14 @@ func parseJSON(b []byte) (any, error) {
 
 var jsonParsers = sync.Pool{New: func() any { return new(jsonParser) }}
 
-const (
-	jsonMaxScratch = 64 << 10 // larger scratch buffers are not kept for the next input
-	jsonChunkMax   = 512      // elements in a chunk that arrays share
-)
+// jsonMaxScratch bounds the scratch space a pooled parser keeps for the next input.
+const jsonMaxScratch = 64 << 10
 
 // jsonParser is the state of one parse; parsers are pooled with their scratch space.
 type jsonParser struct {
-	src   string // the input
-	err   *jsonSyntaxError
-	buf   []byte // unescaped string bytes
-	chunk []any  // where the next arrays' elements go
+	src []byte // the input, only read and never kept in the result
+	err *jsonSyntaxError
+	buf []byte // unescaped string bytes
 
 	// The elements and members of the arrays and objects being parsed, innermost last:
 	// elems[:nelems] and members[:nmembers], which have reached elemsUsed and membersUsed.
@@ -88,9 +85,8 @@ type jsonMember struct {
 
 // reset drops every reference to the input and to decoded values.
 func (p *jsonParser) reset() {
-	p.src = ""
+	p.src = nil
 	p.err = nil
-	p.chunk = nil
 	clear(p.elems[:max(p.nelems, p.elemsUsed)])
 	clear(p.members[:max(p.nmembers, p.membersUsed)])
 	p.nelems, p.nmembers, p.elemsUsed, p.membersUsed = 0, 0, 0, 0
@@ -136,7 +132,7 @@ func isJSONSpace(c byte) bool {
 }
 
 // skipJSONSpace returns the offset of the first non-space byte at or after i.
-func skipJSONSpace(b string, i int) int {
+func skipJSONSpace(b []byte, i int) int {
 	for i < len(b) && b[i] <= ' ' && isJSONSpace(b[i]) {
 		i++
 	}
@@ -184,7 +180,7 @@ func (p *jsonParser) value(i, depth int) (any, int) {
 // literal checks that lit starts at i.
 func (p *jsonParser) literal(i int, lit string) int {
 	data := p.src
-	if len(data)-i >= len(lit) && data[i:i+len(lit)] == lit {
+	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
 		return i + len(lit)
 	}
 	for k := 1; k < len(lit); k++ {
@@ -237,25 +233,10 @@ func (p *jsonParser) array(i, depth int) (any, int) {
 		i = j + 1
 	}
 	p.elemsUsed = max(p.elemsUsed, p.nelems)
-	a := p.alloc(p.nelems-start, len(data)-i)
+	a := make([]any, p.nelems-start)
 	copy(a, p.elems[start:p.nelems])
 	p.nelems = start
 	return a, i
-}
-
-// alloc returns room for the n elements of an array, with no capacity beyond them, carved
-// from a chunk shared with other arrays of the input. A new chunk is sized by rest, how much
-// input remains: every further element takes at least two bytes of it.
-func (p *jsonParser) alloc(n, rest int) []any {
-	if n > len(p.chunk) {
-		if n >= jsonChunkMax/2 {
-			return make([]any, n)
-		}
-		p.chunk = make([]any, n+min(jsonChunkMax-n, rest/4))
-	}
-	a := p.chunk[:n:n]
-	p.chunk = p.chunk[n:]
-	return a
 }
 
 func (p *jsonParser) object(i, depth int) (any, int) {
@@ -327,7 +308,7 @@ func (p *jsonParser) object(i, depth int) (any, int) {
 
 // scanString parses the string whose content starts at i and returns it with the offset
 // after its closing quote, or -1. Content that needs no decoding (no escapes, valid UTF-8)
-// is returned as a substring of the input.
+// is copied as it is.
 func (p *jsonParser) scanString(i int) (string, int) {
 	data := p.src
 	j := i
@@ -342,11 +323,11 @@ func (p *jsonParser) scanString(i int) (string, int) {
 				continue
 			}
 			if c == '"' {
-				return data[i:j], j + 1
+				return string(data[i:j]), j + 1
 			}
 			break // escape or control character
 		}
-		r, size := utf8.DecodeRuneInString(data[j:])
+		r, size := utf8.DecodeRune(data[j:])
 		if r == utf8.RuneError && size == 1 {
 			break
 		}
@@ -423,7 +404,7 @@ func (p *jsonParser) unescape(i, j int) int {
 			buf = append(buf, c)
 			j++
 		default:
-			r, size := utf8.DecodeRuneInString(data[j:])
+			r, size := utf8.DecodeRune(data[j:])
 			if r == utf8.RuneError && size == 1 {
 				buf = append(buf, "\uFFFD"...)
 			} else {
@@ -452,7 +433,7 @@ func (p *jsonParser) hex4(i int) (rune, int) {
 }
 
 // parseJSONHex4 is the value of four hex digits, or -1.
-func parseJSONHex4(b string) rune {
+func parseJSONHex4(b []byte) rune {
 	var r rune
 	for k := range len(b) {
 		d := jsonHexValue[b[k]]
@@ -510,18 +491,16 @@ func (p *jsonParser) number(i int) (any, int) {
 		for i++; i < len(data) && isJSONDigit(data[i]); i++ {
 		}
 	}
-	return json.Number(data[start:i]), i
+	return json.Number(string(data[start:i])), i
 }
 
 func isJSONDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // plainJSONWord reports whether all eight bytes of w are plainJSONByte: none is a control
 // character, a quote, a backslash or part of a multi-byte sequence.
-func plainJSONWord(w string) bool {
+func plainJSONWord(w []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	_ = w[7]
-	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	x := binary.LittleEndian.Uint64(w)
 	q := x ^ ones*'"'
 	b := x ^ ones*'\\'
 	// (v - ones*n) & ^v & highs is non-zero exactly when some byte of v is below n (n <= 0x80).

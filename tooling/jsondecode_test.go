@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // stdDecodeUseNumber is the reference parseJSON must equal: encoding/json's Decoder with
@@ -28,11 +30,15 @@ func stdDecodeUseNumber(b []byte) (any, error) {
 }
 
 // checkParseJSON compares parseJSON on b with encoding/json: the same inputs accepted (also
-// by json.Valid), deeply equal values, and the error json.Unmarshal reports, in parseJSON's
-// terms (see parseJSON).
+// by json.Valid), deeply equal values (also after the input was overwritten), and the error
+// json.Unmarshal reports, in parseJSON's terms (see parseJSON).
 func checkParseJSON(t *testing.T, b []byte) {
 	t.Helper()
-	got, err := parseJSON(b)
+	in := bytes.Clone(b)
+	got, err := parseJSON(in)
+	for i := range in {
+		in[i] = '"' // the result must not change with the input
+	}
 	want, werr := stdDecodeUseNumber(b)
 	if (err == nil) != (werr == nil) || (err == nil) != json.Valid(b) {
 		t.Fatalf("%q: parseJSON error %v, encoding/json error %v, json.Valid %v", b, err, werr, json.Valid(b))
@@ -365,4 +371,46 @@ func BenchmarkStdDecodeUseNumber(b *testing.B) {
 		}
 		return v, nil
 	})
+}
+
+// TestParseJSONKeepsOnlyWhatIsKept: a short string, key, number or array kept from a large
+// input keeps neither the input nor its other parts alive.
+func TestParseJSONKeepsOnlyWhatIsKept(t *testing.T) {
+	pad := strings.Repeat("x", 1<<20)
+	in := []byte(`{"small":"v","n":12,"tags":["a","b"],"pad":"` + pad + `","list":[["c"],["` + pad + `"]]}`)
+	v, err := parseJSON(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := v.(map[string]any)
+	var key string
+	for k := range obj {
+		if k == "small" {
+			key = k
+		}
+	}
+	kept := []any{key, obj["small"], obj["n"], obj["tags"], obj["list"].([]any)[0]}
+	// The large strings are the ones that must go: one directly in the object, one inside an
+	// array next to a kept one.
+	freed := make(chan string, 2)
+	runtime.AddCleanup(unsafe.StringData(obj["pad"].(string)), func(s string) { freed <- s }, "the object's large string")
+	runtime.AddCleanup(unsafe.StringData(obj["list"].([]any)[1].([]any)[0].(string)), func(s string) { freed <- s }, "the array's large string")
+	v, obj, in = nil, nil, nil
+	rounds := 0
+	for n := 0; n < 2; {
+		select {
+		case <-freed:
+			n++
+		default:
+			if rounds++; rounds > 1000 {
+				t.Fatalf("after %d collections, %d of 2 large strings were freed while a few short parts are kept", rounds, n)
+			}
+			runtime.GC()
+			runtime.Gosched()
+		}
+	}
+	runtime.KeepAlive(kept)
+	if !reflect.DeepEqual(kept, []any{"small", "v", json.Number("12"), []any{"a", "b"}, []any{"c"}}) {
+		t.Fatalf("kept %#v", kept)
+	}
 }
