@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"fmt"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -15,6 +18,8 @@ type confirmDialog struct {
 	keys    confirmKeys
 	title   string
 	body    string
+	args    string // the arguments, pretty-printed
+	top     int    // the first line of the arguments shown
 	yes     tea.Msg
 	session tea.Msg // sent for "allow for this session"; nil when not offered
 	focus   int     // focusCancel, focusYes or focusSession
@@ -29,7 +34,8 @@ const (
 )
 
 func newConfirmDialog(c *common, msg confirmMsg) *confirmDialog {
-	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, yes: msg.yes, session: msg.session}
+	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, args: prettyJSON(msg.args),
+		yes: msg.yes, session: msg.session}
 }
 
 // Update handles a key; when the dialog is done it returns the consent
@@ -55,9 +61,24 @@ func (d *confirmDialog) Update(msg tea.KeyPressMsg) tea.Cmd {
 		d.focus = (d.focus + step) % n
 	case key.Matches(msg, d.keys.Choose):
 		return d.answer(d.focus)
+	case key.Matches(msg, d.keys.Scroll):
+		switch msg.String() {
+		case "up", "k":
+			d.top--
+		case "down", "j":
+			d.top++
+		case "pgup":
+			d.top -= confirmPage
+		case "pgdown":
+			d.top += confirmPage
+		}
+		d.top = max(d.top, 0) // the view clamps the bottom, knowing the height
 	}
 	return nil
 }
+
+// confirmPage is how many lines of arguments pgup and pgdown scroll.
+const confirmPage = 5
 
 func (d *confirmDialog) answer(focus int) tea.Cmd {
 	d.done = true
@@ -70,11 +91,13 @@ func (d *confirmDialog) answer(focus int) tea.Cmd {
 	return statusCmd("canceled: nothing was run", false)
 }
 
-// View renders the dialog centred in a w×h area.
+// View renders the dialog centred in a w×h area. The arguments get the
+// lines the question and the buttons leave: when they need more, they
+// scroll, so that the buttons always show.
 func (d *confirmDialog) View(w, h int) string {
 	st := d.c.styles
 	inner := min(max(w-8, 20), 72)
-	body := ansi.Wrap(d.body, inner, "")
+	body := ansi.Wordwrap(d.body, inner, "")
 	button := func(label string, focus int) string {
 		if d.focus == focus {
 			return st.ButtonActive.Render(label)
@@ -86,7 +109,21 @@ func (d *confirmDialog) View(w, h int) string {
 		buttons += button("Allow for this session (a)", focusSession) + "  "
 	}
 	buttons += button("Cancel (n)", focusCancel)
-	content := st.Title.Render(d.title) + "\n\n" + body + "\n\n" + buttons
-	box := st.Dialog.Width(inner + 4).Render(content)
-	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
+
+	render := func(heading string, args []string) string {
+		content := st.Title.Render(d.title) + "\n\n" + body + "\n\n" + st.Label.Render(heading) + "\n" +
+			strings.Join(args, "\n") + "\n\n" + buttons
+		return st.Dialog.Width(inner + 4).Render(content)
+	}
+	// The arguments get what the rest of the box leaves of the height.
+	room := max(h-(lipgloss.Height(render("Arguments", []string{""}))-1), 1)
+	lines := wrapLines(d.args, inner)
+	heading := "Arguments"
+	d.keys.Scroll.SetEnabled(len(lines) > room)
+	if len(lines) > room {
+		d.top = min(d.top, len(lines)-room)
+		heading = fmt.Sprintf("Arguments, lines %d–%d of %d (↑/↓ scroll)", d.top+1, d.top+room, len(lines))
+		lines = lines[d.top : d.top+room]
+	}
+	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, render(heading, lines))
 }

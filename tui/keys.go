@@ -252,6 +252,7 @@ type confirmKeys struct {
 	No      key.Binding
 	Switch  key.Binding
 	Choose  key.Binding
+	Scroll  key.Binding // on while the arguments do not fit
 }
 
 func newConfirmKeys() confirmKeys {
@@ -261,11 +262,12 @@ func newConfirmKeys() confirmKeys {
 		No:      bind([]string{"n", "N", "esc"}, "n/esc", "cancel"),
 		Switch:  bind([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab/←/→", "switch"),
 		Choose:  bind([]string{"enter", "space"}, "enter", "choose"),
+		Scroll:  bind([]string{"up", "down", "k", "j", "pgup", "pgdown"}, "↑/↓", "scroll the arguments"),
 	}
 }
 
 func (k confirmKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Yes, k.No, short(k.Switch, "switch"), k.Choose}
+	return []key.Binding{k.Yes, k.No, short(k.Scroll, "scroll"), short(k.Switch, "switch"), k.Choose}
 }
 
 func (k confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -48,6 +48,7 @@ type startRunMsg struct {
 type confirmMsg struct {
 	title   string
 	body    string
+	args    json.RawMessage // the call's arguments, shown under body
 	yes     tea.Msg
 	session tea.Msg
 }
@@ -87,8 +88,8 @@ func openRunCmd(name string, args json.RawMessage, start bool) tea.Cmd {
 
 func backCmd() tea.Msg { return backMsg{} }
 
-func confirmCmd(title, body string, yes, session tea.Msg) tea.Cmd {
-	return msgCmd(confirmMsg{title: title, body: body, yes: yes, session: session})
+func confirmCmd(title, body string, args json.RawMessage, yes, session tea.Msg) tea.Cmd {
+	return msgCmd(confirmMsg{title: title, body: body, args: args, yes: yes, session: session})
 }
 
 func statusCmd(text string, isErr bool) tea.Cmd { return msgCmd(statusMsg{text: text, isErr: isErr}) }

@@ -255,7 +255,7 @@ func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.C
 		if needs {
 			forSession = startRunMsg{tool: r.tool.Name, args: args, consent: true, session: true}
 		}
-		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool, args),
+		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool), args,
 			startRunMsg{tool: r.tool.Name, args: args, consent: true}, forSession)
 	}
 	c := r.c
@@ -292,8 +292,9 @@ func consoleConsent(ctx context.Context, _ tooling.ConsentRequest) (tooling.Cons
 	return d, nil
 }
 
-// consentQuestion says what the person consents to.
-func consentQuestion(c *common, t *tooling.Tool, args json.RawMessage) string {
+// consentQuestion says what the person consents to; the dialog shows the
+// arguments under it.
+func consentQuestion(c *common, t *tooling.Tool) string {
 	m := &t.Meta
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s has %s effects at %s safety", t.Name, m.Effects, m.EffectiveSafety())
@@ -305,8 +306,6 @@ func consentQuestion(c *common, t *tooling.Tool, args json.RawMessage) string {
 	default:
 		b.WriteString("; the config asks before every tool with side effects.")
 	}
-	b.WriteString("\n\nArguments: ")
-	b.WriteString(string(compactJSON(args)))
 	if p, err := c.reg.Policy(t.Name); err == nil {
 		fmt.Fprintf(&b, "\nTimeout: %v", p.Timeout)
 	}

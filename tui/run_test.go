@@ -306,7 +306,7 @@ func TestRunConsentDialog(t *testing.T) {
 		t.Fatal("no consent dialog")
 	}
 	h.mustContain("Run demo.write_note?", "demo.write_note has write effects at medium safety and needs consent.",
-		`Arguments: {"key":"k","note":"n"}`, "Consent and run (y)", "Cancel (n)")
+		"Arguments", `"key": "k",`, `"note": "n"`, "Consent and run (y)", "Cancel (n)")
 	h.press("enter") // the focus starts on cancel
 	if h.m.confirm != nil || len(h.m.c.history) != 0 {
 		t.Fatal("enter on the dialog did not cancel")

@@ -50,6 +50,10 @@ var goldenScreens = []struct {
 		openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
 		h.press("ctrl+s")
 	}},
+	{"confirm_long", func(t *testing.T, h *harness) {
+		openRun(t, h, "demo.write_note", string(longArgs()))
+		h.press("ctrl+s", "j", "j")
+	}},
 	{"board", func(t *testing.T, h *harness) { h.m.c.governance = fixedGovernance; h.press("B") }},
 	{"history", func(t *testing.T, h *harness) {
 		h.m.c.history = []*callRecord{
