@@ -19,7 +19,7 @@
 #                         import demotools itself, and reflect); never os/exec, syscall, unsafe, reflect,
 #                         golang.org/x/sys, cgo, sandbox or tui.
 #   demotools-no-default  non-test files of demotools/ never reach the default registry (tooling.Default,
-#                         .ExecuteTool, .Lookup, .List, .Observe, .Configure; also through an alias) and
+#                         .Execute, .ExecuteTool, .Lookup, .List, .Observe, .Configure; also through an alias) and
 #                         never dot-import tooling.
 #   confine-only          only sandbox/confine imports github.com/landlock-lsm/go-landlock and
 #                         golang.org/x/net/bpf.

@@ -42,7 +42,12 @@ func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } 
 // WithCallID sets the call id (default: a unique id made by the registry).
 func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }
 
-// ExecuteTool runs a tool of the Default registry. See Registry.Execute.
+// Execute runs a tool of the Default registry. See Registry.Execute.
+func Execute(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+	return Default.Execute(ctx, name, args, opts...)
+}
+
+// ExecuteTool is Execute, under the name hosts know it by.
 func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
 	return Default.Execute(ctx, name, args, opts...)
 }

@@ -127,7 +127,7 @@ func TestExportProblems(t *testing.T) {
 	}
 }
 
-func TestUnmatchedConfigNames(t *testing.T) {
+func TestConfigureWarnsOfUnmatchedNames(t *testing.T) {
 	r := exportRegistry()
 	cfg := config.Default()
 	cfg.Whitelist = []string{"kv.*", "kv.gte"}

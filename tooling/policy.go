@@ -42,7 +42,7 @@ func (r *Registry) Configure(cfg config.Config) (warnings []string, err error) {
 	for _, e := range r.entries() {
 		e.pol.Store(policyFor(e, &c))
 	}
-	return r.UnmatchedConfigNames(cfg), nil
+	return r.unmatchedConfigNames(cfg), nil
 }
 
 // Configure applies cfg to the Default registry.
@@ -51,9 +51,9 @@ func Configure(cfg config.Config) ([]string, error) { return Default.Configure(c
 // Config returns the config in force.
 func (r *Registry) Config() config.Config { return *r.cfg.Load() }
 
-// UnmatchedConfigNames lists, as warnings, the whitelist and blacklist
+// unmatchedConfigNames lists, as warnings, the whitelist and blacklist
 // entries and per-tool overrides in cfg that match no registered tool.
-func (r *Registry) UnmatchedConfigNames(cfg config.Config) []string {
+func (r *Registry) unmatchedConfigNames(cfg config.Config) []string {
 	names := r.Names()
 	matchesAny := func(pattern string) bool {
 		for _, n := range names {

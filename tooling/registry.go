@@ -33,7 +33,6 @@ type Registry struct {
 	slots   *sandbox.Slots
 	locks   *sandbox.Locks
 	buckets *sandbox.Buckets
-	main    atomic.Pointer[sandbox.MainThread]
 
 	prefix    string
 	seq       atomic.Uint64
@@ -68,17 +67,9 @@ func NewRegistry() *Registry {
 	return r
 }
 
-// SetMainThread makes MainThread tools of r run on m instead of the
-// process-wide sandbox.Main (which a host hands its main thread with
-// sandbox.Main.Run). For tests and embedders.
-func (r *Registry) SetMainThread(m *sandbox.MainThread) { r.main.Store(m) }
-
-func (r *Registry) mainThread() *sandbox.MainThread {
-	if m := r.main.Load(); m != nil {
-		return m
-	}
-	return sandbox.Main
-}
+// mainThread is the scheduler of MainThread tools: the process-wide one,
+// which Main hands the process main thread.
+func (r *Registry) mainThread() *sandbox.MainThread { return sandbox.Main }
 
 // RegisterError says why a tool cannot be registered.
 type RegisterError struct {

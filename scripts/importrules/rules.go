@@ -98,7 +98,7 @@ var layers = map[string]layer{
 
 // defaultRegistry are the package-level entry points of the default registry that tools must
 // not use (Register, in init, is the one they need): demotools-no-default.
-var defaultRegistry = []string{"Default", "ExecuteTool", "Lookup", "List", "Observe", "Configure"}
+var defaultRegistry = []string{"Default", "Execute", "ExecuteTool", "Lookup", "List", "Observe", "Configure"}
 
 // ruleIDs lists every rule, for the gate's self-test, which plants a violation of each.
 func ruleIDs() []string {
