@@ -55,10 +55,20 @@ type runScreen struct {
 	result *tooling.Result
 	vp     viewport.Model
 	w, h   int
+
+	// drafts are the editors of the other tools opened this session, with
+	// what was typed in them.
+	drafts map[string]draft
+}
+
+// draft is a tool's arguments editor kept while another tool is open.
+type draft struct {
+	editor argsEditor
+	note   string
 }
 
 func newRunScreen(c *common) *runScreen {
-	r := &runScreen{c: c, keys: newRunKeys(), vp: viewport.New()}
+	r := &runScreen{c: c, keys: newRunKeys(), vp: viewport.New(), drafts: make(map[string]draft)}
 	r.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Status))
 	r.vp.KeyMap = viewportKeys()
 	return r
@@ -72,15 +82,23 @@ func (r *runScreen) busy() bool { return r.phase == phaseRunning }
 func (r *runScreen) setTool(t tooling.Tool, args json.RawMessage) tea.Cmd {
 	var cmd tea.Cmd
 	if r.editor == nil || r.tool.Name != t.Name {
-		r.tool = t
-		r.note = ""
-		ed, err := r.c.newEditor(t.Name, inputSchema(t), r.w, r.editorHeight())
-		if err != nil {
-			r.note = err.Error() + " (editing raw JSON)"
-			ed = newRawEditor(r.c.styles, inputSchema(t), r.w, r.editorHeight())
+		if r.editor != nil { // the draft of the tool left, for when it comes back
+			r.drafts[r.tool.Name] = draft{editor: r.editor, note: r.note}
 		}
-		r.editor = ed
-		cmd = ed.Init()
+		r.tool = t
+		if d, ok := r.drafts[t.Name]; ok {
+			r.editor, r.note = d.editor, d.note
+			r.editor.SetSize(r.w, r.editorHeight())
+		} else {
+			r.note = ""
+			ed, err := r.c.newEditor(t.Name, inputSchema(t), r.w, r.editorHeight())
+			if err != nil {
+				r.note = err.Error() + " (editing raw JSON)"
+				ed = newRawEditor(r.c.styles, inputSchema(t), r.w, r.editorHeight())
+			}
+			r.editor = ed
+			cmd = ed.Init()
+		}
 	}
 	r.phase, r.errMsg, r.result = phaseEditing, "", nil
 	r.editor.SetErrors(nil)
