@@ -214,10 +214,18 @@ func (d *detailScreen) overview() string {
 		b.WriteString(ansi.Wrap(termtext.String(t.Description), max(d.w, 20), ""))
 		b.WriteString("\n\n")
 	}
+	// A value wider than its column wraps at spaces, under itself: the
+	// viewport would break it anywhere, words included.
 	row := func(label, value string) {
-		b.WriteString(st.Label.Render(pad(label, 13)))
-		b.WriteString(st.Value.Render(value))
-		b.WriteByte('\n')
+		for i, line := range strings.Split(ansi.Wrap(value, max(d.w-13, 20), ""), "\n") {
+			if i == 0 {
+				b.WriteString(st.Label.Render(pad(label, 13)))
+			} else {
+				b.WriteString(strings.Repeat(" ", 13))
+			}
+			b.WriteString(st.Value.Render(line))
+			b.WriteByte('\n')
+		}
 	}
 
 	conc := m.Concurrency.String()

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -96,5 +98,21 @@ func TestDetailScrollAndToggle(t *testing.T) {
 	h.press("r")
 	if h.m.top() != h.m.run || h.m.run.tool.Name != "demo.echo" {
 		t.Fatal("r on the detail did not open the run screen")
+	}
+}
+
+// TestDetailWrapsAtWords: a value wider than the overview wraps at spaces,
+// under its column, never inside a word.
+func TestDetailWrapsAtWords(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 52, 40)
+	openDetail(t, h, "demo.llm_only")
+	view := h.view()
+	for _, word := range strings.Fields(`Availability no (origin_denied): origin "ui" may not call demo.llm_only (allowed: llm)`) {
+		if !strings.Contains(view, word) {
+			t.Errorf("the word %q is broken:\n%s", word, view)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^Availability no \(origin_denied\): .*\n {13}\S`).MatchString(view) {
+		t.Errorf("the availability does not continue under its column:\n%s", view)
 	}
 }
