@@ -1,8 +1,10 @@
 package form
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -632,5 +634,29 @@ func TestPlaceholderFitsThePattern(t *testing.T) {
 		if view := plain(m.View()); !strings.Contains(view, "u        "+tc.want) {
 			t.Errorf("%s: want the placeholder %s:\n%s", tc.schema, tc.want, view)
 		}
+	}
+}
+
+// TestRawLineNumbersAlign: the JSON text starts in the same column on
+// every line, line 10 and on too.
+func TestRawLineNumbersAlign(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`, 60, 30)
+	if err := m.SetValue([]byte(`{"a":[1,2,3,4,5,6,7,8,9,10,11,12]}`)); err != nil {
+		t.Fatal(err)
+	}
+	press(m, "ctrl+r")
+	var pretty bytes.Buffer
+	_ = json.Indent(&pretty, []byte(`{"a":[1,2,3,4,5,6,7,8,9,10,11,12]}`), "", "  ")
+	view := strings.Split(plain(m.View()), "\n")[1:] // under the heading
+	starts := map[int]bool{}
+	for i, want := range strings.Split(pretty.String(), "\n") {
+		got := view[i]
+		if !strings.HasSuffix(got, want) || !strings.HasPrefix(strings.TrimSpace(got), strconv.Itoa(i+1)+" ") {
+			t.Fatalf("line %d is %q, want its number and %q", i+1, got, want)
+		}
+		starts[len(got)-len(want)] = true
+	}
+	if len(starts) != 1 {
+		t.Errorf("the JSON starts in %d different columns:\n%s", len(starts), strings.Join(view, "\n"))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -343,10 +345,23 @@ func (m *Model) ensureArea() {
 	a := textarea.New()
 	a.SetStyles(m.env.st.Area)
 	a.Prompt = ""
-	a.MaxHeight = 0
 	a.ShowLineNumbers = true
+	// The text is as long as it needs: MaxHeight only sizes the column of
+	// line numbers here (see fitGutter), and the content's limit is lifted.
+	a.MaxContentHeight = math.MaxInt32
 	m.area = &a
-	m.sizeArea()
+	m.fitGutter()
+}
+
+// fitGutter sizes the column of line numbers for the lines there are: the
+// textarea takes its width from MaxHeight, so that with one digit for
+// lines 1 to 9 the text of line 10 on would shift right.
+func (m *Model) fitGutter() {
+	digits := max(2, len(strconv.Itoa(m.area.LineCount())))
+	if mh := int(math.Pow10(digits)) - 1; m.area.MaxHeight != mh {
+		m.area.MaxHeight = mh
+		m.sizeArea()
+	}
 }
 
 func (m *Model) sizeArea() {
@@ -370,6 +385,7 @@ func (m *Model) fillArea(v any) {
 	m.ensureArea()
 	m.area.SetValue(buf.String())
 	m.area.MoveToBegin()
+	m.fitGutter()
 }
 
 // KeyMap returns the form's keys with those that do nothing on the focused
