@@ -1,6 +1,9 @@
 package form
 
 import (
+	"fmt"
+	"strings"
+
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
@@ -9,8 +12,9 @@ import (
 // the registry's validator checks it (Options.Check).
 type stringField struct {
 	fieldBase
-	in    textinput.Model
-	exact *string // a loaded value the line cannot show as is (line breaks, ""), kept until edited
+	in     textinput.Model
+	exact  *string // a loaded or pasted value the line cannot show as is (line breaks, ""), kept until edited
+	pasted bool    // exact came from a paste
 }
 
 func newString(fb fieldBase) *stringField {
@@ -48,7 +52,7 @@ func (f *stringField) set(v any) error {
 	}
 	f.in.SetValue(s)
 	f.in.CursorEnd()
-	f.exact = nil
+	f.exact, f.pasted = nil, false
 	if s == "" || f.in.Value() != s {
 		f.exact = &s
 	}
@@ -57,27 +61,50 @@ func (f *stringField) set(v any) error {
 
 func (f *stringField) clear() {
 	f.in.SetValue("")
-	f.exact, f.given = nil, false
+	f.exact, f.pasted, f.given = nil, false, false
 }
 
 func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	handled, changed, cmd := inputKey(&f.in, k)
 	if changed {
-		f.exact = nil
+		f.exact, f.pasted = nil, false
 		f.touch()
 	}
 	return handled, cmd
 }
 
 func (f *stringField) update(msg tea.Msg) tea.Cmd {
+	if p, ok := msg.(tea.PasteMsg); ok && strings.ContainsAny(p.Content, "\n\r") {
+		f.pasteLines(p.Content)
+		return nil
+	}
 	before := f.in.Value()
 	var cmd tea.Cmd
 	f.in, cmd = f.in.Update(msg)
 	if f.in.Value() != before {
-		f.exact = nil
+		f.exact, f.pasted = nil, false
 		f.touch()
 	}
 	return cmd
+}
+
+// pasteLines inserts pasted text that has line breaks. The line shows
+// them as spaces, but the value keeps them, and the check says so: the
+// text is not joined behind the person's back.
+func (f *stringField) pasteLines(s string) {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	var full string
+	if f.exact != nil { // the line's positions are not the value's: add at the end
+		full = *f.exact + s
+	} else {
+		r := []rune(f.in.Value())
+		pos := min(f.in.Position(), len(r))
+		full = string(r[:pos]) + s + string(r[pos:])
+	}
+	f.in.SetValue(full)
+	f.in.CursorEnd()
+	f.exact, f.pasted = &full, true
+	f.touch()
 }
 
 func (f *stringField) widget(c *rctx) string {
@@ -93,12 +120,14 @@ func (f *stringField) takesText() bool { return true }
 func (f *stringField) setWidth(w int)  { f.in.SetWidth(max(w-1, 1)) }
 
 func (f *stringField) check() string {
-	if f.exact != nil {
-		if *f.exact != "" {
-			return "has line breaks or tabs, kept as loaded; edit it in raw JSON (ctrl+r) to keep them"
-		}
+	switch {
+	case f.exact == nil || *f.exact == "":
+		return ""
+	case f.pasted:
+		return fmt.Sprintf("pasted %d lines, breaks kept; typing joins them, ctrl+r keeps them",
+			strings.Count(*f.exact, "\n")+1)
 	}
-	return ""
+	return "has line breaks or tabs, kept as loaded; edit it in raw JSON (ctrl+r) to keep them"
 }
 
 // formatHint is the placeholder of a string with a known format.
