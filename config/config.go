@@ -15,6 +15,7 @@ const (
 	defaultMaxConcurrent    = 256
 	defaultMaxArgumentBytes = 1 << 20
 	defaultMaxOutputBytes   = 16 << 20
+	defaultMaxFieldErrors   = 100
 )
 
 // Config is the configuration of toolexplorer.
@@ -35,6 +36,9 @@ type Config struct {
 	// JSON; a call whose output is larger fails with code "output_invalid".
 	// Default 16 MiB.
 	MaxOutputBytes int64
+	// MaxFieldErrors is how many failing fields a refused call lists (the
+	// first ones by path); the result counts the others. Default 100.
+	MaxFieldErrors int
 	// Whitelist holds tool names or patterns (see Match). When not empty,
 	// only the tools it matches are enabled.
 	Whitelist []string
@@ -76,6 +80,7 @@ func Default() Config {
 		MaxConcurrent:    defaultMaxConcurrent,
 		MaxArgumentBytes: defaultMaxArgumentBytes,
 		MaxOutputBytes:   defaultMaxOutputBytes,
+		MaxFieldErrors:   defaultMaxFieldErrors,
 		Confinement:      Confinement{PoolSize: defaultPoolSize},
 	}
 }
@@ -126,6 +131,9 @@ func (c Config) Validate() error {
 	if c.MaxOutputBytes < 1 {
 		p.add("/max_output_bytes", "must be at least 1, got %d", c.MaxOutputBytes)
 	}
+	if c.MaxFieldErrors < 1 {
+		p.add("/max_field_errors", "must be at least 1, got %d", c.MaxFieldErrors)
+	}
 	p.checkPatterns("/whitelist", c.Whitelist)
 	p.checkPatterns("/blacklist", c.Blacklist)
 	names := make([]string, 0, len(c.Tools))
@@ -171,6 +179,7 @@ type fileConfig struct {
 	MaxConcurrent             int                     `json:"max_concurrent"`
 	MaxArgumentBytes          int64                   `json:"max_argument_bytes"`
 	MaxOutputBytes            int64                   `json:"max_output_bytes"`
+	MaxFieldErrors            int                     `json:"max_field_errors"`
 	Whitelist                 []string                `json:"whitelist"`
 	Blacklist                 []string                `json:"blacklist"`
 	DangerousToolConfirmation bool                    `json:"dangerous_tool_confirmation"`
@@ -213,6 +222,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		MaxConcurrent:             c.MaxConcurrent,
 		MaxArgumentBytes:          c.MaxArgumentBytes,
 		MaxOutputBytes:            c.MaxOutputBytes,
+		MaxFieldErrors:            c.MaxFieldErrors,
 		Whitelist:                 c.Whitelist,
 		Blacklist:                 c.Blacklist,
 		DangerousToolConfirmation: c.DangerousToolConfirmation,

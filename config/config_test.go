@@ -18,6 +18,7 @@ func TestDefault(t *testing.T) {
 		MaxConcurrent:    256,
 		MaxArgumentBytes: 1048576,
 		MaxOutputBytes:   16777216,
+		MaxFieldErrors:   100,
 		Confinement:      Confinement{PoolSize: 2},
 	}
 	if !reflect.DeepEqual(d, want) {
@@ -198,6 +199,7 @@ func TestValidate(t *testing.T) {
 		{"no source", Config{Enabled: true, DefaultTimeout: time.Second, MaxConcurrent: 1}, []string{
 			"config: /max_argument_bytes: must be at least 1, got 0",
 			"config: /max_output_bytes: must be at least 1, got 0",
+			"config: /max_field_errors: must be at least 1, got 0",
 		}},
 	}
 	for _, tt := range tests {

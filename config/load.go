@@ -92,6 +92,9 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	if n, ok := p.integer(obj, "max_output_bytes", "/max_output_bytes", 64); ok {
 		cfg.MaxOutputBytes = n
 	}
+	if n, ok := p.integer(obj, "max_field_errors", "/max_field_errors", strconv.IntSize); ok {
+		cfg.MaxFieldErrors = int(n)
+	}
 	cfg.Whitelist = stringList(obj["whitelist"])
 	cfg.Blacklist = stringList(obj["blacklist"])
 	if v, ok := obj["dangerous_tool_confirmation"].(bool); ok {

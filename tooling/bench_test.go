@@ -75,7 +75,7 @@ func BenchmarkDecodeValidate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if fe := s.validate(v); fe != nil {
+		if fe, _, _ := s.validate(v, 0); fe != nil {
 			b.Fatal(fe)
 		}
 	}
@@ -196,6 +196,35 @@ func BenchmarkExecuteMainThread(b *testing.B) {
 	for b.Loop() {
 		if _, err := r.Execute(ctx, "bench.main", nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// manyFailures is an array of 10,000 items that all fail the schema's
+// integer type: the cost of refusing hostile or careless arguments.
+var manyFailures = func() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"ids":[`)
+	for i := range 10000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"x"`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}()
+
+// BenchmarkValidateManyFailures validates 10,000 failing array items
+// through ValidateArgs (the size cap, decoding, validation, field errors).
+func BenchmarkValidateManyFailures(b *testing.B) {
+	r := NewRegistry()
+	r.Register(Tool{Name: "bench.ids", Input: json.RawMessage(`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`), Run: benchRun})
+	b.ReportAllocs()
+	for b.Loop() {
+		fields, err := r.ValidateArgs("bench.ids", manyFailures)
+		if err != nil || len(fields) == 0 {
+			b.Fatal(err, len(fields))
 		}
 	}
 }

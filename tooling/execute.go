@@ -271,9 +271,9 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 			return false
 		}
 	}
-	if fields := e.in.validate(obj); len(fields) > 0 {
-		res.Fields = fields
-		res.fail(CodeValidationError, summarize(fields))
+	if fields, more, stopped := e.in.validate(obj, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
+		res.Fields, res.MoreFields = fields, more
+		res.fail(CodeValidationError, summarize(fields, more, stopped))
 		return false
 	}
 	call.Args = obj
@@ -369,11 +369,16 @@ func jsonKind(v any) string {
 }
 
 // summarize puts field errors on one line.
-func summarize(fields []FieldError) string {
+func summarize(fields []FieldError, more int, stopped bool) string {
 	var b strings.Builder
-	if len(fields) == 1 {
+	switch {
+	case stopped:
+		fmt.Fprintf(&b, "at least %d invalid arguments, the first %d listed (config max_field_errors; validation stopped there): ", len(fields)+more, len(fields))
+	case more > 0:
+		fmt.Fprintf(&b, "%d invalid arguments, the first %d listed (config max_field_errors): ", len(fields)+more, len(fields))
+	case len(fields) == 1:
 		b.WriteString("invalid argument: ")
-	} else {
+	default:
 		fmt.Fprintf(&b, "%d invalid arguments: ", len(fields))
 	}
 	for i, f := range fields {
@@ -462,9 +467,9 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 			res.failf(CodeOutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
 			return
 		}
-		if fields := e.out.validate(v); len(fields) > 0 {
-			res.Fields = fields
-			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields), "invalid argument: "))
+		if fields, more, stopped := e.out.validate(v, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
+			res.Fields, res.MoreFields = fields, more
+			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields, more, stopped), "invalid argument: "))
 			return
 		}
 	}
@@ -473,7 +478,8 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 
 // ValidateArgs checks args against the named tool's input schema without
 // running anything: the same size cap, decoding and validation as Execute.
-// It returns nil when the arguments would pass, else every failing field.
+// It returns nil when the arguments would pass, else the failing fields
+// (the first config max_field_errors of them, by path).
 func (r *Registry) ValidateArgs(name string, args json.RawMessage) ([]FieldError, error) {
 	e := r.lookup(name)
 	if e == nil {
@@ -495,5 +501,6 @@ func (r *Registry) ValidateValue(name string, v any) ([]FieldError, error) {
 	if e == nil {
 		return nil, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
 	}
-	return e.in.validate(v), nil
+	fields, _, _ := e.in.validate(v, r.cfg.Load().MaxFieldErrors)
+	return fields, nil
 }

@@ -867,3 +867,57 @@ func TestOutputNotHTMLEscaped(t *testing.T) {
 		t.Fatalf("MarshalJSON: %v\n%s", err, b)
 	}
 }
+
+// A call with more failing fields than config max_field_errors lists the
+// first ones in the value's order (items by index) and counts the others.
+func TestFieldErrorsCapped(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.ids", Run: run, Input: raw(`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`)})
+	items := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = `"x"`
+		}
+		return `{"ids":[` + strings.Join(s, ",") + `]}`
+	}
+	// Validation stops once it has the first 100: more is a lower bound.
+	res, _ := r.Execute(context.Background(), "t.ids", raw(items(10000)))
+	if res.Code != tooling.CodeValidationError || len(res.Fields) != 100 || res.MoreFields < 1 || res.MoreFields > 9900 {
+		t.Fatalf("%s: %d fields, %d more; want 100 and 1 to 9900", res.Code, len(res.Fields), res.MoreFields)
+	}
+	for i, f := range res.Fields {
+		if want := fmt.Sprintf("/ids/%d", i); f.Path != want || f.Message != "must be an integer, got a string" {
+			t.Fatalf("field %d: %s, want %s: must be an integer, got a string", i, f, want)
+		}
+	}
+	if !strings.HasPrefix(res.Message, fmt.Sprintf("at least %d invalid arguments, the first 100 listed (config max_field_errors; validation stopped there): /ids/0: ", 100+res.MoreFields)) {
+		t.Fatalf("message %.200s", res.Message)
+	}
+
+	cfg := config.Default()
+	cfg.MaxFieldErrors = 3
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = r.Execute(context.Background(), "t.ids", raw(items(12)))
+	var paths []string
+	for _, f := range res.Fields {
+		paths = append(paths, f.Path)
+	}
+	if strings.Join(paths, " ") != "/ids/0 /ids/1 /ids/2" || res.MoreFields < 1 {
+		t.Fatalf("fields %v, %d more; want /ids/0 /ids/1 /ids/2 and more", paths, res.MoreFields)
+	}
+	b, _ := res.MarshalJSON()
+	if !strings.Contains(string(b), fmt.Sprintf(`"more_fields":%d`, res.MoreFields)) {
+		t.Fatalf("JSON without more_fields: %s", b)
+	}
+	// At or under the cap: every field, nothing more.
+	res, _ = r.Execute(context.Background(), "t.ids", raw(items(3)))
+	if len(res.Fields) != 3 || res.MoreFields != 0 {
+		t.Fatalf("%d fields, %d more; want 3 and 0", len(res.Fields), res.MoreFields)
+	}
+	fields, _ := r.ValidateArgs("t.ids", raw(items(12)))
+	if len(fields) != 3 {
+		t.Fatalf("ValidateArgs: %d fields, want 3", len(fields))
+	}
+}

@@ -72,15 +72,20 @@ type Decision struct {
 
 // Result is the full account of one call. ExecuteTool always returns one.
 type Result struct {
-	CallID  string          `json:"call_id"`
-	Tool    string          `json:"tool"`
-	Origin  Origin          `json:"origin"`
-	Status  Status          `json:"status"`
-	Code    Code            `json:"code,omitempty"`
-	Message string          `json:"message,omitempty"`
-	Hint    string          `json:"hint,omitempty"`   // how to fix it, when there is something to say
-	Fields  []FieldError    `json:"fields,omitempty"` // every failing field, for validation_error and output_invalid
-	Output  json.RawMessage `json:"output,omitempty"` // the tool's output as JSON, when ok
+	CallID  string       `json:"call_id"`
+	Tool    string       `json:"tool"`
+	Origin  Origin       `json:"origin"`
+	Status  Status       `json:"status"`
+	Code    Code         `json:"code,omitempty"`
+	Message string       `json:"message,omitempty"`
+	Hint    string       `json:"hint,omitempty"`   // how to fix it, when there is something to say
+	Fields  []FieldError `json:"fields,omitempty"` // the failing fields, for validation_error and output_invalid, sorted by path
+	// MoreFields counts failing fields beyond those in Fields, which lists
+	// the first config max_field_errors (default 100) of them. It is a lower
+	// bound: on long arrays validation stops once it has found those first
+	// fields (the message then says "at least").
+	MoreFields int             `json:"more_fields,omitempty"`
+	Output     json.RawMessage `json:"output,omitempty"` // the tool's output as JSON, when ok
 	// Plan is the tool's follow-up plan (see Followup), passed on untouched.
 	Plan json.RawMessage `json:"post_execution_plan,omitempty"`
 	// Stack is the panicking goroutine's stack, for code panic.

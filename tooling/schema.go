@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,44 +224,161 @@ func position(b []byte, off int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// validate checks v and returns every failing field, sorted by path.
-func (s *schema) validate(v any) []FieldError {
+// validate checks v and returns its failing fields in the order of the
+// value (array items by index): the first limit of them (every one when
+// limit < 1), and how many more fail. jsonschema's validator cannot stop
+// early; for long arrays under schemas the quick check covers, validate
+// stops once it has the first limit fields (see cut.go), and then more
+// counts only the failing fields it saw (stopped is true).
+func (s *schema) validate(v any, limit int) (fields []FieldError, more int, stopped bool) {
 	if s.quick != nil && s.quick.valid(v) {
-		return nil
+		return nil, 0, false
 	}
+	if s.quick != nil && limit > 0 {
+		var cuts [][]string
+		if short, changed := s.quick.cut(v, limit, nil, &cuts); changed {
+			if fields, more, ok := s.validateFirst(short, limit, cuts); ok {
+				return fields, more, true
+			}
+		}
+	}
+	fields, more, _ = s.validateFirst(v, limit, nil)
+	return fields, more, false
+}
+
+// validateFirst validates v and words its first limit failing fields. With
+// cuts (the places where v was cut short, see cut.go), ok says whether
+// there are limit fields and all lie before every cut, so that they are
+// the first limit fields of the whole value.
+func (s *schema) validateFirst(v any, limit int, cuts [][]string) (fields []FieldError, more int, ok bool) {
 	err := s.compiled.Validate(v)
 	if err == nil {
-		return nil
+		return nil, 0, cuts == nil
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []FieldError{{Message: err.Error()}}
+		return []FieldError{{Message: err.Error()}}, 0, cuts == nil
 	}
-	var out []FieldError
-	s.collect(ve, &out)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return dedupe(out)
-}
-
-func dedupe(in []FieldError) []FieldError {
-	out := in[:0]
-	for i, f := range in {
-		if i > 0 && f == in[i-1] {
+	var refs []fieldRef
+	s.collect(ve, &refs)
+	for i := range refs {
+		refs[i].seq = i
+	}
+	slices.SortFunc(refs, compareRefs)
+	if limit < 1 {
+		limit = len(refs)
+	}
+	out := make([]FieldError, 0, min(limit, len(refs)))
+	var last FieldError
+	var lastRef fieldRef
+	for i, r := range refs {
+		if len(out) == limit {
+			// Count the rest without wording them: a field failing twice the
+			// same way (the same keyword at the same place) counts once.
+			if r.keyword != refs[i-1].keyword || compareLocs(r, refs[i-1]) != 0 {
+				more++
+			}
+			continue
+		}
+		f := FieldError{Path: r.path(), Keyword: r.keyword, Message: s.message(r)}
+		if len(out) > 0 && f == last {
 			continue
 		}
 		out = append(out, f)
+		last, lastRef = f, r
 	}
-	return out
+	if cuts != nil {
+		if len(out) < limit {
+			return nil, 0, false
+		}
+		for _, c := range cuts {
+			if compareLocs(lastRef, fieldRef{loc: c}) >= 0 {
+				return nil, 0, false
+			}
+		}
+	}
+	return out, more, true
 }
 
-func (s *schema) collect(e *jsonschema.ValidationError, out *[]FieldError) {
+// fieldRef is a failing field before it is worded: where it is (loc, and
+// then name for the errors that name properties), its keyword, and the
+// error to word, or msg when it is already worded.
+type fieldRef struct {
+	loc     []string
+	name    *string
+	keyword string
+	err     *jsonschema.ValidationError
+	msg     string
+	seq     int // the order found, to keep the sort stable
+}
+
+func (r fieldRef) path() string {
+	p := pointer(r.loc)
+	if r.name != nil {
+		p += "/" + escapeToken(*r.name)
+	}
+	return p
+}
+
+func (r fieldRef) token(i int) string {
+	if i < len(r.loc) {
+		return r.loc[i]
+	}
+	return *r.name
+}
+
+func (r fieldRef) depth() int {
+	if r.name != nil {
+		return len(r.loc) + 1
+	}
+	return len(r.loc)
+}
+
+// compareLocs orders places in the value: token by token, array indices
+// by number, a place before the places inside it.
+func compareLocs(a, b fieldRef) int {
+	na, nb := a.depth(), b.depth()
+	for i := range min(na, nb) {
+		x, y := a.token(i), b.token(i)
+		if x == y {
+			continue
+		}
+		if isIndex(x) && isIndex(y) && len(x) != len(y) {
+			return len(x) - len(y)
+		}
+		return strings.Compare(x, y)
+	}
+	return na - nb
+}
+
+func compareRefs(a, b fieldRef) int {
+	if c := compareLocs(a, b); c != 0 {
+		return c
+	}
+	return a.seq - b.seq
+}
+
+// isIndex reports whether a token is an array index (digits, no leading 0).
+func isIndex(t string) bool {
+	if t == "" || (t[0] == '0' && len(t) > 1) {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *schema) collect(e *jsonschema.ValidationError, out *[]fieldRef) {
 	switch e.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf:
 		s.collectAlternatives(e, out)
 		return
 	}
 	if len(e.Causes) == 0 {
-		*out = append(*out, s.leaf(e)...)
+		s.leaf(e, out)
 		return
 	}
 	for _, c := range e.Causes {
@@ -271,11 +389,11 @@ func (s *schema) collect(e *jsonschema.ValidationError, out *[]FieldError) {
 // collectAlternatives reports a failed anyOf/oneOf: the errors of the
 // alternative that came closest when it matched the value's type, else one
 // error naming the alternatives.
-func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]FieldError) {
-	loc := pointer(e.InstanceLocation)
+func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]fieldRef) {
+	loc := e.InstanceLocation
 	if one, ok := e.ErrorKind.(*kind.OneOf); ok && len(one.Subschemas) > 1 {
-		*out = append(*out, FieldError{Path: loc, Keyword: "oneOf",
-			Message: fmt.Sprintf("matches %d alternatives (%s), but must match exactly one", len(one.Subschemas), intsList(one.Subschemas))})
+		*out = append(*out, fieldRef{loc: loc, keyword: "oneOf",
+			msg: fmt.Sprintf("matches %d alternatives (%s), but must match exactly one", len(one.Subschemas), intsList(one.Subschemas))})
 		return
 	}
 	kw := "anyOf"
@@ -283,28 +401,27 @@ func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]Field
 		kw = "oneOf"
 	}
 	var (
-		best    []FieldError
+		best    []fieldRef
 		sets    []string // per alternative, the properties it misses, while all it misses are properties
 		missing = len(e.Causes) > 0
 	)
 	for _, c := range e.Causes {
-		var errs []FieldError
+		var errs []fieldRef
 		s.collect(c, &errs)
 		var names []string
 		for _, f := range errs {
-			name, ok := strings.CutPrefix(f.Path, loc+"/")
-			if f.Keyword != "required" || !ok || strings.Contains(name, "/") {
+			if f.keyword != "required" || f.name == nil || !slices.Equal(f.loc, loc) {
 				missing = false
 				break
 			}
-			names = append(names, fmt.Sprintf("%q", unescapeToken(name)))
+			names = append(names, fmt.Sprintf("%q", *f.name))
 		}
 		if missing && len(names) > 0 {
 			sets = append(sets, strings.Join(names, " and "))
 		}
 		typeMiss := false
 		for _, f := range errs {
-			if f.Path == loc && f.Keyword == "type" {
+			if f.keyword == "type" && f.name == nil && slices.Equal(f.loc, loc) {
 				typeMiss = true
 			}
 		}
@@ -318,15 +435,15 @@ func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]Field
 	if missing && len(sets) == len(e.Causes) {
 		// Alternatives that only say which properties to give: none of
 		// them is required on its own, so say the choice.
-		*out = append(*out, FieldError{Path: loc, Keyword: kw, Message: "needs " + strings.Join(sets, ", or ")})
+		*out = append(*out, fieldRef{loc: loc, keyword: kw, msg: "needs " + strings.Join(sets, ", or ")})
 		return
 	}
 	if best != nil {
 		*out = append(*out, best...)
 		return
 	}
-	*out = append(*out, FieldError{Path: loc, Keyword: kw,
-		Message: fmt.Sprintf("matches none of the %d allowed alternatives", len(e.Causes))})
+	*out = append(*out, fieldRef{loc: loc, keyword: kw,
+		msg: fmt.Sprintf("matches none of the %d allowed alternatives", len(e.Causes))})
 }
 
 func intsList(v []int) string {
@@ -337,83 +454,134 @@ func intsList(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// leaf turns one error into field errors with plain messages.
-func (s *schema) leaf(e *jsonschema.ValidationError) []FieldError {
-	loc := pointer(e.InstanceLocation)
-	f := func(kw, format string, a ...any) []FieldError {
-		return []FieldError{{Path: loc, Keyword: kw, Message: fmt.Sprintf(format, a...)}}
+// leaf adds the failing fields of one error, not yet worded.
+func (s *schema) leaf(e *jsonschema.ValidationError, out *[]fieldRef) {
+	several := func(kw string, names []string) {
+		for i := range names {
+			*out = append(*out, fieldRef{loc: e.InstanceLocation, name: &names[i], keyword: kw, err: e})
+		}
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
-		out := make([]FieldError, len(k.Missing))
-		for i, m := range k.Missing {
-			out[i] = FieldError{Path: loc + "/" + escapeToken(m), Keyword: "required", Message: "is required but missing"}
-		}
-		return out
+		several("required", k.Missing)
+		return
 	case *kind.DependentRequired:
-		out := make([]FieldError, len(k.Missing))
-		for i, m := range k.Missing {
-			out[i] = FieldError{Path: loc + "/" + escapeToken(m), Keyword: "dependentRequired",
-				Message: fmt.Sprintf("is required when %q is present", k.Prop)}
-		}
-		return out
+		several("dependentRequired", k.Missing)
+		return
 	case *kind.AdditionalProperties:
-		known := s.propertiesAt(e.SchemaURL)
-		out := make([]FieldError, len(k.Properties))
-		for i, p := range k.Properties {
-			msg := "is not an allowed property"
-			if c := closest(p, known); c != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", c)
-			} else if len(known) > 0 && len(known) <= 8 {
-				msg += fmt.Sprintf(" (allowed: %s)", strings.Join(known, ", "))
-			}
-			out[i] = FieldError{Path: loc + "/" + escapeToken(p), Keyword: "additionalProperties", Message: msg}
-		}
-		return out
+		several("additionalProperties", k.Properties)
+		return
+	}
+	*out = append(*out, fieldRef{loc: e.InstanceLocation, keyword: keywordOf(e.ErrorKind), err: e})
+}
+
+// keywordOf names the keyword of an error kind.
+func keywordOf(k jsonschema.ErrorKind) string {
+	switch k.(type) {
 	case *kind.Type:
-		return f("type", "must be %s, got %s", joinOr(withArticles(k.Want)), article(k.Got))
+		return "type"
 	case *kind.Minimum:
-		return f("minimum", "must be at least %s, got %s", rat(k.Want), rat(k.Got))
+		return "minimum"
 	case *kind.Maximum:
-		return f("maximum", "must be at most %s, got %s", rat(k.Want), rat(k.Got))
+		return "maximum"
 	case *kind.ExclusiveMinimum:
-		return f("exclusiveMinimum", "must be greater than %s, got %s", rat(k.Want), rat(k.Got))
+		return "exclusiveMinimum"
 	case *kind.ExclusiveMaximum:
-		return f("exclusiveMaximum", "must be less than %s, got %s", rat(k.Want), rat(k.Got))
+		return "exclusiveMaximum"
 	case *kind.MultipleOf:
-		return f("multipleOf", "must be a multiple of %s, got %s", rat(k.Want), rat(k.Got))
+		return "multipleOf"
 	case *kind.MinLength:
-		return f("minLength", "must be at least %s long, got %d", nOf(k.Want, "character"), k.Got)
+		return "minLength"
 	case *kind.MaxLength:
-		return f("maxLength", "must be at most %s long, got %d", nOf(k.Want, "character"), k.Got)
+		return "maxLength"
+	case *kind.Pattern:
+		return "pattern"
+	case *kind.MinItems:
+		return "minItems"
+	case *kind.MaxItems:
+		return "maxItems"
+	case *kind.UniqueItems:
+		return "uniqueItems"
+	case *kind.MinProperties:
+		return "minProperties"
+	case *kind.MaxProperties:
+		return "maxProperties"
+	case *kind.Enum:
+		return "enum"
+	case *kind.Const:
+		return "const"
+	case *kind.Format:
+		return "format"
+	case *kind.FalseSchema:
+		return "false"
+	}
+	return strings.Join(k.KeywordPath(), "/")
+}
+
+// message words a failing field with a message a person understands.
+func (s *schema) message(r fieldRef) string {
+	if r.msg != "" || r.err == nil {
+		return r.msg
+	}
+	switch k := r.err.ErrorKind.(type) {
+	case *kind.Required:
+		return "is required but missing"
+	case *kind.DependentRequired:
+		return fmt.Sprintf("is required when %q is present", k.Prop)
+	case *kind.AdditionalProperties:
+		p := *r.name
+		known := s.propertiesAt(r.err.SchemaURL)
+		msg := "is not an allowed property"
+		if c := closest(p, known); c != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", c)
+		} else if len(known) > 0 && len(known) <= 8 {
+			msg += fmt.Sprintf(" (allowed: %s)", strings.Join(known, ", "))
+		}
+		return msg
+	case *kind.Type:
+		return fmt.Sprintf("must be %s, got %s", joinOr(withArticles(k.Want)), article(k.Got))
+	case *kind.Minimum:
+		return fmt.Sprintf("must be at least %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("must be at most %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be greater than %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be less than %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s, got %s", rat(k.Want), rat(k.Got))
+	case *kind.MinLength:
+		return fmt.Sprintf("must be at least %s long, got %d", nOf(k.Want, "character"), k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %s long, got %d", nOf(k.Want, "character"), k.Got)
 	case *kind.Pattern:
 		if re := s.patterns[k.Want]; re != nil && re.Paused() {
-			return f("pattern", "could not be checked against the pattern %s in time (a match ran past %v), so it is refused", k.Want, pattern.Timeout)
+			return fmt.Sprintf("could not be checked against the pattern %s in time (a match ran past %v), so it is refused", k.Want, pattern.Timeout)
 		}
-		return f("pattern", "must match the pattern %s", k.Want)
+		return "must match the pattern " + k.Want
 	case *kind.MinItems:
-		return f("minItems", "must have at least %s, got %d", nOf(k.Want, "item"), k.Got)
+		return fmt.Sprintf("must have at least %s, got %d", nOf(k.Want, "item"), k.Got)
 	case *kind.MaxItems:
-		return f("maxItems", "must have at most %s, got %d", nOf(k.Want, "item"), k.Got)
+		return fmt.Sprintf("must have at most %s, got %d", nOf(k.Want, "item"), k.Got)
 	case *kind.UniqueItems:
-		return f("uniqueItems", "must not repeat items: items %d and %d are equal", k.Duplicates[0], k.Duplicates[1])
+		return fmt.Sprintf("must not repeat items: items %d and %d are equal", k.Duplicates[0], k.Duplicates[1])
 	case *kind.MinProperties:
-		return f("minProperties", "must have at least %s, got %d", nOf(k.Want, "property"), k.Got)
+		return fmt.Sprintf("must have at least %s, got %d", nOf(k.Want, "property"), k.Got)
 	case *kind.MaxProperties:
-		return f("maxProperties", "must have at most %s, got %d", nOf(k.Want, "property"), k.Got)
+		return fmt.Sprintf("must have at most %s, got %d", nOf(k.Want, "property"), k.Got)
 	case *kind.Enum:
-		return f("enum", "%s", strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1))
+		return strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1)
 	case *kind.Const:
-		return f("const", "%s", strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1))
+		return strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1)
 	case *kind.Format:
 		if ex, ok := formatExamples[k.Want]; ok {
-			return f("format", "must be a valid %s, like %s", k.Want, ex)
+			return fmt.Sprintf("must be a valid %s, like %s", k.Want, ex)
 		}
-		return f("format", "must be a valid %s (%v)", k.Want, k.Err)
+		return fmt.Sprintf("must be a valid %s (%v)", k.Want, k.Err)
 	case *kind.FalseSchema:
-		return f("false", "is not allowed here")
+		return "is not allowed here"
 	}
-	return f(strings.Join(e.ErrorKind.KeywordPath(), "/"), "%s", e.ErrorKind.LocalizedString(printer))
+	return r.err.ErrorKind.LocalizedString(printer)
 }
 
 // nOf says n things: "1 item", "2 items", "1 property", "3 properties".
@@ -530,11 +698,4 @@ func escapeToken(t string) string {
 		return t
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-}
-
-func unescapeToken(t string) string {
-	if !strings.Contains(t, "~") {
-		return t
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }

@@ -382,6 +382,9 @@ func (r *runScreen) finish(res *tooling.Result) {
 				where = "listed with the JSON"
 			}
 			r.errMsg = "validation_error: " + plural(n, "argument") + " to fix, " + where
+			if res.MoreFields > 0 {
+				r.errMsg = fmt.Sprintf("validation_error: %s to fix, the first %d %s (config max_field_errors)", plural(n+res.MoreFields, "argument"), n, where)
+			}
 		}
 		fields := slices.Clone(res.Fields)
 		for i := range fields {
@@ -516,6 +519,9 @@ func resultContent(st *styles, res *tooling.Result, w int) string {
 					b.WriteByte('\n')
 				}
 				b.WriteString("  " + wrap(f.String()))
+			}
+			if res.MoreFields > 0 {
+				b.WriteString("\n  " + st.Subtle.Render(fmt.Sprintf("... and %d more (config max_field_errors)", res.MoreFields)))
 			}
 		}
 		if res.Stack != "" {

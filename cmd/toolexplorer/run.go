@@ -209,6 +209,9 @@ func writeResult(w io.Writer, res *tooling.Result) {
 		for _, f := range res.Fields {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
+		if res.MoreFields > 0 {
+			fmt.Fprintf(w, "  ... and %d more (config max_field_errors)\n", res.MoreFields)
+		}
 	}
 	if res.Output != nil {
 		fmt.Fprintln(w, "output:")

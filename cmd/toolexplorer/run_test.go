@@ -393,3 +393,12 @@ func TestRunEscapesControlCharacters(t *testing.T) {
 		clean(t, "stderr", o.stderr)
 	}
 }
+
+// run lists the first max_field_errors failing fields and counts the rest.
+func TestRunCountsMoreFields(t *testing.T) {
+	cfg := writeFile(t, "c.json", `{"max_field_errors": 1}`)
+	o := cli(t, "", "--config", cfg, "run", "demo.echo", "--args", `{"text":3,"repeat":"x","extra":true}`)
+	if o.code != exitRefused || !strings.Contains(o.stdout, "fields:\n  /extra: ") || !strings.Contains(o.stdout, "  ... and 2 more (config max_field_errors)\n") {
+		t.Fatalf("run:\n%s", o)
+	}
+}
