@@ -214,12 +214,23 @@ func (b *boardScreen) content() string {
 		nameW = max(nameW, len(t.Tool))
 	}
 	nameW = min(nameW, 28)
-	line(st.Faint.Render(pad("TOOL", nameW) + "  CALLS     OK  RUN PEAK    LAST     P50     P95  ERRORS"))
+	// The registry's quantiles are the upper bounds of histogram buckets
+	// (powers of two): shown as such, "≤ 256µs", never as a measurement.
+	line(st.Faint.Render(pad("TOOL", nameW) + "  CALLS     OK  RUN PEAK    LAST      P50      P95  ERRORS"))
 	for _, t := range g.Tools {
-		line(fmt.Sprintf("%s %6d %6d %4d %4d %7s %7s %7s  %s", pad(t.Tool, nameW), t.Calls, t.OK, t.Running, t.Peak,
-			formatDuration(t.Last), formatDuration(t.P50), formatDuration(t.P95), errorCounts(t.Errors)))
+		line(fmt.Sprintf("%s %6d %6d %4d %4d %7s %8s %8s  %s", pad(t.Tool, nameW), t.Calls, t.OK, t.Running, t.Peak,
+			formatDuration(t.Last), atMost(t.P50), atMost(t.P95), errorCounts(t.Errors)))
 	}
+	line(st.Faint.Render("P50, P95: upper bounds (latencies are counted in buckets that double)"))
 	return out.String()
+}
+
+// atMost shows a bound: "≤256µs", "—" when nothing ran.
+func atMost(d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return "≤" + formatDuration(d)
 }
 
 // errorCounts lists counts by code, sorted by code.

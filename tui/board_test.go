@@ -47,8 +47,10 @@ func TestBoardShowsGovernance(t *testing.T) {
 		"notes            held by demo.write_note (call-7) for 1.5s",
 		"                   waiting: demo.write_note (call-8)",
 		"demo.fetch       [█████·····]  2.5 of 5 tokens · 60/min",
-		"demo.echo     12     10    0    3   1.2ms  1.02ms   4.1ms  validation_error 2",
-		"demo.slow      3      1    1    2   500ms   262ms   524ms  canceled 1, timeout 1",
+		// The registry's quantiles are bucket bounds, and shown as bounds.
+		"demo.echo     12     10    0    3   1.2ms  ≤1.02ms   ≤4.1ms  validation_error 2",
+		"P50, P95: upper bounds (latencies are counted in buckets that double)",
+		"demo.slow      3      1    1    2   500ms   ≤262ms   ≤524ms  canceled 1, timeout 1",
 	)
 }
 
