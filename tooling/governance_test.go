@@ -186,6 +186,35 @@ func TestRateLimits(t *testing.T) {
 	}
 }
 
+// TestRateLimitHintNamesTheSource: the hint of a rate_limited call points
+// at what set the limit: the tool's Meta, or the config that set or
+// lowered it.
+func TestRateLimitHintNamesTheSource(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.meta", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1}}, Run: run})
+	r.Register(tooling.Tool{Name: "t.conf", Run: run})
+	r.Register(tooling.Tool{Name: "t.lowered", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 60, Burst: 5}}, Run: run})
+	cfg := config.Default()
+	cfg.Tools = map[string]config.ToolOverride{"t.conf": {RatePerMinute: 1, Burst: 1}, "t.lowered": {RatePerMinute: 1, Burst: 1}}
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, want, not string }{
+		{"t.meta", "raise the tool's rate in its Meta", "config, which"},
+		{"t.conf", `raise rate_per_minute and burst of "t.conf" under tools in the config, which sets this limit`, "Meta"},
+		{"t.lowered", `under tools in the config, which sets this limit (up to the tool's own`, "its Meta"},
+	} {
+		mustExec(t, r, tc.tool, ``)
+		res, err := r.Execute(context.Background(), tc.tool, nil)
+		if !errors.Is(err, tooling.ErrRateLimited) {
+			t.Fatalf("%s: %v", tc.tool, err)
+		}
+		if !strings.Contains(res.Hint, tc.want) || strings.Contains(res.Hint, tc.not) {
+			t.Errorf("%s: hint %q, want %q", tc.tool, res.Hint, tc.want)
+		}
+	}
+}
+
 func TestRateOverrideNeverWidens(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.slowrate", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1, Burst: 1}}, Run: run})

@@ -19,6 +19,7 @@ type toolPolicy struct {
 	note       string        // an override that was narrowed or ignored, for people
 	rate       sandbox.Rate  // the effective rate (zero: unlimited)
 	rateKey    string        // the bucket
+	rateHint   string        // what to change to allow more calls: the Meta or the config that set the rate
 	// Decisions are worded once here rather than on every call.
 	rateDecision, lockDecision, timeoutDecision string
 	lockKeys                                    []string
@@ -118,6 +119,14 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 	p.rate, p.rateKey = effectiveRate(e.tool.Meta.Rate, ov, hasOv), e.tool.Meta.Rate.Key
 	if p.rateKey == "" {
 		p.rateKey = name
+	}
+	if decl := e.tool.Meta.Rate; !decl.Unlimited() && p.rate == (sandbox.Rate{PerMinute: decl.PerMinute, Burst: max(decl.Burst, 1)}) {
+		p.rateHint = "wait for the retry-after, or raise the tool's rate in its Meta (config can only lower it)"
+	} else {
+		p.rateHint = fmt.Sprintf("wait for the retry-after, or raise rate_per_minute and burst of %q under tools in the config, which sets this limit", name)
+		if !decl.Unlimited() {
+			p.rateHint += fmt.Sprintf(" (up to the tool's own %s)", decl)
+		}
 	}
 	p.timeoutDecision = p.timeout.String() + " (" + p.timeoutSrc + ")"
 	p.rateDecision = fmt.Sprintf("token taken from %q (%s)", p.rateKey, p.rate)

@@ -115,7 +115,7 @@ func (r *Registry) takeToken(res *Result, e *entry, pol *toolPolicy) (key string
 	if !ok {
 		res.RetryAfter = retry
 		res.failf(CodeRateLimited, "%s is limited to %s (bucket %q): retry in %v", e.tool.Name, pol.rate, pol.rateKey, retry.Round(time.Millisecond))
-		res.Hint = "wait for the retry-after, or raise the tool's rate in its Meta (config can only lower it)"
+		res.Hint = pol.rateHint
 		return "", false
 	}
 	res.decide("rate", pol.rateDecision)
