@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
 // demoPrefixes are the name prefixes of the demo tools: the in-process
@@ -171,7 +172,7 @@ func TestToolsMeta(t *testing.T) {
 			if m.Dangerous() != (tt.consent || m.Effects.Any(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess)) {
 				t.Errorf("Dangerous() = %v", m.Dangerous())
 			}
-			ann := tooling.MCPAnnotationsOf(tool)
+			ann := export.Annotations(tool)
 			if ann.ReadOnlyHint != !m.Effects.Any(tooling.EffectWrite|tooling.EffectProcess) {
 				t.Errorf("MCP readOnlyHint %v for effects %s", ann.ReadOnlyHint, m.Effects)
 			}
@@ -189,14 +190,14 @@ func TestToolsMeta(t *testing.T) {
 }
 
 func TestExportProblems(t *testing.T) {
-	for _, p := range tooling.Default.ExportProblems() {
+	for _, p := range export.Problems(tooling.Default) {
 		if isDemo(p.Tool) {
 			t.Errorf("%s (%s): %s", p.Tool, p.Format, p.Message)
 		}
 	}
 	// Exports for models list what a model may call: demo.llm_only, and
 	// not demo.unavailable, which can never run.
-	list := tooling.Default.ExportMCP(context.Background(), tooling.ExportOptions{})
+	list := export.MCP(context.Background(), tooling.Default, export.Options{})
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)

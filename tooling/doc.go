@@ -63,9 +63,9 @@
 // the call's context values so that they can join its trace. They run
 // asynchronously and cannot change a call.
 //
-// Exports (ExportMCP, ExportOpenAI, ExportAnthropic) describe the tools for
-// language models; OpenAI and Anthropic refuse dots in names, so their names
-// spell "." as "__" (ExportName), and Execute accepts both spellings.
+// Package tooling/export describes the tools for language models (MCP,
+// OpenAI, Anthropic); OpenAI and Anthropic refuse dots in names, so their
+// names spell "." as "__" (ExportName), and Execute accepts both spellings.
 //
 // A host's main hands over to Main(reg, run) first thing: it gives the
 // process main thread to the scheduler of MainThread tools (package

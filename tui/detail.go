@@ -16,6 +16,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
 // The panes of the detail screen.
@@ -300,7 +301,7 @@ func (d *detailScreen) overview() string {
 		row("Version", m.Version)
 	}
 	row("Parameters", orNone(strings.Join(paramNames(t.Input), ", ")))
-	a := tooling.MCPAnnotationsOf(t)
+	a := export.Annotations(t)
 	var hints []string
 	for _, h := range []struct {
 		on   bool
@@ -351,13 +352,13 @@ func (d *detailScreen) exportPane() string {
 	var v any
 	switch d.pane {
 	case paneMCP:
-		v = tooling.MCPTool{Name: t.Name, Title: t.Title, Description: t.Description,
-			InputSchema: inputSchema(t), OutputSchema: t.Output, Annotations: tooling.MCPAnnotationsOf(t)}
+		v = export.MCPTool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: inputSchema(t), OutputSchema: t.Output, Annotations: export.Annotations(t)}
 	case paneOpenAI:
-		v = tooling.OpenAITool{Type: "function", Function: tooling.OpenAIFunction{
+		v = export.OpenAITool{Type: "function", Function: export.OpenAIFunction{
 			Name: tooling.ExportName(t.Name), Description: t.Description, Parameters: modelSchema(inputSchema(t))}}
 	default:
-		v = tooling.AnthropicTool{Name: tooling.ExportName(t.Name), Description: t.Description, InputSchema: modelSchema(inputSchema(t))}
+		v = export.AnthropicTool{Name: tooling.ExportName(t.Name), Description: t.Description, InputSchema: modelSchema(inputSchema(t))}
 	}
 	b, err := jsonenc.Marshal(v)
 	if err != nil {

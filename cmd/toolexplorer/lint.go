@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 	"github.com/toolexplorer/toolexplorer/tui/form"
 	"sort"
 	"strings"
@@ -160,7 +161,7 @@ func (a *app) lint() []problem {
 	// One problem per tool and message, naming every format it concerns.
 	byKey := map[[2]string]int{}
 	var exports []problem
-	for _, ep := range a.reg.ExportProblems() {
+	for _, ep := range export.Problems(a.reg) {
 		key := [2]string{ep.Tool, ep.Message}
 		if i, ok := byKey[key]; ok {
 			exports[i].Formats = append(exports[i].Formats, string(ep.Format))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
 // maxModelDescription is the longest function description OpenAI accepts.
@@ -52,7 +53,7 @@ func lintTool(t tooling.Tool) []problem {
 	if len(t.Output) > 0 {
 		if doc, ok := decodeSchema(t.Output); ok {
 			if obj, isObj := doc.(map[string]any); !isObj || !typeIs(obj["type"], "object") {
-				out = append(out, problem{Tool: t.Name, Check: "output", Formats: []string{string(tooling.FormatMCP)},
+				out = append(out, problem{Tool: t.Name, Check: "output", Formats: []string{string(export.FormatMCP)},
 					Message: "the root is not \"type\": \"object\": MCP requires an outputSchema to describe an object (wrap the value in a property)"})
 			}
 		}

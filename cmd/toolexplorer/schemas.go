@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
 var schemasCommand = &command{
@@ -35,7 +36,7 @@ Exit status: 0, or 2 for a usage error.
 			if format == "" {
 				return a.usageError("schemas", "--format is required: mcp, openai or anthropic")
 			}
-			f, err := tooling.ParseFormat(format)
+			f, err := export.ParseFormat(format)
 			if err != nil {
 				return a.usageError("schemas", "--format: %s", strings.TrimPrefix(err.Error(), "tooling: "))
 			}
@@ -43,7 +44,7 @@ Exit status: 0, or 2 for a usage error.
 			if err != nil {
 				return a.usageError("schemas", "--origin: %v", err)
 			}
-			out, err := a.reg.Export(a.ctx, f, tooling.ExportOptions{Origin: o, Filter: tooling.Filter{Text: filter, Tags: tags}})
+			out, err := export.Encode(a.ctx, a.reg, f, export.Options{Origin: o, Filter: tooling.Filter{Text: filter, Tags: tags}})
 			if err != nil {
 				a.errorf("schemas: %v", err)
 				return exitFailed

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
 var modelName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -42,7 +42,7 @@ func TestSchemas(t *testing.T) {
 			name: "openai", args: []string{"--format", "openai"},
 			want: []string{"demo__echo", "demo__llm_only"},
 			check: func(t *testing.T, out []byte) []string {
-				var tools []tooling.OpenAITool
+				var tools []export.OpenAITool
 				if err := json.Unmarshal(out, &tools); err != nil {
 					t.Fatalf("not OpenAI tools: %v", err)
 				}
@@ -64,7 +64,7 @@ func TestSchemas(t *testing.T) {
 			name: "anthropic", args: []string{"--format", "anthropic"},
 			want: []string{"demo__echo", "demo__llm_only"},
 			check: func(t *testing.T, out []byte) []string {
-				var tools []tooling.AnthropicTool
+				var tools []export.AnthropicTool
 				if err := json.Unmarshal(out, &tools); err != nil {
 					t.Fatalf("not Anthropic tools: %v", err)
 				}
@@ -83,7 +83,7 @@ func TestSchemas(t *testing.T) {
 			name: "mcp for the app", args: []string{"--format", "mcp", "--origin", "app"},
 			want: []string{"demo.echo", "demo.write_note"}, notWant: []string{"demo.llm_only"},
 			check: func(t *testing.T, out []byte) []string {
-				var list tooling.MCPToolList
+				var list export.MCPToolList
 				if err := json.Unmarshal(out, &list); err != nil {
 					t.Fatalf("not an MCP tools/list result: %v", err)
 				}
@@ -101,7 +101,7 @@ func TestSchemas(t *testing.T) {
 			name: "filter", args: []string{"--format", "MCP", "--filter", "echo"},
 			want: []string{"demo.echo"}, notWant: []string{"demo.slow"},
 			check: func(t *testing.T, out []byte) []string {
-				var list tooling.MCPToolList
+				var list export.MCPToolList
 				if err := json.Unmarshal(out, &list); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package tooling_test
+package export_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
 func exportRegistry() *tooling.Registry {
@@ -26,8 +27,8 @@ func exportRegistry() *tooling.Registry {
 
 func TestExportMCP(t *testing.T) {
 	r := exportRegistry()
-	list := r.ExportMCP(context.Background(), tooling.ExportOptions{})
-	got := map[string]tooling.MCPTool{}
+	list := export.MCP(context.Background(), r, export.Options{})
+	got := map[string]export.MCPTool{}
 	for _, tl := range list.Tools {
 		got[tl.Name] = tl
 	}
@@ -36,11 +37,11 @@ func TestExportMCP(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		want tooling.MCPAnnotations
+		want export.MCPAnnotations
 	}{
-		{"kv.get", tooling.MCPAnnotations{Title: "Get", ReadOnlyHint: true, IdempotentHint: true}},
-		{"kv.wipe", tooling.MCPAnnotations{DestructiveHint: true}},
-		{"net.fetch", tooling.MCPAnnotations{ReadOnlyHint: true, OpenWorldHint: true}},
+		{"kv.get", export.MCPAnnotations{Title: "Get", ReadOnlyHint: true, IdempotentHint: true}},
+		{"kv.wipe", export.MCPAnnotations{DestructiveHint: true}},
+		{"net.fetch", export.MCPAnnotations{ReadOnlyHint: true, OpenWorldHint: true}},
 	}
 	for _, tt := range tests {
 		if got[tt.name].Annotations != tt.want {
@@ -50,7 +51,7 @@ func TestExportMCP(t *testing.T) {
 	if !strings.Contains(string(got["kv.wipe"].InputSchema), `"type":"object"`) {
 		t.Errorf("a tool without input gets %s", got["kv.wipe"].InputSchema)
 	}
-	app := r.ExportMCP(context.Background(), tooling.ExportOptions{Origin: tooling.OriginApp})
+	app := export.MCP(context.Background(), r, export.Options{Origin: tooling.OriginApp})
 	if len(app.Tools) != 4 {
 		t.Errorf("origin app sees %d tools, want 4", len(app.Tools))
 	}
@@ -61,7 +62,7 @@ var modelName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func TestExportOpenAIAndAnthropicNamesAreReversible(t *testing.T) {
 	r := exportRegistry()
 	ctx := context.Background()
-	for _, f := range r.ExportOpenAI(ctx, tooling.ExportOptions{}) {
+	for _, f := range export.OpenAI(ctx, r, export.Options{}) {
 		if f.Type != "function" || !modelName.MatchString(f.Function.Name) {
 			t.Errorf("bad OpenAI tool %+v", f)
 		}
@@ -78,7 +79,7 @@ func TestExportOpenAIAndAnthropicNamesAreReversible(t *testing.T) {
 			t.Errorf("exported name %q is not accepted back", f.Function.Name)
 		}
 	}
-	for _, a := range r.ExportAnthropic(ctx, tooling.ExportOptions{}) {
+	for _, a := range export.Anthropic(ctx, r, export.Options{}) {
 		if !modelName.MatchString(a.Name) || len(a.InputSchema) == 0 {
 			t.Errorf("bad Anthropic tool %+v", a)
 		}
@@ -91,17 +92,17 @@ func TestExportLeavesOutDisabledTools(t *testing.T) {
 	cfg.Blacklist = []string{"kv.*"}
 	r.Configure(cfg)
 	var got []string
-	for _, a := range r.ExportAnthropic(context.Background(), tooling.ExportOptions{}) {
+	for _, a := range export.Anthropic(context.Background(), r, export.Options{}) {
 		got = append(got, a.Name)
 	}
 	if !slices.Equal(got, []string{"net__fetch"}) {
 		t.Errorf("exported %v", got)
 	}
-	b, err := r.Export(context.Background(), tooling.FormatOpenAI, tooling.ExportOptions{})
+	b, err := export.Encode(context.Background(), r, export.FormatOpenAI, export.Options{})
 	if err != nil || !strings.Contains(string(b), `"net__fetch"`) || strings.Contains(string(b), "kv__") {
 		t.Errorf("Export: %v %s", err, b)
 	}
-	if _, err := r.Export(context.Background(), "yaml", tooling.ExportOptions{}); err == nil {
+	if _, err := export.Encode(context.Background(), r, "yaml", export.Options{}); err == nil {
 		t.Error("unknown format accepted")
 	}
 }
@@ -113,7 +114,7 @@ func TestExportProblems(t *testing.T) {
 		Input: raw(`{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}`)})
 	r.Register(tooling.Tool{Name: "demo.silent", Run: run})
 	got := map[string][]string{}
-	for _, p := range r.ExportProblems() {
+	for _, p := range export.Problems(r) {
 		got[p.Tool] = append(got[p.Tool], string(p.Format)+": "+p.Message)
 	}
 	if len(got["demo.fine"]) != 0 {
@@ -127,29 +128,16 @@ func TestExportProblems(t *testing.T) {
 	}
 }
 
-func TestConfigureWarnsOfUnmatchedNames(t *testing.T) {
-	r := exportRegistry()
-	cfg := config.Default()
-	cfg.Whitelist = []string{"kv.*", "kv.gte"}
-	cfg.Blacklist = []string{"zz.*"}
-	cfg.Tools = map[string]config.ToolOverride{"net.fech": {Timeout: 1}}
-	warns, err := r.Configure(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	joined := strings.Join(warns, "\n")
-	if len(warns) != 3 || !strings.Contains(joined, `whitelist: "kv.gte" matches no tool (did you mean "kv.get"?)`) ||
-		!strings.Contains(joined, `blacklist: "zz.*"`) || !strings.Contains(joined, `tools: "net.fech" matches no tool (did you mean "net.fetch"?)`) {
-		t.Errorf("warnings:\n%s", joined)
-	}
-}
-
 func TestExportProblemsOutputSchema(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "demo.scalar_out", Description: "d", Run: run, Output: raw(`{"type":"string"}`)})
 	r.Register(tooling.Tool{Name: "demo.object_out", Description: "d", Run: run, Output: raw(`{"type":"object"}`)})
-	probs := r.ExportProblems()
-	if len(probs) != 1 || probs[0].Tool != "demo.scalar_out" || probs[0].Format != tooling.FormatMCP {
+	probs := export.Problems(r)
+	if len(probs) != 1 || probs[0].Tool != "demo.scalar_out" || probs[0].Format != export.FormatMCP {
 		t.Fatalf("problems %+v", probs)
 	}
 }
+
+func run(context.Context, tooling.Call) (any, error) { return "ok", nil }
+
+func raw(s string) json.RawMessage { return json.RawMessage(s) }

@@ -1,0 +1,8 @@
+// Package export describes the tools of a registry for language models: as
+// an MCP tools/list result, OpenAI function tools or Anthropic tools, and
+// checks them against each format's rules. OpenAI and Anthropic refuse dots
+// in names, so their names spell "." as "__" (tooling.ExportName), which
+// tooling.Execute accepts too.
+//
+// Imports: the standard library and tooling.
+package export
