@@ -170,6 +170,14 @@ func newRunKeys() runKeys {
 	}
 }
 
+// back is esc while editing: off when the editor takes esc itself (raw
+// JSON, an open picker), whose key map then says what esc does.
+func (k runKeys) back() key.Binding {
+	b := k.Back
+	b.SetEnabled(k.editor == nil || !k.editor.Capturing())
+	return b
+}
+
 func (k runKeys) ShortHelp() []key.Binding {
 	switch k.phase {
 	case phaseRunning:
@@ -181,7 +189,7 @@ func (k runKeys) ShortHelp() []key.Binding {
 	if k.editor != nil {
 		out = k.editor.KeyMap().ShortHelp()
 	}
-	return append(out, k.Back, bind([]string{"f1"}, "f1", "help"))
+	return append(out, k.back(), bind([]string{"f1"}, "f1", "help"))
 }
 
 func (k runKeys) FullHelp() [][]key.Binding {
@@ -195,7 +203,7 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	if k.editor != nil {
 		cols = k.editor.KeyMap().FullHelp()
 	}
-	return append(cols, []key.Binding{k.Back})
+	return append(cols, []key.Binding{k.back()})
 }
 
 // historyKeys are the keys of the call history.

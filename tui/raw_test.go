@@ -12,8 +12,9 @@ func TestRawJSONModeNeverTraps(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.echo", `{"text":"hi"}`)
 	h.press("ctrl+r")
-	h.mustContain("arguments: raw JSON", "esc or ctrl+r back to the form")
-	h.typeText("}}") // before the opening brace: not JSON any more
+	h.mustContain("arguments: raw JSON", "esc or ctrl+r back to the form", "esc/ctrl+r back to the form •")
+	h.mustNotContain("esc back") // the help says what esc does here
+	h.typeText("}}")             // before the opening brace: not JSON any more
 	h.press("esc")
 	h.mustContain("✗ not valid JSON", "Discard the edits and go back to the form? y discards · n keeps editing", "y discard the edits", "n/esc keep editing")
 	if h.m.top() != h.m.run || !h.m.run.editor.Raw() {

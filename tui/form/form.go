@@ -398,7 +398,8 @@ func (m *Model) KeyMap() KeyMap {
 			&k.Toggle, &k.Choose, &k.Null, &k.Add, &k.Remove, &k.MoveUp, &k.MoveDown, &k.Undo} {
 			b.SetEnabled(false)
 		}
-		k.Close.SetHelp("esc", "back to the form")
+		k.Close.SetHelp("esc/ctrl+r", "back to the form")
+		k.Raw.SetEnabled(false) // the same as esc here, said by Close
 		if m.asking {
 			k.Close.SetHelp("n/esc", "keep editing")
 			k.Raw.SetEnabled(false)
