@@ -44,15 +44,15 @@ func (c Concurrency) MarshalText() ([]byte, error) {
 
 // UnmarshalText accepts the names MarshalText writes (also "readonly" and "main").
 func (c *Concurrency) UnmarshalText(b []byte) error {
-	v, err := ParseConcurrency(string(b))
+	v, err := parseConcurrency(string(b))
 	if err == nil {
 		*c = v
 	}
 	return err
 }
 
-// ParseConcurrency parses "exclusive", "read_only" or "main_thread".
-func ParseConcurrency(s string) (Concurrency, error) {
+// parseConcurrency parses "exclusive", "read_only" or "main_thread".
+func parseConcurrency(s string) (Concurrency, error) {
 	switch strings.ToLower(strings.ReplaceAll(s, "-", "_")) {
 	case "exclusive":
 		return Exclusive, nil
@@ -125,15 +125,15 @@ func (e Effects) MarshalText() ([]byte, error) { return []byte(e.String()), nil 
 
 // UnmarshalText parses what String writes ("none", "read|write", also commas).
 func (e *Effects) UnmarshalText(b []byte) error {
-	v, err := ParseEffects(string(b))
+	v, err := parseEffects(string(b))
 	if err == nil {
 		*e = v
 	}
 	return err
 }
 
-// ParseEffects parses "none" or effect names joined by "|" or ",".
-func ParseEffects(s string) (Effects, error) {
+// parseEffects parses "none" or effect names joined by "|" or ",".
+func parseEffects(s string) (Effects, error) {
 	var out Effects
 	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' || r == ' ' }) {
 		part = strings.ToLower(part)
@@ -181,15 +181,15 @@ func (s Safety) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses what MarshalText writes.
 func (s *Safety) UnmarshalText(b []byte) error {
-	v, err := ParseSafety(string(b))
+	v, err := parseSafety(string(b))
 	if err == nil {
 		*s = v
 	}
 	return err
 }
 
-// ParseSafety parses "auto", "low", "medium" or "high".
-func ParseSafety(s string) (Safety, error) {
+// parseSafety parses "auto", "low", "medium" or "high".
+func parseSafety(s string) (Safety, error) {
 	for i, n := range safetyNames {
 		if strings.EqualFold(n, s) {
 			return Safety(i), nil

@@ -8,9 +8,9 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/wirename"
 )
 
-// MaxNameLen is the longest tool name Register accepts: 64 bytes once dots
+// maxNameLen is the longest tool name Register accepts: 64 bytes once dots
 // are spelled "__" (ExportName), the limit of OpenAI and Anthropic.
-const MaxNameLen = 64
+const maxNameLen = 64
 
 // checkName returns why name is not a valid "group.name", or "".
 //
@@ -21,8 +21,8 @@ func checkName(name string) string {
 	if name == "" {
 		return "the name is empty: name tools \"group.name\" in lower snake case, like \"demo.echo\""
 	}
-	if n := len(ExportName(name)); n > MaxNameLen {
-		return fmt.Sprintf("the name is %d bytes once exported (dots become \"__\"), over %d: shorten it", n, MaxNameLen)
+	if n := len(ExportName(name)); n > maxNameLen {
+		return fmt.Sprintf("the name is %d bytes once exported (dots become \"__\"), over %d: shorten it", n, maxNameLen)
 	}
 	segs := strings.Split(name, ".")
 	if len(segs) < 2 {

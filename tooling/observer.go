@@ -45,7 +45,8 @@ type Event struct {
 
 // Observer receives events. Each observer has its own goroutine and queue:
 // one that blocks only delays itself (its queue fills, then its events are
-// dropped and counted), and one that panics loses that event only.
+// dropped and counted), and one that panics loses that event only. An
+// observer may lag 4096 events behind before its events are dropped.
 //
 // ctx holds the values of the call's context (a trace span, a request id),
 // so that an observer can join the caller's trace; it is never canceled,
@@ -60,9 +61,9 @@ type ObserverFunc func(context.Context, Event)
 // Observe calls f(ctx, ev).
 func (f ObserverFunc) Observe(ctx context.Context, ev Event) { f(ctx, ev) }
 
-// ObserverQueue is how many events an observer may lag behind before
-// further events to it are dropped.
-const ObserverQueue = 4096
+// observerQueue is how many events an observer may lag behind (4096)
+// before further events to it are dropped.
+const observerQueue = 4096
 
 // ObserverStats count events that observers did not get whole.
 type ObserverStats struct {
@@ -97,7 +98,7 @@ type observed struct {
 // waits for o to finish them: an observer that blocks forever blocks
 // remove too.
 func (r *Registry) Observe(o Observer) (remove func()) {
-	run := &observerRunner{o: o, ch: make(chan observed, ObserverQueue), done: make(chan struct{})}
+	run := &observerRunner{o: o, ch: make(chan observed, observerQueue), done: make(chan struct{})}
 	go run.loop(&r.obs)
 	r.obs.mu.Lock()
 	old := r.obs.list.Load()

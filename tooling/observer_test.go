@@ -88,7 +88,7 @@ func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
 	guard := time.AfterFunc(30*time.Second, unblock)
 	defer guard.Stop()
 	remove := r.Observe(tooling.ObserverFunc(func(context.Context, tooling.Event) { <-release }))
-	calls := tooling.ObserverQueue // twice as many events as the queue holds
+	calls := 4096 // as many calls as the queue holds events: twice as many events as it holds
 	start := time.Now()
 	for i := 0; i < calls; i++ {
 		mustExec(t, r, "t.ok", `{"n":1}`)

@@ -132,15 +132,17 @@ func TestMetaDerivations(t *testing.T) {
 			t.Errorf("%+v: consent %v, want %v", tt.meta, got, tt.consent)
 		}
 	}
-	e, err := tooling.ParseEffects("read|write,network")
+	var e tooling.Effects
+	err := e.UnmarshalText([]byte("read|write,network"))
 	if err != nil || e != tooling.EffectRead|tooling.EffectWrite|tooling.EffectNetwork || e.String() != "read|write|network" {
-		t.Errorf("ParseEffects = %v, %v", e, err)
+		t.Errorf("UnmarshalText = %v, %v", e, err)
 	}
-	if _, err := tooling.ParseEffects("teleport"); err == nil {
+	if err := new(tooling.Effects).UnmarshalText([]byte("teleport")); err == nil {
 		t.Error("unknown effect accepted")
 	}
 	for _, c := range []tooling.Concurrency{tooling.Exclusive, tooling.ReadOnly, tooling.MainThread} {
-		if back, err := tooling.ParseConcurrency(c.String()); err != nil || back != c {
+		var back tooling.Concurrency
+		if err := back.UnmarshalText([]byte(c.String())); err != nil || back != c {
 			t.Errorf("concurrency %v round trip: %v %v", c, back, err)
 		}
 	}

@@ -130,8 +130,8 @@ func parseEffectsFilter(s string) (effects tooling.Effects, none bool, err error
 			none = true
 			continue
 		}
-		e, err := tooling.ParseEffects(p)
-		if err != nil {
+		var e tooling.Effects
+		if err := e.UnmarshalText([]byte(p)); err != nil {
 			return 0, false, fmt.Errorf("unknown effect %q (want read, write, network, filesystem, process or none)", p)
 		}
 		effects |= e
