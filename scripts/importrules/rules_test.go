@@ -103,7 +103,7 @@ import (
 var doc = "reg.Lookup"
 
 func f(ctx context.Context) {
-	reg.ExecuteTool(ctx, "a.b", nil)
+	reg.ExecuteTool(ctx, "a.b", nil); reg.Execute(ctx, "a.b", nil)
 	_ = reg.Register
 	_, _ = reg.Default.Execute(ctx, "a", nil); _ = reg.List
 }
@@ -121,7 +121,7 @@ func f(ctx context.Context) {
 		got = append(got, v.String())
 	}
 	want := []string{
-		"demotools/x.go:12: demotools-no-default: tools never use the default registry (reg.ExecuteTool): what a tool needs arrives through its Call",
+		"demotools/x.go:12: demotools-no-default: tools never use the default registry (reg.ExecuteTool, reg.Execute): what a tool needs arrives through its Call",
 		"demotools/x.go:14: demotools-no-default: tools never use the default registry (reg.Default, reg.List): what a tool needs arrives through its Call",
 	}
 	if !slices.Equal(got, want) {
