@@ -346,6 +346,8 @@ func (g *quickGen) maybeRefused(s map[string]any) {
 		{2019, 2020, func() { s["unevaluatedItems"] = leaf() }},
 		{2019, 2020, func() { s["minContains"], s["contains"] = json.Number("1"), leaf() }},
 		{2020, 2020, func() { s["prefixItems"] = []any{leaf()} }},
+		{2019, 2019, func() { s["$recursiveRef"] = "#" }},
+		{2020, 2020, func() { s["$dynamicRef"] = "#" }},
 	} {
 		if f.from <= g.draft && g.draft <= f.to {
 			forms = append(forms, f)
