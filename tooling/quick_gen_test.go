@@ -21,7 +21,9 @@ import (
 // and a few arbitrary ones.
 //
 // Two claims are checked: quick accepts only what the validator accepts, and a schema gets a
-// quick check exactly when it uses nothing quick refuses.
+// quick check exactly when it uses nothing quick refuses. Quick's "false" claims nothing (it
+// means "ask the validator"); TestQuickGenerated checks that it is not the common answer on
+// valid values.
 
 // quickGen is a stream of choices: the fuzzer's bytes first, then a generator seeded from them,
 // so that short inputs still give whole schemas and the fuzzer's mutations steer the first
@@ -67,7 +69,7 @@ var (
 	quickGenInts     = []string{"0", "1", "2", "3", "5", "-1", "-3", "-5", "10", "100", "-0"}
 )
 
-// schemaFor builds a whole tool input schema: an object at the root, its definitions, a draft.
+// schema builds a whole tool input schema: an object at the root, its definitions, a draft.
 func (g *quickGen) schema() map[string]any {
 	g.draft = pick(g, 2020, 2020, 2019, 7, 6, 4)
 	root := g.object(0)
