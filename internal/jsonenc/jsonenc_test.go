@@ -30,3 +30,25 @@ func TestNoHTMLEscaping(t *testing.T) {
 		t.Error("no error for a func")
 	}
 }
+
+// A string holding the six characters \u003c is not an escape to undo.
+func TestLiteralBackslashU(t *testing.T) {
+	got, err := Marshal(map[string]string{"a": `\u003c`, "b": "<"})
+	if err != nil || string(got) != `{"a":"\\u003c","b":"<"}` {
+		t.Errorf("Marshal = %s, %v", got, err)
+	}
+	got, _ = Marshal(`\u003c`)
+	if string(got) != `"\\u003c"` {
+		t.Errorf("Marshal = %s", got)
+	}
+}
+
+func BenchmarkMarshal(b *testing.B) {
+	v := map[string]any{"text": "hello world", "n": 3, "list": []any{1, 2, 3}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
