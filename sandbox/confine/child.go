@@ -291,7 +291,7 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 		return nil, fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
 	}
 	// 3. Resource limits.
-	n, err := setRlimits(s.limits, s.dropUID)
+	n, err := setRlimits(s.limits, s.dropUID, len(s.exec) > 0)
 	notes = append(notes, n...)
 	if err != nil {
 		return notes, err

@@ -27,7 +27,8 @@
 //     checks, and switches itself if it finds root), and makes itself non-dumpable, so that no
 //     other child running as the same user can read its memory or environment.
 //  3. Sets its rlimits (cpu, address space, open files, file size; processes when the profile
-//     declares a limit or the parent is root; no core dumps).
+//     declares a limit, the parent is root, or the child may start programs; no core dumps) and
+//     caps its Go runtime's threads.
 //     SIGXCPU gets its default action back, so the child dies at the CPU limit.
 //  4. Sets no_new_privs on every thread, which Landlock needs: it installs a seccomp filter that
 //     allows everything with TSYNC, which copies the flag to every thread in one call.

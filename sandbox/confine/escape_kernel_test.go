@@ -198,6 +198,12 @@ func runKernelOp(op kernelOp) ([]byte, error) {
 			return out, err
 		}
 		return out, nil
+	case "nproc":
+		var rl syscall.Rlimit
+		if err := syscall.Getrlimit(unix.RLIMIT_NPROC, &rl); err != nil {
+			return nil, err
+		}
+		return []byte(strconv.FormatUint(rl.Cur, 10)), nil
 	case "selfsignal":
 		return nil, sysErr("kill", unix.Kill(os.Getpid(), syscall.Signal(op.N)))
 	case "read":
@@ -406,6 +412,64 @@ func TestThreadBomb(t *testing.T) {
 	}
 	control(t, attack, "test.kernel", req)
 	call(t, "100 threads at once, under the thread cap", full, 0, "test.kernel", Profile{}, kernelReq("threads", "", 100))
+}
+
+// TestProcessBound: a child that may start programs gets a process limit on a root host (uid
+// 65534's RLIMIT_NPROC, shared by the children) as on an ordinary one, where it is the user's
+// count at the child's start plus the default, so that a fork bomb cannot take every process
+// the user may have. (The bomb itself is not run here: on a loaded machine 600 forks outlast any
+// sensible deadline.)
+func TestProcessBound(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep program")
+	}
+	sleep, _ = filepath.EvalSymlinks(sleep)
+	resp, _ := call(t, "RLIMIT_NPROC of a child with Exec, no process limit set", full, 0, "test.kernel", Profile{Exec: []string{sleep}}, kernelReq("nproc", "", 0))
+	n, err := strconv.ParseUint(string(resp), 10, 64)
+	switch {
+	case err != nil:
+		t.Fatalf("nproc: %q", resp)
+	case os.Geteuid() == 0 && n != DefaultProcesses:
+		t.Errorf("RLIMIT_NPROC %d on a root host, want %d", n, DefaultProcesses)
+	case os.Geteuid() != 0:
+		// The user's count plus the default: below the host's own limit, when that is higher.
+		var own syscall.Rlimit
+		syscall.Getrlimit(unix.RLIMIT_NPROC, &own)
+		tasks, _ := userTasks(os.Getuid())
+		if n < DefaultProcesses || own.Cur > tasks+2*DefaultProcesses && n >= own.Cur {
+			t.Errorf("RLIMIT_NPROC %d on an ordinary host (its own %d, %d tasks of the user now), want the user's count plus %d", n, own.Cur, tasks, DefaultProcesses)
+		}
+	}
+	resp, _ = call(t, "RLIMIT_NPROC of a child without Exec on an ordinary host (threads: the runtime cap)", full, 0, "test.kernel", Profile{}, kernelReq("nproc", "", 0))
+	if os.Geteuid() != 0 {
+		var own syscall.Rlimit
+		syscall.Getrlimit(unix.RLIMIT_NPROC, &own)
+		if string(resp) != strconv.FormatUint(own.Cur, 10) {
+			t.Errorf("RLIMIT_NPROC without Exec: %s, want the host's %d", resp, own.Cur)
+		}
+	}
+}
+
+func TestUserTasks(t *testing.T) {
+	n, err := userTasks(os.Getuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "\nThreads:\t")
+	own, _ := strconv.ParseUint(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]), 10, 64)
+	if own == 0 || n < own {
+		t.Errorf("userTasks(%d) = %d, below this process's own %d threads", os.Getuid(), n, own)
+	}
+	if other, err := userTasks(1 << 30); err != nil || other != 0 {
+		t.Errorf("userTasks of a uid nobody has = %d, %v", other, err)
+	}
 }
 
 func TestExecGrants(t *testing.T) {

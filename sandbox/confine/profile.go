@@ -82,12 +82,13 @@ type Limits struct {
 	FileSizeBytes uint64
 	// Processes is RLIMIT_NPROC, which the kernel counts per real user over all of that user's
 	// processes and threads (the Go runtime's threads count, and all children share uid 65534).
-	// Default 512, applied only when the child runs as uid 65534; when the parent is not root
-	// the child keeps the caller's uid, whose count includes every process of that user, so only
-	// an explicit value is applied then. Being per user, it bounds all children together, not
-	// one: each child also caps its own Go runtime at this many threads (128 when Processes is
-	// not set), past which it ends with the processes limit, whatever the host's uid. Processes
-	// that a child with Exec starts are bounded only by RLIMIT_NPROC (see SECURITY.md).
+	// Default 512 when the child runs as uid 65534. When the parent is not root the child keeps
+	// the caller's uid, whose count includes every process of that user: an explicit value is
+	// applied as it is, and by default a child with Exec gets the user's count at its start plus
+	// 512 (one without Exec gets none: its own threads are capped below). Being per user, the
+	// limit bounds all children of a root host together, not one: each child also caps its own
+	// Go runtime at this many threads (128 when Processes is not set), past which it ends with
+	// the processes limit, whatever the host's uid.
 	Processes uint64
 	// ResponseBytes bounds the handler's response, which the parent reads and holds in memory:
 	// a larger one fails the call with the limit "response". The parent reads the size from the

@@ -18,7 +18,13 @@ import (
 // runtime would ignore, so the signal's default action is restored first and the child dies of
 // it (reported as the cpu limit); the hard limit, a second later, is SIGKILL. Core dumps are
 // always off. It returns notes on limits it could not apply.
-func setRlimits(l Limits, dropped bool) (notes []string, err error) {
+//
+// RLIMIT_NPROC counts every process and thread of the real uid. On a root host (dropped) all
+// children share uid 65534 and get l.Processes, 512 by default. On an ordinary host a child keeps
+// the host's uid, so an absolute default would count every process of that user: there a child
+// that may start programs (exec) gets the user's count at its start plus the default instead,
+// which bounds what this child adds, and leaves the host's own limit as it was.
+func setRlimits(l Limits, dropped, exec bool) (notes []string, err error) {
 	set := func(name string, res int, soft, hard uint64) error {
 		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
 			return fmt.Errorf("setrlimit(%s, %d): %w", name, soft, err)
@@ -52,8 +58,15 @@ func setRlimits(l Limits, dropped bool) (notes []string, err error) {
 		return nil, err
 	}
 	nproc := l.Processes
-	if nproc == 0 && dropped {
+	switch {
+	case nproc == 0 && dropped:
 		nproc = DefaultProcesses
+	case nproc == 0 && exec:
+		n, err := userTasks(os.Getuid())
+		if err != nil {
+			return notes, fmt.Errorf("counting the processes of uid %d: %w", os.Getuid(), err)
+		}
+		nproc = n + DefaultProcesses
 	}
 	if nproc != 0 {
 		if err := set("nproc", unix.RLIMIT_NPROC, nproc, nproc); err != nil {
@@ -100,4 +113,47 @@ func defaultAction(sig syscall.Signal) error {
 		return fmt.Errorf("rt_sigaction(%v, SIG_DFL): %w", sig, errno)
 	}
 	return nil
+}
+
+// userTasks counts the tasks (threads of every process) whose real uid is uid, as RLIMIT_NPROC
+// counts them, from /proc/PID/status. Processes that end while it reads are skipped.
+func userTasks(uid int) (uint64, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return 0, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return 0, err
+	}
+	want := []byte("Uid:\t" + strconv.Itoa(uid) + "\t")
+	buf := make([]byte, 4096)
+	var n uint64
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		fd, err := unix.Open("/proc/"+name+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		m, _ := unix.Read(fd, buf)
+		unix.Close(fd)
+		status := buf[:max(m, 0)]
+		if !bytes.Contains(status, want) {
+			continue
+		}
+		if i := bytes.Index(status, []byte("\nThreads:\t")); i >= 0 {
+			rest := status[i+len("\nThreads:\t"):]
+			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+				if t, err := strconv.ParseUint(string(rest[:j]), 10, 64); err == nil {
+					n += t
+					continue
+				}
+			}
+		}
+		n++
+	}
+	return n, nil
 }
