@@ -52,8 +52,9 @@ type runScreen struct {
 	queueWait time.Duration // how long it waited, once it runs
 	waitingOn string        // what it waits for, when known
 
-	result *tooling.Result
-	vp     viewport.Model
+	result   *tooling.Result
+	finished time.Time // when the result came: a retry-after counts down from it
+	vp       viewport.Model
 	w, h   int
 
 	// drafts are the editors of the other tools opened this session, with
@@ -163,6 +164,12 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 	case runDoneMsg:
 		if msg.seq == r.seq && r.busy() {
 			r.finish(msg.result)
+			return r.retryTick()
+		}
+		return nil
+	case retryTickMsg:
+		if msg.seq == r.seq && r.phase == phaseResult {
+			return r.retryTick()
 		}
 		return nil
 	case spinner.TickMsg:
@@ -393,9 +400,42 @@ func (r *runScreen) finish(res *tooling.Result) {
 		r.editor.SetErrors(fields)
 		return
 	}
-	r.phase = phaseResult
+	r.phase, r.finished = phaseResult, r.c.now()
 	r.vp.SetContentLines(wrapLines(resultContent(r.c.styles, res, r.w), r.w))
 	r.vp.GotoTop()
+}
+
+// retryTickMsg redraws the retry-after countdown of call seq.
+type retryTickMsg struct{ seq int }
+
+// retryLeft is how long until the call refused with a retry-after may be
+// made again; 0 when it may, or when the result has none.
+func (r *runScreen) retryLeft() time.Duration {
+	if r.result == nil || r.result.RetryAfter <= 0 {
+		return 0
+	}
+	return max(r.result.RetryAfter-r.c.now().Sub(r.finished), 0)
+}
+
+// retryTick asks for a redraw of the countdown in a second, while there
+// is one.
+func (r *runScreen) retryTick() tea.Cmd {
+	if r.retryLeft() <= 0 {
+		return nil
+	}
+	seq := r.seq
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return retryTickMsg{seq: seq} })
+}
+
+// retryLine counts down the retry-after of a refused call.
+func (r *runScreen) retryLine() string {
+	if r.result == nil || r.result.RetryAfter <= 0 {
+		return ""
+	}
+	if left := r.retryLeft(); left > 0 {
+		return "retry in " + left.Round(time.Second).String()
+	}
+	return "the limit allows a call again: r runs it again"
 }
 
 func (r *runScreen) View() string {
@@ -431,7 +471,9 @@ func (r *runScreen) View() string {
 		b.WriteString(r.runningView())
 	default:
 		b.WriteString(resultHeader(st, r.result))
-		b.WriteString("\n\n")
+		b.WriteString("\n")
+		b.WriteString(st.Subtle.Render(r.retryLine()))
+		b.WriteString("\n")
 		b.WriteString(r.vp.View())
 	}
 	return b.String()
@@ -508,9 +550,6 @@ func resultContent(st *styles, res *tooling.Result, w int) string {
 		}
 		if res.Abandoned && res.Hint == "" {
 			b.WriteString("\n" + st.Subtle.Render("the tool still runs: it is counted as abandoned until it returns"))
-		}
-		if res.RetryAfter > 0 {
-			b.WriteString("\n" + st.Subtle.Render("retry after "+formatDuration(res.RetryAfter)))
 		}
 		if len(res.Fields) > 0 {
 			section("Fields")

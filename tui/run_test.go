@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -544,4 +545,36 @@ func TestResultCountsMoreFields(t *testing.T) {
 		Message: "demo.echo returned output that does not match its output schema",
 		Fields:  []tooling.FieldError{{Path: "/text", Keyword: "type", Message: "must be a string, got a number"}}, MoreFields: 2})
 	h.mustContain("/text: must be a string, got a number", "... and 2 more (config max_field_errors)")
+}
+
+// TestRunRetryAfterCountsDown: a call refused by a rate limit says when it
+// may be made again, and counts down to it.
+func TestRunRetryAfterCountsDown(t *testing.T) {
+	reg := newTestRegistry(t)
+	if err := reg.Add(tooling.Tool{
+		Name: "demo.limited", Description: "Once a minute.",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Rate: tooling.Rate{PerMinute: 1}},
+		Run:  func(context.Context, tooling.Call) (any, error) { return map[string]any{"ok": true}, nil },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, reg, 100, 30)
+	now := fixedTime
+	h.m.c.now = func() time.Time { return now }
+	openRun(t, h, "demo.limited", "")
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("r")
+	if res := h.runDone(2); res.Code != tooling.CodeRateLimited {
+		t.Fatalf("second call: %s", res.Code)
+	}
+	if !regexp.MustCompile(`retry in (59s|1m0s)`).MatchString(h.view()) {
+		t.Fatalf("no countdown from the retry-after:\n%s", h.view())
+	}
+	now = now.Add(30 * time.Second)
+	h.send(retryTickMsg{seq: 2})
+	h.mustContain("retry in 30s")
+	now = now.Add(31 * time.Second)
+	h.send(retryTickMsg{seq: 2})
+	h.mustContain("the limit allows a call again: r runs it again")
 }
