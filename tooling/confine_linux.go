@@ -97,7 +97,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	switch {
 	case r.Panic != "":
 	case toolErr != nil && (errors.Is(toolErr, fs.ErrPermission) || errors.Is(toolErr, syscall.EPERM) || errors.Is(toolErr, syscall.EACCES) ||
-		errors.Is(toolErr, syscall.EMFILE) || errors.Is(toolErr, syscall.EFBIG)):
+		errors.Is(toolErr, syscall.EMFILE) || errors.Is(toolErr, syscall.EFBIG) || errors.Is(toolErr, syscall.ENOSPC)):
 		return nil, toolErr
 	case toolErr != nil:
 		r.Error = toolErr.Error()

@@ -26,7 +26,7 @@ import (
 
 // Handler runs inside a confined child. ctx carries the caller's deadline; req and the result are
 // opaque bytes. An error that is a permission error (fs.ErrPermission, EACCES, EPERM) comes back
-// from Run as Denied, EMFILE and EFBIG as Limit, anything else as Failed.
+// from Run as Denied, EMFILE, EFBIG and ENOSPC as Limit, anything else as Failed.
 type Handler func(ctx context.Context, req []byte) ([]byte, error)
 
 // How the parent finds a child: both must hold, so a stray variable alone never turns a normal
@@ -624,6 +624,8 @@ func classify(err error) (ErrorKind, string) {
 		return Failed, describe(err) + ": refused by the file's own permissions, not by the sandbox"
 	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
 		return Limit, "files"
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		return Limit, "disk"
 	case errors.Is(err, syscall.EFBIG):
 		return Limit, "filesize"
 	case errors.Is(err, syscall.ENOMEM):

@@ -198,6 +198,26 @@ func TestProfilePathIdentity(t *testing.T) {
 	}
 }
 
+// TestTmpDirBudget: a child fills its private temp dir, with bytes or with entries. The control
+// stays within the default budget; over a small one the call ends at a limit, the kernel's (a
+// root parent's tmpfs: "disk") or the parent's measure ("tmpdir").
+func TestTmpDirBudget(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	small := Profile{Limits: Limits{TmpBytes: 8 << 20, TmpInodes: 1000}}
+	call(t, "fill the temp dir with 24 MiB (control: default budget)", full, 0, "test.fill", Profile{}, []byte("bytes 25165824"))
+	call(t, "fill the temp dir with 3000 files (control: default budget)", full, 0, "test.fill", Profile{}, []byte("inodes 3000"))
+	for _, c := range []struct{ attack, req string }{
+		{"fill the temp dir with 24 MiB over an 8 MiB budget", "bytes 25165824"},
+		{"fill the temp dir with 3000 files over a 1000 entry budget", "inodes 3000"},
+	} {
+		_, e := call(t, c.attack, full, Limit, "test.fill", small, []byte(c.req))
+		if e != nil && e.What != "disk" && e.What != "tmpdir" {
+			t.Errorf("%s: limit %q, want disk or tmpdir", c.attack, e.What)
+		}
+	}
+}
+
 func TestFileSystem(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()

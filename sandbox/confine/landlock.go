@@ -351,7 +351,7 @@ func addPathRule(rulesetFD int, r pathRule) (note string, err error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return "", fmt.Errorf("stat %s: %w", path, err)
 	}
-	if r.check && r.id != (dirID{uint64(st.Dev), st.Ino}) {
+	if r.check && r.id != (dirID{dev: uint64(st.Dev), ino: st.Ino}) {
 		// Made, or swapped for another object, since the parent resolved and checked it.
 		return "", fmt.Errorf("path %s is not the object the parent checked (device and inode changed)", path)
 	}

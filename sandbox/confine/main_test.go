@@ -338,6 +338,31 @@ func registerTestHandlers() {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
+	// test.fill, sent "bytes N", writes N bytes in its temp dir in files of 1 MiB; sent
+	// "inodes N", makes N empty files there.
+	Handle("test.fill", func(ctx context.Context, req []byte) ([]byte, error) {
+		var what string
+		var n int
+		if _, err := fmt.Sscan(string(req), &what, &n); err != nil {
+			return nil, err
+		}
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for i := 0; n > 0; i++ {
+			p := filepath.Join(os.TempDir(), "fill"+strconv.Itoa(i))
+			if what == "inodes" {
+				if err := os.WriteFile(p, nil, 0o600); err != nil {
+					return nil, err
+				}
+				n--
+				continue
+			}
+			if err := os.WriteFile(p, chunk[:min(n, len(chunk))], 0o600); err != nil {
+				return nil, err
+			}
+			n -= len(chunk)
+		}
+		return []byte("filled"), nil
+	})
 	Handle("test.fail", func(ctx context.Context, req []byte) ([]byte, error) { return nil, errors.New(string(req)) })
 	Handle("test.panic", func(ctx context.Context, req []byte) ([]byte, error) { panic(string(req)) })
 	Handle("test.read", func(ctx context.Context, req []byte) ([]byte, error) { return os.ReadFile(string(req)) })

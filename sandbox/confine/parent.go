@@ -292,7 +292,7 @@ func pathID(path string) (dirID, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return dirID{}, err
 	}
-	return dirID{uint64(st.Dev), st.Ino}, nil
+	return dirID{dev: uint64(st.Dev), ino: st.Ino}, nil
 }
 
 // proc is one started child.
@@ -303,6 +303,9 @@ type proc struct {
 	// keepDir: the child could not change the dir's mode or attributes, so the dir may serve
 	// another child once emptied; dirUID is its owner.
 	keepDir bool
+	// measure: the dir is no tmpfs of its own, so the parent measures it during calls.
+	measure bool
+	tmpOver atomic.Bool // the dir went over its budget: the child was killed
 	dirUID  int
 	limits  Limits
 	reqW    *os.File
@@ -406,7 +409,7 @@ func startProc(p Profile) (_ *proc, err error) {
 	// system can take longer to make than the child's whole start); the setup names it and the
 	// child moves into it.
 	started := startUnlocked(cmd)
-	tmp, tmpID, tmpErr := privateDir(s)
+	tmp, tmpID, tmpMounted, tmpErr := privateDir(s)
 	err = <-started
 	reqR.Close()
 	respW.Close()
@@ -445,7 +448,8 @@ func startProc(p Profile) (_ *proc, err error) {
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		tmpDir:  tmp,
-		keepDir: !s.seccompPolicy().AllowTimes,
+		keepDir: !s.seccompPolicy().AllowTimes && !tmpMounted,
+		measure: !tmpMounted,
 		dirUID:  dirOwner(s),
 		limits:  s.limits,
 		reqW:    reqW,
@@ -682,7 +686,16 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 	if err := pr.awaitReady(); err != nil {
 		return nil, err
 	}
+	stopMeasure := pr.measureTmp()
 	typ, payload, err := pr.frames.next(responseSpin)
+	if !stopMeasure() {
+		err = errTmpOver // measured over budget during the call, or once it answered
+	}
+	if errors.Is(err, errTmpOver) {
+		pr.kill(nil)
+		<-pr.exited
+		return nil, &Error{Kind: Limit, What: "tmpdir", Detail: fmt.Sprintf("the private temp dir went over its budget of %d bytes and %d entries", pr.limits.TmpBytes, pr.limits.TmpInodes), Stderr: pr.out.String()}
+	}
 	if tl := (*tooLargeError)(nil); errors.As(err, &tl) {
 		pr.kill(nil)
 		<-pr.exited
@@ -724,6 +737,47 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 		e.Stderr = pr.out.String()
 	}
 	return nil, e
+}
+
+// errTmpOver: the private temp dir went over its budget.
+var errTmpOver = errors.New("the private temp dir is over its budget")
+
+// measureInterval is how often the parent measures a private temp dir that is no tmpfs.
+const measureInterval = 20 * time.Millisecond
+
+// measureTmp measures the child's temp dir every measureInterval until the returned func is
+// called, killing the child when the dir is over its budget; the func measures once more and
+// reports whether the dir stayed within it. Without measuring (a tmpfs) it does nothing.
+func (pr *proc) measureTmp() (stop func() bool) {
+	if !pr.measure {
+		return func() bool { return true }
+	}
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(measureInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if overBudget(pr.tmpDir, pr.limits.TmpBytes, pr.limits.TmpInodes) {
+					pr.tmpOver.Store(true)
+					pr.kill(nil)
+					return
+				}
+			}
+		}
+	}()
+	return func() bool {
+		close(done)
+		<-ended
+		if !pr.tmpOver.Load() && overBudget(pr.tmpDir, pr.limits.TmpBytes, pr.limits.TmpInodes) {
+			pr.tmpOver.Store(true)
+		}
+		return !pr.tmpOver.Load()
+	}
 }
 
 // childMayReport reports whether a child may answer a request with an error of kind k. Whether the

@@ -95,6 +95,15 @@ type Limits struct {
 	// frame's header and refuses it before it allocates anything for it, whatever the child
 	// claims. Default and most MaxMessageBytes.
 	ResponseBytes uint64
+	// TmpBytes and TmpInodes bound what the private temp dir may hold: bytes of disk (blocks
+	// allocated, so sparse files count what they use) and entries. When the parent is root the
+	// dir is a tmpfs of that size and inode count, and a write past it fails with ENOSPC (the
+	// limit "disk"); otherwise the parent measures the dir while the child runs and once more
+	// before it returns an answer, and kills the child over budget (the limit "tmpdir"): a child
+	// may then briefly hold more between two measures. Defaults 256 MiB and 16384. Write grants
+	// (WritePaths) have no such budget: only FileSizeBytes bounds each file written there.
+	TmpBytes  uint64
+	TmpInodes uint64
 }
 
 // The defaults of Limits.
@@ -104,6 +113,8 @@ const (
 	DefaultOpenFiles     = 256
 	DefaultFileSizeBytes = 64 << 20
 	DefaultProcesses     = 512
+	DefaultTmpBytes      = 256 << 20
+	DefaultTmpInodes     = 16384
 )
 
 // WithDefaults returns l with every zero field set to its default.
@@ -121,6 +132,8 @@ func (l Limits) WithDefaults() Limits {
 		FileSizeBytes: def(l.FileSizeBytes, DefaultFileSizeBytes),
 		Processes:     def(l.Processes, DefaultProcesses),
 		ResponseBytes: min(def(l.ResponseBytes, MaxMessageBytes), MaxMessageBytes),
+		TmpBytes:      def(l.TmpBytes, DefaultTmpBytes),
+		TmpInodes:     def(l.TmpInodes, DefaultTmpInodes),
 	}
 }
 
@@ -210,6 +223,8 @@ func (p Profile) Narrow(pol Policy) (Profile, []string) {
 	capLimit("filesize", &l.FileSizeBytes, pol.MaxLimits.FileSizeBytes)
 	capLimit("processes", &l.Processes, pol.MaxLimits.Processes)
 	capLimit("response", &l.ResponseBytes, pol.MaxLimits.ResponseBytes)
+	capLimit("tmpbytes", &l.TmpBytes, pol.MaxLimits.TmpBytes)
+	capLimit("tmpinodes", &l.TmpInodes, pol.MaxLimits.TmpInodes)
 	if p.Limits.Processes == 0 && l.Processes == DefaultProcesses {
 		// Keep "default" rather than an explicit value, so that the rule for a non-root parent
 		// (no default process limit) still holds.
@@ -260,8 +275,8 @@ func (p Profile) Hash() string {
 	portList("bind", p.BindTCP)
 	list("env", p.Env)
 	l := p.Limits.WithDefaults()
-	fmt.Fprintf(&b, "limits\x00%d %d %d %d %d %d\nreuse\x00%t\n",
-		l.CPUSeconds, l.MemoryBytes, l.OpenFiles, l.FileSizeBytes, l.Processes, l.ResponseBytes, p.Reuse)
+	fmt.Fprintf(&b, "limits\x00%d %d %d %d %d %d %d %d\nreuse\x00%t\n",
+		l.CPUSeconds, l.MemoryBytes, l.OpenFiles, l.FileSizeBytes, l.Processes, l.ResponseBytes, l.TmpBytes, l.TmpInodes, p.Reuse)
 	if p.Reuse && p.ReuseKey != "" {
 		fmt.Fprintf(&b, "reusekey\x00%q\n", p.ReuseKey)
 	}

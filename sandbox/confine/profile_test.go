@@ -65,7 +65,7 @@ func TestNarrow(t *testing.T) {
 		WritePaths: []string{filepath.Join(root, "data", "out")},
 		ConnectTCP: []uint16{80, 443},
 		Env:        []string{"HOME"},
-		Limits:     Limits{CPUSeconds: 10, MemoryBytes: 1 << 28, OpenFiles: 10, FileSizeBytes: DefaultFileSizeBytes, ResponseBytes: MaxMessageBytes},
+		Limits:     Limits{CPUSeconds: 10, MemoryBytes: 1 << 28, OpenFiles: 10, FileSizeBytes: DefaultFileSizeBytes, ResponseBytes: MaxMessageBytes, TmpBytes: DefaultTmpBytes, TmpInodes: DefaultTmpInodes},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Narrow:\n got %+v\nwant %+v", got, want)
@@ -155,7 +155,7 @@ func TestHash(t *testing.T) {
 func TestProtocolRoundTrip(t *testing.T) {
 	s := setupMsg{version: protocolVersion, parentPID: 42, dropUID: true, uid: 65534, gid: 65534, tmpDir: "/tmp/x", tmpDev: 2049, tmpIno: 1 << 40, tmpFD: -1,
 		read: []string{"/a", "/b"}, write: []string{"/c"}, exec: nil, connect: []uint16{1, 65535}, bind: []uint16{0},
-		limits: Limits{1, 2, 3, 4, 5, 6}, reuse: true, seccomp: []bpf.RawInstruction{{Op: 0x20, K: 4}, {Op: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}, {Op: 6, K: 0x7fff0000}}}
+		limits: Limits{1, 2, 3, 4, 5, 6, 7, 8}, reuse: true, seccomp: []bpf.RawInstruction{{Op: 0x20, K: 4}, {Op: 0x15, Jt: 1, Jf: 2, K: 0xc000003e}, {Op: 6, K: 0x7fff0000}}}
 	var s2 setupMsg
 	if err := s2.decode(s.encode()); err != nil || !reflect.DeepEqual(s, s2) {
 		t.Errorf("setup round trip: %+v %v", s2, err)

@@ -135,6 +135,8 @@ func (m *setupMsg) encode() []byte {
 	e.u64(m.limits.FileSizeBytes)
 	e.u64(m.limits.Processes)
 	e.u64(m.limits.ResponseBytes)
+	e.u64(m.limits.TmpBytes)
+	e.u64(m.limits.TmpInodes)
 	e.bool(m.reuse)
 	e.u32(m.procs)
 	e.str(m.goMaxProcs)
@@ -167,7 +169,7 @@ func (m *setupMsg) decode(b []byte) error {
 	if n := d.count(); n > 0 {
 		m.ids = make([]dirID, 0, min(n, len(m.read)+len(m.write)+len(m.exec)))
 		for i := 0; i < n && d.err == nil; i++ {
-			m.ids = append(m.ids, dirID{d.u64(), d.u64()})
+			m.ids = append(m.ids, dirID{dev: d.u64(), ino: d.u64()})
 		}
 	}
 	m.connect = d.ports()
@@ -178,6 +180,8 @@ func (m *setupMsg) decode(b []byte) error {
 	m.limits.FileSizeBytes = d.u64()
 	m.limits.Processes = d.u64()
 	m.limits.ResponseBytes = d.u64()
+	m.limits.TmpBytes = d.u64()
+	m.limits.TmpInodes = d.u64()
 	m.reuse = d.bool()
 	m.procs = d.u32()
 	m.goMaxProcs = d.str()

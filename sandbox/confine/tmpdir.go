@@ -5,11 +5,13 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -139,18 +141,28 @@ func ownDir(f *os.File, uid int, perm os.FileMode) error {
 	return nil
 }
 
-// dirID identifies a directory: its device and inode numbers.
-type dirID struct{ dev, ino uint64 }
+// dirID identifies a directory: its device and inode numbers. tmpfs (not compared by the child)
+// says that it is the root of a tmpfs the parent mounted.
+type dirID struct {
+	dev, ino uint64
+	tmpfs    bool
+}
 
 // privateDir hands out a private temp dir, owned by the child's user: an emptied one when there
-// is one, else a new one. It returns its path and identity.
-func privateDir(s *setupMsg) (string, dirID, error) {
+// is one, else a new one. It returns its path and identity, and whether it is a tmpfs of the
+// setup's size (a root parent mounts one on each new dir; such a dir is never kept as a spare).
+func privateDir(s *setupMsg) (string, dirID, bool, error) {
+	p, id, err := privateDirOf(s)
+	return p, id, err == nil && id.tmpfs, err
+}
+
+func privateDirOf(s *setupMsg) (string, dirID, error) {
 	root, path, err := openSession()
 	if err != nil {
 		return "", dirID{}, err
 	}
 	uid := dirOwner(s)
-	for {
+	for !s.dropUID || !tmpfsWorks.Load() {
 		session.mu.Lock()
 		n := len(session.spares)
 		if n == 0 || session.root != root {
@@ -178,11 +190,13 @@ func privateDir(s *setupMsg) (string, dirID, error) {
 	if err := root.Mkdir(name, 0o700); err != nil {
 		return "", dirID{}, fmt.Errorf("creating the private temp dir: %w", err)
 	}
+	mounted := false
 	if s.dropUID {
 		if err := root.Lchown(name, s.uid, s.gid); err != nil {
 			root.Remove(name)
 			return "", dirID{}, fmt.Errorf("handing the private temp dir over: %w", err)
 		}
+		mounted = mountTmpfs(filepath.Join(path, name), s)
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
@@ -201,7 +215,31 @@ func privateDir(s *setupMsg) (string, dirID, error) {
 			session.flags = v
 		}
 	}
-	return filepath.Join(path, name), dirID{uint64(st.Dev), st.Ino}, nil
+	return filepath.Join(path, name), dirID{dev: uint64(st.Dev), ino: st.Ino, tmpfs: mounted}, nil
+}
+
+// tmpfsWorks is cleared once a tmpfs could not be mounted: the parent then measures the dirs.
+var tmpfsWorks atomic.Bool
+
+func init() { tmpfsWorks.Store(true) }
+
+// mountTmpfs mounts a tmpfs of the setup's size and inode count on dir (in the session dir,
+// which only this process changes), owned by the child's user, and reports whether it did.
+func mountTmpfs(dir string, s *setupMsg) bool {
+	if !tmpfsWorks.Load() {
+		return false
+	}
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0700,uid=%d,gid=%d", s.limits.TmpBytes, s.limits.TmpInodes, s.uid, s.gid)
+	if err := unix.Mount("toolexplorer-tmp", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, opts); err != nil {
+		tmpfsWorks.Store(false)
+		return false
+	}
+	return true
+}
+
+// unmountTmpfs detaches the tmpfs on dir, if there is one.
+func unmountTmpfs(dir string) {
+	unix.Unmount(dir, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW)
 }
 
 // checkDir checks that root's entry name is still a private dir as made: a directory of uid,
@@ -225,7 +263,7 @@ func checkDir(root *os.Root, name string, uid, flags int) (dirID, error) {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return dirID{}, err
 	}
-	return dirID{uint64(st.Dev), st.Ino}, nil
+	return dirID{dev: uint64(st.Dev), ino: st.Ino}, nil
 }
 
 // releaseDir takes back the private dir at path, whose child is dead and reaped, its process
@@ -241,6 +279,9 @@ func releaseDir(path string, keep bool, uid int) {
 		return
 	}
 	name := filepath.Base(path)
+	if !keep && os.Geteuid() == 0 {
+		unmountTmpfs(filepath.Join(session.path, name))
+	}
 	if keep && emptyDir(root, name) {
 		if _, err := checkDir(root, name, uid, flags); err == nil {
 			session.mu.Lock()
@@ -313,8 +354,68 @@ func sweepSessions(dir, self string) {
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() && unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+			if names, err := os.ReadDir(path); err == nil && os.Geteuid() == 0 {
+				for _, n := range names {
+					unmountTmpfs(filepath.Join(path, n.Name())) // a dead parent's tmpfs dirs
+				}
+			}
 			os.RemoveAll(path) // does not follow symlinks below path
 		}
 		unix.Close(fd)
+	}
+}
+
+// overBudget reports whether the directory tree at dir holds more than maxBytes of allocated
+// blocks or more than maxInodes entries. It follows no symlink, stops counting as soon as it is
+// over, and counts what it cannot read as over: the tree is the child's to change while it is
+// measured.
+func overBudget(dir string, maxBytes, maxInodes uint64) bool {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return !errors.Is(err, unix.ENOENT)
+	}
+	var bytes, inodes uint64
+	return !measureDir(fd, &bytes, &inodes, maxBytes, maxInodes, 0)
+}
+
+// measureDir adds up the entries of the open directory fd (which it closes) and reports whether
+// the totals stayed within the budget.
+func measureDir(fd int, bytes, inodes *uint64, maxBytes, maxInodes uint64, depth int) bool {
+	d := os.NewFile(uintptr(fd), "measured")
+	defer d.Close()
+	if depth > 64 {
+		return false
+	}
+	for {
+		names, err := d.Readdirnames(256)
+		for _, n := range names {
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue // removed meanwhile
+				}
+				return false
+			}
+			*inodes++
+			*bytes += uint64(st.Blocks) * 512
+			if *inodes > maxInodes || *bytes > maxBytes {
+				return false
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				sub, err := unix.Openat(fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				if err != nil {
+					if errors.Is(err, unix.ENOENT) {
+						continue
+					}
+					return false
+				}
+				if !measureDir(sub, bytes, inodes, maxBytes, maxInodes, depth+1) {
+					return false
+				}
+			}
+		}
+		if err != nil {
+			return errors.Is(err, io.EOF)
+		}
 	}
 }
