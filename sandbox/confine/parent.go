@@ -448,7 +448,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		tmpDir:  tmp,
-		keepDir: !s.seccompPolicy().AllowTimes && !tmpMounted,
+		keepDir: !s.seccompPolicy().AllowTimes,
 		measure: !tmpMounted,
 		dirUID:  dirOwner(s),
 		limits:  s.limits,

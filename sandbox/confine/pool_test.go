@@ -323,6 +323,7 @@ func TestSwappedDirNotFollowed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	unmountTmpfs(string(first)) // a root parent's tmpfs: a mount point cannot be renamed
 	if err := os.Rename(string(first), string(first)+".moved"); err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,7 @@ func Shutdown() {
 		names, _ := d.Readdirnames(-1)
 		d.Close()
 		for _, n := range names {
+			unmountTmpfs(filepath.Join(session.path, n))
 			session.root.RemoveAll(n)
 		}
 	}
@@ -162,7 +163,7 @@ func privateDirOf(s *setupMsg) (string, dirID, error) {
 		return "", dirID{}, err
 	}
 	uid := dirOwner(s)
-	for !s.dropUID || !tmpfsWorks.Load() {
+	for {
 		session.mu.Lock()
 		n := len(session.spares)
 		if n == 0 || session.root != root {
@@ -173,9 +174,11 @@ func privateDirOf(s *setupMsg) (string, dirID, error) {
 		session.spares = session.spares[:n-1]
 		want := session.flags
 		session.mu.Unlock()
-		if id, err := checkDir(root, name, uid, want); err == nil {
-			return filepath.Join(path, name), id, nil
+		dir := filepath.Join(path, name)
+		if id, err := checkDir(root, name, uid, want); err == nil && (!id.tmpfs || resizeTmpfs(dir, s)) {
+			return dir, id, nil
 		}
+		unmountTmpfs(dir)
 		root.RemoveAll(name)
 	}
 	// Made under the lock, so that Shutdown, which empties and closes the root under it, never
@@ -230,16 +233,24 @@ func mountTmpfs(dir string, s *setupMsg) bool {
 		return false
 	}
 	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0700,uid=%d,gid=%d", s.limits.TmpBytes, s.limits.TmpInodes, s.uid, s.gid)
-	if err := unix.Mount("toolexplorer-tmp", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, opts); err != nil {
+	if err := unix.Mount("toolexplorer-tmp", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		tmpfsWorks.Store(false)
 		return false
 	}
 	return true
 }
 
-// unmountTmpfs detaches the tmpfs on dir, if there is one.
+// resizeTmpfs gives the (empty) tmpfs on dir the setup's size and inode count.
+func resizeTmpfs(dir string, s *setupMsg) bool {
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d", s.limits.TmpBytes, s.limits.TmpInodes)
+	return unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_NOSUID|unix.MS_NODEV, opts) == nil
+}
+
+// unmountTmpfs detaches the tmpfs on dir, if there is one (only a root parent mounts them).
 func unmountTmpfs(dir string) {
-	unix.Unmount(dir, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW)
+	if os.Geteuid() == 0 {
+		unix.Unmount(dir, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW)
+	}
 }
 
 // checkDir checks that root's entry name is still a private dir as made: a directory of uid,
@@ -263,7 +274,12 @@ func checkDir(root *os.Root, name string, uid, flags int) (dirID, error) {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return dirID{}, err
 	}
-	return dirID{dev: uint64(st.Dev), ino: st.Ino}, nil
+	// A tmpfs the parent mounted is on a device of its own.
+	var top unix.Stat_t
+	if err := unix.Stat(root.Name(), &top); err != nil {
+		return dirID{}, err
+	}
+	return dirID{dev: uint64(st.Dev), ino: st.Ino, tmpfs: st.Dev != top.Dev}, nil
 }
 
 // releaseDir takes back the private dir at path, whose child is dead and reaped, its process
@@ -279,9 +295,6 @@ func releaseDir(path string, keep bool, uid int) {
 		return
 	}
 	name := filepath.Base(path)
-	if !keep && os.Geteuid() == 0 {
-		unmountTmpfs(filepath.Join(session.path, name))
-	}
 	if keep && emptyDir(root, name) {
 		if _, err := checkDir(root, name, uid, flags); err == nil {
 			session.mu.Lock()
@@ -293,6 +306,7 @@ func releaseDir(path string, keep bool, uid int) {
 			session.mu.Unlock()
 		}
 	}
+	unmountTmpfs(filepath.Join(session.path, name))
 	root.RemoveAll(name)
 }
 
@@ -328,6 +342,7 @@ func dropSpares() {
 	session.spares = nil
 	session.mu.Unlock()
 	for _, name := range spares {
+		unmountTmpfs(filepath.Join(root.Name(), name))
 		root.RemoveAll(name)
 	}
 }
@@ -354,7 +369,7 @@ func sweepSessions(dir, self string) {
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() && unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
-			if names, err := os.ReadDir(path); err == nil && os.Geteuid() == 0 {
+			if names, err := os.ReadDir(path); err == nil {
 				for _, n := range names {
 					unmountTmpfs(filepath.Join(path, n.Name())) // a dead parent's tmpfs dirs
 				}
