@@ -453,6 +453,16 @@ func TestProcessBound(t *testing.T) {
 	}
 }
 
+// BenchmarkUserTasks is what a child with Exec on an ordinary host spends counting the user's
+// processes at its start.
+func BenchmarkUserTasks(b *testing.B) {
+	for b.Loop() {
+		if _, err := userTasks(os.Getuid()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func TestUserTasks(t *testing.T) {
 	n, err := userTasks(os.Getuid())
 	if err != nil {
