@@ -298,13 +298,23 @@ func TestGlobalSlotsLimitConcurrency(t *testing.T) {
 
 func TestStuckMainThread(t *testing.T) {
 	r := tooling.NewRegistry()
-	release := make(chan struct{})
-	r.Register(tooling.Tool{Name: "t.hang", Meta: tooling.Meta{Concurrency: tooling.MainThread, Timeout: 50 * time.Millisecond},
-		Run: func(context.Context, tooling.Call) (any, error) { <-release; return nil, nil }})
+	release, entered := make(chan struct{}), make(chan struct{})
+	r.Register(tooling.Tool{Name: "t.hang", Meta: tooling.Meta{Concurrency: tooling.MainThread, Timeout: 30 * time.Second},
+		Run: func(context.Context, tooling.Call) (any, error) { close(entered); <-release; return nil, nil }})
 	r.Register(tooling.Tool{Name: "t.tick", Meta: tooling.Meta{Concurrency: tooling.MainThread, Timeout: 80 * time.Millisecond}, Run: run})
 
-	res, err := r.Execute(context.Background(), "t.hang", nil)
-	if !errors.Is(err, tooling.ErrTimeout) || !res.Abandoned {
+	// t.hang is given up once it runs on the main thread (however long its turn took to come),
+	// and ignores that: the thread stays stuck in it.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-entered:
+		case <-time.After(30 * time.Second): // a hang guard
+		}
+		cancel()
+	}()
+	res, err := r.Execute(ctx, "t.hang", nil)
+	if !errors.Is(err, tooling.ErrCanceled) || !res.Abandoned {
 		t.Fatalf("hang: %v abandoned=%v", err, res.Abandoned)
 	}
 	// The main thread is the process's, outside any synctest bubble: real time, with the bounds
