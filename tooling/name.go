@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
-	"github.com/toolexplorer/toolexplorer/internal/wirename"
 )
 
 // maxNameLen is the longest tool name Register accepts: 64 bytes once dots
@@ -97,6 +96,3 @@ func ParseExportName(exported string) string {
 func closest(name string, candidates []string) string {
 	return textdist.Nearest(name, candidates, max(2, len(name)/3))
 }
-
-// wireName is the grammar of the names model APIs and MCP accept.
-func wireName(name string, max int, dots bool) bool { return wirename.Valid(name, max, dots) }

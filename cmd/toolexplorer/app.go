@@ -15,6 +15,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/preview"
 )
 
 // configEnv names the config file when no --config flag is given.
@@ -191,7 +192,7 @@ func (a *app) loadTools(path string) int {
 	if path == "" {
 		return exitOK
 	}
-	_, err := a.reg.LoadPreviewFile(path)
+	_, err := preview.Load(a.reg, path)
 	if err == nil {
 		return exitOK
 	}

@@ -1,4 +1,4 @@
-package tooling
+package wirename
 
 import (
 	"regexp"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestWireNameMatchesTheGrammar checks wireName against the regular
+// TestValidMatchesTheGrammar checks Valid against the regular
 // expressions that state the two grammars.
-func TestWireNameMatchesTheGrammar(t *testing.T) {
+func TestValidMatchesTheGrammar(t *testing.T) {
 	model := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	mcp := regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`)
 	names := []string{"", "a", "Z9", "demo.echo", "demo__echo", "a-b_c", "a b", "é", "a/b", "a\x00", ".", "-", "_",
@@ -17,11 +17,11 @@ func TestWireNameMatchesTheGrammar(t *testing.T) {
 		names = append(names, string([]byte{byte(c)}), "ab"+string([]byte{byte(c)}))
 	}
 	for _, n := range names {
-		if got, want := wireName(n, 64, false), model.MatchString(n); got != want {
-			t.Errorf("wireName(%q, 64, false) = %v, want %v", n, got, want)
+		if got, want := Valid(n, 64, false), model.MatchString(n); got != want {
+			t.Errorf("Valid(%q, 64, false) = %v, want %v", n, got, want)
 		}
-		if got, want := wireName(n, 128, true), mcp.MatchString(n); got != want {
-			t.Errorf("wireName(%q, 128, true) = %v, want %v", n, got, want)
+		if got, want := Valid(n, 128, true), mcp.MatchString(n); got != want {
+			t.Errorf("Valid(%q, 128, true) = %v, want %v", n, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package tooling
+package preview
 
 import (
 	"bytes"
@@ -8,22 +8,26 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/toolhook"
+	"github.com/toolexplorer/toolexplorer/internal/wirename"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// PreviewTool is one entry of an MCP tools/list result.
-type PreviewTool struct {
-	Name         string              `json:"name"`
-	Title        string              `json:"title,omitempty"`
-	Description  string              `json:"description,omitempty"`
-	InputSchema  json.RawMessage     `json:"inputSchema"`
-	OutputSchema json.RawMessage     `json:"outputSchema,omitempty"`
-	Annotations  *PreviewAnnotations `json:"annotations,omitempty"`
+// Tool is one entry of an MCP tools/list result.
+type Tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *Annotations    `json:"annotations,omitempty"`
 }
 
-// PreviewAnnotations are MCP tool annotations as a server sends them: an
+// Annotations are MCP tool annotations as a server sends them: an
 // absent hint takes MCP's default (readOnlyHint false, destructiveHint
 // true, idempotentHint false, openWorldHint true), the cautious reading.
-type PreviewAnnotations struct {
+type Annotations struct {
 	Title           string `json:"title,omitempty"`
 	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
 	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
@@ -38,7 +42,7 @@ func hint(b *bool, def bool) bool {
 	return *b
 }
 
-// AddPreview registers a tool described by data rather than Go code, such
+// Add registers a tool described by data rather than Go code, such
 // as a tool of another MCP server, in preview mode: calls go through every
 // step of governance, and a call that passes validation returns its
 // arguments (defaults filled in) instead of doing anything. Names are kept
@@ -48,55 +52,51 @@ func hint(b *bool, def bool) bool {
 // they ask for consent), at high safety when destructive (the default);
 // open-world ones (the default) have network effects. Every preview tool
 // has the tag "preview".
-func (r *Registry) AddPreview(p PreviewTool) error {
-	if !wireName(p.Name, 128, true) {
-		return &RegisterError{Tool: p.Name, Problems: []string{"an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"}}
+func Add(r *tooling.Registry, p Tool) error {
+	if !wirename.Valid(p.Name, 128, true) {
+		return &tooling.RegisterError{Tool: p.Name, Problems: []string{"an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"}}
 	}
-	var a PreviewAnnotations
+	var a Annotations
 	if p.Annotations != nil {
 		a = *p.Annotations
 	}
-	meta := Meta{Concurrency: Exclusive, Effects: EffectWrite, Tags: []string{"preview"}, Idempotent: hint(a.IdempotentHint, false)}
+	meta := tooling.Meta{Concurrency: tooling.Exclusive, Effects: tooling.EffectWrite, Tags: []string{"preview"}, Idempotent: hint(a.IdempotentHint, false)}
 	readOnly := hint(a.ReadOnlyHint, false)
 	if readOnly {
-		meta.Concurrency, meta.Effects = ReadOnly, EffectRead
+		meta.Concurrency, meta.Effects = tooling.ReadOnly, tooling.EffectRead
 	} else if hint(a.DestructiveHint, true) {
-		meta.Safety = SafetyHigh
+		meta.Safety = tooling.SafetyHigh
 	}
 	if hint(a.OpenWorldHint, true) {
-		meta.Effects |= EffectNetwork
+		meta.Effects |= tooling.EffectNetwork
 	}
 	if p.Title == "" {
 		p.Title = a.Title
 	}
-	t := Tool{Name: p.Name, Title: p.Title, Description: p.Description, Input: p.InputSchema, Meta: meta,
-		Run: func(_ context.Context, c Call) (any, error) {
+	t := tooling.Tool{Name: p.Name, Title: p.Title, Description: p.Description, Input: p.InputSchema, Meta: meta,
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			return map[string]any{"preview": true, "tool": c.Tool, "arguments": json.RawMessage(c.Raw())}, nil
 		}}
-	e, problems := newEntryWith(t, false)
-	if len(problems) > 0 {
-		return &RegisterError{Tool: p.Name, Problems: problems}
-	}
-	return r.insert(e)
+	return toolhook.AddWireNamed(r, t)
 }
 
-// LoadPreviewFile adds, in preview mode (see AddPreview), every tool of a
+// Load adds, in preview mode (see Add), every tool of a
 // JSON file shaped like an MCP tools/list result ({"tools": [...]}) or a
 // bare array of tools. A tool that cannot be added (a bad name, a schema
-// that does not compile, a duplicate) is reported as a *PreviewError, one
+// that does not compile, a duplicate) is reported as a *Error, one
 // per tool (joined with errors.Join), and the others still load. A file
 // that cannot be read or parsed is an error of another type, and then
 // nothing loads. It returns how many loaded.
-func (r *Registry) LoadPreviewFile(path string) (int, error) {
-	tools, err := ReadPreviewFile(path)
+func Load(r *tooling.Registry, path string) (int, error) {
+	tools, err := Read(path)
 	if err != nil {
 		return 0, err
 	}
 	var errs []error
 	n := 0
 	for i, p := range tools {
-		if err := r.AddPreview(p); err != nil {
-			errs = append(errs, &PreviewError{File: path, Index: i + 1, Tool: p.Name, Err: err})
+		if err := Add(r, p); err != nil {
+			errs = append(errs, &Error{File: path, Index: i + 1, Tool: p.Name, Err: err})
 			continue
 		}
 		n++
@@ -104,44 +104,44 @@ func (r *Registry) LoadPreviewFile(path string) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// PreviewError is a tool of a tools file that could not be added. Its
+// Error is a tool of a tools file that could not be added. Its
 // message is one line: `tools file F: tool N "name": problem; problem`.
-type PreviewError struct {
+type Error struct {
 	File  string
 	Index int    // the tool's place in the file, from 1
 	Tool  string // its name as the file gives it
-	Err   error  // a *RegisterError
+	Err   error  // a *tooling.RegisterError
 }
 
-func (e *PreviewError) Error() string {
+func (e *Error) Error() string {
 	msg := e.Err.Error()
-	var re *RegisterError
+	var re *tooling.RegisterError
 	if errors.As(e.Err, &re) {
 		msg = strings.Join(re.Problems, "; ")
 	}
 	return fmt.Sprintf("tools file %s: tool %d %q: %s", e.File, e.Index, e.Tool, msg)
 }
 
-func (e *PreviewError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// ReadPreviewFile reads the tools of a JSON file shaped like an MCP
+// Read reads the tools of a JSON file shaped like an MCP
 // tools/list result, a whole JSON-RPC response holding one, or a bare array
 // of tools, without adding them.
-func ReadPreviewFile(path string) ([]PreviewTool, error) {
+func Read(path string) ([]Tool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tools file: %w", err)
 	}
-	tools, err := parsePreviewList(data)
+	tools, err := parseList(data)
 	if err != nil {
 		return nil, fmt.Errorf("tools file %s: %w", path, err)
 	}
 	return tools, nil
 }
 
-func parsePreviewList(data []byte) ([]PreviewTool, error) {
+func parseList(data []byte) ([]Tool, error) {
 	data = bytes.TrimSpace(data)
-	var tools []PreviewTool
+	var tools []Tool
 	if len(data) > 0 && data[0] == '[' {
 		if err := json.Unmarshal(data, &tools); err != nil {
 			return nil, fmt.Errorf("not a JSON array of tools: %v", err)
@@ -149,14 +149,14 @@ func parsePreviewList(data []byte) ([]PreviewTool, error) {
 		return tools, nil
 	}
 	var list struct {
-		Tools  *[]PreviewTool  `json:"tools"`
+		Tools  *[]Tool         `json:"tools"`
 		Result json.RawMessage `json:"result"` // a whole JSON-RPC response
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
 		return nil, fmt.Errorf("not an MCP tools/list result: %v", err)
 	}
 	if list.Tools == nil && len(list.Result) > 0 {
-		return parsePreviewList(list.Result)
+		return parseList(list.Result)
 	}
 	if list.Tools == nil {
 		return nil, errors.New(`no "tools" array: give an MCP tools/list result ({"tools": [...]}) or an array of tools`)

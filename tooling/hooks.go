@@ -2,7 +2,20 @@ package tooling
 
 import "github.com/toolexplorer/toolexplorer/internal/toolhook"
 
-func init() { toolhook.PrepareCall = prepareCall }
+func init() {
+	toolhook.PrepareCall = prepareCall
+	toolhook.AddWireNamed = addWireNamed
+}
+
+// addWireNamed adds a tool under MCP's name grammar, for package preview.
+func addWireNamed(reg, tool any) error {
+	t := tool.(Tool)
+	e, problems := newEntryWith(t, false)
+	if len(problems) > 0 {
+		return &RegisterError{Tool: t.Name, Problems: problems}
+	}
+	return reg.(*Registry).insert(e)
+}
 
 // prepareCall builds the Call a tool's Run gets, for package tooltest.
 func prepareCall(tool any, args []byte, o toolhook.CallOptions) (any, error) {

@@ -1,7 +1,8 @@
-package tooling_test
+package preview_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/preview"
 )
 
 func writeTemp(t *testing.T, content string) string {
@@ -31,7 +33,7 @@ func TestLoadPreviewFile(t *testing.T) {
 		{"name": "bad name!", "inputSchema": {"type":"object"}},
 		{"name": "mail", "inputSchema": {"type":"object","properties":{"to":{"type":"string","pattern":"^(?!\\.)[a-z]+@example\\.com$"},"cc":{"type":"string","pattern":"(?<=x"}}}}
 	]}`)
-	n, err := r.LoadPreviewFile(path)
+	n, err := preview.Load(r, path)
 	if n != 3 {
 		t.Fatalf("loaded %d, want 3 (err %v)", n, err)
 	}
@@ -49,7 +51,7 @@ func TestLoadPreviewFile(t *testing.T) {
 	if err == nil || err.Error() != strings.Join(want, "\n") {
 		t.Fatalf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
 	}
-	var pe *tooling.PreviewError
+	var pe *preview.Error
 	if !errors.As(err, &pe) || pe.Index != 4 || pe.Tool != "broken" {
 		t.Fatalf("errors.As PreviewError: %+v", pe)
 	}
@@ -91,38 +93,49 @@ func TestLoadPreviewFileShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := tooling.NewRegistry().LoadPreviewFile(writeTemp(t, tt.content))
+			n, err := preview.Load(tooling.NewRegistry(), writeTemp(t, tt.content))
 			if n != tt.n || (tt.errPart == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.errPart) {
 				t.Fatalf("n %d err %v", n, err)
 			}
 		})
 	}
-	if _, err := tooling.NewRegistry().LoadPreviewFile(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := preview.Load(tooling.NewRegistry(), filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
 
 func TestExportedNamesStayUnique(t *testing.T) {
 	r := tooling.NewRegistry()
-	if err := r.AddPreview(tooling.PreviewTool{Name: "files.read", InputSchema: raw(`{"type":"object"}`)}); err != nil {
+	if err := preview.Add(r, preview.Tool{Name: "files.read", InputSchema: raw(`{"type":"object"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	err := r.AddPreview(tooling.PreviewTool{Name: "files__read", InputSchema: raw(`{"type":"object"}`)})
+	err := preview.Add(r, preview.Tool{Name: "files__read", InputSchema: raw(`{"type":"object"}`)})
 	if err == nil || !strings.Contains(err.Error(), `exported name "files__read" is already the exported name of "files.read"`) {
 		t.Fatalf("a clashing exported name was accepted: %v", err)
 	}
 	r2 := tooling.NewRegistry()
-	_ = r2.AddPreview(tooling.PreviewTool{Name: "a__b", InputSchema: raw(`{"type":"object"}`)})
-	if err := r2.AddPreview(tooling.PreviewTool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err == nil {
+	_ = preview.Add(r2, preview.Tool{Name: "a__b", InputSchema: raw(`{"type":"object"}`)})
+	if err := preview.Add(r2, preview.Tool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err == nil {
 		t.Fatal("a.b accepted after a__b")
 	}
 	if !r2.Remove("a__b") || r2.Remove("a__b") {
 		t.Fatal("Remove")
 	}
-	if err := r2.AddPreview(tooling.PreviewTool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err != nil {
+	if err := preview.Add(r2, preview.Tool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err != nil {
 		t.Fatalf("a.b refused after a__b was removed: %v", err)
 	}
 	if _, err := r2.Execute(context.Background(), "a__b", nil, tooling.WithConsent()); err != nil {
 		t.Fatalf("the exported spelling finds a.b: %v", err)
 	}
+}
+
+func raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+func mustExec(t *testing.T, r *tooling.Registry, name, args string, opts ...tooling.Option) *tooling.Result {
+	t.Helper()
+	res, err := r.Execute(context.Background(), name, raw(args), opts...)
+	if err != nil {
+		t.Fatalf("Execute(%s, %s): %v", name, args, err)
+	}
+	return res
 }
