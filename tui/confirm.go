@@ -20,6 +20,7 @@ type confirmDialog struct {
 	body    string
 	args    string // the arguments, pretty-printed
 	top     int    // the first line of the arguments shown
+	maxTop  int    // the last value of top that still fills the window, as last drawn; -1 before
 	yes     tea.Msg
 	session tea.Msg // sent for "allow for this session"; nil when not offered
 	focus   int     // focusCancel, focusYes or focusSession
@@ -35,7 +36,7 @@ const (
 
 func newConfirmDialog(c *common, msg confirmMsg) *confirmDialog {
 	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, args: prettyJSON(msg.args),
-		yes: msg.yes, session: msg.session}
+		maxTop: -1, yes: msg.yes, session: msg.session}
 }
 
 // Update handles a key; when the dialog is done it returns the consent
@@ -72,7 +73,10 @@ func (d *confirmDialog) Update(msg tea.KeyPressMsg) tea.Cmd {
 		case "pgdown":
 			d.top += confirmPage
 		}
-		d.top = max(d.top, 0) // the view clamps the bottom, knowing the height
+		d.top = max(d.top, 0)
+		if d.maxTop >= 0 { // drawn: the bottom is known
+			d.top = min(d.top, d.maxTop)
+		}
 	}
 	return nil
 }
@@ -120,6 +124,7 @@ func (d *confirmDialog) View(w, h int) string {
 	lines := wrapLines(d.args, inner)
 	heading := "Arguments"
 	d.keys.Scroll.SetEnabled(len(lines) > room)
+	d.maxTop = max(len(lines)-room, 0)
 	if len(lines) > room {
 		d.top = min(d.top, len(lines)-room)
 		heading = fmt.Sprintf("Arguments, lines %d–%d of %d (↑/↓ scroll)", d.top+1, d.top+room, len(lines))

@@ -52,8 +52,11 @@ func TestConsentDialogWithLongArguments(t *testing.T) {
 			if at == nil || at[2] != at[3] {
 				t.Fatalf("pgdown does not reach the last line of the arguments: %q", at)
 			}
-			h.press("up")
+			h.press("down", "down", "pgdown", "up") // past the bottom and one back: one line up
 			h.mustContain(`END"`)
+			if back := regexp.MustCompile(`lines (\d+)–(\d+) of (\d+)`).FindStringSubmatch(h.view()); back == nil || back[2] == back[3] {
+				t.Fatalf("up after pressing down at the bottom does not scroll back: %q", back)
+			}
 			h.mustNotContain("lines 1–")
 			h.press("y")
 			if res := h.runDone(1); !res.OK() {
