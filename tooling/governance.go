@@ -6,27 +6,21 @@ import (
 	"github.com/toolexplorer/toolexplorer/sandbox"
 )
 
-// The governance snapshots come from the sandbox primitives as they are.
-type (
-	SlotStats       = sandbox.SlotStats
-	LockStats       = sandbox.LockStats
-	LockHolder      = sandbox.Holder
-	BucketStats     = sandbox.BucketStats
-	MainThreadStats = sandbox.MainThreadStats
-)
-
 // GovernanceStats is a live picture of governance, cheap enough to read ten
 // times a second: the global slots, every resource lock held or waited for,
 // the main thread, every rate bucket, and every tool's counters.
+//
+// The snapshots of slots, locks, main thread and buckets are those of the
+// primitives of package sandbox, as they are.
 type GovernanceStats struct {
-	Time       time.Time       `json:"time"`
-	Slots      SlotStats       `json:"slots"`
-	Locks      []LockStats     `json:"locks"`
-	MainThread MainThreadStats `json:"main_thread"`
-	Buckets    []BucketStats   `json:"buckets"`
-	Tools      []ToolStats     `json:"tools"`
-	InFlight   int64           `json:"in_flight"`
-	Abandoned  int64           `json:"abandoned"`
+	Time       time.Time               `json:"time"`
+	Slots      sandbox.SlotStats       `json:"slots"`
+	Locks      []sandbox.LockStats     `json:"locks"`
+	MainThread sandbox.MainThreadStats `json:"main_thread"`
+	Buckets    []sandbox.BucketStats   `json:"buckets"`
+	Tools      []ToolStats             `json:"tools"`
+	InFlight   int64                   `json:"in_flight"`
+	Abandoned  int64                   `json:"abandoned"`
 }
 
 // Governance returns the live governance picture now.

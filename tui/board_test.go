@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,31 +10,31 @@ import (
 )
 
 // fixedGovernance is a governance picture with something in every section.
+// The sections whose types are package sandbox's come from JSON: the
+// console sees them only through the fields of tooling.GovernanceStats.
 func fixedGovernance() tooling.GovernanceStats {
 	t0 := fixedTime
-	var bucket tooling.BucketStats
-	bucket.Key = "demo.fetch"
-	bucket.Rate.PerMinute = 60
-	bucket.Rate.Burst = 5
-	bucket.Tokens = 2.5
-	return tooling.GovernanceStats{
-		Time:  t0,
-		Slots: tooling.SlotStats{Limit: 256, Used: 3, Waiting: 1},
-		Locks: []tooling.LockStats{{
-			Key: "notes", Holder: &tooling.LockHolder{Name: "demo.write_note", ID: "call-7"}, HeldSince: t0.Add(-1500 * time.Millisecond),
-			Waiters: []tooling.LockHolder{{Name: "demo.write_note", ID: "call-8"}},
-		}},
-		MainThread: tooling.MainThreadStats{Started: true, OnMainThread: true, QueueDepth: 2, Current: "demo.main call call-9",
-			CurrentSince: t0.Add(-12 * time.Second), Stuck: true, Served: 41},
-		Buckets: []tooling.BucketStats{bucket},
-		Tools: []tooling.ToolStats{
-			{Tool: "demo.echo", Calls: 12, OK: 10, Errors: map[tooling.Code]uint64{tooling.CodeValidationError: 2}, Peak: 3,
-				Last: 1200 * time.Microsecond, P50: 1024 * time.Microsecond, P95: 4096 * time.Microsecond},
-			{Tool: "demo.slow", Calls: 3, OK: 1, Errors: map[tooling.Code]uint64{tooling.CodeCanceled: 1, tooling.CodeTimeout: 1},
-				Running: 1, Peak: 2, Last: 500 * time.Millisecond, P50: 262144 * time.Microsecond, P95: 524288 * time.Microsecond},
-		},
-		InFlight: 2, Abandoned: 1,
+	var g tooling.GovernanceStats
+	sections := fmt.Sprintf(`{
+		"slots": {"Limit": 256, "Used": 3, "Waiting": 1},
+		"locks": [{"Key": "notes", "Holder": {"Name": "demo.write_note", "ID": "call-7"}, "HeldSince": %q,
+			"Waiters": [{"Name": "demo.write_note", "ID": "call-8"}]}],
+		"main_thread": {"Started": true, "OnMainThread": true, "QueueDepth": 2, "Current": "demo.main call call-9",
+			"CurrentSince": %q, "Stuck": true, "Served": 41},
+		"buckets": [{"Key": "demo.fetch", "Rate": {"PerMinute": 60, "Burst": 5}, "Tokens": 2.5}]}`,
+		t0.Add(-1500*time.Millisecond).Format(time.RFC3339Nano), t0.Add(-12*time.Second).Format(time.RFC3339Nano))
+	if err := json.Unmarshal([]byte(sections), &g); err != nil {
+		panic(err)
 	}
+	g.Time = t0
+	g.Tools = []tooling.ToolStats{
+		{Tool: "demo.echo", Calls: 12, OK: 10, Errors: map[tooling.Code]uint64{tooling.CodeValidationError: 2}, Peak: 3,
+			Last: 1200 * time.Microsecond, P50: 1024 * time.Microsecond, P95: 4096 * time.Microsecond},
+		{Tool: "demo.slow", Calls: 3, OK: 1, Errors: map[tooling.Code]uint64{tooling.CodeCanceled: 1, tooling.CodeTimeout: 1},
+			Running: 1, Peak: 2, Last: 500 * time.Millisecond, P50: 262144 * time.Microsecond, P95: 524288 * time.Microsecond},
+	}
+	g.InFlight, g.Abandoned = 2, 1
+	return g
 }
 
 func TestBoardShowsGovernance(t *testing.T) {
