@@ -22,7 +22,7 @@ const (
 type ConsentRequest struct {
 	Tool    string
 	Effects Effects
-	Safety  Safety // the effective safety
+	Safety  Safety // the effective risk (high: the riskiest)
 	Args    map[string]any
 	Origin  Origin
 	Tenant  string
@@ -82,7 +82,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		return true
 	}
 	if ask == nil {
-		res.failf(CodeConsentRequired, "%s has %s effects at %s safety and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
+		res.failf(CodeConsentRequired, "%s has %s effects at %s risk and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
 		res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
 		return false
 	}
@@ -106,7 +106,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		r.consent.mu.Unlock()
 		res.decide("consent", "given for this session (tool and origin "+string(call.Origin)+")")
 	default:
-		res.failf(CodeConsentRequired, "%s has %s effects at %s safety and needs consent, which was refused", e.tool.Name, m.Effects, m.EffectiveSafety())
+		res.failf(CodeConsentRequired, "%s has %s effects at %s risk and needs consent, which was refused", e.tool.Name, m.Effects, m.EffectiveSafety())
 		return false
 	}
 	call.Consent = true

@@ -40,7 +40,7 @@ func TestConsentFuncDecisions(t *testing.T) {
 	}
 	// Deny: consent_required, and the tool does not run.
 	res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM), tooling.WithTenant("acme"))
-	if res.Code != tooling.CodeConsentRequired || res.Message != "t.delete has write|filesystem effects at medium safety and needs consent, which was refused" || len(ran) != 0 {
+	if res.Code != tooling.CodeConsentRequired || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent, which was refused" || len(ran) != 0 {
 		t.Fatalf("deny: %q %q ran %v", res.Code, res.Message, ran)
 	}
 	want := tooling.ConsentRequest{Tool: "t.delete", Effects: tooling.EffectWrite | tooling.EffectFilesystem, Safety: tooling.SafetyMedium,
@@ -103,7 +103,7 @@ func TestConsentFuncFailures(t *testing.T) {
 	r := consentRegistry(t, &ran)
 	// Without a consent function, the refusal is as it always was.
 	res, err := r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.ErrConsentRequired) || res.Message != "t.delete has write|filesystem effects at medium safety and needs consent" ||
+	if !errors.Is(err, tooling.ErrConsentRequired) || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent" ||
 		res.Hint != "ask first, then call again with consent (WithConsent, or --consent on the command line)" {
 		t.Fatalf("no func: %v %q", err, res.Hint)
 	}

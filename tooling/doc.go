@@ -2,7 +2,7 @@
 // the one governed path that runs them.
 //
 // A tool is a named function with a JSON Schema for its arguments and a
-// Meta that declares how it behaves: concurrency, side effects, safety,
+// Meta that declares how it behaves: concurrency, side effects, risk (Safety),
 // consent, timeout, rate, allowed origins. Tool packages register their
 // tools from init():
 //

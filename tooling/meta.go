@@ -71,13 +71,13 @@ type Effects uint8
 const (
 	// EffectRead: reads state outside its arguments (host state, files, ...).
 	EffectRead Effects = 1 << iota
-	// EffectWrite: changes state. Implies at least medium safety and consent.
+	// EffectWrite: changes state. Implies at least medium risk (Safety) and consent.
 	EffectWrite
 	// EffectNetwork: talks to the network. Marks the tool as open-world in exports.
 	EffectNetwork
 	// EffectFilesystem: touches the file system (combine with read or write).
 	EffectFilesystem
-	// EffectProcess: starts processes. Implies high safety and consent.
+	// EffectProcess: starts processes. Implies high risk (Safety) and consent.
 	EffectProcess
 )
 
@@ -154,7 +154,9 @@ func parseEffects(s string) (Effects, error) {
 	return out, nil
 }
 
-// Safety is how much harm a wrong call can do. The zero value, SafetyAuto,
+// Safety is the risk of a call: how much harm a wrong call can do, so that
+// SafetyHigh is the riskiest (people read it as "risk", never as "safe").
+// The zero value, SafetyAuto,
 // derives it from the effects: process → high; write, network or filesystem
 // → medium; otherwise low. Declaring SafetyLow for a tool with write or
 // process effects is a contradiction that Register refuses.
@@ -176,7 +178,7 @@ func (s Safety) String() string {
 	return fmt.Sprintf("safety(%d)", uint8(s))
 }
 
-// MarshalText encodes the safety as "auto", "low", "medium" or "high".
+// MarshalText encodes the risk as "auto", "low", "medium" or "high".
 func (s Safety) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses what MarshalText writes.
@@ -244,10 +246,11 @@ type Meta struct {
 	Resources []string `json:"resources,omitempty"`
 	// Effects: side effects. Zero: none (a pure function of its arguments).
 	Effects Effects `json:"effects"`
-	// Safety: harm a wrong call can do. Zero: derived from Effects.
+	// Safety: the risk, the harm a wrong call can do (high: the riskiest).
+	// Zero: derived from Effects.
 	Safety Safety `json:"safety"`
 	// Consent: every call must carry consent. Zero: false, but consent is
-	// still required when the safety is high or the effects include write
+	// still required when the risk (Safety) is high or the effects include write
 	// or process.
 	Consent bool `json:"consent,omitempty"`
 	// Timeout: how long a call may run. Zero: the configured default (30s
@@ -285,7 +288,7 @@ func (m *Meta) EffectiveSafety() Safety {
 }
 
 // NeedsConsent reports whether a call must carry consent: declared, high
-// safety, or write/process effects.
+// risk (Safety), or write/process effects.
 func (m *Meta) NeedsConsent() bool {
 	return m.Consent || m.EffectiveSafety() == SafetyHigh || m.Effects.Any(EffectWrite|EffectProcess)
 }

@@ -297,7 +297,7 @@ type Filter struct {
 	Effects Effects
 	// Concurrency: the tool's must be one of these. Empty: any.
 	Concurrency []Concurrency
-	// Safety: the tool's effective safety must be at least this. Zero: any.
+	// Safety: the tool's effective risk must be at least this. Zero: any.
 	Safety Safety
 	// Origin: the tool must allow calls from this origin. Zero: any.
 	Origin Origin

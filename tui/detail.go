@@ -247,17 +247,19 @@ func (d *detailScreen) overview() string {
 		}
 	}
 	row("Effects", m.Effects.String())
-	safety := m.EffectiveSafety().String()
+	// Meta.Safety is a level of risk: "high" means risky. People read it
+	// as risk, never as "safety", which would read the other way round.
+	risk := m.EffectiveSafety().String()
 	if m.Safety == tooling.SafetyAuto {
-		safety += " (derived from the effects)"
+		risk += " (derived from the effects)"
 	}
-	row("Safety", safety)
+	row("Risk", risk)
 	consent := "not required"
 	switch {
 	case m.Consent:
 		consent = "required (declared)"
 	case m.NeedsConsent():
-		consent = "required (" + m.Effects.String() + " effects at " + m.EffectiveSafety().String() + " safety)"
+		consent = "required (" + m.Effects.String() + " effects at " + m.EffectiveSafety().String() + " risk)"
 	case d.c.asksConsent(&t):
 		consent = "asked by the console (config dangerous_tool_confirmation)"
 	}

@@ -55,7 +55,7 @@ type runScreen struct {
 	result   *tooling.Result
 	finished time.Time // when the result came: a retry-after counts down from it
 	vp       viewport.Model
-	w, h   int
+	w, h     int
 
 	// drafts are the editors of the other tools opened this session, with
 	// what was typed in them.
@@ -322,7 +322,7 @@ func consoleConsent(ctx context.Context, _ tooling.ConsentRequest) (tooling.Cons
 func consentQuestion(c *common, t *tooling.Tool) string {
 	m := &t.Meta
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s has %s effects at %s safety", t.Name, m.Effects, m.EffectiveSafety())
+	fmt.Fprintf(&b, "%s has %s effects at %s risk", t.Name, m.Effects, m.EffectiveSafety())
 	switch {
 	case m.Consent:
 		b.WriteString(" and asks for consent.")

@@ -306,7 +306,7 @@ func TestRunConsentDialog(t *testing.T) {
 	if h.m.confirm == nil {
 		t.Fatal("no consent dialog")
 	}
-	h.mustContain("Run demo.write_note?", "demo.write_note has write effects at medium safety and needs consent.",
+	h.mustContain("Run demo.write_note?", "demo.write_note has write effects at medium risk and needs consent.",
 		"Arguments", `"key": "k",`, `"note": "n"`, "Consent and run (y)", "Cancel (n)")
 	h.press("enter") // the focus starts on cancel
 	if h.m.confirm != nil || len(h.m.c.history) != 0 {
@@ -353,7 +353,7 @@ func TestDangerousToolConfirmation(t *testing.T) {
 	if h.m.confirm == nil {
 		t.Fatal("dangerous_tool_confirmation does not ask before a network tool")
 	}
-	h.mustContain("read|network effects at medium safety; the config asks")
+	h.mustContain("read|network effects at medium risk; the config asks")
 	h.press("y")
 	if res := h.runDone(2); !res.OK() || !h.m.c.history[1].consent {
 		t.Fatalf("%s, consent %v", res.Code, h.m.c.history[1].consent)

@@ -98,9 +98,9 @@ func writeDescription(w io.Writer, info *toolInfo) {
 	row("resources", resourcesText(info))
 	row("effects", d.Effects.String())
 	if d.Safety == tooling.SafetyAuto {
-		row("safety", m.Safety+" (derived from the effects)")
+		row("risk", m.Safety+" (derived from the effects)")
 	} else {
-		row("safety", m.Safety)
+		row("risk", m.Safety)
 	}
 	row("consent", consentText(info))
 	timeout := m.timeoutText
@@ -182,7 +182,7 @@ func consentText(info *toolInfo) string {
 	case d.Effects.Any(tooling.EffectWrite | tooling.EffectProcess):
 		return fmt.Sprintf("required (implied by %s effects)", d.Effects&(tooling.EffectWrite|tooling.EffectProcess))
 	}
-	return "required (implied by " + info.Meta.Safety + " safety)"
+	return "required (implied by " + info.Meta.Safety + " risk)"
 }
 
 func yesNo(b bool, yes, no string) string {

@@ -21,7 +21,7 @@ func TestDescribe(t *testing.T) {
 			stdout: []string{
 				"demo.echo: Echo\n", "exported as demo__echo\n", "Returns the given text",
 				"concurrency  read_only", "resources    none", "effects      none\n",
-				"safety       low (derived from the effects)", "consent      not needed",
+				"risk         low (derived from the effects)", "consent      not needed",
 				"timeout      default (30s)\n", "rate         unlimited\n", "origins      all\n",
 				"idempotent   yes\n", "tags         demo, basics\n", "version      1.0.0\n",
 				"Availability (origin app):\n  available\n",
@@ -45,7 +45,7 @@ func TestDescribe(t *testing.T) {
 			args: []string{"describe", "demo.write_note"},
 			code: exitOK,
 			stdout: []string{"concurrency  exclusive", "resources    notes\n", "effects      write\n",
-				"safety       medium (derived from the effects)", "consent      required (declared)", "idempotent   no"},
+				"risk         medium (derived from the effects)", "consent      required (declared)", "idempotent   no"},
 		},
 		{
 			name:   "restricted origins",
@@ -246,5 +246,18 @@ func TestListJSONEmptyIsArray(t *testing.T) {
 	o := cli(t, "", "list", "--json", "--filter", "no such tool")
 	if strings.TrimSpace(o.stdout) != "[]" {
 		t.Errorf("want [], got %q", o.stdout)
+	}
+}
+
+// TestRiskWording: what people read calls the level risk: "high safety"
+// would read as "very safe" for what is the riskiest.
+func TestRiskWording(t *testing.T) {
+	o := cli(t, "", "list")
+	if header, _, _ := strings.Cut(o.stdout, "\n"); !strings.Contains(header, "RISK") || strings.Contains(header, "SAFETY") {
+		t.Errorf("list header %q, want a RISK column", header)
+	}
+	o = cli(t, "", "describe", "proc.run")
+	if !strings.Contains(o.stdout, "risk         high") || strings.Contains(o.stdout, "safety") {
+		t.Errorf("describe proc.run does not say its risk:\n%s", o.stdout)
 	}
 }

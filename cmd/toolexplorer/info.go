@@ -40,7 +40,8 @@ type metaInfo struct {
 	// it declares none); empty for other tools.
 	Resources []string `json:"resources"`
 	Effects   []string `json:"effects"`
-	// Safety is the effective safety; SafetyDeclared is "auto" when derived.
+	// Safety is the effective risk (Meta.Safety: high is the riskiest);
+	// SafetyDeclared is "auto" when derived.
 	Safety         string `json:"safety"`
 	SafetyDeclared string `json:"safety_declared"`
 	Consent        bool   `json:"consent"` // as declared; needs_consent says whether calls need it

@@ -13,9 +13,10 @@ import (
 var listCommand = &command{
 	name:    "list",
 	args:    "[flags]",
-	summary: "list the tools, with their concurrency, effects, safety and flags",
+	summary: "list the tools, with their concurrency, effects, risk and flags",
 	help: `Lists the registered tools, sorted by name: a table of name, concurrency,
-effects, effective safety, flags and title, or with --json an array of tool
+effects, risk (low, medium or high, high being the riskiest; "safety" in
+the JSON and in Meta), flags and title, or with --json an array of tool
 descriptions (the objects describe --json prints).
 
 Flags in the table: consent (calls must carry consent), disabled (by the
@@ -85,7 +86,7 @@ Exit status: 0, or 2 for a usage error.
 				return exitOK
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tCONCURRENCY\tEFFECTS\tSAFETY\tFLAGS\tTITLE")
+			fmt.Fprintln(tw, "NAME\tCONCURRENCY\tEFFECTS\tRISK\tFLAGS\tTITLE")
 			for _, info := range infos {
 				flags := strings.Join(info.flags(), " ")
 				if flags == "" {

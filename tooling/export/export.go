@@ -38,7 +38,7 @@ func ParseFormat(s string) (Format, error) {
 type MCPAnnotations struct {
 	Title           string `json:"title,omitempty"`
 	ReadOnlyHint    bool   `json:"readOnlyHint"`    // no write or process effects
-	DestructiveHint bool   `json:"destructiveHint"` // write or process effects at high safety
+	DestructiveHint bool   `json:"destructiveHint"` // write or process effects at high risk
 	IdempotentHint  bool   `json:"idempotentHint"`  // Meta.Idempotent
 	OpenWorldHint   bool   `json:"openWorldHint"`   // network effects
 }

@@ -49,7 +49,7 @@ func hint(b *bool, def bool) bool {
 // as given (MCP's grammar: letters, digits, '_', '-', '.'). Metadata comes
 // from the annotations, read with MCP's defaults for absent hints: read-only
 // tools run in parallel; the others are exclusive, with write effects (so
-// they ask for consent), at high safety when destructive (the default);
+// they ask for consent), at high risk when destructive (the default);
 // open-world ones (the default) have network effects. Every preview tool
 // has the tag "preview".
 func Add(r *tooling.Registry, p Tool) error {
