@@ -24,6 +24,14 @@ func confinedWorkspace(t *testing.T, ports ...uint16) string {
 			t.Fatal(err)
 		}
 	}
+	// The host hands over only a new or empty workspace; the tests fill it
+	// as they go, so they hand it over to the children's user (65534)
+	// themselves, as an operator would.
+	if os.Geteuid() == 0 {
+		if err := os.Chown(ws, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
 	old := tooling.Default.Config()
 	cfg := old
 	cfg.Confinement.Workspace = ws

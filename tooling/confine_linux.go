@@ -122,11 +122,12 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 }
 
 var (
-	poolMu     sync.Mutex
-	pools      = map[int]*confine.Pool{}
-	wsMu       sync.Mutex
-	wsReady    = map[string]bool{}
-	hostIsRoot = os.Geteuid() == 0
+	poolMu      sync.Mutex
+	pools       = map[int]*confine.Pool{}
+	wsMu        sync.Mutex
+	wsReady     = map[string]bool{} // made, and handed over on a root host
+	wsReachable = map[string]bool{} // made, reachable for reading
+	hostIsRoot  = os.Geteuid() == 0
 )
 
 // endConfinement stops the pre-started confined workers and removes the
@@ -158,10 +159,10 @@ func confinePool(n int) *confine.Pool {
 // workspace creates the workspace directory on demand; when the host runs
 // as root, children run as an unprivileged user, so the directory is given
 // to that user.
-func workspace(dir string) error {
+func workspace(dir string, write bool) error {
 	wsMu.Lock()
 	defer wsMu.Unlock()
-	if wsReady[dir] {
+	if wsReady[dir] || !write && wsReachable[dir] {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -178,11 +179,69 @@ func workspace(dir string) error {
 				break
 			}
 		}
-		if err := os.Chown(dir, confine.UnprivilegedID, confine.UnprivilegedID); err != nil {
+		if !write {
+			wsReachable[dir] = true
+			return nil // reading needs no hand-over
+		}
+		if err := handOver(dir); err != nil {
 			return err
 		}
 	}
 	wsReady[dir] = true
+	return nil
+}
+
+// handOver gives the workspace directory to the children's user. A
+// directory that already holds something and belongs to another user is
+// never handed over: whatever it holds (a repository, a config file, the
+// host's binary) would become the children's to rename or replace. The
+// directory is opened without following a symlink and changed through that
+// descriptor.
+func handOver(dir string) error {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Uid == confine.UnprivilegedID && st.Gid == confine.UnprivilegedID {
+		return nil
+	}
+	if names, _ := f.Readdirnames(1); len(names) > 0 {
+		return fmt.Errorf("confined tools run as uid %d and the directory already holds files of uid %d: it is not handed over (choose a new or empty confinement.workspace, or give it to uid %d yourself)",
+			confine.UnprivilegedID, st.Uid, confine.UnprivilegedID)
+	}
+	return f.Chown(confine.UnprivilegedID, confine.UnprivilegedID)
+}
+
+// checkWriteGrants refuses write grants that hold the config file or the
+// host's executable: a child could rewrite what the next start reads or
+// runs.
+func checkWriteGrants(write []string, configFile string) error {
+	var guarded []string
+	if configFile != "" {
+		guarded = append(guarded, configFile)
+	}
+	if exe, err := os.Executable(); err == nil {
+		guarded = append(guarded, exe)
+	}
+	for _, g := range guarded {
+		if abs, err := filepath.Abs(g); err == nil {
+			g = abs
+		}
+		if real, err := filepath.EvalSymlinks(g); err == nil {
+			g = real
+		}
+		for _, w := range write {
+			if g == w || strings.HasPrefix(g, strings.TrimSuffix(w, "/")+"/") {
+				return fmt.Errorf("the write path %s holds %s, which a confined tool must not change; keep the config file and the program outside the workspace and the write paths", w, g)
+			}
+		}
+	}
 	return nil
 }
 
@@ -195,8 +254,8 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 		return confine.Profile{}, "", nil, err
 	}
 	usesWS := func(p string) bool { return strings.HasPrefix(p, "$WORKSPACE") }
-	if slices.ContainsFunc(c.Read, usesWS) || slices.ContainsFunc(c.Write, usesWS) {
-		if err := workspace(ws); err != nil {
+	if w := slices.ContainsFunc(c.Write, usesWS); w || slices.ContainsFunc(c.Read, usesWS) {
+		if err := workspace(ws, w); err != nil {
 			return confine.Profile{}, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
@@ -240,6 +299,9 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	narrowed, dropped := p.Narrow(confine.Policy{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
 		MaxLimits: confine.Limits{CPUSeconds: uint64(m.CPUSeconds), MemoryBytes: uint64(m.MemoryBytes), OpenFiles: uint64(m.OpenFiles),
 			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes)}})
+	if err := checkWriteGrants(narrowed.WritePaths, cfg.Source); err != nil {
+		return confine.Profile{}, "", nil, err
+	}
 	return narrowed, ws, dropped, nil
 }
 

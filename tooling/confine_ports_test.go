@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
 func TestExpandPorts(t *testing.T) {
@@ -96,5 +99,90 @@ func TestAllowedRootsDefault(t *testing.T) {
 	}
 	if len(p.ReadPaths) != 1 || p.ReadPaths[0] != ws+"/in" || len(p.WritePaths) != 0 || len(p.Exec) != 1 || len(dropped) != 2 {
 		t.Errorf("read %v write %v exec %v (dropped %v); want the workspace path and the program only", p.ReadPaths, p.WritePaths, p.Exec, dropped)
+	}
+}
+
+// TestWriteGrantsGuardConfigAndProgram checks that a write grant holding
+// the config file or the host's executable is refused.
+func TestWriteGrantsGuardConfigAndProgram(t *testing.T) {
+	base, err := os.MkdirTemp("", "guard-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry()
+	cfg := config.Default()
+	cfg.Confinement.Workspace = filepath.Join(base, "ws")
+	cfg.Source = filepath.Join(base, "ws", "toolexplorer.json")
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := r.profileOf("t.read", &Confinement{Read: []string{"$WORKSPACE"}}); err != nil {
+		t.Errorf("reading a workspace that holds the config: %v", err)
+	}
+	if _, _, _, err := r.profileOf("t.write", &Confinement{Write: []string{"$WORKSPACE"}}); err == nil || !strings.Contains(err.Error(), "toolexplorer.json") {
+		t.Errorf("writing a workspace that holds the config: %v, want a refusal naming it", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	if err := checkWriteGrants([]string{filepath.Dir(exe)}, ""); err == nil {
+		t.Errorf("a write grant holding the program %s was not refused", exe)
+	}
+	if err := checkWriteGrants([]string{base}, ""); err != nil {
+		t.Errorf("a write grant holding neither: %v", err)
+	}
+}
+
+// TestWorkspaceNotHandedOverWithContent checks that a root host gives the
+// children's user an empty or new workspace, never one that already holds
+// another user's files.
+func TestWorkspaceNotHandedOverWithContent(t *testing.T) {
+	if !hostIsRoot {
+		t.Skip("only a root host hands the workspace over")
+	}
+	base, err := os.MkdirTemp("", "handover-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	full, empty := filepath.Join(base, "full"), filepath.Join(base, "empty")
+	for _, d := range []string{full, empty} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(full, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(p string) uint32 {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Sys().(*syscall.Stat_t).Uid
+	}
+	if err := workspace(full, false); err != nil || owner(full) != 0 {
+		t.Errorf("a workspace to read holding root's files: %v, owner %d; want it usable and left to root", err, owner(full))
+	}
+	if err := workspace(full, true); err == nil || owner(full) != 0 {
+		t.Errorf("a workspace holding root's files: %v, owner %d; want it refused and left to root", err, owner(full))
+	}
+	if err := workspace(empty, true); err != nil || owner(empty) != confine.UnprivilegedID {
+		t.Errorf("an empty workspace: %v, owner %d; want it handed over", err, owner(empty))
+	}
+	if err := os.Symlink(full, filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := handOver(filepath.Join(base, "link")); err == nil {
+		t.Error("a workspace path that is a symlink was followed")
 	}
 }

@@ -218,6 +218,60 @@ func TestTmpDirBudget(t *testing.T) {
 	}
 }
 
+// TestProtectedNames: inside a write grant, version control metadata, shell start-up files and
+// editor settings stay read-only. The control writes .git/config unconfined; the last row reports
+// the documented limit (a protected name created where none was).
+func TestProtectedNames(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	f := newFixture(t)
+	git := filepath.Join(f.rw, ".git")
+	for _, d := range []string{git, filepath.Join(f.rw, "sub")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := filepath.Join(git, "config")
+	notes := filepath.Join(f.rw, "notes.txt")
+	for _, p := range []string{config, notes} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		for _, p := range []string{git, config, notes, filepath.Join(f.rw, "sub")} {
+			os.Chown(p, UnprivilegedID, UnprivilegedID) // only the confinement stops a write
+		}
+	}
+	err := runFSOp(fsOp{Op: "write", A: config})
+	record("write .git/config in a write grant (unconfined control)", "ok", outcome(nil, err), err == nil)
+	p := Profile{WritePaths: []string{f.rw}}
+	for _, c := range []struct {
+		attack string
+		want   ErrorKind
+		req    []byte
+	}{
+		{"write .git/config in a write grant", Denied, fsReq("write", config, "")},
+		{"add .git/hooks/pre-commit in a write grant", Denied, fsReq("mkdir-write", filepath.Join(git, "hooks", "pre-commit"), "")},
+		{"rename .git away in a write grant", Denied, fsReq("rename", git, filepath.Join(f.rw, "old-git"))},
+		{"create .bashrc beside .git in a write grant", Denied, fsReq("write", filepath.Join(f.rw, ".bashrc"), "")},
+		{"write an existing file beside .git", 0, fsReq("write", notes, "")},
+		{"create a file in a subdir beside .git", 0, fsReq("write", filepath.Join(f.rw, "sub", "new.txt"), "")},
+	} {
+		call(t, c.attack, full, c.want, "test.fs", p, c.req)
+	}
+	if b, err := os.ReadFile(config); err != nil || string(b) != "written by a child" {
+		t.Errorf(".git/config: %q %v", b, err)
+	}
+	other := filepath.Join(f.base, "other")
+	if err := os.Mkdir(other, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(other, 0o777)
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fs", Profile{WritePaths: []string{other}}, fsReq("mkdir-write", filepath.Join(other, ".git", "config"), ""))
+	record("create .git/config where no protected name was (documented limit)", "(report only)", outcome(resp, err), true)
+}
+
 func TestFileSystem(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()

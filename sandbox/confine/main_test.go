@@ -623,6 +623,12 @@ func runFSOp(op fsOp) error {
 		return os.Remove(op.A)
 	case "mkdir":
 		return os.Mkdir(op.A, 0o755)
+	case "mkdir-write":
+		// Make A's directory, then write A.
+		if err := os.MkdirAll(filepath.Dir(op.A), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(op.A, []byte("[core]\n\tfsmonitor = touch /tmp/owned\n"), 0o644)
 	case "symlink-read":
 		// Make a symlink in a writable dir to A, then read through it.
 		if err := os.Symlink(op.A, op.B); err != nil {

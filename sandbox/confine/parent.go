@@ -246,6 +246,9 @@ func buildSetup(p Profile) (*setupMsg, error) {
 	if s.exec, err = resolve("exec", p.Exec); err != nil {
 		return nil, err
 	}
+	var readOnly []string
+	s.write, readOnly = protectedWrites(s.write)
+	s.read = append(s.read, readOnly...)
 	for _, path := range slices.Concat(s.read, s.write, s.exec) {
 		id, err := pathID(path)
 		if err != nil {
