@@ -138,7 +138,6 @@ var (
 	seccompAll        = SeccompPolicy{AllowExec: true, AllowUnix: true, AllowInet: true, AllowListen: true, AllowTimes: true}
 	seccompNone       = SeccompPolicy{}
 	seccompExec       = SeccompPolicy{AllowExec: true}
-	seccompUnix       = SeccompPolicy{AllowUnix: true}
 	seccompUnixListen = SeccompPolicy{AllowUnix: true, AllowListen: true}
 	seccompInet       = SeccompPolicy{AllowInet: true}
 	seccompInetListen = SeccompPolicy{AllowInet: true, AllowListen: true}
