@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"math"
 	"slices"
 	"sort"
@@ -143,7 +144,7 @@ func (c Config) Validate() error {
 	sort.Strings(names)
 	for _, name := range names {
 		o := c.Tools[name]
-		at := "/tools/" + escapeToken(name)
+		at := "/tools/" + jsonpointer.Escape(name)
 		if !ValidName(name) {
 			p.add(at, "%s", nameMessage(name))
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"io"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func (d *document) value(dec *json.Decoder, ptr string, depth int) (any, error) 
 				return nil, err
 			}
 			key, _ := kt.(string)
-			at := ptr + "/" + escapeToken(key)
+			at := ptr + "/" + jsonpointer.Escape(key)
 			if _, dup := obj[key]; dup {
 				d.dups = append(d.dups, at)
 			}

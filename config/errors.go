@@ -133,29 +133,6 @@ func (p *problems) err() error {
 	return list
 }
 
-// escapeToken escapes one JSON pointer token (RFC 6901).
-func escapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// unescapeToken reverses escapeToken.
-func unescapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-}
-
-// pointer joins unescaped tokens into a JSON pointer.
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapeToken(t))
-	}
-	return b.String()
-}
-
 // durationMessage explains a string that is not a positive duration.
 func durationMessage(s string) string {
 	return fmt.Sprintf("%q is not a duration (use e.g. \"500ms\", \"30s\", \"2m\")", s)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"io/fs"
 	"math"
 	"os"
@@ -111,7 +112,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 		if !ok {
 			continue
 		}
-		at := "/tools/" + escapeToken(name)
+		at := "/tools/" + jsonpointer.Escape(name)
 		var o ToolOverride
 		if d, ok := p.duration(t, "timeout", at+"/timeout"); ok {
 			o.Timeout = d

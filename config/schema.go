@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 
@@ -85,7 +86,7 @@ func (p *problems) validateSchema(cs *compiledSchema, root any) {
 }
 
 func (p *problems) schemaError(cs *compiledSchema, root any, ve *jsonschema.ValidationError) {
-	at := pointer(ve.InstanceLocation)
+	at := jsonpointer.Join(ve.InstanceLocation)
 	v, _ := lookup(root, ve.InstanceLocation)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
@@ -93,11 +94,11 @@ func (p *problems) schemaError(cs *compiledSchema, root any, ve *jsonschema.Vali
 		props := slices.Clone(k.Properties)
 		sort.Strings(props)
 		for _, key := range props {
-			p.addKey(at+"/"+escapeToken(key), "%s", unknownKeyMessage(key, known))
+			p.addKey(at+"/"+jsonpointer.Escape(key), "%s", unknownKeyMessage(key, known))
 		}
 	case *kind.PropertyNames:
 		at = propertyNamesObject(root, ve, k.Property)
-		p.addKey(at+"/"+escapeToken(k.Property), "%s", nameMessage(k.Property))
+		p.addKey(at+"/"+jsonpointer.Escape(k.Property), "%s", nameMessage(k.Property))
 	case *kind.Type:
 		p.add(at, "%s", typeMessage(k.Want, v))
 	case *kind.Pattern:
@@ -137,16 +138,16 @@ func propertyNamesObject(root any, ve *jsonschema.ValidationError, key string) s
 			inst = nil
 			break
 		}
-		inst = append(inst, unescapeToken(tokens[i+1]))
+		inst = append(inst, jsonpointer.Unescape(tokens[i+1]))
 	}
 	if obj, ok := lookup(root, inst); ok && inst != nil {
 		if m, ok := obj.(map[string]any); ok {
 			if _, ok := m[key]; ok {
-				return pointer(inst)
+				return jsonpointer.Join(inst)
 			}
 		}
 	}
-	return pointer(ve.InstanceLocation)
+	return jsonpointer.Join(ve.InstanceLocation)
 }
 
 // knownKeys returns the properties of the object schema at schemaURL, which
@@ -157,7 +158,7 @@ func (cs *compiledSchema) knownKeys(schemaURL string) []string {
 	var tokens []string
 	for t := range strings.SplitSeq(strings.TrimPrefix(frag, "/"), "/") {
 		if t != "" {
-			tokens = append(tokens, unescapeToken(t))
+			tokens = append(tokens, jsonpointer.Unescape(t))
 		}
 	}
 	s, _ := lookup(cs.doc, tokens)

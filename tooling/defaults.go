@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 )
 
 // defaultsPlan fills schema defaults into decoded arguments: for each
@@ -100,7 +101,7 @@ func (p *defaultsPlan) check(path string, seen map[*defaultsPlan]bool) []string 
 	seen[p] = true
 	var problems []string
 	for _, d := range p.props {
-		at := path + "/properties/" + escapeToken(d.name)
+		at := path + "/properties/" + jsonpointer.Escape(d.name)
 		if d.hasDefault && d.schema != nil {
 			if err := d.schema.Validate(d.value); err != nil {
 				problems = append(problems, fmt.Sprintf("the default at %s does not match its own schema: %s", at, firstLine(err.Error())))

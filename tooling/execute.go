@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 )
 
 // Option tunes one call.
@@ -328,7 +329,7 @@ func hugeNumber(v any, path string) (string, bool) {
 		}
 	case map[string]any:
 		for k, e := range v {
-			if p, ok := hugeNumber(e, path+"/"+escapeToken(k)); ok {
+			if p, ok := hugeNumber(e, path+"/"+jsonpointer.Escape(k)); ok {
 				return p, true
 			}
 		}
@@ -491,16 +492,4 @@ func (r *Registry) ValidateArgs(name string, args json.RawMessage) ([]FieldError
 		return nil, nil
 	}
 	return res.Fields, nil
-}
-
-// ValidateValue checks a decoded value (from encoding/json or built in Go:
-// map[string]any, []any, string, bool, float64, json.Number, nil) against the
-// named tool's input schema, for forms that validate as a person types.
-func (r *Registry) ValidateValue(name string, v any) ([]FieldError, error) {
-	e := r.lookup(name)
-	if e == nil {
-		return nil, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
-	}
-	fields, _, _ := e.in.validate(v, r.cfg.Load().MaxFieldErrors)
-	return fields, nil
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 
@@ -148,7 +149,7 @@ func compileProblems(err error, loc string) string {
 			p.msg = f.Err.Error()
 		}
 		if n := len(e.InstanceLocation); n > 0 {
-			p.path, p.keyword = pointer(e.InstanceLocation[:n-1]), e.InstanceLocation[n-1]
+			p.path, p.keyword = jsonpointer.Join(e.InstanceLocation[:n-1]), e.InstanceLocation[n-1]
 		}
 		out = append(out, p)
 	}
@@ -313,9 +314,9 @@ type fieldRef struct {
 }
 
 func (r fieldRef) path() string {
-	p := pointer(r.loc)
+	p := jsonpointer.Join(r.loc)
 	if r.name != nil {
-		p += "/" + escapeToken(*r.name)
+		p += "/" + jsonpointer.Escape(*r.name)
 	}
 	return p
 }
@@ -616,7 +617,7 @@ func (s *schema) propertiesAt(schemaURL string) []string {
 	if frag != "" {
 		for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
 			tok, _ = url.PathUnescape(tok)
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			tok = jsonpointer.Unescape(tok)
 			switch n := node.(type) {
 			case map[string]any:
 				node = n[tok]
@@ -678,24 +679,4 @@ func joinOr(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
-// pointer renders instance tokens as a JSON pointer ("" for the root).
-func pointer(tokens []string) string {
-	if len(tokens) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapeToken(t))
-	}
-	return b.String()
-}
-
-func escapeToken(t string) string {
-	if !strings.ContainsAny(t, "~/") {
-		return t
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }

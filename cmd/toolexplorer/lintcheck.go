@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
@@ -130,7 +131,7 @@ func (c *schemaLint) walk(node any, ptr string) {
 	}
 	for _, name := range sortedKeys(props) {
 		p := props[name]
-		at := ptr + "/properties/" + pointerToken(name)
+		at := ptr + "/properties/" + jsonpointer.Escape(name)
 		if !c.described(p) {
 			c.add(at, "no description: models fill arguments from their descriptions")
 		}
@@ -159,7 +160,7 @@ func (c *schemaLint) walk(node any, ptr string) {
 	for _, k := range mapKeys {
 		if m, ok := obj[k].(map[string]any); ok {
 			for _, name := range sortedKeys(m) {
-				c.walk(m[name], ptr+"/"+k+"/"+pointerToken(name))
+				c.walk(m[name], ptr+"/"+k+"/"+jsonpointer.Escape(name))
 			}
 		}
 	}
@@ -270,10 +271,6 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func pointerToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
 // resolvePointer follows a JSON pointer from root; nil when it leads nowhere.
 func resolvePointer(root any, ptr string) any {
 	if ptr == "" {
@@ -281,7 +278,7 @@ func resolvePointer(root any, ptr string) any {
 	}
 	node := root
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = jsonpointer.Unescape(tok)
 		obj, ok := node.(map[string]any)
 		if !ok {
 			return nil

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -138,7 +139,7 @@ func joinPath(parent, tok string) string {
 	if tok == "" {
 		return parent
 	}
-	return parent + "/" + escapeToken(tok)
+	return parent + "/" + jsonpointer.Escape(tok)
 }
 
 // env is what every field of one form shares.

@@ -2,6 +2,7 @@ package form
 
 import (
 	"encoding/json"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"math"
 	"net/url"
 	"slices"
@@ -60,7 +61,7 @@ func (d *doc) lookup(ref string) (sref, bool) {
 	}
 	cur := res.raw
 	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = unescapeToken(tok)
+		tok = jsonpointer.Unescape(tok)
 		switch c := cur.(type) {
 		case *omap:
 			v, ok := c.get(tok)
@@ -101,7 +102,7 @@ func (d *doc) indexIDs() {
 				if k == "enum" || k == "const" || k == "default" || k == "examples" {
 					continue
 				}
-				walk(c.vals[k], loc+"/"+escapeToken(k))
+				walk(c.vals[k], loc+"/"+jsonpointer.Escape(k))
 			}
 		case []any:
 			for i, e := range c {
@@ -238,7 +239,7 @@ func (d *doc) resolveIn(s sref, chain []string) *node {
 func (n *node) own(o *omap, loc string) {
 	for _, kw := range unsupportedKeywords {
 		if _, ok := o.get(kw); ok {
-			n.unsupported = append(n.unsupported, loc+"/"+escapeToken(kw))
+			n.unsupported = append(n.unsupported, loc+"/"+jsonpointer.Escape(kw))
 		}
 	}
 	if deps, ok := o.get("dependencies"); ok {
@@ -305,7 +306,7 @@ func (n *node) own(o *omap, loc string) {
 	}
 	if p, ok := o.vals["properties"].(*omap); ok {
 		for _, k := range p.keys {
-			n.props = append(n.props, &propDef{name: k, srcs: []sref{{raw: p.vals[k], loc: loc + "/properties/" + escapeToken(k)}}})
+			n.props = append(n.props, &propDef{name: k, srcs: []sref{{raw: p.vals[k], loc: loc + "/properties/" + jsonpointer.Escape(k)}}})
 		}
 	}
 	if _, ok := o.get("if"); ok {
@@ -370,7 +371,7 @@ func (n *node) condProps(o *omap, loc string) {
 			if slices.ContainsFunc(n.props, func(p *propDef) bool { return p.name == k }) {
 				continue
 			}
-			n.props = append(n.props, &propDef{name: k, srcs: []sref{{raw: props.vals[k], loc: loc + "/" + kw + "/properties/" + escapeToken(k)}}})
+			n.props = append(n.props, &propDef{name: k, srcs: []sref{{raw: props.vals[k], loc: loc + "/" + kw + "/properties/" + jsonpointer.Escape(k)}}})
 		}
 	}
 }
@@ -537,17 +538,3 @@ func (d *doc) list(srcs []sref) *node {
 }
 
 func (n *node) isRequired(name string) bool { return slices.Contains(n.required, name) }
-
-func escapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func unescapeToken(s string) string {
-	if !strings.Contains(s, "~") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-}

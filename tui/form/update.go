@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 )
 
 // Update handles keys, paste, the mouse wheel and the cursor's blink.
@@ -190,7 +191,7 @@ func (m *Model) find(path string, expand bool) (field, string) {
 	toks := strings.Split(path[1:], "/")
 	f := m.root
 	for i, t := range toks {
-		c := f.child(unescapeToken(t), expand)
+		c := f.child(jsonpointer.Unescape(t), expand)
 		if c == nil {
 			if _, ok := f.(*jsonField); ok && f != m.root {
 				return f, "/" + strings.Join(toks[i:], "/")
