@@ -35,7 +35,7 @@ const (
 )
 
 func newConfirmDialog(c *common, msg confirmMsg) *confirmDialog {
-	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, args: prettyJSON(msg.args),
+	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, args: prettyJSON(safeJSON(msg.args)),
 		maxTop: -1, yes: msg.yes, session: msg.session}
 }
 

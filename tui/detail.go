@@ -149,7 +149,7 @@ func (d *detailScreen) View() string {
 	var b strings.Builder
 	title := st.Title.Render(d.tool.Name)
 	if d.tool.Title != "" {
-		title += st.Subtle.Render(" · " + d.tool.Title)
+		title += st.Subtle.Render(" · " + termtext.Line(d.tool.Title))
 	}
 	if v := d.tool.Meta.Version; v != "" {
 		title += st.Faint.Render(" v" + v)
@@ -185,12 +185,12 @@ func (d *detailScreen) content() string {
 	st := d.c.styles
 	switch d.pane {
 	case paneInput:
-		return highlightJSON(st, inputSchema(d.tool))
+		return highlightJSON(st, safeJSON(inputSchema(d.tool)))
 	case paneOutput:
 		if len(d.tool.Output) == 0 {
 			return st.Subtle.Render("no output schema: the output is not checked")
 		}
-		return highlightJSON(st, d.tool.Output)
+		return highlightJSON(st, safeJSON(d.tool.Output))
 	case paneMCP, paneOpenAI, paneAnthropic:
 		return d.exportPane()
 	}
@@ -326,7 +326,7 @@ func (d *detailScreen) availability() string {
 	case a.code == "":
 		return "yes, for origin ui"
 	}
-	return fmt.Sprintf("no (%s): %s", a.code, a.reason)
+	return fmt.Sprintf("no (%s): %s", a.code, termtext.Line(a.reason))
 }
 
 func (d *detailScreen) calls() string {
@@ -373,7 +373,7 @@ func (d *detailScreen) exportPane() string {
 	case !t.Meta.AllowsOrigin(tooling.OriginLLM):
 		note = "left out of exports: origin llm may not call it"
 	}
-	out := highlightJSON(st, b)
+	out := highlightJSON(st, safeJSON(b))
 	if note != "" {
 		out = st.Warn.Render(note) + "\n\n" + out
 	}

@@ -443,7 +443,7 @@ func (r *runScreen) View() string {
 	var b strings.Builder
 	title := st.Title.Render("Run " + r.tool.Name)
 	if r.tool.Title != "" {
-		title += st.Subtle.Render(" · " + r.tool.Title)
+		title += st.Subtle.Render(" · " + termtext.Line(r.tool.Title))
 	}
 	if r.c.asksConsent(&r.tool) {
 		title += "  " + st.BadgeConsent.Render("asks consent")

@@ -34,3 +34,7 @@ func safeResult(res *tooling.Result) *tooling.Result {
 	}
 	return &r
 }
+
+// safeJSON is JSON text to show: the same JSON, with C1 control characters
+// in its strings as escapes (encoding/json escapes C0 ones already).
+func safeJSON(b []byte) []byte { return []byte(termtext.String(string(b))) }

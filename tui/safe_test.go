@@ -52,6 +52,12 @@ func TestConsoleEscapesToolText(t *testing.T) {
 		}
 	}
 	check("the tool list")
+	h.press("j", "enter") // evil.fail
+	if h.m.top() != h.m.detail || h.m.detail.tool.Name != "evil.fail" {
+		t.Fatalf("enter opened %T", h.m.top())
+	}
+	check("a tool's details")
+	h.press("esc")
 	args, _ := json.Marshal(map[string]string{"text": evilText})
 	openRun(t, h, "evil.fail", string(args))
 	h.press("ctrl+s")
