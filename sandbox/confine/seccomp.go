@@ -62,7 +62,8 @@ import (
 //     read is enough to call it on, so a read grant would become a mode grant, and the root of a
 //     write grant is such a descriptor), the chown family, every extended attribute setter and
 //     remover (POSIX ACLs are extended attributes) and the path-based time setters (utime,
-//     utimes, futimesat, utimensat with a path) are refused under every policy. A child sets a
+//     utimes, futimesat, utimensat with a path) and the inode flag setters (the ioctls
+//     FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR: chattr) are refused under every policy. A child sets a
 //     mode only when it creates a file or directory, and never with S_ISUID or S_ISGID: open,
 //     creat, openat, mkdir and mkdirat are refused with either bit in their mode, and openat2,
 //     whose mode lies in memory out of the filter's reach, gets ENOSYS (callers fall back to
@@ -159,7 +160,9 @@ const (
 	sockFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC // the only flags socket(2) takes in its type
 	setIDBits = unix.S_ISUID | unix.S_ISGID            // never in a mode a child sets
 
-	ioprioWhoProcess = 1 // IOPRIO_WHO_PROCESS
+	ioprioWhoProcess = 1          // IOPRIO_WHO_PROCESS
+	fsIoc32Setflags  = 0x40046602 // FS_IOC32_SETFLAGS: _IOW('f', 2, int)
+	fsIocFssetxattr  = 0x401c5820 // FS_IOC_FSSETXATTR: _IOW('X', 32, struct fsxattr)
 
 	retAllow       = unix.SECCOMP_RET_ALLOW
 	retKillProcess = unix.SECCOMP_RET_KILL_PROCESS
@@ -268,11 +271,13 @@ func buildSeccomp(a *seccompArch, p SeccompPolicy) ([]bpf.RawInstruction, error)
 	b.label(lAllow)
 	b.ret(retAllow)
 
-	// ioctl(fd, request, ...): TIOCSTI pushes input into a terminal, TIOCLINUX reaches the console.
+	// ioctl(fd, request, ...): TIOCSTI pushes input into a terminal, TIOCLINUX reaches the console;
+	// the inode flag setters (chattr) change metadata Landlock does not govern.
 	b.label(lIoctl)
 	b.load(argLow(1))
-	b.jumpIf(bpf.JumpEqual, unix.TIOCSTI, lIoctl+".deny", "")
-	b.jumpIf(bpf.JumpEqual, unix.TIOCLINUX, lIoctl+".deny", "")
+	for _, req := range []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.FS_IOC_SETFLAGS, fsIoc32Setflags, fsIocFssetxattr} {
+		b.jumpIf(bpf.JumpEqual, req, lIoctl+".deny", "")
+	}
 	b.ret(retAllow)
 	b.label(lIoctl + ".deny")
 	b.ret(retEPERM)

@@ -348,7 +348,7 @@ func TestSeccompIoctl(t *testing.T) {
 	for _, p := range seccompPolicies() {
 		v := newSeccompVM(t, p)
 		for _, req := range []uint64{
-			unix.TIOCSTI, unix.TIOCLINUX,
+			unix.TIOCSTI, unix.TIOCLINUX, unix.FS_IOC_SETFLAGS, 0x40046602, 0x401c5820, 0xdead000040086602,
 			0xdead00005412, 0xffffffff00005412, 1<<32 | unix.TIOCSTI,
 			0xbeef0000541c, 0xffffffff0000541c,
 		} {
@@ -356,6 +356,7 @@ func TestSeccompIoctl(t *testing.T) {
 		}
 		for _, req := range []uint64{
 			unix.TCGETS, unix.TIOCGWINSZ, unix.TIOCINQ, 0x5451, // FIOCLEX
+			unix.FS_IOC_GETFLAGS, 0x801c581f, // FS_IOC_FSGETXATTR
 			unix.TIOCSTI << 32, // the kernel sees 0
 			unix.TIOCSTI + 1,
 		} {
@@ -790,6 +791,7 @@ var seccompCases = []seccompCase{
 	{attack: "create-setuid", policy: seccompAll, expect: "EPERM", differs: true, note: "open(O_CREAT, 04755)"},
 	{attack: "mkdir-setgid", policy: seccompAll, expect: "EPERM", differs: true, note: "mkdir(02755)"},
 	{attack: "utimensat-path", policy: seccompAll, expect: "EPERM", differs: true},
+	{attack: "chattr", policy: seccompAll, expect: "EPERM", differs: true, note: "ioctl(FS_IOC_SETFLAGS, FS_NODUMP_FL)"},
 	{attack: "futimens", policy: seccompNone, expect: "EPERM", differs: true, note: "without AllowTimes"},
 	{attack: "inotify-watch", policy: seccompAll, expect: "EPERM", differs: true},
 	{attack: "openat2", policy: seccompAll, expect: "ENOSYS", differs: true, note: "its mode is out of the filter's reach"},

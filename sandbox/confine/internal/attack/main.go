@@ -167,6 +167,15 @@ var attacks = map[string]attack{
 			return errnoErr(errno)
 		}, "utimensat(scratch fd, NULL, 1970) = futimens")
 	}},
+	"chattr": {run: func(e *env) result {
+		return withFile(e, unix.O_RDONLY, func(fd int) error {
+			flags, err := unix.IoctlGetInt(fd, unix.FS_IOC_GETFLAGS)
+			if err != nil {
+				fatalf("FS_IOC_GETFLAGS: %v", err)
+			}
+			return unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, flags|0x40) // FS_NODUMP_FL
+		}, "ioctl(scratch file, FS_IOC_SETFLAGS, +FS_NODUMP_FL)")
+	}},
 	"inotify-watch": {run: inotifyWatch},
 	"openat2":       {run: openat2},
 
