@@ -370,7 +370,7 @@ func sortedCodes(codes map[string]int) []string {
 
 // writeBench prints a report for people.
 func writeBench(w io.Writer, rep *benchReport) {
-	fmt.Fprintf(w, "%s: %d calls from %d callers\n", rep.Tool, rep.Calls, rep.Callers)
+	fmt.Fprintf(w, "%s: %s from %s\n", rep.Tool, plural(rep.Calls, "call"), plural(rep.Callers, "caller"))
 	if rep.Interrupted {
 		fmt.Fprintf(w, "interrupted after %d of %d calls", rep.Done, rep.Calls)
 		if rep.Cut > 0 {

@@ -376,3 +376,11 @@ func TestBenchHelp(t *testing.T) {
 		t.Errorf("the command list lacks bench:\n%s", o.stdout)
 	}
 }
+
+// TestBenchOneCall: a count of one is singular in the report.
+func TestBenchOneCall(t *testing.T) {
+	o := cli(t, "", "bench", "demo.echo", "--args", `{"text":"hi"}`, "-n", "1")
+	if o.code != exitOK || !strings.HasPrefix(o.stdout, "demo.echo: 1 call from 1 caller\n") {
+		t.Errorf("want one call from one caller\n%s", o)
+	}
+}

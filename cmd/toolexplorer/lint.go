@@ -89,9 +89,9 @@ func (r *lintReport) summary() string {
 	}
 	switch r.Count {
 	case 0:
-		return fmt.Sprintf("lint: no problems (%d tools checked)", r.Tools)
+		return fmt.Sprintf("lint: no problems (%s checked)", plural(r.Tools, "tool"))
 	case 1:
-		return fmt.Sprintf("lint: 1 problem (%d tools checked)", r.Tools)
+		return fmt.Sprintf("lint: 1 problem (%s checked)", plural(r.Tools, "tool"))
 	}
 	var parts []string
 	if len(tools) > 0 {
@@ -100,7 +100,7 @@ func (r *lintReport) summary() string {
 	if cfg > 0 {
 		parts = append(parts, "the config")
 	}
-	return fmt.Sprintf("lint: %d problems in %s (%d tools checked)", r.Count, strings.Join(parts, " and "), r.Tools)
+	return fmt.Sprintf("lint: %d problems in %s (%s checked)", r.Count, strings.Join(parts, " and "), plural(r.Tools, "tool"))
 }
 
 func plural(n int, what string) string {
