@@ -11,6 +11,10 @@ import (
 // slowTimeout is demo.slow's own deadline.
 const slowTimeout = 500 * time.Millisecond
 
+// slowProgressEvery is how often demo.slow reports progress, after a first
+// report as it starts.
+const slowProgressEvery = 100 * time.Millisecond
+
 var slowInput = json.RawMessage(`{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
@@ -72,6 +76,7 @@ func init() {
 	})
 }
 
+// runSlow sleeps, reporting the milliseconds slept as progress.
 func runSlow(ctx context.Context, c tooling.Call) (any, error) {
 	ms := c.Int("ms")
 	d := time.Duration(ms) * time.Millisecond
@@ -79,17 +84,25 @@ func runSlow(ctx context.Context, c tooling.Call) (any, error) {
 		time.Sleep(d)
 		return slowResult{SleptMS: ms}, nil
 	}
+	start := time.Now()
+	c.ReportProgress(0, float64(ms), "sleeping")
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		// When the deadline passed as the timer fired, the deadline wins:
-		// the call ends with code timeout whichever the scheduler saw first.
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	tick := time.NewTicker(slowProgressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.C:
+			// When the deadline passed as the timer fired, the deadline wins:
+			// the call ends with code timeout whichever the scheduler saw first.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return slowResult{SleptMS: ms}, nil
+		case <-tick.C:
+			c.ReportProgress(float64(min(time.Since(start).Milliseconds(), ms)), float64(ms), "sleeping")
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		return slowResult{SleptMS: ms}, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }

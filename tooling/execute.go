@@ -18,11 +18,12 @@ import (
 type Option func(*callOptions)
 
 type callOptions struct {
-	origin  Origin
-	consent bool
-	timeout time.Duration
-	callID  string
-	tenant  string
+	origin   Origin
+	consent  bool
+	timeout  time.Duration
+	callID   string
+	tenant   string
+	progress ProgressFunc
 }
 
 // WithOrigin says who makes the call. Default: OriginApp.
@@ -39,6 +40,10 @@ func WithTimeout(d time.Duration) Option { return func(c *callOptions) { c.timeo
 // WithTenant says on whose behalf the call is made (Call.Tenant), for
 // middleware and observers that account per tenant. Default: "".
 func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } }
+
+// WithProgress sends the call's progress reports (Call.ReportProgress) to
+// f. Default: they are dropped.
+func WithProgress(f ProgressFunc) Option { return func(c *callOptions) { c.progress = f } }
 
 // WithCallID sets the call id (default: a unique id made by the registry).
 func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }
@@ -158,7 +163,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.decide("origin", string(o.origin)+" allowed")
 	}
 
-	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, reg: r, meta: m}
+	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, reg: r, meta: m, progress: o.progress}
 	if err := checkAvailable(ctx, e, call); err != nil {
 		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)
 		res.cause = err

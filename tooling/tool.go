@@ -58,6 +58,28 @@ type Call struct {
 	workspace string   // for confined calls
 	confined  bool     // set only in a confined child (see RunProgram)
 	programs  []string // the tool's Meta.Confine.Exec, in a confined child
+	progress  ProgressFunc
+}
+
+// Progress is one progress report of a running call.
+type Progress struct {
+	Done    float64 // how much is done, increasing from report to report
+	Total   float64 // the whole, 0 when unknown
+	Message string  // what is being done, "" when there is nothing to say
+}
+
+// ProgressFunc receives a call's progress reports (WithProgress). It runs
+// in the tool's goroutine, so it must not block; a tool that outlives its
+// call may still report after the call returned.
+type ProgressFunc func(Progress)
+
+// ReportProgress says how far the call is: done of total (0 when unknown),
+// with an optional message. It does nothing when the caller asked for no
+// progress, and in a confined child.
+func (c Call) ReportProgress(done, total float64, message string) {
+	if c.progress != nil {
+		c.progress(Progress{Done: done, Total: total, Message: message})
+	}
 }
 
 // Meta returns what the tool declares. Its slices are the registry's: do

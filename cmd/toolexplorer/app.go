@@ -28,8 +28,11 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	getenv func(string) string
-	reg    *tooling.Registry
+	// rawStdout is stdout before control characters are escaped, for
+	// protocols spoken on it (serve).
+	rawStdout io.Writer
+	getenv    func(string) string
+	reg       *tooling.Registry
 
 	// cfg is the config applied to reg, and warnings what Configure said
 	// about it (names that match no tool).
@@ -68,7 +71,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, benchCommand, schemasCommand, lintCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, benchCommand, schemasCommand, lintCommand, serveCommand, helpCommand}
 }
 
 func findCommand(name string) *command {
@@ -154,6 +157,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	// What a command prints comes in good part from tools (names,
 	// descriptions, messages, outputs): control characters in it are shown
 	// as escapes, never sent to the terminal as they are.
+	a.rawStdout = a.stdout
 	a.stdout, a.stderr = termtext.Writer(a.stdout), termtext.Writer(a.stderr)
 	fs := newFlagSet(cmd.name)
 	var configPath, toolsPath string

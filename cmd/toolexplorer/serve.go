@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/mcp"
+)
+
+// tokenEnv holds the bearer token of serve --http.
+const tokenEnv = "TOOLEXPLORER_SERVE_TOKEN"
+
+var serveCommand = &command{
+	name:    "serve",
+	args:    "[flags]",
+	summary: "serve the tools to MCP clients, over stdio or streamable HTTP",
+	help: `Serves the tools to an MCP client (an MCP host, an inspector, an agent):
+over stdin and stdout by default, as an MCP host starts a server; with
+--http ADDR over streamable HTTP at ADDR (path /), until interrupted.
+
+tools/list lists the tools the origin may call and the config enables,
+as 'schemas --format mcp' prints them. Every tools/call is one governed
+call from the origin (--origin, default llm): a refused or failed call is
+a tool result with isError set, its text naming the code and message and
+its structuredContent the full result. A call that needs consent asks the
+client (form elicitation) when it can, and is refused with
+consent_required otherwise, unless --consent names the tool.
+
+HTTP listens on loopback unless told otherwise. A non-loopback ADDR needs
+a bearer token, taken from $` + tokenEnv + `; every request must then
+carry 'Authorization: Bearer TOKEN'. Requests on a loopback address whose
+Host is not loopback, and browser requests from another origin, are
+refused.
+
+Exit status: 0 when the client went away or on interrupt, 1 when serving
+failed, 2 for a usage error.
+`,
+	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
+		var (
+			addr, origin string
+			consent      stringList
+		)
+		fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (host:port; loopback unless $"+tokenEnv+" is set)")
+		fs.StringVar(&origin, "origin", "llm", "the origin `O` of every call (app, ui, llm, system)")
+		fs.Var(&consent, "consent", "grant consent to the calls of tool `NAME` (repeat or separate with commas)")
+		return func(a *app, args []string) int {
+			if len(args) > 0 {
+				return a.usageError("serve", "unexpected argument %q", args[0])
+			}
+			o, err := parseOrigin(a.reg, origin)
+			if err != nil {
+				return a.usageError("serve", "--origin: %v", err)
+			}
+			for _, n := range consent {
+				if _, ok := a.reg.Lookup(n); !ok {
+					return a.usageError("serve", "--consent: no tool %q", n)
+				}
+			}
+			token := strings.TrimSpace(a.getenv(tokenEnv))
+			if addr != "" && !mcp.Loopback(addr) && token == "" {
+				return a.usageError("serve", "--http %s is not a loopback address: set $%s to the bearer token clients must send", addr, tokenEnv)
+			}
+			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent})
+			if addr == "" {
+				t := &sdk.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.rawStdout}}
+				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
+					a.errorf("serve: %v", err)
+					return exitFailed
+				}
+				return exitOK
+			}
+			return serveHTTP(a, srv, addr, token)
+		}
+	},
+}
+
+// serveHTTP serves srv at addr until the command's context ends.
+func serveHTTP(a *app, srv *mcp.Server, addr, token string) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		a.errorf("serve: %v", err)
+		return exitFailed
+	}
+	hs := &http.Server{Handler: srv.Handler(mcp.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(a.stderr, "toolexplorer: serving MCP at http://%s/\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err = <-done:
+		a.errorf("serve: %v", err)
+		return exitFailed
+	case <-a.ctx.Done():
+	}
+	srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		hs.Close()
+	}
+	<-done
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

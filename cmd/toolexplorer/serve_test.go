@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serveStdio runs `toolexplorer serve args...` in process and connects a
+// go-sdk client to its stdin and stdout.
+func serveStdio(t *testing.T, opts *sdk.ClientOptions, args ...string) *sdk.ClientSession {
+	t.Helper()
+	t.Cleanup(func() { tooling.Default.SetConsentFunc(nil) })
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		code := run(context.Background(), append([]string{"serve"}, args...), inR, outW, &stderr)
+		outW.Close()
+		done <- code
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(),
+		&sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		if code := <-done; code != exitOK {
+			t.Errorf("serve ended with exit %d; stderr: %s", code, stderr.String())
+		}
+		inR.Close()
+	})
+	return cs
+}
+
+func callTool(t *testing.T, cs *sdk.ClientSession, name, args string) (*sdk.CallToolResult, tooling.Result) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	var txt strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			txt.WriteString(tc.Text)
+		}
+	}
+	var r tooling.Result
+	if res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: structured content %s: %v", name, b, err)
+		}
+		if !strings.HasPrefix(txt.String(), string(r.Code)+": "+r.Message) {
+			t.Errorf("%s: text %q does not start with the code and message of %s", name, txt.String(), b)
+		}
+	} else {
+		r.Output = json.RawMessage(txt.String())
+	}
+	return res, r
+}
+
+// TestServeGoSDKClient serves the demo tools over stdio to the go-sdk
+// client: the list is the MCP export, and each call ends with the code the
+// registry gives the llm origin.
+func TestServeGoSDKClient(t *testing.T) {
+	cs := serveStdio(t, nil)
+	var names []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	var want []string
+	for _, tool := range export.MCP(context.Background(), tooling.Default, export.Options{}).Tools {
+		want = append(want, tool.Name)
+	}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("listed %v\nthe export lists %v", names, want)
+	}
+
+	for _, c := range []struct {
+		tool, args string
+		code       tooling.Code
+	}{
+		{"demo.echo", `{"text":"hi"}`, ""},
+		{"demo__echo", `{"text":"hi"}`, ""},
+		{"demo.echo", `{"repeat":0,"extra":1}`, tooling.CodeValidationError},
+		{"demo.slow", `{"ms":0}`, ""},
+		{"demo.slow", `{"ms":5000}`, tooling.CodeTimeout},
+		{"demo.fail", `{"mode":"error"}`, tooling.CodeToolError},
+		{"demo.fail", `{"mode":"panic"}`, tooling.CodePanic},
+		{"demo.fail", `{"mode":"bad_output"}`, tooling.CodeOutputInvalid},
+		{"demo.unavailable", `{}`, tooling.CodeUnavailable},
+		{"demo.llm_only", `{}`, ""},
+		{"demo.write_note", `{"text":"a note"}`, tooling.CodeConsentRequired},
+		{"demo.nope", `{}`, tooling.CodeNotFound},
+	} {
+		res, r := callTool(t, cs, c.tool, c.args)
+		if res.IsError != (c.code != "") || r.Code != c.code {
+			t.Errorf("%s %s: isError %v, code %q; want code %q", c.tool, c.args, res.IsError, r.Code, c.code)
+		}
+		if c.code != "" && r.Origin != tooling.OriginLLM {
+			t.Errorf("%s: origin %q, want llm", c.tool, r.Origin)
+		}
+	}
+	// demo.limited allows two calls a minute, some of which other tests
+	// may have spent: within three calls one is rate_limited.
+	limited := false
+	for i := 0; i < 3 && !limited; i++ {
+		res, r := callTool(t, cs, "demo.limited", `{}`)
+		if res.IsError && r.Code != tooling.CodeRateLimited {
+			t.Errorf("demo.limited: code %q", r.Code)
+		}
+		limited = r.Code == tooling.CodeRateLimited
+	}
+	if !limited {
+		t.Errorf("demo.limited: three calls, none rate_limited")
+	}
+
+	_, r := callTool(t, cs, "demo.echo", `{"repeat":0,"extra":1}`)
+	var paths []string
+	for _, f := range r.Fields {
+		paths = append(paths, f.Path)
+	}
+	if strings.Join(paths, " ") != "/extra /repeat /text" {
+		t.Errorf("invalid arguments list %v", paths)
+	}
+}
+
+// TestServeConsent: --consent grants a tool on the listener; a client that
+// can elicit is asked and its answer decides.
+func TestServeConsent(t *testing.T) {
+	granted := serveStdio(t, nil, "--consent", "demo.write_note")
+	if res, r := callTool(t, granted, "demo.write_note", `{"text":"granted"}`); res.IsError {
+		t.Errorf("granted: %s %s", r.Code, r.Message)
+	}
+	var asked []string
+	var mu sync.Mutex
+	ask := serveStdio(t, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		mu.Lock()
+		asked = append(asked, req.Params.Message)
+		mu.Unlock()
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+	}})
+	if res, r := callTool(t, ask, "demo.write_note", `{"text":"asked"}`); res.IsError {
+		t.Errorf("asked and allowed: %s %s", r.Code, r.Message)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.HasPrefix(asked[0], "demo.write_note wants to write: allow once?") {
+		t.Errorf("asked %q", asked)
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--http", "0.0.0.0:0"}, "not a loopback address"},
+		{[]string{"serve", "--origin", "nobody"}, "--origin"},
+		{[]string{"serve", "--consent", "demo.nope"}, "no tool"},
+	} {
+		o := cli(t, "", c.args...)
+		if o.code != exitUsage || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("%v: %s", c.args, o)
+		}
+	}
+	if o := cli(t, "", "help"); !strings.Contains(o.stdout, "serve") {
+		t.Errorf("help does not list serve: %s", o)
+	}
+}
+
+// TestServeSlowProgress: demo.slow reports progress as it starts and as it
+// sleeps; a client that asked for it gets the notifications.
+func TestServeSlowProgress(t *testing.T) {
+	var mu sync.Mutex
+	var got []sdk.ProgressNotificationParams
+	cs := serveStdio(t, &sdk.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, *req.Params)
+		mu.Unlock()
+	}})
+	params := &sdk.CallToolParams{Name: "demo.slow", Arguments: map[string]any{"ms": 250}}
+	params.SetProgressToken("slow-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("demo.slow: %v %+v", err, res)
+	}
+	// The notifications precede the result on the stream; a ping after
+	// the result makes sure the client has handled them.
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || got[0].ProgressToken != "slow-1" || got[0].Progress != 0 || got[0].Total != 250 {
+		t.Fatalf("progress %+v, want a first report 0 of 250 on slow-1", got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Progress < got[i-1].Progress || got[i].Progress > 250 {
+			t.Errorf("progress %v after %v (of 250)", got[i].Progress, got[i-1].Progress)
+		}
+	}
+}

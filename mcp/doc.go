@@ -1,0 +1,26 @@
+// Package mcp serves a tooling.Registry to MCP clients, over stdio or
+// streamable HTTP, with the official MCP SDK.
+//
+// tools/list is the registry's MCP export (package tooling/export): names
+// as exported, titles, annotations and output schemas, paginated. Every
+// tools/call is one Registry.Execute under the listener's origin (default
+// llm), so every step of governance applies. A call that is refused or fails
+// is a tool result with isError set, whose text names the code and message
+// (and every failing field of invalid arguments) and whose
+// structuredContent is the full tooling.Result. A call canceled by the
+// client (notifications/cancelled, or a closed HTTP stream) cancels the
+// call's context, and a tool that reports progress (tooling.Call.Progress)
+// sends progress notifications to a client that asked for them.
+//
+// Consent: a call that needs consent asks the client with a form
+// elicitation when the client supports it, and runs on yes; otherwise it is
+// refused with consent_required, unless the listener grants consent to the
+// tool (Options.Consent).
+//
+// The registry has no hook for tools enabled or disabled at runtime: a
+// host that changes them (SetEnabled, Configure) calls Server.Refresh, which
+// updates the list and notifies the clients (tools/list_changed).
+//
+// Imports: the standard library, the MCP SDK and tooling. tooling never
+// imports this package; the gate in scripts/gate.sh checks it.
+package mcp

@@ -1,0 +1,329 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
+)
+
+// Options configure a Server: one listener.
+type Options struct {
+	// Name and Version are what the server tells clients it is. Default:
+	// "toolexplorer" and "dev".
+	Name, Version string
+	// Origin is the origin of every call made through the server. Default:
+	// tooling.OriginLLM.
+	Origin tooling.Origin
+	// Consent names the tools whose calls carry consent on this listener:
+	// they are never asked about nor refused for want of consent.
+	Consent []string
+	// PageSize is the number of tools per tools/list page. Default: the
+	// SDK's (1000).
+	PageSize int
+	// OtherConsent decides consent for calls of the registry that are not
+	// made through an MCP server (the registry has one consent function,
+	// which NewServer sets). Nil: such calls are refused with
+	// consent_required.
+	OtherConsent tooling.ConsentFunc
+}
+
+// Server serves the tools of a registry to MCP clients. It is safe for
+// concurrent use and serves any number of sessions.
+type Server struct {
+	reg     *tooling.Registry
+	opts    Options
+	consent map[string]bool
+	srv     *sdk.Server
+
+	mu     sync.Mutex
+	listed map[string][]byte // the tools served, by name: their export as JSON
+}
+
+// NewServer returns a server of reg's tools. It sets reg's consent function
+// (tooling.Registry.SetConsentFunc) to ask the MCP client of each call.
+func NewServer(reg *tooling.Registry, opts Options) *Server {
+	if opts.Origin == "" {
+		opts.Origin = tooling.OriginLLM
+	}
+	if opts.Name == "" {
+		opts.Name = "toolexplorer"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{reg: reg, opts: opts, consent: map[string]bool{}, listed: map[string][]byte{}}
+	for _, n := range opts.Consent {
+		s.consent[tooling.ParseExportName(n)] = true
+	}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
+		PageSize: opts.PageSize,
+		// Tools only: no logging capability, and tools/list_changed.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+	})
+	other := opts.OtherConsent
+	reg.SetConsentFunc(func(ctx context.Context, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
+		switch c := ctx.Value(callKey{}).(type) {
+		case *sdk.CallToolRequest:
+			return consentOf(c, req)
+		case unlisted:
+			return tooling.ConsentDeny, errors.New("the tool is not listed to MCP clients")
+		}
+		if other == nil {
+			return tooling.ConsentDeny, errors.New("no one to ask")
+		}
+		return other(ctx, req)
+	})
+	s.srv.AddReceivingMiddleware(s.unlistedCalls)
+	s.Refresh(context.Background())
+	return s
+}
+
+// Serve serves reg's tools over t until ctx ends or the client goes away.
+func Serve(ctx context.Context, reg *tooling.Registry, t sdk.Transport, opts Options) error {
+	return NewServer(reg, opts).Run(ctx, t)
+}
+
+// Run serves one session over t until ctx ends or the client goes away.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.srv.Run(ctx, t)
+}
+
+// Close ends every session of the server (stdio, in memory and HTTP);
+// calls in flight are canceled. The server may serve new sessions
+// afterwards.
+func (s *Server) Close() {
+	var all []*sdk.ServerSession
+	for ss := range s.srv.Sessions() {
+		all = append(all, ss)
+	}
+	for _, ss := range all {
+		ss.Close()
+	}
+}
+
+// Connect starts a session over t and returns it without waiting for it to
+// end (for in-process transports).
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.srv.Connect(ctx, t, nil)
+}
+
+// Refresh makes the served list the registry's MCP export for the
+// listener's origin now: tools registered, removed, enabled or disabled
+// since are added or dropped, and the clients are sent
+// notifications/tools/list_changed when the list changed. It reports
+// whether it did.
+func (s *Server) Refresh(ctx context.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := export.MCP(ctx, s.reg, export.Options{Origin: s.opts.Origin})
+	seen := make(map[string]bool, len(list.Tools))
+	changed := false
+	for _, t := range list.Tools {
+		if !objectSchema(t.InputSchema) {
+			// MCP needs an object; the call would be refused anyway.
+			continue
+		}
+		seen[t.Name] = true
+		b, err := json.Marshal(t)
+		if err != nil {
+			continue
+		}
+		if old, ok := s.listed[t.Name]; ok && bytes.Equal(old, b) {
+			continue
+		}
+		s.listed[t.Name] = b
+		s.srv.AddTool(sdkTool(t), s.handler(t.Name))
+		changed = true
+	}
+	var gone []string
+	for name := range s.listed {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(s.listed, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+		changed = true
+	}
+	return changed
+}
+
+// objectSchema reports whether a schema has "type": "object" at its root,
+// which MCP requires of input schemas.
+func objectSchema(b json.RawMessage) bool {
+	var v struct {
+		Type any `json:"type"`
+	}
+	return json.Unmarshal(b, &v) == nil && v.Type == "object"
+}
+
+func sdkTool(t export.MCPTool) *sdk.Tool {
+	a := t.Annotations
+	destructive, openWorld := a.DestructiveHint, a.OpenWorldHint
+	out := &sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+		Annotations: &sdk.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &destructive,
+			IdempotentHint: a.IdempotentHint, OpenWorldHint: &openWorld}}
+	if len(t.OutputSchema) > 0 {
+		out.OutputSchema = t.OutputSchema
+	}
+	return out
+}
+
+// callKey is the context key of the request of a tools/call, for the
+// consent function.
+type callKey struct{}
+
+// unlisted marks a call of a tool the server does not list.
+type unlisted struct{}
+
+// handler runs one tools/call of the named tool.
+func (s *Server) handler(name string) sdk.ToolHandler {
+	granted := s.consent[name]
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		opts := make([]tooling.Option, 0, 3)
+		opts = append(opts, tooling.WithOrigin(s.opts.Origin))
+		if granted {
+			opts = append(opts, tooling.WithConsent())
+		}
+		ctx = context.WithValue(ctx, callKey{}, req)
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			opts = append(opts, tooling.WithProgress(progressTo(ctx, req.Session, token)))
+		}
+		res, err := s.reg.Execute(ctx, name, req.Params.Arguments, opts...)
+		if ask := (*askError)(nil); errors.As(err, &ask) {
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{consentInput: consentQuestion(ask.req)}}, nil
+		}
+		return callResult(res), nil
+	}
+}
+
+// unlistedCalls answers a tools/call of a tool the server does not list
+// (unknown, disabled, not for the listener's origin) with the registry's
+// refusal, as a tool result, rather than an unknown-tool protocol error. A
+// call by the tool's ExportName is a call of the tool.
+func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, r sdk.Request) (sdk.Result, error) {
+		req, ok := r.(*sdk.CallToolRequest)
+		if method != "tools/call" || !ok || req.Params == nil {
+			return next(ctx, method, r)
+		}
+		s.mu.Lock()
+		_, listed := s.listed[req.Params.Name]
+		name := tooling.ParseExportName(req.Params.Name)
+		_, listedAs := s.listed[name]
+		s.mu.Unlock()
+		switch {
+		case listed:
+		case listedAs:
+			req.Params.Name = name
+		default:
+			res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
+				tooling.WithOrigin(s.opts.Origin))
+			return callResult(res), nil
+		}
+		return next(ctx, method, r)
+	}
+}
+
+// progressTo sends a tool's progress reports to the client as
+// notifications on token.
+func progressTo(ctx context.Context, ss *sdk.ServerSession, token any) tooling.ProgressFunc {
+	ctx = context.WithoutCancel(ctx)
+	return func(p tooling.Progress) {
+		_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})
+	}
+}
+
+// callResult is a call's Result as an MCP tool result.
+func callResult(res *tooling.Result) *sdk.CallToolResult {
+	if res.OK() {
+		out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(res.Output)}}}
+		if isObject(res.Output) {
+			out.StructuredContent = res.Output
+		}
+		return out
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", res.Code, res.Message)
+	for _, f := range res.Fields {
+		// A field the message does not name gets a line of its own.
+		if line := f.String(); !strings.Contains(res.Message, line) {
+			fmt.Fprintf(&b, "\n%s", line)
+		}
+	}
+	if res.MoreFields > 0 {
+		fmt.Fprintf(&b, "\n... and %d more", res.MoreFields)
+	}
+	if res.Hint != "" {
+		fmt.Fprintf(&b, "\nhint: %s", res.Hint)
+	}
+	full, err := json.Marshal(res)
+	out := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
+	if err == nil {
+		out.StructuredContent = json.RawMessage(full)
+	}
+	return out
+}
+
+func isObject(b json.RawMessage) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}
+
+// consentInput is the id of the consent question among a call's input
+// requests.
+const consentInput = "consent"
+
+// askError refuses a call for now: the client is to be asked for consent
+// to req, and the call made again with its answer.
+type askError struct{ req tooling.ConsentRequest }
+
+func (*askError) Error() string { return "the client is asked for consent" }
+
+// consentOf decides consent for a call: by the client's answer to the
+// consent question when the call carries one; otherwise the client is
+// asked (errAsk) when it supports form elicitation, and the call is
+// refused when it does not.
+func consentOf(c *sdk.CallToolRequest, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
+	if a, ok := c.Params.InputResponses[consentInput].(*sdk.ElicitResult); ok {
+		if a.Action == "accept" && a.Content["allow"] == true {
+			return tooling.ConsentOnce, nil
+		}
+		return tooling.ConsentDeny, nil
+	}
+	caps := c.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil || caps.Elicitation.Form == nil && caps.Elicitation.URL != nil {
+		return tooling.ConsentDeny, errors.New("the MCP client does not support form elicitation")
+	}
+	return tooling.ConsentDeny, &askError{req}
+}
+
+// consentQuestion is the form elicitation that asks for consent to a call.
+func consentQuestion(req tooling.ConsentRequest) *sdk.ElicitParams {
+	msg := fmt.Sprintf("%s wants to %s: allow once?", req.Tool, effectVerbs(req.Effects))
+	if args, err := json.Marshal(req.Args); err == nil && len(req.Args) > 0 {
+		msg += "\narguments: " + string(args)
+	}
+	return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{"allow": map[string]any{"type": "boolean", "title": "Allow once",
+			"description": "Run this call once.", "default": false}},
+		"required": []any{"allow"},
+	}}
+}
+
+// effectVerbs says what effects do, for the consent question.
+func effectVerbs(e tooling.Effects) string {
+	s := e.String()
+	return strings.ReplaceAll(s, "|", ", ")
+}

@@ -1,0 +1,431 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/export"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+var echoInput = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer","minimum":0}},"required":["text"],"additionalProperties":false}`)
+
+// testRegistry holds tools for every path of a call: ok, tool error,
+// consent, a blocking tool and one that reports progress.
+func testRegistry(t *testing.T) (*tooling.Registry, chan struct{}, chan error) {
+	t.Helper()
+	r := tooling.NewRegistry()
+	started, ended := make(chan struct{}, 1), make(chan error, 1)
+	r.Register(
+		tooling.Tool{Name: "t.echo", Title: "Echo", Description: "echoes", Input: echoInput,
+			Output: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+			Meta:   tooling.Meta{Concurrency: tooling.ReadOnly, Idempotent: true},
+			Run: func(ctx context.Context, c tooling.Call) (any, error) {
+				return map[string]any{"text": c.String("text")}, nil
+			}},
+		tooling.Tool{Name: "t.fail", Description: "fails",
+			Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+			Run: func(ctx context.Context, c tooling.Call) (any, error) {
+				return nil, errors.New("it broke")
+			}},
+		tooling.Tool{Name: "t.write", Title: "Write", Description: "writes",
+			Meta: tooling.Meta{Concurrency: tooling.Exclusive, Effects: tooling.EffectWrite, Consent: true},
+			Run: func(ctx context.Context, c tooling.Call) (any, error) {
+				return "written", nil
+			}},
+		tooling.Tool{Name: "t.block", Description: "blocks until canceled",
+			Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+			Run: func(ctx context.Context, c tooling.Call) (any, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				ended <- ctx.Err()
+				return nil, ctx.Err()
+			}},
+		tooling.Tool{Name: "t.progress", Description: "reports progress",
+			Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+			Run: func(ctx context.Context, c tooling.Call) (any, error) {
+				for i := 1; i <= 3; i++ {
+					c.ReportProgress(float64(i), 3, fmt.Sprintf("step %d", i))
+				}
+				return "done", nil
+			}},
+	)
+	return r, started, ended
+}
+
+// connect serves srv in memory to a go-sdk client with opts.
+func connect(t *testing.T, srv *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func text(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// resultOf decodes the structured content of an error result.
+func resultOf(t *testing.T, res *sdk.CallToolResult) tooling.Result {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r tooling.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return r
+}
+
+func listAll(t *testing.T, cs *sdk.ClientSession) []*sdk.Tool {
+	t.Helper()
+	var out []*sdk.Tool
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tool)
+	}
+	return out
+}
+
+func TestListIsTheExportPaginated(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	cs := connect(t, mcp.NewServer(r, mcp.Options{PageSize: 2}), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 2 || res.NextCursor == "" {
+		t.Fatalf("first page: %d tools, cursor %q; want 2 and a cursor", len(res.Tools), res.NextCursor)
+	}
+	got := listAll(t, cs)
+	want := export.MCP(context.Background(), r, export.Options{}).Tools
+	if len(got) != len(want) {
+		t.Fatalf("listed %d tools, the export has %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		gb, _ := json.Marshal(map[string]any{"name": g.Name, "title": g.Title, "description": g.Description,
+			"inputSchema": g.InputSchema, "outputSchema": g.OutputSchema, "annotations": g.Annotations})
+		wb, _ := json.Marshal(map[string]any{"name": w.Name, "title": w.Title, "description": w.Description,
+			"inputSchema": json.RawMessage(w.InputSchema), "outputSchema": outputOrNil(w.OutputSchema), "annotations": w.Annotations})
+		if !jsonEqual(t, gb, wb) {
+			t.Errorf("tool %d:\n got %s\nwant %s", i, gb, wb)
+		}
+	}
+}
+
+func outputOrNil(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+func TestCallResults(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	cs := connect(t, mcp.NewServer(r, mcp.Options{}), nil)
+
+	ok := call(t, cs, "t.echo", map[string]any{"text": "hi"})
+	if ok.IsError || text(ok) != `{"text":"hi"}` {
+		t.Errorf("ok call: isError %v, text %q", ok.IsError, text(ok))
+	}
+	if m, _ := ok.StructuredContent.(map[string]any); m["text"] != "hi" {
+		t.Errorf("ok call: structured content %v", ok.StructuredContent)
+	}
+
+	fail := call(t, cs, "t.fail", nil)
+	if !fail.IsError || !strings.HasPrefix(text(fail), "tool_error: ") || !strings.Contains(text(fail), "it broke") {
+		t.Errorf("tool error: isError %v, text %q", fail.IsError, text(fail))
+	}
+	if res := resultOf(t, fail); res.Code != tooling.CodeToolError || res.Origin != tooling.OriginLLM || res.Status != tooling.StatusError {
+		t.Errorf("tool error: structured result %+v", res)
+	}
+
+	bad := call(t, cs, "t.echo", map[string]any{"n": -1, "extra": true})
+	res := resultOf(t, bad)
+	if !bad.IsError || res.Code != tooling.CodeValidationError {
+		t.Fatalf("invalid arguments: isError %v, code %q", bad.IsError, res.Code)
+	}
+	for _, p := range []string{"/n", "/extra", "/text"} {
+		if !strings.Contains(text(bad), p+": ") {
+			t.Errorf("invalid arguments: text %q does not name %s", text(bad), p)
+		}
+	}
+	if len(res.Fields) != 3 {
+		t.Errorf("invalid arguments: fields %v, want 3", res.Fields)
+	}
+}
+
+func TestOriginPerListener(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	r.Register(tooling.Tool{Name: "t.app_only", Description: "app only",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Origins: []tooling.Origin{tooling.OriginApp}},
+		Run:  func(ctx context.Context, c tooling.Call) (any, error) { return "ok", nil }})
+	llm := connect(t, mcp.NewServer(r, mcp.Options{}), nil)
+	for _, tool := range listAll(t, llm) {
+		if tool.Name == "t.app_only" {
+			t.Errorf("the llm listener lists t.app_only")
+		}
+	}
+	if res := resultOf(t, call(t, llm, "t.app_only", nil)); res.Code != tooling.CodeOriginDenied && res.Code != tooling.CodeNotFound {
+		t.Errorf("llm call of t.app_only: code %q", res.Code)
+	}
+	app := connect(t, mcp.NewServer(r, mcp.Options{Origin: tooling.OriginApp}), nil)
+	if res := call(t, app, "t.app_only", nil); res.IsError {
+		t.Errorf("app listener: %s", text(res))
+	}
+}
+
+func TestConsent(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	srv := mcp.NewServer(r, mcp.Options{})
+
+	// No elicitation: refused.
+	plain := connect(t, srv, nil)
+	res := call(t, plain, "t.write", nil)
+	if got := resultOf(t, res); !res.IsError || got.Code != tooling.CodeConsentRequired {
+		t.Errorf("client without elicitation: code %q, text %q", got.Code, text(res))
+	}
+
+	// Elicitation: asked, and the answer decides.
+	var mu sync.Mutex
+	var asked []string
+	answer := true
+	elicit := connect(t, srv, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req.Params.Message)
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"allow": answer}}, nil
+	}})
+	if res := call(t, elicit, "t.write", nil); res.IsError || text(res) != `"written"` {
+		t.Errorf("consent given: isError %v, text %q", res.IsError, text(res))
+	}
+	mu.Lock()
+	answer = false
+	mu.Unlock()
+	if res := call(t, elicit, "t.write", nil); resultOf(t, res).Code != tooling.CodeConsentRequired {
+		t.Errorf("consent refused: text %q", text(res))
+	}
+	mu.Lock()
+	if len(asked) != 2 || !strings.HasPrefix(asked[0], "t.write wants to write: allow once?") {
+		t.Errorf("asked %q", asked)
+	}
+	mu.Unlock()
+
+	// Granted by the listener: not asked.
+	granted := connect(t, mcp.NewServer(r, mcp.Options{Consent: []string{"t.write"}}), nil)
+	if res := call(t, granted, "t.write", nil); res.IsError {
+		t.Errorf("granted: %s", text(res))
+	}
+}
+
+func TestCancelCancelsTheCall(t *testing.T) {
+	r, started, ended := testRegistry(t)
+	cs := connect(t, mcp.NewServer(r, mcp.Options{}), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "t.block", Arguments: map[string]any{}})
+		errc <- err
+	}()
+	<-started
+	cancel()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("the tool's context ended with %v, want canceled", err)
+	}
+	if err := <-errc; err == nil {
+		t.Errorf("the canceled call returned no error")
+	}
+}
+
+func TestProgress(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	var mu sync.Mutex
+	var got []string
+	all := make(chan struct{})
+	cs := connect(t, mcp.NewServer(r, mcp.Options{}), &sdk.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		p := req.Params
+		got = append(got, fmt.Sprintf("%v %v/%v %s", p.ProgressToken, p.Progress, p.Total, p.Message))
+		if len(got) == 3 {
+			close(all)
+		}
+	}})
+	params := &sdk.CallToolParams{Name: "t.progress", Arguments: map[string]any{}}
+	params.SetProgressToken("tok")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %v", err, res)
+	}
+	<-all
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "tok 1/3 step 1,tok 2/3 step 2,tok 3/3 step 3"; strings.Join(got, ",") != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+}
+
+func TestRefreshSendsListChanged(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	srv := mcp.NewServer(r, mcp.Options{})
+	changed := make(chan struct{}, 1)
+	cs := connect(t, srv, &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	if srv.Refresh(context.Background()) {
+		t.Errorf("Refresh with nothing changed reports a change")
+	}
+	if err := r.SetEnabled("t.echo", false); err != nil {
+		t.Fatal(err)
+	}
+	if !srv.Refresh(context.Background()) {
+		t.Fatalf("Refresh after disabling t.echo reports no change")
+	}
+	<-changed
+	for _, tool := range listAll(t, cs) {
+		if tool.Name == "t.echo" {
+			t.Errorf("t.echo is still listed once disabled")
+		}
+	}
+	if res := resultOf(t, call(t, cs, "t.echo", map[string]any{"text": "x"})); res.Code != "" && res.Code != tooling.CodeDisabled {
+		t.Errorf("call of the disabled tool: code %q", res.Code)
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	srv := mcp.NewServer(r, mcp.Options{})
+	hs := httptest.NewServer(srv.Handler(mcp.HTTPOptions{Token: "s3cret"}))
+	defer hs.Close()
+	defer srv.Close()
+
+	connectHTTP := func(token string) (*sdk.ClientSession, error) {
+		hc := &http.Client{Transport: headerRT{"Authorization": "Bearer " + token}}
+		return sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+			&sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+	}
+	cs, err := connectHTTP("s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := call(t, cs, "t.echo", map[string]any{"text": "over http"}); res.IsError || !strings.Contains(text(res), "over http") {
+		t.Errorf("http call: %q", text(res))
+	}
+	cs.Close()
+
+	if _, err := connectHTTP("wrong"); err == nil {
+		t.Errorf("a client with the wrong token connected")
+	}
+
+	// The same request refused for its Origin or its Host; the control
+	// without either passes.
+	post := func(h map[string]string) int {
+		req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer s3cret")
+		for k, v := range h {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(nil); code != http.StatusOK {
+		t.Fatalf("control request: status %d", code)
+	}
+	if code := post(map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}); code != http.StatusForbidden {
+		t.Errorf("cross-origin request: status %d, want 403", code)
+	}
+	if code := post(map[string]string{"Host": "evil.example"}); code != http.StatusForbidden {
+		t.Errorf("rebinding Host: status %d, want 403", code)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+type headerRT map[string]string
+
+func (h headerRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func TestLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:8080": true, "localhost:1": true, "[::1]:2": true, ":8080": false, "0.0.0.0:1": false, "10.0.0.1:80": false, "example.com:80": false} {
+		if got := mcp.Loopback(addr); got != want {
+			t.Errorf("Loopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
