@@ -68,6 +68,16 @@
 // (Canceled), a confinement that could not be set up (Unavailable), a crash (Crashed) and a
 // handler's own error (Failed) apart.
 //
+// The parent trusts nothing the child sends once its handler may have run: a response must
+// carry the random nonce of its request, may claim only the kinds a child can know (Denied,
+// Limit, Crashed, Failed; [Error.FromChild] marks them), and is refused from its frame header,
+// unread, when it is larger than [Limits.ResponseBytes]. Profile paths are resolved by the
+// parent, following only root's symlinks in directories only root changes, and the child makes
+// each Landlock rule from a descriptor of the very object the parent checked (device and
+// inode). Inside write grants, [ProtectedNames] stay read-only. The private temp dir has a
+// budget (Limits.TmpBytes, TmpInodes): a tmpfs of that size when the parent is root, measured
+// by the parent during each call otherwise.
+//
 // [Profile.Narrow] intersects what a caller declares with what the configuration allows
 // ([Policy]): narrowest wins. A [Pool] keeps pre-started, already confined workers per profile.
 //
