@@ -95,3 +95,23 @@ func TestSchema30Builds(t *testing.T) {
 		t.Errorf("round trip %s, want %s", got, v)
 	}
 }
+
+// BenchmarkKeystrokeChecked is BenchmarkKeystroke with the registry's
+// validator as Options.Check: each key checks the whole value through it.
+func BenchmarkKeystrokeChecked(b *testing.B) {
+	s := schema30()
+	check := registryCheck(string(s))
+	if check == nil {
+		b.Fatal("the registry refuses the schema")
+	}
+	m, err := New(s, Options{Width: 120, Height: 40, Styles: DefaultStyles(), Check: check})
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := keyMsg("a")
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(k)
+		_ = m.View()
+	}
+}
