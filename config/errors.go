@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 )
 
 // Error is one problem with a config file or a Config.
@@ -143,7 +144,7 @@ func nameMessage(s string) string {
 	if ValidPattern(s) {
 		return fmt.Sprintf("%q is a pattern, not a tool name: tools are keyed by exact name, like \"demo.echo\"", s)
 	}
-	if snake.MatchString(s) {
+	if toolname.Segment(s) {
 		return fmt.Sprintf("%q is not a tool name: names are \"group.name\", like \"%s.echo\"", s, s)
 	}
 	return fmt.Sprintf("%q is not a tool name: names are lower snake case segments joined by dots, like \"demo.echo\" or \"fs.read_file\"", s)
@@ -151,7 +152,7 @@ func nameMessage(s string) string {
 
 // patternMessage explains a string that is not a tool name or pattern.
 func patternMessage(s string) string {
-	if snake.MatchString(s) {
+	if toolname.Segment(s) {
 		return fmt.Sprintf("%q is not a tool name or pattern: names are \"group.name\"; for every tool of group %s write \"%s.*\"", s, s, s)
 	}
 	return fmt.Sprintf("%q is not a tool name or pattern (use e.g. \"demo.echo\", \"demo.*\", \"*\")", s)

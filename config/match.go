@@ -1,32 +1,21 @@
 package config
 
 import (
-	"regexp"
 	"strings"
-)
 
-// The grammar of tool names and patterns; schema.json holds the same
-// regular expressions ($defs/name and $defs/pattern).
-const (
-	segmentExpr = `[a-z][a-z0-9]*(_[a-z0-9]+)*`
-	nameExpr    = `^` + segmentExpr + `(\.` + segmentExpr + `)+$`
-	patternExpr = `^(\*|(` + segmentExpr + `|\*)(\.(` + segmentExpr + `|\*))+)$`
-)
-
-var (
-	nameRE    = regexp.MustCompile(nameExpr)
-	patternRE = regexp.MustCompile(patternExpr)
-	snake     = regexp.MustCompile(`^` + segmentExpr + `$`)
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 )
 
 // ValidName reports whether name is a tool name: two or more lower snake
-// case segments joined by dots, like "demo.echo" or "fs.read_file".
-func ValidName(name string) bool { return nameRE.MatchString(name) }
+// case segments joined by dots, like "demo.echo" or "fs.read_file". The
+// grammar is the registry's (internal/toolname); schema.json states it as
+// regular expressions ($defs/name and $defs/pattern).
+func ValidName(name string) bool { return toolname.Valid(name) }
 
 // ValidPattern reports whether pattern may appear in a whitelist or a
 // blacklist: "*", or two or more dot-separated segments, each a lower snake
 // case word or "*".
-func ValidPattern(pattern string) bool { return patternRE.MatchString(pattern) }
+func ValidPattern(pattern string) bool { return toolname.ValidPattern(pattern) }
 
 // Match reports whether the tool named name matches pattern. Names and
 // patterns are split on dots, and segments compare as with path.Match,

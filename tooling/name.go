@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 )
 
 // maxNameLen is the longest tool name Register accepts: 64 bytes once dots
@@ -28,27 +29,11 @@ func checkName(name string) string {
 		return fmt.Sprintf("the name has no group: name tools \"group.name\", like \"demo.%s\"", suggestSnake(name))
 	}
 	for _, s := range segs {
-		if !snakeSegment(s) {
+		if !toolname.Segment(s) {
 			return fmt.Sprintf("segment %q is not lower snake case (a letter, then letters, digits and single underscores): try %q", s, suggestSnake(name))
 		}
 	}
 	return ""
-}
-
-func snakeSegment(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '_' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c == '_' && s[i-1] != '_':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // suggestSnake turns "Demo.ReadFile" or "demo-read file" into "demo.read_file".

@@ -1,0 +1,55 @@
+package toolname
+
+import "strings"
+
+// Segment reports whether s is one segment of a tool name: a lower-case
+// letter, then lower-case letters and digits, with single underscores
+// between runs ("read_file", "v2").
+func Segment(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '_' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '_' && s[i-1] != '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Valid reports whether name is a tool name: two or more segments joined
+// by dots.
+func Valid(name string) bool {
+	segs := strings.Split(name, ".")
+	if len(segs) < 2 {
+		return false
+	}
+	for _, s := range segs {
+		if !Segment(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidPattern reports whether pattern is "*" or two or more segments
+// joined by dots, each a segment or "*".
+func ValidPattern(pattern string) bool {
+	if pattern == "*" {
+		return true
+	}
+	segs := strings.Split(pattern, ".")
+	if len(segs) < 2 {
+		return false
+	}
+	for _, s := range segs {
+		if s != "*" && !Segment(s) {
+			return false
+		}
+	}
+	return true
+}
