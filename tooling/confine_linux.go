@@ -69,7 +69,8 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	if err := json.Unmarshal(req, &q); err != nil {
 		return nil, fmt.Errorf("bad request: %v", err)
 	}
-	e := hostedRegistry().lookup(q.Tool)
+	// The parent validated the arguments: the tool's schemas are not compiled here.
+	e := hostedRegistry().find(q.Tool)
 	if e == nil {
 		return nil, fmt.Errorf("no tool named %q in the child: the registry handed to tooling.Main must hold the tool before Main is called", q.Tool)
 	}

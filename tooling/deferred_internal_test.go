@@ -5,7 +5,9 @@ package tooling
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/config"
@@ -21,6 +23,27 @@ var DeferredTestTools = []Tool{
 		Input: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 		Meta:  Meta{Concurrency: ReadOnly},
 		Run:   func(context.Context, Call) (any, error) { return "plain", nil }},
+	{Name: "conftest.compiled", Description: "names the tools whose schemas the child compiled",
+		Input: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`),
+		Meta:  Meta{Concurrency: ReadOnly, Confine: &Confinement{}},
+		Run: func(context.Context, Call) (any, error) {
+			r := hostedRegistry()
+			r.mu.RLock()
+			defer r.mu.RUnlock()
+			compiled := []string{}
+			for name, e := range r.tools {
+				if e.in != nil || e.out != nil {
+					compiled = append(compiled, name)
+				}
+			}
+			return compiled, nil
+		}},
+	{Name: "conftest.wide", Description: "takes 500 optional properties",
+		Input: wideSchema(500), Meta: Meta{Concurrency: ReadOnly, Confine: &Confinement{}},
+		Run: func(context.Context, Call) (any, error) { return "wide", nil }},
+	{Name: "conftest.bare", Description: "takes no arguments",
+		Meta: Meta{Concurrency: ReadOnly, Confine: &Confinement{}},
+		Run:  func(context.Context, Call) (any, error) { return "bare", nil }},
 	{Name: "conftest.inspect", Description: "inspects the child's registry",
 		Meta: Meta{Concurrency: ReadOnly, Confine: &Confinement{}},
 		Run: func(ctx context.Context, _ Call) (any, error) {
@@ -71,5 +94,83 @@ func TestConfinedChildDefersSchemas(t *testing.T) {
 	}
 	if got.Code != CodeValidationError || got.Fields != 1 || !got.Compiled {
 		t.Errorf("a call in the child: code %q, %d fields, compiled %v; want validation_error on /n", got.Code, got.Fields, got.Compiled)
+	}
+}
+
+// TestConfinedCallCompilesNoSchema: a child serving a call, whether started
+// for it or ahead of it, compiles no schema, not even its tool's (the parent
+// validated the arguments).
+func TestConfinedCallCompilesNoSchema(t *testing.T) {
+	if err := confine.Available(); err != nil {
+		if os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") == "1" {
+			t.Fatalf("confinement unavailable: %v", err)
+		}
+		t.Skipf("confinement unavailable here: %v", err)
+	}
+	r := hostedRegistry()
+	defer r.Configure(config.Default())
+	defer endConfinement() // stops the workers started ahead
+	for _, pool := range []int{0, 2} {
+		cfg := config.Default()
+		cfg.Confinement.Workspace = t.TempDir()
+		cfg.Confinement.PoolSize = pool
+		if _, err := r.Configure(cfg); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // with a pool, the second call is served by a worker started ahead
+			res, err := r.Execute(context.Background(), "conftest.compiled", json.RawMessage(`{"n":3}`))
+			if err != nil {
+				t.Fatalf("pool %d: %v: %s", pool, err, res.Message)
+			}
+			var compiled []string
+			if err := json.Unmarshal(res.Output, &compiled); err != nil {
+				t.Fatal(err)
+			}
+			if len(compiled) > 0 {
+				t.Errorf("pool %d: the child compiled the schemas of %v", pool, compiled)
+			}
+		}
+	}
+}
+
+// wideSchema is an object schema of n optional properties, each with a
+// pattern and bounds, about 100 bytes of schema each.
+func wideSchema(n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z]+$","description":"property %d"}`, i, i)
+	}
+	b.WriteString(`}}`)
+	return json.RawMessage(b.String())
+}
+
+// BenchmarkConfinedPooled: a pooled confined call (a fresh worker started
+// ahead for each call), to a tool with a 500-property schema and to one
+// with none. The two cost the same when the child compiles no schema.
+func BenchmarkConfinedPooled(b *testing.B) {
+	if err := confine.Available(); err != nil {
+		b.Skipf("confinement unavailable here: %v", err)
+	}
+	r := hostedRegistry()
+	cfg := config.Default()
+	cfg.Confinement.Workspace = b.TempDir()
+	if _, err := r.Configure(cfg); err != nil {
+		b.Fatal(err)
+	}
+	defer r.Configure(config.Default())
+	defer endConfinement()
+	for _, name := range []string{"conftest.bare", "conftest.wide"} {
+		b.Run(strings.TrimPrefix(name, "conftest."), func(b *testing.B) {
+			for b.Loop() {
+				res, err := r.Execute(context.Background(), name, json.RawMessage(`{}`))
+				if err != nil {
+					b.Fatalf("%v: %s", err, res.Message)
+				}
+			}
+		})
 	}
 }

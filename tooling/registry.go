@@ -215,8 +215,13 @@ func (r *Registry) Remove(name string) bool {
 	return true
 }
 
-// lookup finds a tool by name or by its exported spelling.
-func (r *Registry) lookup(name string) *entry {
+// lookup finds a tool by name or by its exported spelling, its schemas
+// compiled.
+func (r *Registry) lookup(name string) *entry { return r.find(name).ready() }
+
+// find finds a tool as lookup does, without compiling a deferred entry's
+// schemas: for a confined child serving a call its parent validated.
+func (r *Registry) find(name string) *entry {
 	r.mu.RLock()
 	e := r.tools[name]
 	r.mu.RUnlock()
@@ -225,7 +230,7 @@ func (r *Registry) lookup(name string) *entry {
 		e = r.tools[ParseExportName(name)]
 		r.mu.RUnlock()
 	}
-	return e.ready()
+	return e
 }
 
 // Lookup returns the tool registered under name (or its ExportName). The
