@@ -763,7 +763,7 @@ func TestToolStats(t *testing.T) {
 	if s.P50 <= 0 || s.P95 < s.P50 || s.Last <= 0 && s.Errors == nil {
 		t.Fatalf("latency p50 %v p95 %v last %v", s.P50, s.P95, s.Last)
 	}
-	all := r.ToolStats()
+	all := r.Governance().Tools
 	if len(all) != 2 || all[0].Tool != "t.ok" || all[1].Tool != "t.panic" || all[1].Errors[tooling.CodePanic] != 1 {
 		t.Fatalf("all %+v", all)
 	}

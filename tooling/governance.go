@@ -18,7 +18,7 @@ type GovernanceStats struct {
 	Locks      []sandbox.LockStats     `json:"locks"`
 	MainThread sandbox.MainThreadStats `json:"main_thread"`
 	Buckets    []sandbox.BucketStats   `json:"buckets"`
-	Tools      []ToolStats             `json:"tools"`
+	Tools      []ToolStats             `json:"tools"` // every tool called so far, sorted by name
 	InFlight   int64                   `json:"in_flight"`
 	Abandoned  int64                   `json:"abandoned"`
 }
@@ -32,7 +32,7 @@ func (r *Registry) Governance() GovernanceStats {
 		Locks:      r.locks.Stats(),
 		MainThread: r.mainThread().Stats(),
 		Buckets:    r.buckets.Stats(now),
-		Tools:      r.ToolStats(),
+		Tools:      r.toolStats(),
 		InFlight:   r.inFlight.Load(),
 		Abandoned:  r.abandoned.Load(),
 	}

@@ -135,9 +135,10 @@ func (e *entry) stats() ToolStats {
 	return s
 }
 
-// ToolStats returns the counters of every tool that has been called,
-// sorted by name. Reading them is cheap: a few atomic loads per tool.
-func (r *Registry) ToolStats() []ToolStats {
+// toolStats returns the counters of every tool that has been called,
+// sorted by name (GovernanceStats.Tools). Reading them is cheap: a few
+// atomic loads per tool.
+func (r *Registry) toolStats() []ToolStats {
 	var out []ToolStats
 	for _, e := range r.entries() {
 		if e.counters.calls.Load() > 0 {
