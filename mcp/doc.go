@@ -7,7 +7,9 @@
 // llm), so every step of governance applies. A call that is refused or fails
 // is a tool result with isError set, whose text names the code and message
 // (and every failing field of invalid arguments) and whose
-// structuredContent is the full tooling.Result. A call canceled by the
+// structuredContent is the full tooling.Result; for a tool with an output
+// schema, which clients check structuredContent against even in errors,
+// the Result is in _meta under ResultMetaKey instead. A call canceled by the
 // client (notifications/cancelled, or a closed HTTP stream) cancels the
 // call's context, and a tool that reports progress (tooling.Call.Progress)
 // sends progress notifications to a client that asked for them.

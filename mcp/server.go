@@ -141,7 +141,7 @@ func (s *Server) Refresh(ctx context.Context) bool {
 			continue
 		}
 		s.listed[t.Name] = b
-		s.srv.AddTool(sdkTool(t), s.handler(t.Name))
+		s.srv.AddTool(sdkTool(t), s.handler(t.Name, len(t.OutputSchema) > 0))
 		changed = true
 	}
 	var gone []string
@@ -187,7 +187,7 @@ type callKey struct{}
 type unlisted struct{}
 
 // handler runs one tools/call of the named tool.
-func (s *Server) handler(name string) sdk.ToolHandler {
+func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 	granted := s.consent[name]
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		opts := make([]tooling.Option, 0, 3)
@@ -203,7 +203,7 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		if ask := (*askError)(nil); errors.As(err, &ask) {
 			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{consentInput: consentQuestion(ask.req)}}, nil
 		}
-		return callResult(res), nil
+		return callResult(res, hasOutput), nil
 	}
 }
 
@@ -229,7 +229,8 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 		default:
 			res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
 				tooling.WithOrigin(s.opts.Origin))
-			return callResult(res), nil
+			t, _ := s.reg.Lookup(res.Tool)
+			return callResult(res, len(t.Output) > 0), nil
 		}
 		return next(ctx, method, r)
 	}
@@ -244,8 +245,15 @@ func progressTo(ctx context.Context, ss *sdk.ServerSession, token any) tooling.P
 	}
 }
 
-// callResult is a call's Result as an MCP tool result.
-func callResult(res *tooling.Result) *sdk.CallToolResult {
+// ResultMetaKey is the _meta key of a failed call's full tooling.Result
+// when the tool declares an output schema: MCP clients check any
+// structuredContent against that schema, error or not, so the Result
+// cannot be the structured content there.
+const ResultMetaKey = "toolexplorer/result"
+
+// callResult is a call's Result as an MCP tool result. hasOutput: the tool
+// declares an output schema.
+func callResult(res *tooling.Result, hasOutput bool) *sdk.CallToolResult {
 	if res.OK() {
 		out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(res.Output)}}}
 		if isObject(res.Output) {
@@ -269,7 +277,11 @@ func callResult(res *tooling.Result) *sdk.CallToolResult {
 	}
 	full, err := json.Marshal(res)
 	out := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
-	if err == nil {
+	switch {
+	case err != nil:
+	case hasOutput:
+		out.Meta = sdk.Meta{ResultMetaKey: json.RawMessage(full)}
+	default:
 		out.StructuredContent = json.RawMessage(full)
 	}
 	return out

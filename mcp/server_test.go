@@ -109,7 +109,14 @@ func text(res *sdk.CallToolResult) string {
 // resultOf decodes the structured content of an error result.
 func resultOf(t *testing.T, res *sdk.CallToolResult) tooling.Result {
 	t.Helper()
-	b, err := json.Marshal(res.StructuredContent)
+	sc := res.StructuredContent
+	if m, ok := res.Meta[mcp.ResultMetaKey]; ok {
+		if sc != nil {
+			t.Errorf("an error result with both structuredContent and %s", mcp.ResultMetaKey)
+		}
+		sc = m
+	}
+	b, err := json.Marshal(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,5 +434,21 @@ func TestLoopback(t *testing.T) {
 		if got := mcp.Loopback(addr); got != want {
 			t.Errorf("Loopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// TestErrorOfToolWithOutputSchema: the Result of a failed call of a tool
+// with an output schema rides in _meta, so that structuredContent never
+// breaks the schema; without an output schema it is the structured content.
+func TestErrorOfToolWithOutputSchema(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	cs := connect(t, mcp.NewServer(r, mcp.Options{}), nil)
+	withSchema := call(t, cs, "t.echo", map[string]any{})
+	if withSchema.StructuredContent != nil || withSchema.Meta[mcp.ResultMetaKey] == nil {
+		t.Errorf("t.echo (output schema) error: structuredContent %v, _meta %v", withSchema.StructuredContent, withSchema.Meta)
+	}
+	without := call(t, cs, "t.fail", nil)
+	if without.StructuredContent == nil || without.Meta[mcp.ResultMetaKey] != nil {
+		t.Errorf("t.fail (no output schema) error: structuredContent %v, _meta %v", without.StructuredContent, without.Meta)
 	}
 }

@@ -31,7 +31,8 @@ tools/list lists the tools the origin may call and the config enables,
 as 'schemas --format mcp' prints them. Every tools/call is one governed
 call from the origin (--origin, default llm): a refused or failed call is
 a tool result with isError set, its text naming the code and message and
-its structuredContent the full result. A call that needs consent asks the
+its structuredContent the full result (in _meta under "toolexplorer/result"
+for a tool with an output schema). A call that needs consent asks the
 client (form elicitation) when it can, and is refused with
 consent_required otherwise, unless --consent names the tool.
 

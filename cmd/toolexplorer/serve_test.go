@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
@@ -77,7 +78,11 @@ func callTool(t *testing.T, cs *sdk.ClientSession, name, args string) (*sdk.Call
 	}
 	var r tooling.Result
 	if res.IsError {
-		b, _ := json.Marshal(res.StructuredContent)
+		sc := res.StructuredContent
+		if m, ok := res.Meta[mcp.ResultMetaKey]; ok {
+			sc = m
+		}
+		b, _ := json.Marshal(sc)
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatalf("%s: structured content %s: %v", name, b, err)
 		}
