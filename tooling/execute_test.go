@@ -920,3 +920,27 @@ func TestFieldErrorsCapped(t *testing.T) {
 		t.Fatalf("ValidateArgs: %d fields, want 3", len(fields))
 	}
 }
+
+// Failing fields come in the order of the value: array items by index
+// (/tags/2 before /tags/10), a place before the places inside it.
+func TestFieldErrorsInDocumentOrder(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.tags", Run: run, Input: raw(`{"type":"object","properties":{
+		"tags":{"type":"array","items":{"type":"string"}},
+		"rows":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`)})
+	tags := `["a","b",2,"d","e","f","g","h","i","j",10,"l"]`
+	rows := `[{"n":0},{"n":1},{"n":"two"},{},{},{},{},{},{},{},{"n":"ten"},11]`
+	res, _ := r.Execute(context.Background(), "t.tags", raw(`{"tags":`+tags+`,"rows":`+rows+`}`))
+	var paths []string
+	for _, f := range res.Fields {
+		paths = append(paths, f.Path)
+	}
+	want := "/rows/2/n /rows/10/n /rows/11 /tags/2 /tags/10"
+	if got := strings.Join(paths, " "); got != want {
+		t.Fatalf("fields %s, want %s", got, want)
+	}
+	fields, _ := r.ValidateArgs("t.tags", raw(`{"tags":`+tags+`}`))
+	if len(fields) != 2 || fields[0].Path != "/tags/2" || fields[1].Path != "/tags/10" {
+		t.Fatalf("ValidateArgs: %v, want /tags/2 then /tags/10", fields)
+	}
+}
