@@ -56,6 +56,9 @@ type Config struct {
 	// narrows what they declare. Default: nothing narrowed, confinement
 	// required, pools of 2 workers.
 	Confinement Confinement
+	// Servers are the MCP servers whose tools join the registry, by name
+	// (the group of their tools). Nil when none.
+	Servers map[string]Server
 	// Source is the file the Config was loaded from, "" for Default().
 	Source string
 }

@@ -23,6 +23,13 @@
 // host that changes them (SetEnabled, Configure) calls Server.Refresh, which
 // updates the list and notifies the clients (tools/list_changed).
 //
-// Imports: the standard library, the MCP SDK and tooling. tooling never
+// The client side, Connect, adds the tools of another MCP server (a stdio
+// command or a streamable HTTP URL) to a registry as remote tools named
+// "SERVER.tool", so that each call to them goes through Registry.Execute
+// and its governance before it is sent, and their output is checked there
+// against their outputSchema. Remote.Close removes them and stops the
+// server and whatever it started.
+//
+// Imports: the standard library, the MCP SDK, config and tooling. tooling never
 // imports this package; the gate in scripts/gate.sh checks it.
 package mcp

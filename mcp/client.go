@@ -1,0 +1,407 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// connectTimeout bounds the start of a server and the listing of its tools
+// when the caller's context has no deadline.
+const connectTimeout = 30 * time.Second
+
+// terminateGrace is how long a stdio server has to exit once its stdin is
+// closed, before it is sent SIGTERM, then SIGKILL.
+const terminateGrace = 2 * time.Second
+
+// Remote is a connected MCP server whose tools are in a registry, each
+// named "SERVER.tool". Close it to remove them and stop the server.
+type Remote struct {
+	name    string
+	reg     *tooling.Registry
+	session *sdk.ClientSession
+	proc    *process // nil for an HTTP server
+	tools   []RemoteTool
+	skipped []error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// RemoteTool is one tool of a server as the registry knows it.
+type RemoteTool struct {
+	// Name is the tool's name in the registry, "SERVER.tool".
+	Name string
+	// Remote is the name the server gives the tool, which calls use.
+	Remote string
+}
+
+// ConnectError says why a server could not be connected.
+type ConnectError struct {
+	Server string
+	// Stderr is the end of what a stdio server wrote to its stderr.
+	Stderr string
+	Err    error
+}
+
+func (e *ConnectError) Error() string {
+	msg := fmt.Sprintf("mcp: server %q: %v", e.Server, e.Err)
+	if e.Stderr != "" {
+		msg += "; its stderr ends with: " + e.Stderr
+	}
+	return msg
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Connect starts or reaches the server s, lists its tools and adds them to
+// reg as remote tools named "NAME.tool" (see RemoteName). Each tool's
+// schemas are compiled by the registry, so arguments are validated locally
+// before anything is sent, and every call goes through reg.Execute with its
+// governance. A tool the registry refuses (a schema that does not compile, a
+// name that is too long) is left out and reported by Skipped; the others
+// are added. A stdio server's stderr is kept (Stderr), never written to the
+// terminal.
+//
+// Metadata comes from the tool's MCP annotations, read with MCP's defaults
+// for absent hints (not read-only, destructive, open-world): a tool that
+// says nothing about itself needs consent.
+//
+// A server that cannot be started, that is not an MCP server or that does
+// not answer before ctx's deadline (30s when ctx has none) is a
+// *ConnectError, and nothing is added.
+func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.Server) (*Remote, error) {
+	group, err := serverGroup(name)
+	if err != nil {
+		return nil, &ConnectError{Server: name, Err: err}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, connectTimeout)
+		defer cancel()
+	}
+	r := &Remote{name: group, reg: reg}
+	var t sdk.Transport
+	switch {
+	case s.Command != "" && s.URL != "":
+		return nil, &ConnectError{Server: name, Err: errors.New("both a command and a url: give one")}
+	case s.Command != "":
+		r.proc = newProcess(s)
+		t = &sdk.CommandTransport{Command: r.proc.cmd, TerminateDuration: terminateGrace}
+	case s.URL != "":
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers), MaxRetries: -1}
+	default:
+		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, nil)
+	r.session, err = client.Connect(ctx, t, nil)
+	if err != nil {
+		r.stop()
+		return nil, r.connectError(ctx, fmt.Errorf("not an MCP server, or it failed to start: %w", err))
+	}
+	var listed []*sdk.Tool
+	for tool, err := range r.session.Tools(ctx, nil) {
+		if err != nil {
+			_ = r.session.Close()
+			r.stop()
+			return nil, r.connectError(ctx, fmt.Errorf("tools/list: %w", err))
+		}
+		listed = append(listed, tool)
+	}
+	r.add(listed)
+	return r, nil
+}
+
+// connectError wraps err with the server's stderr, saying when the
+// deadline passed.
+func (r *Remote) connectError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		err = fmt.Errorf("no answer in time (%w): %w", ctx.Err(), err)
+	}
+	return &ConnectError{Server: r.name, Stderr: r.Stderr(), Err: err}
+}
+
+// add adds the listed tools to the registry, in the server's order.
+func (r *Remote) add(listed []*sdk.Tool) {
+	taken := map[string]bool{}
+	for _, mt := range listed {
+		name := RemoteName(r.name, mt.Name, taken)
+		t, err := r.tool(name, mt)
+		if err == nil {
+			err = r.reg.Add(t)
+		}
+		if err != nil {
+			r.skipped = append(r.skipped, fmt.Errorf("mcp: server %q: tool %q: %w", r.name, mt.Name, err))
+			continue
+		}
+		taken[name] = true
+		r.tools = append(r.tools, RemoteTool{Name: name, Remote: mt.Name})
+	}
+}
+
+// tool builds the registry's tool for the server's tool mt.
+func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
+	in, err := schemaJSON(mt.InputSchema)
+	if err != nil {
+		return tooling.Tool{}, fmt.Errorf("inputSchema: %w", err)
+	}
+	out, err := schemaJSON(mt.OutputSchema)
+	if err != nil {
+		return tooling.Tool{}, fmt.Errorf("outputSchema: %w", err)
+	}
+	title := mt.Title
+	if title == "" && mt.Annotations != nil {
+		title = mt.Annotations.Title
+	}
+	if title == "" && name != r.name+"."+mt.Name {
+		title = mt.Name // the name the server gives, shown where the registry's differs
+	}
+	remote, session := mt.Name, r.session
+	return tooling.Tool{
+		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
+		Meta: metaOf(mt.Annotations),
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: remote, Arguments: c.Raw()})
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, r.callError(err)
+			}
+			if res.IsError {
+				return nil, errors.New(orText(textOf(res.Content), "the server reported an error and said nothing more"))
+			}
+			return output(res)
+		},
+	}, nil
+}
+
+// callError adds the server's stderr tail to an error of the connection.
+func (r *Remote) callError(err error) error {
+	if tail := r.Stderr(); tail != "" {
+		return fmt.Errorf("%w; the server's stderr ends with: %s", err, tail)
+	}
+	return err
+}
+
+// schemaJSON re-encodes a schema as the SDK decoded it; nil stays nil.
+func schemaJSON(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// metaOf maps MCP annotations to Meta, with MCP's defaults for absent
+// hints: not read-only, destructive, not idempotent, open-world.
+func metaOf(a *sdk.ToolAnnotations) tooling.Meta {
+	var ann sdk.ToolAnnotations
+	if a != nil {
+		ann = *a
+	}
+	m := tooling.Meta{Concurrency: tooling.Exclusive, Effects: tooling.EffectWrite, Idempotent: ann.IdempotentHint, Tags: []string{"remote"}}
+	if ann.ReadOnlyHint {
+		m.Concurrency, m.Effects = tooling.ReadOnly, tooling.EffectRead
+	} else if ann.DestructiveHint == nil || *ann.DestructiveHint {
+		m.Safety = tooling.SafetyHigh
+	}
+	if ann.OpenWorldHint == nil || *ann.OpenWorldHint {
+		m.Effects |= tooling.EffectNetwork
+	}
+	return m
+}
+
+// output is a successful result's output: its structuredContent when it
+// has one (checked against the tool's outputSchema by the registry), else
+// the text of a lone text block, else every content block as MCP encodes
+// it.
+func output(res *sdk.CallToolResult) (any, error) {
+	if res.StructuredContent != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("structuredContent: %w", err)
+		}
+		return json.RawMessage(b), nil
+	}
+	if len(res.Content) == 1 {
+		if t, ok := res.Content[0].(*sdk.TextContent); ok {
+			return t.Text, nil
+		}
+	}
+	b, err := json.Marshal(res.Content)
+	if err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	return json.RawMessage(b), nil
+}
+
+// textOf joins the text blocks of content.
+func textOf(content []sdk.Content) string {
+	var parts []string
+	for _, c := range content {
+		if t, ok := c.(*sdk.TextContent); ok && t.Text != "" {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// Name is the server's name, the group of its tools.
+func (r *Remote) Name() string { return r.name }
+
+// Tools lists the server's tools in the registry, in the server's order.
+func (r *Remote) Tools() []RemoteTool { return append([]RemoteTool(nil), r.tools...) }
+
+// Skipped lists the server's tools the registry refused, one error each.
+func (r *Remote) Skipped() []error { return append([]error(nil), r.skipped...) }
+
+// Stderr returns the end of what a stdio server wrote to its stderr
+// (the last few KiB), "" for an HTTP server.
+func (r *Remote) Stderr() string {
+	if r.proc == nil {
+		return ""
+	}
+	return r.proc.stderr.String()
+}
+
+// Close removes the server's tools from the registry, ends the session and
+// stops a stdio server: its stdin is closed, then it is sent SIGTERM and
+// SIGKILL if it has not exited, and whatever it started in its process
+// group is killed. Calls in flight fail.
+func (r *Remote) Close() error {
+	r.closeOnce.Do(func() {
+		for _, t := range r.tools {
+			r.reg.Remove(t.Name)
+		}
+		err := r.session.Close()
+		r.stop()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = nil // a server that exits on a signal or with a status as it is stopped
+		}
+		r.closeErr = err
+	})
+	return r.closeErr
+}
+
+// stop kills what a stdio server left behind in its process group.
+func (r *Remote) stop() {
+	if r.proc != nil {
+		r.proc.kill()
+	}
+}
+
+// RemoteName is the registry name of the server's tool remote: "GROUP.tool"
+// where tool is remote in lower snake case ("getTinyImage" becomes
+// "get_tiny_image", "get-sum" "get_sum"), prefixed "t_" when it does not
+// start with a letter, and suffixed "_2", "_3"... when taken already holds
+// the result. The server's own name is kept beside it (RemoteTool) for calls.
+func RemoteName(group, remote string, taken map[string]bool) string {
+	seg := snake(remote)
+	if seg == "" || seg[0] < 'a' || seg[0] > 'z' {
+		seg = "t_" + seg
+		seg = strings.TrimSuffix(seg, "_")
+	}
+	name := group + "." + seg
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s.%s_%d", group, seg, i)
+	}
+	return name
+}
+
+// serverGroup is the registry group of a server's tools: its name in lower
+// snake case ("my-server" becomes "my_server").
+func serverGroup(name string) (string, error) {
+	g := snake(name)
+	if g == "" || g[0] < 'a' || g[0] > 'z' {
+		return "", fmt.Errorf("the server name %q cannot name a group of tools: start it with a letter", name)
+	}
+	return g, nil
+}
+
+// snake spells s in lower snake case: camelCase words split, every run of
+// other characters one underscore, no underscore at either end.
+func snake(s string) string {
+	var b strings.Builder
+	prev := byte('_') // the last byte written
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			if prev != '_' && (i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' || i > 0 && s[i-1] >= '0' && s[i-1] <= '9') {
+				b.WriteByte('_')
+			}
+			prev = c + 'a' - 'A'
+			b.WriteByte(prev)
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			prev = c
+			b.WriteByte(c)
+		default:
+			if prev != '_' {
+				b.WriteByte('_')
+				prev = '_'
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "_")
+}
+
+// headerClient is an HTTP client that sends headers with every request.
+func headerClient(h map[string]string) *http.Client {
+	if len(h) == 0 {
+		return nil
+	}
+	return &http.Client{Transport: headerTransport{h, http.DefaultTransport}}
+}
+
+type headerTransport struct {
+	h    map[string]string
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.h {
+		req.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// environ is the process environment with env added, sorted for a stable
+// order.
+func environ(env map[string]string) []string {
+	out := os.Environ()
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}

@@ -1,0 +1,301 @@
+//go:build linux
+
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// peerEnv makes the test binary a stdio MCP server (see peerMain) instead
+// of running the tests; its value is the server's behaviour.
+const peerEnv = "TOOLEXPLORER_TEST_MCP_PEER"
+
+func init() {
+	if mode, ok := os.LookupEnv(peerEnv); ok {
+		os.Exit(peerMain(mode))
+	}
+}
+
+// peerMain is a small MCP server over stdio. Mode "serve" serves the test
+// tools; "crash" writes to stderr and exits; "chatter" writes text that is
+// not MCP to stdout and exits.
+func peerMain(mode string) int {
+	switch mode {
+	case "crash":
+		fmt.Fprintln(os.Stderr, "peer: cannot open the database")
+		return 3
+	case "chatter":
+		fmt.Println("hello, I am not a protocol")
+		return 0
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "1"}, nil)
+	obj := func(s string) json.RawMessage { return json.RawMessage(s) }
+	text := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
+	args := func(req *sdk.CallToolRequest) map[string]any {
+		var m map[string]any
+		_ = json.Unmarshal(req.Params.Arguments, &m)
+		return m
+	}
+	yes := false
+	s.AddTool(&sdk.Tool{Name: "echo", Description: "echoes", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes},
+		InputSchema: obj(`{"type":"object","properties":{"text":{"type":"string","minLength":1}},"required":["text"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text("echo: " + args(req)["text"].(string)), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "addNumbers", Description: "adds", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema:  obj(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
+		OutputSchema: obj(`{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			a := args(req)
+			sum := a["a"].(float64) + a["b"].(float64)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(sum)}}, StructuredContent: map[string]any{"sum": sum}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "lies", Description: "breaks its output schema",
+		InputSchema:  obj(`{"type":"object"}`),
+		OutputSchema: obj(`{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{}, StructuredContent: map[string]any{"sum": "many"}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "fails", Description: "reports an error", InputSchema: obj(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "the disk is full"}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "broken", Description: "a schema that does not compile",
+		InputSchema: obj(`{"type":"object","properties":{"x":{"type":"nope"}}}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("ran"), nil })
+	s.AddTool(&sdk.Tool{Name: "spawn", Description: "starts a process that outlives the call",
+		InputSchema: obj(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			c := exec.Command("sleep", "300")
+			if err := c.Start(); err != nil {
+				return nil, err
+			}
+			return text(strconv.Itoa(c.Process.Pid)), nil
+		})
+	fmt.Fprintln(os.Stderr, "peer: ready")
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// peer is the config of the test server in the given mode.
+func peer(t *testing.T, mode string) config.Server {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config.Server{Command: exe, Env: map[string]string{peerEnv: mode}}
+}
+
+func connectPeer(t *testing.T, reg *tooling.Registry) *mcp.Remote {
+	t.Helper()
+	r, err := mcp.Connect(context.Background(), reg, "peer", peer(t, "serve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+func TestConnectAddsRemoteTools(t *testing.T) {
+	reg := tooling.NewRegistry()
+	r := connectPeer(t, reg)
+	var got []string
+	for _, rt := range r.Tools() {
+		got = append(got, rt.Name+"="+rt.Remote)
+	}
+	want := "peer.add_numbers=addNumbers peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn" // the server lists them by name
+	if strings.Join(got, " ") != want {
+		t.Fatalf("tools %q, want %q", strings.Join(got, " "), want)
+	}
+	if s := r.Skipped(); len(s) != 1 || !strings.Contains(s[0].Error(), `tool "broken"`) {
+		t.Fatalf("skipped %v, want the tool whose schema does not compile", s)
+	}
+	if _, ok := reg.Lookup("peer.broken"); ok {
+		t.Fatal("a tool whose schema does not compile was added")
+	}
+	if !strings.Contains(r.Stderr(), "peer: ready") {
+		t.Fatalf("stderr %q, want the server's stderr kept", r.Stderr())
+	}
+	tool, _ := reg.Lookup("peer.add_numbers")
+	if tool.Title != "addNumbers" {
+		t.Fatalf("title %q, want the server's name of a renamed tool", tool.Title)
+	}
+}
+
+func TestAnnotationsMapToMeta(t *testing.T) {
+	reg := tooling.NewRegistry()
+	connectPeer(t, reg)
+	echo, _ := reg.Lookup("peer.echo")
+	if echo.Meta.Concurrency != tooling.ReadOnly || echo.Meta.Effects != tooling.EffectRead || echo.Meta.NeedsConsent() {
+		t.Fatalf("echo (read-only, closed world) meta %+v", echo.Meta)
+	}
+	fails, _ := reg.Lookup("peer.fails") // no annotations: MCP's defaults
+	m := fails.Meta
+	if m.Concurrency != tooling.Exclusive || !m.Effects.Has(tooling.EffectWrite|tooling.EffectNetwork) || m.EffectiveSafety() != tooling.SafetyHigh || !m.NeedsConsent() {
+		t.Fatalf("unannotated tool meta %+v, want exclusive, write+network, high risk, consent", m)
+	}
+}
+
+func TestCallsThroughTheRegistry(t *testing.T) {
+	reg := tooling.NewRegistry()
+	connectPeer(t, reg)
+	ctx := context.Background()
+	cases := []struct {
+		tool, args string
+		opts       []tooling.Option
+		code       tooling.Code
+		output     string // the output, or a part of the message
+	}{
+		{"peer.echo", `{"text":"hi"}`, nil, tooling.CodeOK, `"echo: hi"`},
+		{"peer.echo", `{"text":""}`, nil, tooling.CodeValidationError, "/text"},
+		{"peer.echo", `{}`, nil, tooling.CodeValidationError, "text"},
+		{"peer.add_numbers", `{"a":2,"b":3.5}`, nil, tooling.CodeOK, `{"sum":5.5}`},
+		{"peer.lies", `{}`, []tooling.Option{tooling.WithConsent()}, tooling.CodeOutputInvalid, "/sum"},
+		{"peer.fails", `{}`, nil, tooling.CodeConsentRequired, ""},
+		{"peer.fails", `{}`, []tooling.Option{tooling.WithConsent()}, tooling.CodeToolError, "the disk is full"},
+	}
+	for _, c := range cases {
+		res, _ := reg.Execute(ctx, c.tool, json.RawMessage(c.args), c.opts...)
+		if res.Code != c.code {
+			t.Errorf("%s %s: code %q (%s), want %q", c.tool, c.args, res.Code, res.Message, c.code)
+			continue
+		}
+		if c.code == tooling.CodeOK {
+			if string(res.Output) != c.output {
+				t.Errorf("%s %s: output %s, want %s", c.tool, c.args, res.Output, c.output)
+			}
+			continue
+		}
+		all := res.Message
+		for _, f := range res.Fields {
+			all += " " + f.Path
+		}
+		if !strings.Contains(all, c.output) {
+			t.Errorf("%s %s: message %q, want it to name %q", c.tool, c.args, all, c.output)
+		}
+	}
+}
+
+// TestCloseLeavesNoProcess starts a server that starts a process of its
+// own, closes the connection and checks that both are gone and the tools
+// removed.
+func TestCloseLeavesNoProcess(t *testing.T) {
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "peer", peer(t, "serve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := reg.Execute(context.Background(), "peer.spawn", nil, tooling.WithConsent())
+	if !res.OK() {
+		t.Fatalf("spawn: %s %s", res.Code, res.Message)
+	}
+	var s string
+	if err := json.Unmarshal(res.Output, &s); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !alive(pid) {
+		t.Fatalf("the control: the grandchild %d is not running before Close", pid)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// The grandchild was killed; once its new parent reaps it, it is gone.
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Fatalf("process %d, started by the server, is still running after Close", pid)
+	}
+	if reg.Len() != 0 {
+		t.Fatalf("%d tools left in the registry after Close: %v", reg.Len(), reg.Names())
+	}
+}
+
+// alive reports whether pid is a running process (not a zombie).
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func TestConnectFailures(t *testing.T) {
+	cases := []struct {
+		name   string
+		server config.Server
+		want   []string
+	}{
+		{"missing", config.Server{Command: "/nonexistent/server"}, []string{`server "x"`, "no such file"}},
+		{"crash", peer(t, "crash"), []string{"not an MCP server", "cannot open the database"}},
+		{"chatter", peer(t, "chatter"), []string{"not an MCP server"}},
+		{"neither", config.Server{}, []string{"neither a command nor a url"}},
+		{"both", config.Server{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
+		{"refused", config.Server{URL: "http://127.0.0.1:1/mcp"}, []string{"not an MCP server"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			reg := tooling.NewRegistry()
+			r, err := mcp.Connect(context.Background(), reg, "x", c.server)
+			if err == nil {
+				_ = r.Close()
+				t.Fatal("connected")
+			}
+			var ce *mcp.ConnectError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T %v, want a *ConnectError", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q, want it to say %q", err, w)
+				}
+			}
+			if reg.Len() != 0 {
+				t.Errorf("%d tools added", reg.Len())
+			}
+		})
+	}
+}
+
+func TestRemoteName(t *testing.T) {
+	taken := map[string]bool{"s.get_sum": true}
+	for remote, want := range map[string]string{
+		"echo": "s.echo", "getTinyImage": "s.get_tiny_image", "get-sum": "s.get_sum_2", "fs.read_file": "s.fs_read_file",
+		"2fa": "s.t_2fa", "__x__": "s.x", "---": "s.t",
+	} {
+		if got := mcp.RemoteName("s", remote, taken); got != want {
+			t.Errorf("RemoteName(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}
