@@ -1,0 +1,96 @@
+//go:build linux
+
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// everything is the stdio config of the reference MCP server,
+// @modelcontextprotocol/server-everything at the version
+// scripts/peers/package-lock.json pins, installed by scripts/install-peers.sh
+// into .cache/npm. In CI (CI=true) a peer
+// that cannot be installed fails the test; elsewhere the test is skipped
+// with the reason.
+func everything(t *testing.T) config.Server {
+	t.Helper()
+	fail := t.Skipf
+	if os.Getenv("CI") == "true" {
+		fail = t.Fatalf
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		fail("node is not installed: %v", err)
+	}
+	if out, err := exec.Command("../scripts/install-peers.sh").CombinedOutput(); err != nil {
+		fail("scripts/install-peers.sh could not install the MCP peers: %v: %s", err, out)
+	}
+	dir, err := filepath.Abs("../.cache/npm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config.Server{Command: node, Args: []string{filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}}
+}
+
+func TestServerEverything(t *testing.T) {
+	s := everything(t)
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "everything", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	names := map[string]string{}
+	for _, rt := range r.Tools() {
+		names[rt.Remote] = rt.Name
+	}
+	for remote, want := range map[string]string{"echo": "everything.echo", "get-sum": "everything.get_sum", "get-structured-content": "everything.get_structured_content"} {
+		if names[remote] != want {
+			t.Errorf("the server's %q is %q in the registry, want %q (tools: %v)", remote, names[remote], want, names)
+		}
+	}
+	if len(r.Skipped()) != 0 {
+		t.Errorf("tools skipped: %v", r.Skipped())
+	}
+	ctx := context.Background()
+	cases := []struct {
+		tool, args string
+		code       tooling.Code
+		output     string
+	}{
+		{"everything.echo", `{"message":"hello"}`, tooling.CodeOK, `"Echo: hello"`},
+		{"everything.echo", `{"message":7}`, tooling.CodeValidationError, ""},
+		{"everything.get_sum", `{"a":2,"b":40}`, tooling.CodeOK, `"The sum of 2 and 40 is 42."`},
+		{"everything.get_structured_content", `{"location":"Chicago"}`, tooling.CodeOK, `{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}`},
+		{"everything.get_structured_content", `{"location":"Paris"}`, tooling.CodeValidationError, ""},
+	}
+	for _, c := range cases {
+		res, _ := reg.Execute(ctx, c.tool, json.RawMessage(c.args))
+		if res.Code != c.code {
+			t.Errorf("%s %s: code %q (%s), want %q", c.tool, c.args, res.Code, res.Message, c.code)
+			continue
+		}
+		if c.code == tooling.CodeOK && !sameJSON(res.Output, c.output) {
+			t.Errorf("%s %s: output %s, want %s", c.tool, c.args, res.Output, c.output)
+		}
+	}
+}
+
+func sameJSON(a json.RawMessage, b string) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
