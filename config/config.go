@@ -213,6 +213,8 @@ type fileLimits struct {
 	OpenFiles     int   `json:"open_files"`
 	FileSizeBytes int64 `json:"file_size_bytes"`
 	Processes     int   `json:"processes"`
+	TmpBytes      int64 `json:"tmp_bytes"`
+	TmpInodes     int   `json:"tmp_inodes"`
 }
 
 // MarshalJSON writes c in the shape of the file, every key present, so that

@@ -71,6 +71,8 @@ type Limits struct {
 	OpenFiles     int   // open file descriptors
 	FileSizeBytes int64 // the largest file written
 	Processes     int   // processes and threads
+	TmpBytes      int64 // what the private temp dir may hold
+	TmpInodes     int   // entries in the private temp dir
 }
 
 // WorkspaceDir returns the directory of Workspace, made absolute and clean.
@@ -145,6 +147,8 @@ func (p *problems) checkConfinement(c Confinement) {
 		{"open_files", int64(l.OpenFiles)},
 		{"file_size_bytes", l.FileSizeBytes},
 		{"processes", int64(l.Processes)},
+		{"tmp_bytes", l.TmpBytes},
+		{"tmp_inodes", int64(l.TmpInodes)},
 	} {
 		if f.v < 0 {
 			p.add("/confinement/max_limits/"+f.key, "must not be negative, got %d (0 does not cap)", f.v)
@@ -207,6 +211,12 @@ func (p *problems) applyConfinement(obj map[string]any, c *Confinement) {
 		}
 		if n, ok := p.integer(l, "processes", at+"processes", strconv.IntSize); ok {
 			c.MaxLimits.Processes = int(n)
+		}
+		if n, ok := p.integer(l, "tmp_bytes", at+"tmp_bytes", 64); ok {
+			c.MaxLimits.TmpBytes = n
+		}
+		if n, ok := p.integer(l, "tmp_inodes", at+"tmp_inodes", strconv.IntSize); ok {
+			c.MaxLimits.TmpInodes = int(n)
 		}
 	}
 	if v, ok := obj["allow_unconfined"].(bool); ok {

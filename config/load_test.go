@@ -200,7 +200,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /confinement/allowed_root: unknown key (did you mean "allowed_roots"?)`,
 			`config: f.json: /confinement/poolSize: unknown key (did you mean "pool_size"?)`,
 			`config: f.json: /confinement/max_limits/open_file: unknown key (did you mean "open_files"?)`,
-			`config: f.json: /confinement/max_limits/cpu: unknown key (known keys: cpu_seconds, file_size_bytes, memory_bytes, open_files, processes)`,
+			`config: f.json: /confinement/max_limits/cpu: unknown key (known keys: cpu_seconds, file_size_bytes, memory_bytes, open_files, processes, tmp_bytes, tmp_inodes)`,
 			`config: f.json: /confinement/color: unknown key (known keys: allow_unconfined, allowed_ports, allowed_roots, max_limits, pool_size, workspace)`,
 		}},
 		{"confinement: wrong types", `{"confinement": {"workspace": 3, "allowed_roots": "/srv", "allowed_ports": ["22", 1.5, null], "max_limits": [], "allow_unconfined": "no", "pool_size": "2"}}`, []string{

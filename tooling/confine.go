@@ -56,6 +56,10 @@ type ConfineLimits struct {
 	OpenFiles     uint64
 	FileSizeBytes uint64
 	Processes     uint64
+	// TmpBytes and TmpInodes bound the private temporary directory
+	// (default 256 MiB and 16384 entries).
+	TmpBytes  uint64
+	TmpInodes uint64
 }
 
 // The codes of confined calls.

@@ -278,7 +278,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	read, write := expand(c.Read), expand(c.Write)
 	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), BindTCP: c.BindTCP, Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
 		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
-			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes}}
+			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes, TmpBytes: c.Limits.TmpBytes, TmpInodes: c.Limits.TmpInodes}}
 	pol := cfg.Confinement
 	// The allowed roots are the config's and the workspace; without any in
 	// the config, the workspace and the tool's own programs (each a root of
@@ -299,7 +299,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	p.Limits.ResponseBytes = uint64(max(cfg.MaxOutputBytes, 0)) + responseRoom
 	narrowed, dropped := p.Narrow(confine.Policy{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
 		MaxLimits: confine.Limits{CPUSeconds: uint64(m.CPUSeconds), MemoryBytes: uint64(m.MemoryBytes), OpenFiles: uint64(m.OpenFiles),
-			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes)}})
+			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes), TmpBytes: uint64(m.TmpBytes), TmpInodes: uint64(m.TmpInodes)}})
 	if err := checkWriteGrants(narrowed.WritePaths, cfg.Source); err != nil {
 		return confine.Profile{}, "", nil, err
 	}

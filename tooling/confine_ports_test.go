@@ -186,3 +186,19 @@ func TestWorkspaceNotHandedOverWithContent(t *testing.T) {
 		t.Error("a workspace path that is a symlink was followed")
 	}
 }
+
+// TestTmpBudget checks that a tool's temp dir budget reaches its profile,
+// capped by the config's max_limits.
+func TestTmpBudget(t *testing.T) {
+	r := NewRegistry()
+	cfg := config.Default()
+	cfg.Confinement.Workspace = t.TempDir()
+	cfg.Confinement.MaxLimits.TmpBytes = 8 << 20
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, _, dropped, err := r.profileOf("t.tmp", &Confinement{Limits: ConfineLimits{TmpBytes: 64 << 20, TmpInodes: 100}})
+	if err != nil || p.Limits.TmpBytes != 8<<20 || p.Limits.TmpInodes != 100 || len(dropped) != 1 {
+		t.Errorf("tmp budget %d bytes, %d entries (dropped %v, %v); want 8 MiB and 100", p.Limits.TmpBytes, p.Limits.TmpInodes, dropped, err)
+	}
+}
