@@ -244,6 +244,19 @@ func (a *app) loadConfig(path string, keep bool) int {
 	return exitOK
 }
 
+// startNoWorkers applies the config without confined workers started ahead
+// of the calls, for a command that makes one call: such a worker would serve
+// nothing, and starting it would slow the call down.
+func (a *app) startNoWorkers() {
+	if a.cfg.Confinement.PoolSize == 0 {
+		return
+	}
+	cfg := a.cfg
+	cfg.Confinement.PoolSize = 0
+	// Accepted already with a larger pool: no new warning or error.
+	_, _ = a.reg.Configure(cfg)
+}
+
 // configErrors prints each problem of a config file on its own line:
 // "toolexplorer: config: FILE:LINE:COLUMN: /json/pointer: message".
 func (a *app) configErrors(err error, fromEnv bool) {

@@ -64,6 +64,7 @@ Exit status:
 			if code != exitOK {
 				return code
 			}
+			a.startNoWorkers()
 			res, _ := a.reg.Execute(a.ctx, args[0], raw, opts...)
 			code = exitFor(res.Status)
 			if asJSON {
