@@ -14,6 +14,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
+	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
 )
@@ -44,6 +45,12 @@ type app struct {
 	// toolProblems its tools that could not be added, one line each.
 	toolsPath    string
 	toolProblems []string
+	// flagServers are the --server flags; remotes the servers connected
+	// (from them and the config) and serverProblems what failed, one line
+	// each.
+	flagServers    []namedServer
+	remotes        []*mcp.Remote
+	serverProblems []string
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -103,7 +110,7 @@ func (a *app) main(args []string) int {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	var configPath, toolsPath string
-	sharedFlags(fs, &configPath, &toolsPath)
+	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -123,6 +130,7 @@ func (a *app) main(args []string) int {
 			if code := a.loadTools(a.toolsPath); code != exitOK {
 				return code
 			}
+			defer a.closeServers()
 			if code := a.loadConfig(configPath, false); code != exitOK {
 				return code
 			}
@@ -145,10 +153,11 @@ func (a *app) main(args []string) int {
 }
 
 // sharedFlags declares the flags accepted before the command name and by
-// every command: --config and --tools.
-func sharedFlags(fs *flag.FlagSet, configPath, toolsPath *string) {
+// every command: --config, --tools and --server.
+func sharedFlags(fs *flag.FlagSet, configPath, toolsPath *string, servers *[]namedServer) {
 	fs.StringVar(configPath, "config", "", "load the config `FILE` (default: $"+configEnv+")")
 	fs.StringVar(toolsPath, "tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
+	fs.Var(serverFlag{servers}, "server", "also add the tools of the MCP server `NAME=COMMAND...` or NAME=URL (repeatable)")
 }
 
 // runCommand parses a command's flags, applies the config and runs it.
@@ -161,7 +170,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	a.stdout, a.stderr = termtext.Writer(a.stdout), termtext.Writer(a.stderr)
 	fs := newFlagSet(cmd.name)
 	var configPath, toolsPath string
-	sharedFlags(fs, &configPath, &toolsPath)
+	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
 	exec := cmd.setup(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -181,6 +190,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 		if configPath == "" {
 			configPath = globalConfig
 		}
+		defer a.closeServers()
 		if code := a.loadConfig(configPath, cmd.keepWarnings); code != exitOK {
 			return code
 		}
@@ -230,6 +240,7 @@ func (a *app) loadConfig(path string, keep bool) int {
 		}
 	}
 	a.cfg, a.configFile = cfg, path
+	a.connectServers(cfg)
 	warnings, err := a.reg.Configure(cfg)
 	if err != nil {
 		a.configErrors(err, fromEnv)

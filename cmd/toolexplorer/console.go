@@ -31,7 +31,7 @@ func runConsole(a *app, _ string) int {
 // consoleOptions are the console's options for the app as loaded.
 func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
-		Problems:  append(slices.Clone(a.toolProblems), a.warnings...),
+		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile)}
 }
 

@@ -42,7 +42,7 @@ func (a *app) printMainHelp(w io.Writer) {
 	b.WriteString(`toolexplorer lists, inspects and runs the tools registered in this program.
 
 Usage:
-  toolexplorer [--config FILE] [--tools FILE] COMMAND [flags] [arguments]
+  toolexplorer [--config FILE] [--tools FILE] [--server NAME=CMD|URL] COMMAND [flags] [arguments]
 
 Commands:
 `)
@@ -58,6 +58,11 @@ Flags:
   --tools FILE    also load the tools of an MCP tools/list result (or an array of
                   tools) in preview mode: calls are validated and their arguments
                   echoed back; nothing else happens. Every command accepts it too
+  --server NAME=COMMAND...  or  --server NAME=URL
+                  also add the tools of an MCP server, started as a command
+                  (words separated by spaces) or reached at a streamable HTTP
+                  URL, as NAME.tool; repeatable. Every command accepts it too;
+                  the config's "servers" or "mcpServers" section adds more
   --version       print the version and exit
   -h, --help      print this help
 
@@ -71,7 +76,8 @@ Flags:
 func printCommandHelp(w io.Writer, c *command) {
 	fs := newFlagSet(c.name)
 	var configPath, toolsPath string
-	sharedFlags(fs, &configPath, &toolsPath)
+	var servers []namedServer
+	sharedFlags(fs, &configPath, &toolsPath, &servers)
 	c.setup(fs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage: toolexplorer %s %s\n\n", c.name, c.args)

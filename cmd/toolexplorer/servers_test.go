@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// serveEnv makes the test binary "toolexplorer serve" on stdio, a stdio
+// MCP server for the tests of --server.
+const serveEnv = "TOOLEXPLORER_TEST_SERVE"
+
+func init() {
+	if os.Getenv(serveEnv) == "1" {
+		os.Exit(run(context.Background(), []string{"serve"}, os.Stdin, os.Stdout, os.Stderr))
+	}
+}
+
+// ourServer is the --server flag of this program serving its demo tools.
+func ourServer(t *testing.T, name string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(serveEnv, "1") // the child inherits it; this process read it at start
+	return "--server=" + name + "=" + exe
+}
+
+func TestServerFlagAddsRemoteTools(t *testing.T) {
+	srv := ourServer(t, "ours")
+	o := cli(t, "", srv, "list")
+	if o.code != exitOK || !strings.Contains(o.stdout, "ours.demo_echo") || !strings.Contains(o.stdout, "demo.echo ") {
+		t.Fatalf("list with --server: want the local and the remote tools\n%s", o)
+	}
+	o = cli(t, "", "run", srv, "ours.demo_echo", "--json", "--args", `{"text":"round trip"}`)
+	if o.code != exitOK || !strings.Contains(o.stdout, "round trip") {
+		t.Fatalf("run of a remote tool:\n%s", o)
+	}
+	o = cli(t, "", "run", srv, "ours.demo_echo", "--args", `{"text":7}`)
+	if o.code == exitOK || !strings.Contains(o.stdout+o.stderr, "validation_error") {
+		t.Fatalf("a remote call with invalid arguments, validated here:\n%s", o)
+	}
+	o = cli(t, "", srv, "describe", "ours.demo_echo")
+	if o.code != exitOK || !strings.Contains(o.stdout, "remote") {
+		t.Fatalf("describe of a remote tool:\n%s", o)
+	}
+	if _, ok := tooling.Default.Lookup("ours.demo_echo"); ok {
+		t.Fatal("the remote tools are still in the registry after the command")
+	}
+}
+
+func TestServerFlagFailures(t *testing.T) {
+	o := cli(t, "", "--server", "bad=/nonexistent/server", "list")
+	if o.code != exitOK || !strings.Contains(o.stderr, `warning: server "bad": `) || !strings.Contains(o.stderr, "no such file") || !strings.Contains(o.stdout, "demo.echo") {
+		t.Fatalf("a server that cannot start is a warning, the local tools still listed:\n%s", o)
+	}
+	for _, bad := range []string{"noequals", "=cmd", "name=", "name=  "} {
+		o := cli(t, "", "--server", bad, "list")
+		if o.code != exitUsage || !strings.Contains(o.stderr, "want NAME=COMMAND or NAME=URL") {
+			t.Errorf("--server %q:\n%s", bad, o)
+		}
+	}
+}
+
+func TestParseServerFlag(t *testing.T) {
+	s, err := parseServerFlag("everything=npx -y  @modelcontextprotocol/server-everything")
+	if err != nil || s.name != "everything" || s.server.Command != "npx" || strings.Join(s.server.Args, "|") != "-y|@modelcontextprotocol/server-everything" || s.server.URL != "" {
+		t.Fatalf("command: %+v %v", s, err)
+	}
+	s, err = parseServerFlag("remote=https://example.com/mcp")
+	if err != nil || s.name != "remote" || s.server.URL != "https://example.com/mcp" || s.server.Command != "" {
+		t.Fatalf("url: %+v %v", s, err)
+	}
+}
