@@ -18,9 +18,10 @@ import (
 	"time"
 )
 
-// e2eWait bounds every wait of the console's end-to-end test, a hang guard; each wait
-// ends as soon as the screen shows what it waits for.
-const e2eWait = 30 * time.Second
+// e2eWait bounds every wait of the console's end-to-end test, a hang guard, not a
+// measurement: each wait ends as soon as the screen shows what it waits for, so it is
+// generous enough for a heavily loaded machine and costs nothing when all goes well.
+const e2eWait = 2 * time.Minute
 
 // e2ePoll is how often the screen is captured while waiting.
 const e2ePoll = 50 * time.Millisecond
