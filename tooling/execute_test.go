@@ -186,30 +186,38 @@ func TestTimeoutReturnsOnTimeWhenToolIgnoresContext(t *testing.T) {
 	})
 }
 
+// TestCancelWhileRunning: a call canceled 30 ms after it started ends canceled, having run
+// until the cancel. In a synctest bubble the clock only moves when every goroutine waits, so
+// the call's start cannot drift past the cancel on a loaded machine (it did in real time: a
+// call that began running late measured a run shorter than the bound).
 func TestCancelWhileRunning(t *testing.T) {
-	r := codeRegistry(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(30*time.Millisecond, cancel)
-	res, err := r.Execute(ctx, "t.wait", nil)
-	if !errors.Is(err, tooling.ErrCanceled) || !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v", err)
-	}
-	if res.Run < 20*time.Millisecond {
-		t.Errorf("run %v", res.Run)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		r := codeRegistry(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(30*time.Millisecond, cancel)
+		res, err := r.Execute(ctx, "t.wait", nil)
+		if !errors.Is(err, tooling.ErrCanceled) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+		if res.Run != 30*time.Millisecond {
+			t.Errorf("run %v, want 30ms: from the start to the cancel", res.Run)
+		}
+	})
 }
 
 func TestCallerDeadlineIsTimeout(t *testing.T) {
-	r := codeRegistry(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	res, err := r.Execute(ctx, "t.wait", nil)
-	if !errors.Is(err, tooling.ErrTimeout) {
-		t.Fatalf("err = %v", err)
-	}
-	if res.Timeout > 30*time.Millisecond {
-		t.Errorf("timeout %v, want the caller's 30ms", res.Timeout)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		r := codeRegistry(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		res, err := r.Execute(ctx, "t.wait", nil)
+		if !errors.Is(err, tooling.ErrTimeout) {
+			t.Fatalf("err = %v", err)
+		}
+		if res.Timeout != 30*time.Millisecond {
+			t.Errorf("timeout %v, want the caller's 30ms", res.Timeout)
+		}
+	})
 }
 
 func TestValidationReportsEveryField(t *testing.T) {
