@@ -139,6 +139,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	if c, ok := obj["confinement"].(map[string]any); ok {
 		p.applyConfinement(c, &cfg.Confinement)
 	}
+	p.applyServers(obj, cfg)
 }
 
 // duration parses obj[key] when it is a string the schema accepted.

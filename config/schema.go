@@ -98,7 +98,17 @@ func (p *problems) schemaError(cs *compiledSchema, root any, ve *jsonschema.Vali
 		}
 	case *kind.PropertyNames:
 		at = propertyNamesObject(root, ve, k.Property)
-		p.addKey(at+"/"+jsonpointer.Escape(k.Property), "%s", nameMessage(k.Property))
+		msg := nameMessage(k.Property)
+		if at == "/servers" || at == "/mcpServers" {
+			msg = serverNameMessage(k.Property)
+		}
+		p.addKey(at+"/"+jsonpointer.Escape(k.Property), "%s", msg)
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = jsonText(w)
+		}
+		p.add(at, "must be one of %s, got %s", strings.Join(want, ", "), jsonText(v))
 	case *kind.Type:
 		p.add(at, "%s", typeMessage(k.Want, v))
 	case *kind.Pattern:
@@ -208,6 +218,10 @@ func patternFailure(schemaURL, got string) string {
 		return nameMessage(got)
 	case strings.HasSuffix(schemaURL, "/$defs/pattern"):
 		return patternMessage(got)
+	case strings.HasSuffix(schemaURL, "/$defs/serverName"):
+		return serverNameMessage(got)
+	case strings.HasSuffix(schemaURL, "/$defs/server/properties/url"):
+		return fmt.Sprintf("must be an http:// or https:// URL, got %q", got)
 	case strings.HasSuffix(schemaURL, "/$defs/path"), strings.HasSuffix(schemaURL, "/$defs/absolutePath"):
 		if strings.ContainsRune(got, 0) {
 			return nulMessage(got)

@@ -1,5 +1,13 @@
 package config
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+)
+
 // Server says how to reach an MCP server whose tools join the registry:
 // either a command to start (stdio) or the URL of a streamable HTTP
 // endpoint, never both. It is the shape of one entry of the "mcpServers"
@@ -16,4 +24,86 @@ type Server struct {
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
 	Headers map[string]string
+}
+
+// applyServers reads the "servers" and "mcpServers" sections, which the
+// schema checked entry by entry, and reports what only Go can tell: an
+// entry with both or neither of command and url, a type that disagrees with
+// them, a name given in both sections.
+func (p *problems) applyServers(obj map[string]any, cfg *Config) {
+	for _, key := range []string{"servers", "mcpServers"} {
+		section, _ := obj[key].(map[string]any)
+		names := make([]string, 0, len(section))
+		for name := range section {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			e, ok := section[name].(map[string]any)
+			at := "/" + key + "/" + jsonpointer.Escape(name)
+			if !ok || p.under(at) {
+				continue
+			}
+			if _, dup := cfg.Servers[name]; dup {
+				p.addKey(at, "server %q is in both servers and mcpServers: keep one", name)
+				continue
+			}
+			s := Server{Args: stringList(e["args"]), Env: stringMap(e["env"]), Headers: stringMap(e["headers"])}
+			s.Command, _ = e["command"].(string)
+			s.URL, _ = e["url"].(string)
+			typ, _ := e["type"].(string)
+			switch {
+			case s.Command != "" && s.URL != "":
+				p.add(at, "gives both command and url: a server is either a command to start (stdio) or a URL (HTTP)")
+				continue
+			case s.Command == "" && s.URL == "":
+				p.add(at, `gives neither command nor url: add "command" (with "args") for a stdio server or "url" for an HTTP server`)
+				continue
+			case s.Command != "" && (typ == "http" || typ == "streamable-http"):
+				p.add(at+"/type", "is %q but the server has a command: use \"stdio\", or give a url", typ)
+				continue
+			case s.URL != "" && typ == "stdio":
+				p.add(at+"/type", "is \"stdio\" but the server has a url: use \"http\", or give a command")
+				continue
+			case s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0):
+				p.add(at, "args and env are for a command; an HTTP server takes headers")
+				continue
+			case s.URL == "" && len(s.Headers) > 0:
+				p.add(at, "headers are for a url; a command takes args and env")
+				continue
+			}
+			if cfg.Servers == nil {
+				cfg.Servers = map[string]Server{}
+			}
+			cfg.Servers[name] = s
+		}
+	}
+}
+
+// under reports whether a problem was recorded at path or below it.
+func (p *problems) under(path string) bool {
+	for _, e := range p.list {
+		if e.Path == path || strings.HasPrefix(e.Path, path+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func serverNameMessage(s string) string {
+	return fmt.Sprintf("%q is not a server name: a letter, then letters, digits, '_' or '-', like \"everything\" or \"my-server\"", s)
+}
+
+func stringMap(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
 }

@@ -76,3 +76,21 @@ func TestParseServerFlag(t *testing.T) {
 		t.Fatalf("url: %+v %v", s, err)
 	}
 }
+
+func TestConfigServers(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeFile(t, "mcp.json", `{"mcpServers": {"ours": {"command": "`+exe+`", "env": {"`+serveEnv+`": "1"}}},
+  "tools": {"ours.demo_echo": {"disabled": true}}}`)
+	o := cli(t, "", "--config", cfg, "list")
+	if o.code != exitOK || !strings.Contains(o.stdout, "ours.demo_kv_get") || strings.Contains(o.stderr, "warning") {
+		t.Fatalf("list with an mcpServers config:\n%s", o)
+	}
+	// The config's governance applies to the remote tools: this one is disabled.
+	o = cli(t, "", "--config", cfg, "run", "ours.demo_echo", "--args", `{"text":"x"}`)
+	if o.code == exitOK || !strings.Contains(o.stdout+o.stderr, "disabled") {
+		t.Fatalf("a remote tool disabled by config:\n%s", o)
+	}
+}

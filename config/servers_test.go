@@ -1,0 +1,64 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestServersSection(t *testing.T) {
+	// A Claude Desktop or Cursor file, as it is.
+	cfg, err := Parse([]byte(`{
+  "mcpServers": {
+    "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"], "env": {"LOG": "1"}},
+    "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}
+  }
+}`), "claude.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Server{
+		"everything": {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"LOG": "1"}},
+		"remote":     {URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
+	}
+	if !reflect.DeepEqual(cfg.Servers, want) {
+		t.Fatalf("servers %+v, want %+v", cfg.Servers, want)
+	}
+	// A VS Code file says the type.
+	cfg, err = Parse([]byte(`{"servers": {"a": {"type": "stdio", "command": "srv"}, "b": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}`), "vscode.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Servers["a"].Command != "srv" || cfg.Servers["b"].URL != "http://127.0.0.1:9/mcp" {
+		t.Fatalf("servers %+v", cfg.Servers)
+	}
+}
+
+func TestServersSectionErrors(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{`{"servers": {"a": {"command": "x", "url": "http://h/"}}}`, "/servers/a: gives both command and url"},
+		{`{"servers": {"a": {}}}`, "/servers/a: gives neither command nor url"},
+		{`{"servers": {"a": {"args": ["x"]}}}`, "/servers/a: gives neither command nor url"},
+		{`{"servers": {"a": {"type": "http", "command": "x"}}}`, `/servers/a/type: is "http" but the server has a command`},
+		{`{"servers": {"a": {"type": "stdio", "url": "http://h/"}}}`, `/servers/a/type: is "stdio" but the server has a url`},
+		{`{"servers": {"a": {"url": "http://h/", "env": {"K": "v"}}}}`, "/servers/a: args and env are for a command"},
+		{`{"servers": {"a": {"command": "x", "headers": {"K": "v"}}}}`, "/servers/a: headers are for a url"},
+		{`{"servers": {"a": {"command": "x"}}, "mcpServers": {"a": {"command": "y"}}}`, `server "a" is in both servers and mcpServers`},
+		{`{"mcpServers": {"a": {"cmd": "x"}}}`, "/mcpServers/a/cmd: unknown key"},
+		{`{"mcpServers": {"a": {"command": "x", "args": "-v"}}}`, "/mcpServers/a/args: must be an array"},
+		{`{"mcpServers": {"a": {"url": "ftp://h/"}}}`, `/mcpServers/a/url: must be an http:// or https:// URL, got "ftp://h/"`},
+		{`{"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}}`, `/mcpServers/a/type: must be one of "stdio", "http", "streamable-http", got "sse"`},
+		{`{"mcpServers": {"9lives": {"command": "x"}}}`, `/mcpServers/9lives: "9lives" is not a server name`},
+		{`{"mcpServers": {"a": "npx server"}}`, "/mcpServers/a: must be an object"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.doc), "f.json")
+		if err == nil {
+			t.Errorf("%s: parsed", c.doc)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant it to say %q", c.doc, err, c.want)
+		}
+	}
+}
