@@ -90,6 +90,21 @@ func peerMain(mode string) int {
 			}
 			return text(strconv.Itoa(c.Process.Pid)), nil
 		})
+	s.AddTool(&sdk.Tool{Name: "block", Description: "blocks until canceled", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: obj(`{"type":"object"}`)},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "peer: blocking")
+			<-ctx.Done()
+			fmt.Fprintln(os.Stderr, "peer: canceled")
+			return nil, ctx.Err()
+		})
+	s.AddTool(&sdk.Tool{Name: "die", Description: "exits", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: obj(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "peer: out of memory")
+			os.Exit(2)
+			return nil, nil
+		})
 	fmt.Fprintln(os.Stderr, "peer: ready")
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		return 1
@@ -124,7 +139,7 @@ func TestConnectAddsRemoteTools(t *testing.T) {
 	for _, rt := range r.Tools() {
 		got = append(got, rt.Name+"="+rt.Remote)
 	}
-	want := "peer.add_numbers=addNumbers peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn" // the server lists them by name
+	want := "peer.add_numbers=addNumbers peer.block=block peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn" // the server lists them by name
 	if strings.Join(got, " ") != want {
 		t.Fatalf("tools %q, want %q", strings.Join(got, " "), want)
 	}

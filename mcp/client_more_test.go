@@ -1,0 +1,113 @@
+//go:build linux
+
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// TestCancelReachesTheServer cancels a call in flight: the caller gets
+// canceled and the server sees its request canceled.
+func TestCancelReachesTheServer(t *testing.T) {
+	reg := tooling.NewRegistry()
+	r := connectPeer(t, reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *tooling.Result, 1)
+	go func() {
+		res, _ := reg.Execute(ctx, "peer.block", nil)
+		done <- res
+	}()
+	waitStderr(t, r, "peer: blocking")
+	cancel()
+	res := <-done
+	if res.Code != tooling.CodeCanceled {
+		t.Fatalf("code %q (%s), want canceled", res.Code, res.Message)
+	}
+	waitStderr(t, r, "peer: canceled")
+}
+
+// TestServerThatDies: a call to a server that exited is a tool_error that
+// names it and shows its stderr, and the registry lives on.
+func TestServerThatDies(t *testing.T) {
+	reg := tooling.NewRegistry()
+	connectPeer(t, reg)
+	res, _ := reg.Execute(context.Background(), "peer.die", nil)
+	if res.Code != tooling.CodeToolError {
+		t.Fatalf("code %q (%s), want tool_error", res.Code, res.Message)
+	}
+	res, _ = reg.Execute(context.Background(), "peer.echo", json.RawMessage(`{"text":"x"}`))
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, "peer: out of memory") {
+		t.Fatalf("a call after the server died: code %q, message %q; want tool_error with its stderr", res.Code, res.Message)
+	}
+}
+
+// waitStderr waits until the server has written want to its stderr.
+func waitStderr(t *testing.T, r *mcp.Remote, want string) {
+	t.Helper()
+	for !strings.Contains(r.Stderr(), want) {
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("the server never wrote %q; its stderr: %s", want, r.Stderr())
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestStreamableHTTP connects to a server over streamable HTTP, sending the
+// configured headers with every request.
+func TestStreamableHTTP(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "web", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "hello", Description: "greets", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"who":{"type":"string"}},"required":["who"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct{ Who string }
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello " + a.Who}}}, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	var mu sync.Mutex
+	var auth []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		auth = append(auth, req.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, req)
+	}))
+	defer ts.Close()
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := reg.Execute(context.Background(), "web.hello", json.RawMessage(`{"who":"you"}`))
+	if !res.OK() || string(res.Output) != `"hello you"` {
+		t.Fatalf("web.hello: %s %s %s", res.Code, res.Message, res.Output)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auth) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	for i, a := range auth {
+		if a != "Bearer sesame" {
+			t.Fatalf("request %d carried Authorization %q", i, a)
+		}
+	}
+}
