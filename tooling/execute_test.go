@@ -952,3 +952,32 @@ func TestFieldErrorsInDocumentOrder(t *testing.T) {
 		t.Fatalf("ValidateArgs: %v, want /tags/2 then /tags/10", fields)
 	}
 }
+
+// An unknown property is matched against the properties of the schema that
+// refused it, wherever that schema is: nested, under $defs, in array items.
+func TestUnknownPropertyHintsInSubschemas(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.nested", Run: run, Input: raw(`{"type":"object",
+		"properties":{
+			"owner":{"$ref":"#/$defs/person"},
+			"rows":{"type":"array","items":{"type":"object","properties":{"width":{"type":"integer"},"height":{"type":"integer"}},"additionalProperties":false}}},
+		"$defs":{"person":{"type":"object","properties":{"name":{"type":"string"},"email":{"type":"string"}},"additionalProperties":false}}}`)})
+	res, _ := r.Execute(context.Background(), "t.nested", raw(`{"owner":{"nmae":"x"},"rows":[{"width":1},{"hieght":2},{"x":3}]}`))
+	got := map[string]string{}
+	for _, f := range res.Fields {
+		got[f.Path] = f.Message
+	}
+	want := map[string]string{
+		"/owner/nmae":    `is not an allowed property (did you mean "name"?)`,
+		"/rows/1/hieght": `is not an allowed property (did you mean "height"?)`,
+		"/rows/2/x":      `is not an allowed property (allowed: height, width)`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("fields %v, want %v", got, want)
+	}
+	for p, m := range want {
+		if got[p] != m {
+			t.Errorf("%s: %q, want %q", p, got[p], m)
+		}
+	}
+}

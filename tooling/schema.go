@@ -46,7 +46,6 @@ func (f FieldError) String() string {
 // schema is a compiled JSON Schema and what Execute needs from it.
 type schema struct {
 	raw      json.RawMessage // as the tool declared it
-	doc      any             // decoded, for property look-ups in messages
 	compiled *jsonschema.Schema
 	params   []string                   // top-level property names, sorted
 	noParams bool                       // an object schema that accepts only {}
@@ -78,7 +77,7 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		}
 	}
 	loc := schemaBase + url.PathEscape(tool) + "/" + which + ".json"
-	s := &schema{raw: raw, doc: doc}
+	s := &schema{raw: raw}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	compiling := true // the engine also checks values of format "regex" later: those are not recorded
@@ -610,36 +609,70 @@ var formatExamples = map[string]string{
 }
 
 // propertiesAt lists the properties the schema at schemaURL defines, for
-// did-you-mean hints on unknown properties.
+// did-you-mean hints on unknown properties. The decoded schema is not kept:
+// the compiled one is searched for the subschema at that location.
 func (s *schema) propertiesAt(schemaURL string) []string {
-	_, frag, _ := strings.Cut(schemaURL, "#")
-	node := s.doc
-	if frag != "" {
-		for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
-			tok, _ = url.PathUnescape(tok)
-			tok = jsonpointer.Unescape(tok)
-			switch n := node.(type) {
-			case map[string]any:
-				node = n[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(n) {
-					return nil
-				}
-				node = n[i]
-			default:
-				return nil
-			}
-		}
+	sch := findSchema(s.compiled, schemaURL, map[*jsonschema.Schema]bool{})
+	if sch == nil {
+		return nil
 	}
-	obj, _ := node.(map[string]any)
-	props, _ := obj["properties"].(map[string]any)
-	out := make([]string, 0, len(props))
-	for k := range props {
+	out := make([]string, 0, len(sch.Properties))
+	for k := range sch.Properties {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// findSchema finds the subschema of sch (itself included) compiled from
+// location loc, or nil.
+func findSchema(sch *jsonschema.Schema, loc string, seen map[*jsonschema.Schema]bool) *jsonschema.Schema {
+	if sch == nil || seen[sch] {
+		return nil
+	}
+	seen[sch] = true
+	if sch.Location == loc {
+		return sch
+	}
+	var subs []*jsonschema.Schema
+	add := func(v any) {
+		switch v := v.(type) {
+		case *jsonschema.Schema:
+			subs = append(subs, v)
+		case []*jsonschema.Schema:
+			subs = append(subs, v...)
+		}
+	}
+	subs = append(subs, sch.Ref, sch.RecursiveRef, sch.Not, sch.If, sch.Then, sch.Else, sch.PropertyNames,
+		sch.UnevaluatedProperties, sch.Contains, sch.Items2020, sch.UnevaluatedItems, sch.ContentSchema)
+	if sch.DynamicRef != nil {
+		subs = append(subs, sch.DynamicRef.Ref)
+	}
+	subs = append(subs, sch.AllOf...)
+	subs = append(subs, sch.AnyOf...)
+	subs = append(subs, sch.OneOf...)
+	subs = append(subs, sch.PrefixItems...)
+	add(sch.AdditionalProperties)
+	add(sch.Items)
+	add(sch.AdditionalItems)
+	for _, v := range sch.Properties {
+		subs = append(subs, v)
+	}
+	for _, v := range sch.PatternProperties {
+		subs = append(subs, v)
+	}
+	for _, v := range sch.DependentSchemas {
+		subs = append(subs, v)
+	}
+	for _, v := range sch.Dependencies {
+		add(v)
+	}
+	for _, sub := range subs {
+		if found := findSchema(sub, loc, seen); found != nil {
+			return found
+		}
+	}
+	return nil
 }
 
 func rat(r *big.Rat) string {
