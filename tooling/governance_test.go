@@ -416,11 +416,21 @@ func TestMixedLoad(t *testing.T) {
 		Run: func(context.Context, tooling.Call) (any, error) { panic("mixed") }})
 	names := []string{"mix.read", "mix.excl", "mix.excl2", "mix.main", "mix.rate", "mix.slow", "mix.panic"}
 
+	// The observer's queue holds 4096 events and drops the rest, by design. So that every
+	// event arrives however the machine schedules the observer, a call starts only while
+	// the events of the calls started so far lag at most lagLimit behind the observer
+	// (each call has two); 64 goroutines then keep the lag under the queue's size.
+	const lagLimit = 2048
 	var mu sync.Mutex
+	var issued, observed int // calls started; events the observer received
+	drained := sync.NewCond(&mu)
 	begins, ends := map[string]int{}, map[string]int{}
 	remove := r.Observe(tooling.ObserverFunc(func(_ context.Context, ev tooling.Event) {
 		mu.Lock()
 		defer mu.Unlock()
+		observed++
+		drained.Broadcast()
+		time.Sleep(100 * time.Microsecond)
 		if ev.Kind == tooling.EventBegin {
 			begins[ev.CallID]++
 		} else {
@@ -437,6 +447,12 @@ func TestMixedLoad(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 7))
 			for i := 0; i < calls/goroutines+1 && count.Add(1) <= calls; i++ {
+				mu.Lock()
+				for 2*issued-observed > lagLimit {
+					drained.Wait()
+				}
+				issued++
+				mu.Unlock()
 				res, err := r.Execute(context.Background(), names[rng.IntN(len(names))], nil, tooling.WithTimeout(time.Second))
 				if res == nil || (err == nil) != res.OK() {
 					t.Errorf("result %+v err %v", res, err)
