@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +37,11 @@ type Remote struct {
 	proc    *process // nil for an HTTP server
 	tools   []RemoteTool
 	skipped []error
+
+	// calls maps the progress token of each call in flight to its Call, to
+	// which the server's progress notifications go.
+	calls sync.Map
+	seq   atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -74,7 +80,9 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // governance. A tool the registry refuses (a schema that does not compile, a
 // name that is too long) is left out and reported by Skipped; the others
 // are added. A stdio server's stderr is kept (Stderr), never written to the
-// terminal.
+// terminal. The server's progress notifications for a call reach the
+// caller's progress function (tooling.WithProgress), and a canceled call
+// is canceled on the server too.
 //
 // Metadata comes from the tool's MCP annotations, read with MCP's defaults
 // for absent hints (not read-only, destructive, open-world): a tool that
@@ -106,7 +114,8 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	default:
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: r.progressed})
 	r.session, err = client.Connect(ctx, t, nil)
 	if err != nil {
 		r.stop()
@@ -174,7 +183,12 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
 		Meta: metaOf(mt.Annotations),
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
-			res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: remote, Arguments: c.Raw()})
+			params := &sdk.CallToolParams{Name: remote, Arguments: c.Raw()}
+			token := fmt.Sprintf("%s-%d", r.name, r.seq.Add(1))
+			params.SetProgressToken(token)
+			r.calls.Store(token, c)
+			defer r.calls.Delete(token)
+			res, err := session.CallTool(ctx, params)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -187,6 +201,17 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 			return output(res)
 		},
 	}, nil
+}
+
+// progressed passes a progress notification on to the call it is about.
+func (r *Remote) progressed(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	p := req.Params
+	if p == nil {
+		return
+	}
+	if c, ok := r.calls.Load(p.ProgressToken); ok {
+		c.(tooling.Call).ReportProgress(p.Progress, p.Total, p.Message)
+	}
 }
 
 // callError adds the server's stderr tail to an error of the connection.

@@ -5,6 +5,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -108,6 +109,29 @@ func TestStreamableHTTP(t *testing.T) {
 	for i, a := range auth {
 		if a != "Bearer sesame" {
 			t.Fatalf("request %d carried Authorization %q", i, a)
+		}
+	}
+}
+
+// TestProgressReachesTheCaller: the server's progress notifications reach
+// the caller's progress function (WithProgress).
+func TestProgressReachesTheCaller(t *testing.T) {
+	reg := tooling.NewRegistry()
+	connectPeer(t, reg)
+	got := make(chan tooling.Progress, 3)
+	res, _ := reg.Execute(context.Background(), "peer.steps", nil, tooling.WithProgress(func(p tooling.Progress) { got <- p }))
+	if !res.OK() {
+		t.Fatalf("steps: %s %s", res.Code, res.Message)
+	}
+	// The tool pinged the client before it answered, so every report was
+	// handled before the call returned.
+	if len(got) != 3 {
+		t.Fatalf("%d progress reports, want 3", len(got))
+	}
+	for i := 1; i <= 3; i++ {
+		p := <-got
+		if p.Done != float64(i) || p.Total != 3 || p.Message != fmt.Sprintf("step %d", i) {
+			t.Fatalf("progress report %d: %+v", i, p)
 		}
 	}
 }

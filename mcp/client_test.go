@@ -105,6 +105,20 @@ func peerMain(mode string) int {
 			os.Exit(2)
 			return nil, nil
 		})
+	s.AddTool(&sdk.Tool{Name: "steps", Description: "reports progress", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: obj(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			for i := 1; i <= 3; i++ {
+				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(),
+					Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
+			}
+			// The client handles what it receives in order: once it has
+			// answered a ping, it has handled the notifications before it.
+			if err := req.Session.Ping(ctx, nil); err != nil {
+				return nil, err
+			}
+			return text("done"), nil
+		})
 	fmt.Fprintln(os.Stderr, "peer: ready")
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		return 1
@@ -139,7 +153,7 @@ func TestConnectAddsRemoteTools(t *testing.T) {
 	for _, rt := range r.Tools() {
 		got = append(got, rt.Name+"="+rt.Remote)
 	}
-	want := "peer.add_numbers=addNumbers peer.block=block peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn" // the server lists them by name
+	want := "peer.add_numbers=addNumbers peer.block=block peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn peer.steps=steps" // the server lists them by name
 	if strings.Join(got, " ") != want {
 		t.Fatalf("tools %q, want %q", strings.Join(got, " "), want)
 	}
