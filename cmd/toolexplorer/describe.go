@@ -49,6 +49,7 @@ usage error.
 				return a.notFound("describe", args[0])
 			}
 			info := describeTool(a.ctx, a.reg, a.cfg, t, o)
+			info.Remote = a.remoteOf(t.Name)
 			if asJSON {
 				return a.writeJSON(info)
 			}
@@ -84,7 +85,11 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		title = "(no title)"
 	}
 	fmt.Fprintf(w, "%s: %s\n", info.Name, title)
-	fmt.Fprintf(w, "exported as %s\n\n", info.ExportName)
+	fmt.Fprintf(w, "exported as %s\n", info.ExportName)
+	if r := info.Remote; r != nil {
+		fmt.Fprintf(w, "remote: tool %q of the MCP server %q\n", r.Name, r.Server)
+	}
+	fmt.Fprintln(w)
 	if info.Description == "" {
 		fmt.Fprintf(w, "(no description)\n\n")
 	} else {

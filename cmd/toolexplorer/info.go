@@ -29,8 +29,17 @@ type toolInfo struct {
 	Availability availabilityInfo `json:"availability"`
 	Input        json.RawMessage  `json:"input_schema"`
 	Output       json.RawMessage  `json:"output_schema,omitempty"`
+	// Remote is where a tool of an MCP server (--server, config servers)
+	// comes from; nil for the others.
+	Remote *remoteInfo `json:"remote,omitempty"`
 
 	tool tooling.Tool
+}
+
+// remoteInfo names a remote tool's server and the name the server gives it.
+type remoteInfo struct {
+	Server string `json:"server"`
+	Name   string `json:"name"`
 }
 
 // metaInfo spells out a tool's Meta with its zero values resolved.

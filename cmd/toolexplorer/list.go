@@ -73,6 +73,7 @@ Exit status: 0, or 2 for a usage error.
 					continue
 				}
 				info := describeTool(a.ctx, a.reg, a.cfg, t, f.Origin)
+				info.Remote = a.remoteOf(t.Name)
 				if available && !info.Availability.Available {
 					continue
 				}

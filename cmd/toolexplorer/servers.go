@@ -96,3 +96,16 @@ func (a *app) closeServers() {
 	}
 	a.remotes = nil
 }
+
+// remoteOf says where the tool name comes from when it is a server's; nil
+// for a local tool.
+func (a *app) remoteOf(name string) *remoteInfo {
+	for _, r := range a.remotes {
+		for _, t := range r.Tools() {
+			if t.Name == name {
+				return &remoteInfo{Server: r.Name(), Name: t.Remote}
+			}
+		}
+	}
+	return nil
+}

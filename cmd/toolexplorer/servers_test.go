@@ -45,8 +45,15 @@ func TestServerFlagAddsRemoteTools(t *testing.T) {
 		t.Fatalf("a remote call with invalid arguments, validated here:\n%s", o)
 	}
 	o = cli(t, "", srv, "describe", "ours.demo_echo")
-	if o.code != exitOK || !strings.Contains(o.stdout, "remote") {
+	if o.code != exitOK || !strings.Contains(o.stdout, `remote: tool "demo.echo" of the MCP server "ours"`) {
 		t.Fatalf("describe of a remote tool:\n%s", o)
+	}
+	o = cli(t, "", srv, "describe", "ours.demo_echo", "--json")
+	if o.code != exitOK || !strings.Contains(o.stdout, `"remote": {`) || !strings.Contains(o.stdout, `"server": "ours"`) {
+		t.Fatalf("describe --json of a remote tool:\n%s", o)
+	}
+	if o = cli(t, "", "describe", "demo.echo"); strings.Contains(o.stdout, "remote:") {
+		t.Fatalf("a local tool described as remote:\n%s", o)
 	}
 	if _, ok := tooling.Default.Lookup("ours.demo_echo"); ok {
 		t.Fatal("the remote tools are still in the registry after the command")
