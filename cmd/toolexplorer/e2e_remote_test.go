@@ -1,0 +1,126 @@
+//go:build linux
+
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestE2EConsoleRemoteTmux starts the console in a real terminal (tmux)
+// with --server everything=... (the reference MCP server, installed by
+// scripts/install-peers.sh), finds that server's echo among the tools, runs
+// it through its form and reads the result, then quits: the server is
+// stopped with the console.
+func TestE2EConsoleRemoteTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	need := t.Skipf
+	if os.Getenv("CI") == "true" {
+		need = t.Fatalf
+	}
+	tmuxPath, err := exec.LookPath("tmux")
+	if err != nil {
+		need("tmux is not installed: %v", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		need("node is not installed: %v", err)
+	}
+	if out, err := exec.Command("../../scripts/install-peers.sh").CombinedOutput(); err != nil {
+		need("scripts/install-peers.sh could not install the MCP peers: %v: %s", err, out)
+	}
+	everything, err := filepath.Abs("../../.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	bin := filepath.Join(t.TempDir(), "toolexplorer")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	c := &e2eConsole{tmux: tmuxPath, socket: "toolexplorer-e2e-" + hex.EncodeToString(b[:]), env: e2eEnv()}
+	var socketPath string
+	t.Cleanup(func() {
+		_, _ = c.command("kill-server")
+		if socketPath != "" {
+			_ = os.Remove(socketPath)
+		}
+	})
+	const exited = "the console exited with status "
+	script := `"$0" --server "everything=$1 $2 stdio"; printf '` + exited + `%d\n' "$?"; read -r _`
+	c.must(t,
+		"start-server", ";",
+		"set-option", "-g", "default-terminal", "xterm-256color", ";",
+		"new-session", "-d", "-s", e2eTarget, "-x", "100", "-y", "30",
+		"-e", "NO_COLOR=1", "-e", configEnv+"=", "--", "/bin/sh", "-c", script, bin, node, everything)
+	socketPath = c.format(t, "#{socket_path}")
+
+	// The server's tools are listed beside the demo tools.
+	c.waitAll(t, "toolexplorer › Tools", "press / to filter", "everything.echo", "everything.get_sum")
+
+	// Filter to its echo, open it, fill its form and run it.
+	c.keys(t, "/")
+	c.waitScreen(t, "enter keep filter", e2eWait)
+	c.text(t, "everything.echo")
+	c.waitMatch(t, `(?m)^/ everything\.echo\b[\s\S]*^› everything\.echo `)
+	c.keys(t, "Enter")
+	c.waitScreen(t, "1-6 facets", e2eWait)
+	c.keys(t, "Enter")
+	c.waitAll(t, "toolexplorer › Tools › everything.echo", "Overview │ Input")
+	c.keys(t, "r")
+	c.waitAll(t, "Run everything.echo", "arguments: form")
+	c.waitMatch(t, `(?m)^› message\*`)
+	c.text(t, "hello over MCP")
+	c.keys(t, "C-s")
+	c.waitAll(t, "✓ ok · everything.echo", "Echo: hello over MCP")
+
+	if pids := processesWith(node, everything); len(pids) != 1 {
+		t.Errorf("the control: want one server process while the console runs, found %v", pids)
+	}
+
+	// Quit: the console exits and the server with it.
+	c.keys(t, "q")
+	c.waitScreen(t, "Quit toolexplorer?", e2eWait)
+	c.keys(t, "y")
+	c.waitScreen(t, exited+"0", e2eWait)
+	if pids := processesWith(node, everything); len(pids) != 0 {
+		t.Errorf("the server still runs after the console quit: %v", pids)
+	}
+}
+
+// processesWith lists the processes of program whose arguments hold arg.
+func processesWith(program, arg string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		argv := strings.Split(string(b), "\x00")
+		if err == nil && argv[0] == program && slices.Contains(argv[1:], arg) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
