@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -42,6 +43,9 @@ func peerMain(mode string) int {
 		return 3
 	case "chatter":
 		fmt.Println("hello, I am not a protocol")
+		return 0
+	case "silent":
+		_, _ = io.Copy(io.Discard, os.Stdin) // reads, never answers, exits at EOF
 		return 0
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "1"}, nil)
@@ -314,6 +318,23 @@ func TestConnectFailures(t *testing.T) {
 				t.Errorf("%d tools added", reg.Len())
 			}
 		})
+	}
+}
+
+// TestConnectDeadline: a server that never answers is a *ConnectError
+// once the caller's deadline passes, and it is stopped.
+func TestConnectDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(ctx, reg, "mute", peer(t, "silent"))
+	if err == nil {
+		_ = r.Close()
+		t.Fatal("connected to a server that never answers")
+	}
+	var ce *mcp.ConnectError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "no answer in time") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want a *ConnectError saying there was no answer in time", err)
 	}
 }
 
