@@ -73,6 +73,20 @@ func TestServerEverything(t *testing.T) {
 		{"everything.get_structured_content", `{"location":"Chicago"}`, tooling.CodeOK, `{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}`},
 		{"everything.get_structured_content", `{"location":"Paris"}`, tooling.CodeValidationError, ""},
 	}
+	// A result that is not a lone text block is every content block, as MCP
+	// encodes it.
+	res, _ := reg.Execute(ctx, "everything.get_tiny_image", nil)
+	var blocks []struct{ Type, MimeType, Data string }
+	if !res.OK() || json.Unmarshal(res.Output, &blocks) != nil {
+		t.Fatalf("get_tiny_image: %s %s %.200s", res.Code, res.Message, res.Output)
+	}
+	image := false
+	for _, b := range blocks {
+		image = image || b.Type == "image" && b.MimeType == "image/png" && b.Data != ""
+	}
+	if !image {
+		t.Errorf("get_tiny_image: no image block in %.300s", res.Output)
+	}
 	for _, c := range cases {
 		res, _ := reg.Execute(ctx, c.tool, json.RawMessage(c.args))
 		if res.Code != c.code {
