@@ -74,7 +74,9 @@ func (e *ConnectError) Error() string {
 func (e *ConnectError) Unwrap() error { return e.Err }
 
 // Connect starts or reaches the server s, lists its tools and adds them to
-// reg as remote tools named "NAME.tool" (see RemoteName). Each tool's
+// reg as remote tools named "NAME.tool", tool being the server's name for it
+// in lower snake case ("getTinyImage" is "get_tiny_image", kept beside it in
+// Tools, suffixed "_2" on a clash). Each tool's
 // schemas are compiled by the registry, so arguments are validated locally
 // before anything is sent, and every call goes through reg.Execute with its
 // governance. A tool the registry refuses (a schema that does not compile, a
@@ -147,7 +149,7 @@ func (r *Remote) connectError(ctx context.Context, err error) error {
 func (r *Remote) add(listed []*sdk.Tool) {
 	taken := map[string]bool{}
 	for _, mt := range listed {
-		name := RemoteName(r.name, mt.Name, taken)
+		name := remoteName(r.name, mt.Name, taken)
 		t, err := r.tool(name, mt)
 		if err == nil {
 			err = r.reg.Add(t)
@@ -340,12 +342,12 @@ func (r *Remote) stop() {
 	}
 }
 
-// RemoteName is the registry name of the server's tool remote: "GROUP.tool"
+// remoteName is the registry name of the server's tool remote: "GROUP.tool"
 // where tool is remote in lower snake case ("getTinyImage" becomes
 // "get_tiny_image", "get-sum" "get_sum"), prefixed "t_" when it does not
 // start with a letter, and suffixed "_2", "_3"... when taken already holds
 // the result. The server's own name is kept beside it (RemoteTool) for calls.
-func RemoteName(group, remote string, taken map[string]bool) string {
+func remoteName(group, remote string, taken map[string]bool) string {
 	seg := snake(remote)
 	if seg == "" || seg[0] < 'a' || seg[0] > 'z' {
 		seg = "t_" + seg

@@ -337,15 +337,3 @@ func TestConnectDeadline(t *testing.T) {
 		t.Fatalf("error %v, want a *ConnectError saying there was no answer in time", err)
 	}
 }
-
-func TestRemoteName(t *testing.T) {
-	taken := map[string]bool{"s.get_sum": true}
-	for remote, want := range map[string]string{
-		"echo": "s.echo", "getTinyImage": "s.get_tiny_image", "get-sum": "s.get_sum_2", "fs.read_file": "s.fs_read_file",
-		"2fa": "s.t_2fa", "__x__": "s.x", "---": "s.t",
-	} {
-		if got := mcp.RemoteName("s", remote, taken); got != want {
-			t.Errorf("RemoteName(%q) = %q, want %q", remote, got, want)
-		}
-	}
-}

@@ -90,8 +90,13 @@ func TestE2EConsoleRemoteTmux(t *testing.T) {
 	c.keys(t, "C-s")
 	c.waitAll(t, "✓ ok · everything.echo", "Echo: hello over MCP")
 
-	if pids := processesWith(node, everything); len(pids) != 1 {
-		t.Errorf("the control: want one server process while the console runs, found %v", pids)
+	consoles := e2eProcesses(bin)
+	if len(consoles) != 1 {
+		t.Fatalf("want one console process, found %v", consoles)
+	}
+	servers := serversOf(consoles[0], everything)
+	if len(servers) != 1 {
+		t.Fatalf("the control: want one server process started by the console, found %v", servers)
 	}
 
 	// Quit: the console exits and the server with it.
@@ -99,13 +104,13 @@ func TestE2EConsoleRemoteTmux(t *testing.T) {
 	c.waitScreen(t, "Quit toolexplorer?", e2eWait)
 	c.keys(t, "y")
 	c.waitScreen(t, exited+"0", e2eWait)
-	if pids := processesWith(node, everything); len(pids) != 0 {
-		t.Errorf("the server still runs after the console quit: %v", pids)
+	if running(servers[0]) {
+		t.Errorf("the server %d still runs after the console quit", servers[0])
 	}
 }
 
-// processesWith lists the processes of program whose arguments hold arg.
-func processesWith(program, arg string) []int {
+// serversOf lists the children of parent whose arguments hold arg.
+func serversOf(parent int, arg string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -116,11 +121,31 @@ func processesWith(program, arg string) []int {
 		if err != nil {
 			continue
 		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		i := strings.LastIndexByte(string(stat), ')')
+		f := strings.Fields(string(stat)[i+1:])
+		if len(f) < 2 || f[1] != strconv.Itoa(parent) {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		argv := strings.Split(string(b), "\x00")
-		if err == nil && argv[0] == program && slices.Contains(argv[1:], arg) {
+		if err == nil && slices.Contains(strings.Split(string(b), "\x00"), arg) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// running reports whether pid is a process that has not exited.
+func running(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat)[i+1:])
+	return len(f) > 0 && f[0] != "Z"
 }
