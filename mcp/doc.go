@@ -10,9 +10,9 @@
 // structuredContent is the full tooling.Result; for a tool with an output
 // schema, which clients check structuredContent against even in errors,
 // the Result is in _meta under ResultMetaKey instead. A call canceled by the
-// client (notifications/cancelled, or a closed HTTP stream) cancels the
-// call's context, and a tool that reports progress (tooling.Call.Progress)
-// sends progress notifications to a client that asked for them.
+// client (notifications/cancelled) cancels the call's context, and a tool
+// that reports progress (tooling.Call.ReportProgress) sends progress
+// notifications to a client that asked for them.
 //
 // Consent: a call that needs consent asks the client with a form
 // elicitation when the client supports it, and runs on yes; otherwise it is

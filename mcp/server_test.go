@@ -68,17 +68,27 @@ func testRegistry(t *testing.T) (*tooling.Registry, chan struct{}, chan error) {
 	return r, started, ended
 }
 
-// connect serves srv in memory to a go-sdk client with opts.
+// connect serves srv in memory to a go-sdk client with opts, speaking the
+// newest protocol.
 func connect(t *testing.T, srv *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	return connectVersion(t, srv, opts, "")
+}
+
+// connectVersion is connect speaking protocol version v ("": the newest).
+func connectVersion(t *testing.T, srv *mcp.Server, opts *sdk.ClientOptions, v string) *sdk.ClientSession {
 	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: v})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v != "" && cs.InitializeResult() != nil && cs.InitializeResult().ProtocolVersion != v {
+		t.Fatalf("negotiated %q, want %q", cs.InitializeResult().ProtocolVersion, v)
 	}
 	t.Cleanup(func() {
 		cs.Close()
@@ -241,12 +251,23 @@ func TestOriginPerListener(t *testing.T) {
 	}
 }
 
+// protocols are the protocol versions the tests speak: the newest, where
+// the server asks for input in its result, and one before it, where the
+// server sends elicitation/create during the call.
+var protocols = []string{"", "2025-11-25"}
+
 func TestConsent(t *testing.T) {
+	for _, v := range protocols {
+		t.Run("protocol="+v, func(t *testing.T) { testConsent(t, v) })
+	}
+}
+
+func testConsent(t *testing.T, v string) {
 	r, _, _ := testRegistry(t)
 	srv := mcp.NewServer(r, mcp.Options{})
 
 	// No elicitation: refused.
-	plain := connect(t, srv, nil)
+	plain := connectVersion(t, srv, nil, v)
 	res := call(t, plain, "t.write", nil)
 	if got := resultOf(t, res); !res.IsError || got.Code != tooling.CodeConsentRequired {
 		t.Errorf("client without elicitation: code %q, text %q", got.Code, text(res))
@@ -256,12 +277,12 @@ func TestConsent(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
 	answer := true
-	elicit := connect(t, srv, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	elicit := connectVersion(t, srv, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		asked = append(asked, req.Params.Message)
 		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"allow": answer}}, nil
-	}})
+	}}, v)
 	if res := call(t, elicit, "t.write", nil); res.IsError || text(res) != `"written"` {
 		t.Errorf("consent given: isError %v, text %q", res.IsError, text(res))
 	}
@@ -278,15 +299,44 @@ func TestConsent(t *testing.T) {
 	mu.Unlock()
 
 	// Granted by the listener: not asked.
-	granted := connect(t, mcp.NewServer(r, mcp.Options{Consent: []string{"t.write"}}), nil)
+	granted := connectVersion(t, mcp.NewServer(r, mcp.Options{Consent: []string{"t.write"}}), nil, v)
 	if res := call(t, granted, "t.write", nil); res.IsError {
 		t.Errorf("granted: %s", text(res))
 	}
 }
 
 func TestCancelCancelsTheCall(t *testing.T) {
-	r, started, ended := testRegistry(t)
-	cs := connect(t, mcp.NewServer(r, mcp.Options{}), nil)
+	for _, v := range protocols {
+		t.Run("protocol="+v, func(t *testing.T) {
+			r, started, ended := testRegistry(t)
+			testCancel(t, connectVersion(t, mcp.NewServer(r, mcp.Options{}), nil, v), started, ended)
+		})
+	}
+}
+
+// TestHTTPCancel: a call canceled by an HTTP client (its stream closed,
+// or notifications/cancelled) cancels the call's context.
+func TestHTTPCancel(t *testing.T) {
+	for _, v := range protocols {
+		t.Run("protocol="+v, func(t *testing.T) {
+			r, started, ended := testRegistry(t)
+			srv := mcp.NewServer(r, mcp.Options{})
+			hs := httptest.NewServer(srv.Handler(mcp.HTTPOptions{}))
+			defer hs.Close()
+			defer srv.Close()
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+				&sdk.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			testCancel(t, cs, started, ended)
+		})
+	}
+}
+
+func testCancel(t *testing.T, cs *sdk.ClientSession, started chan struct{}, ended chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
