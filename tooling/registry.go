@@ -45,7 +45,8 @@ type entry struct {
 	tool     Tool
 	in, out  *schema
 	haystack string    // lower-case name, title, description and parameter names
-	deferred bool      // schemas not compiled yet (a confined child): ready compiles them
+	deferred bool      // a confined child's: schemas not compiled, search text not built; ready does both
+	unloaded bool      // schemas checked when added, then dropped until the first use: ready compiles them again
 	once     sync.Once // ready's
 	disabled atomic.Bool
 	pol      atomic.Pointer[toolPolicy]
@@ -156,11 +157,32 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 		e.deferred = true
 		return e, problems
 	}
-	return e, append(problems, e.compile()...)
+	if problems = append(problems, e.compile()...); len(problems) == 0 {
+		// Checked: the compiled schemas are dropped and compiled again by the
+		// first call, so that a registry of many tools, most of them never
+		// called, keeps little more than their search text.
+		e.in, e.out, e.unloaded = nil, nil, true
+	}
+	return e, problems
 }
 
 // compile compiles the tool's schemas and builds its search text.
 func (e *entry) compile() (problems []string) {
+	problems = e.compileSchemas()
+	t := e.tool
+	var hay strings.Builder
+	hay.WriteString(strings.ToLower(t.Name + "\x00" + t.Title + "\x00" + t.Description))
+	if e.in != nil {
+		for _, p := range e.in.params {
+			hay.WriteString("\x00" + strings.ToLower(p))
+		}
+	}
+	e.haystack = hay.String()
+	return problems
+}
+
+// compileSchemas compiles the tool's input and output schemas.
+func (e *entry) compileSchemas() (problems []string) {
 	t := e.tool
 	in := t.Input
 	if len(in) == 0 {
@@ -175,24 +197,22 @@ func (e *entry) compile() (problems []string) {
 			problems = append(problems, err.Error())
 		}
 	}
-	var hay strings.Builder
-	hay.WriteString(strings.ToLower(t.Name + "\x00" + t.Title + "\x00" + t.Description))
-	if e.in != nil {
-		for _, p := range e.in.params {
-			hay.WriteString("\x00" + strings.ToLower(p))
-		}
-	}
-	e.haystack = hay.String()
 	return problems
 }
 
-// ready compiles a deferred entry on first use (only in a confined child, where a tool may still
-// call ExecuteTool or list tools). A schema its parent accepted compiles here too; should one not,
-// the entry takes no arguments rather than holding no schema.
+// ready compiles an entry's schemas on first use: an unloaded entry's, and a deferred one's
+// (in a confined child, where a tool may still call ExecuteTool or list tools) with its search
+// text. A schema checked when it was added compiles here too; should one not, the entry takes
+// no arguments rather than holding no schema.
 func (e *entry) ready() *entry {
-	if e != nil && e.deferred {
+	if e != nil && (e.deferred || e.unloaded) {
 		e.once.Do(func() {
-			if e.compile(); e.in == nil {
+			if e.deferred {
+				e.compile()
+			} else {
+				e.compileSchemas()
+			}
+			if e.in == nil {
 				e.in, _ = compileSchema(e.tool.Name, "input", emptyObjectSchema, true)
 			}
 		})
@@ -257,7 +277,10 @@ func (r *Registry) entries() []*entry {
 	if r.sorted == nil {
 		s = make([]*entry, 0, len(r.tools))
 		for _, e := range r.tools {
-			s = append(s, e.ready())
+			if e.deferred {
+				e.ready() // its search text
+			}
+			s = append(s, e)
 		}
 		sort.Slice(s, func(i, j int) bool { return s[i].tool.Name < s[j].tool.Name })
 		r.sorted = s
