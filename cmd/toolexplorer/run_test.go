@@ -247,9 +247,18 @@ func TestRunCanceled(t *testing.T) {
 	// before the call starts, nor once the call is merely in flight: between its begin and
 	// its run it is still refused); demo.slow would sleep 3000 ms, past its 500 ms deadline.
 	// The cancel must come within those 500 ms: on a machine so loaded that it does not, the
-	// call ends with timeout and is made again.
+	// call ends with timeout and is made again. Calls of demo.slow that earlier tests gave up
+	// on may still sleep, and count as running: they end first.
 	const attempts = 20
 	for attempt := 1; ; attempt++ {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) { // a hang guard
+			if s, _ := tooling.Default.ToolStatsOf("demo.slow"); s.Running == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("earlier calls of demo.slow still run")
+			}
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		canceled := make(chan struct{})
 		go func() {
