@@ -275,10 +275,24 @@ func TestConcurrentReadOnlyCallsRunTogether(t *testing.T) {
 func TestGlobalSlotsLimitConcurrency(t *testing.T) {
 	r := tooling.NewRegistry()
 	var o overlap
-	r.Register(tooling.Tool{Name: "t.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
-		Run: func(context.Context, tooling.Call) (any, error) {
+	// The first three calls wait for each other, so the three slots are all taken at once
+	// however the machine schedules the callers.
+	var entered atomic.Int64
+	three := make(chan struct{})
+	r.Register(tooling.Tool{Name: "t.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Timeout: 2 * time.Minute},
+		Run: func(ctx context.Context, _ tooling.Call) (any, error) {
 			o.enter()
 			defer o.leave()
+			switch entered.Add(1) {
+			case 3:
+				close(three)
+			case 1, 2:
+				select {
+				case <-three:
+				case <-ctx.Done(): // the hang guard: the call's 2 minute deadline
+					return nil, fmt.Errorf("%d calls entered: %w", entered.Load(), ctx.Err())
+				}
+			}
 			time.Sleep(2 * time.Millisecond)
 			return nil, nil
 		}})
