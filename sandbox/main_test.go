@@ -20,19 +20,24 @@ func TestMain(m *testing.M) {
 		if code != 0 {
 			return
 		}
-		// goleak.Find alone gives ending goroutines about 0.4 s, which a loaded machine can
-		// outlast: it is repeated until none is left, for a minute at most (a hang guard).
-		var err error
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-			err = goleak.Find(goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox.(*MainThread).Run"))
-			if err == nil || time.Now().After(deadline) {
-				break
-			}
-		}
-		if err != nil {
+		if err := findLeaks(goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox.(*MainThread).Run")); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 			code = 1
 		}
 	})
 	os.Exit(code)
+}
+
+// findLeaks is goleak.Find, repeated until no goroutine is left or a minute has passed (a
+// hang guard): goleak.Find alone gives ending goroutines about 0.4 s, which a loaded machine
+// can outlast.
+func findLeaks(opts ...goleak.Option) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := goleak.Find(opts...)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

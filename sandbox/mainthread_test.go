@@ -394,7 +394,12 @@ func TestMainThreadReentrant(t *testing.T) {
 }
 
 func TestMainThreadClose(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // the loop goroutine is gone
+	ignore := goleak.IgnoreCurrent()
+	defer func() { // the loop goroutine is gone
+		if err := findLeaks(ignore); err != nil {
+			t.Error(err)
+		}
+	}()
 	m := NewMainThread()
 	release, blockErr := blockLoop(t, m, "blocker")
 	errc := make(chan error, 1)
