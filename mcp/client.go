@@ -216,8 +216,12 @@ func (r *Remote) progressed(_ context.Context, req *sdk.ProgressNotificationClie
 	}
 }
 
-// callError adds the server's stderr tail to an error of the connection.
+// callError adds the server's stderr tail to an error of the connection,
+// and says so when the server is gone.
 func (r *Remote) callError(err error) error {
+	if errors.Is(err, sdk.ErrConnectionClosed) {
+		err = fmt.Errorf("the MCP server %q has stopped or closed the connection; connect it again to use its tools (%w)", r.name, err)
+	}
 	if tail := r.Stderr(); tail != "" {
 		return fmt.Errorf("%w; the server's stderr ends with: %s", err, tail)
 	}

@@ -50,7 +50,7 @@ func TestServerThatDies(t *testing.T) {
 		t.Fatalf("code %q (%s), want tool_error", res.Code, res.Message)
 	}
 	res, _ = reg.Execute(context.Background(), "peer.echo", json.RawMessage(`{"text":"x"}`))
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, "peer: out of memory") {
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "peer" has stopped`) || !strings.Contains(res.Message, "peer: out of memory") {
 		t.Fatalf("a call after the server died: code %q, message %q; want tool_error with its stderr", res.Code, res.Message)
 	}
 }
