@@ -421,7 +421,29 @@ func TestRefreshSendsListChanged(t *testing.T) {
 	if !srv.Refresh(context.Background()) {
 		t.Fatalf("Refresh after disabling t.echo reports no change")
 	}
-	<-changed
+	// On the newest protocol the client opens its subscriptions/listen stream after
+	// Connect returns, and a change made before the server has the subscription reaches
+	// no one. Until the notification comes, the change is made again (enable, refresh,
+	// disable, refresh); the hang guard is generous.
+	guard := time.After(2 * time.Minute)
+	for waiting := true; waiting; {
+		select {
+		case <-changed:
+			waiting = false
+		case <-time.After(time.Second):
+			t.Logf("no tools/list_changed yet: changing t.echo again")
+			for _, on := range []bool{true, false} {
+				if err := r.SetEnabled("t.echo", on); err != nil {
+					t.Fatal(err)
+				}
+				if !srv.Refresh(context.Background()) {
+					t.Fatalf("Refresh after setting t.echo enabled=%v reports no change", on)
+				}
+			}
+		case <-guard:
+			t.Fatal("no tools/list_changed notification within 2 minutes of the change")
+		}
+	}
 	for _, tool := range listAll(t, cs) {
 		if tool.Name == "t.echo" {
 			t.Errorf("t.echo is still listed once disabled")
