@@ -97,19 +97,11 @@ func (b *boardScreen) Update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 			return b.Show()
-		case key.Matches(msg, b.keys.Top):
-			b.vp.GotoTop()
-			return nil
-		case key.Matches(msg, b.keys.Bottom):
-			b.vp.GotoBottom()
-			return nil
 		case msg.String() == "esc":
 			return backCmd
 		}
 	}
-	var cmd tea.Cmd
-	b.vp, cmd = b.vp.Update(msg)
-	return cmd
+	return b.keys.scroll(&b.vp, msg)
 }
 
 func (b *boardScreen) View() string {

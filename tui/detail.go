@@ -129,19 +129,11 @@ func (d *detailScreen) Update(msg tea.Msg) tea.Cmd {
 			return openRunCmd(d.tool.Name, nil, false)
 		case key.Matches(msg, k.Toggle):
 			return toggleTool(d.c, d.tool.Name)
-		case key.Matches(msg, k.Top):
-			d.vp.GotoTop()
-			return nil
-		case key.Matches(msg, k.Bottom):
-			d.vp.GotoBottom()
-			return nil
 		case msg.String() == "esc":
 			return backCmd
 		}
 	}
-	var cmd tea.Cmd
-	d.vp, cmd = d.vp.Update(msg)
-	return cmd
+	return d.keys.scroll(&d.vp, msg)
 }
 
 func (d *detailScreen) View() string {

@@ -3,6 +3,8 @@ package tui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 )
 
 func bind(keys []string, helpKey, desc string) key.Binding {
@@ -300,3 +302,22 @@ var (
 	_ help.KeyMap = quitKeys{}
 	_ help.KeyMap = keyList{}
 )
+
+// scroll moves vp for a key press: g/home and G/end to the top and bottom,
+// every other key (and every other message) through the viewport's own key
+// map. It is the tail of each scrolling screen's Update.
+func (k navKeys) scroll(vp *viewport.Model, msg tea.Msg) tea.Cmd {
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(msg, k.Top):
+			vp.GotoTop()
+			return nil
+		case key.Matches(msg, k.Bottom):
+			vp.GotoBottom()
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	*vp, cmd = vp.Update(msg)
+	return cmd
+}

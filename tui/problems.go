@@ -75,20 +75,11 @@ func (p *problemsScreen) render() {
 
 func (p *problemsScreen) Update(msg tea.Msg) tea.Cmd {
 	if msg, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(msg, p.keys.Top):
-			p.vp.GotoTop()
-			return nil
-		case key.Matches(msg, p.keys.Bottom):
-			p.vp.GotoBottom()
-			return nil
-		case msg.String() == "esc":
+		if msg.String() == "esc" {
 			return backCmd
 		}
 	}
-	var cmd tea.Cmd
-	p.vp, cmd = p.vp.Update(msg)
-	return cmd
+	return p.keys.scroll(&p.vp, msg)
 }
 
 func (p *problemsScreen) View() string {

@@ -232,16 +232,8 @@ func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		r.phase = phaseEditing
 		return nil
-	case key.Matches(msg, k.Top):
-		r.vp.GotoTop()
-		return nil
-	case key.Matches(msg, k.Bottom):
-		r.vp.GotoBottom()
-		return nil
 	}
-	var cmd tea.Cmd
-	r.vp, cmd = r.vp.Update(msg)
-	return cmd
+	return k.scroll(&r.vp, msg)
 }
 
 // submit runs the editor's arguments.
