@@ -27,7 +27,9 @@ run: ## build and run the console on the demo tools (ARGS are passed on)
 build: ## build a static bin/toolexplorer
 	CGO_ENABLED=0 $(GO) build -o bin/toolexplorer ./cmd/toolexplorer
 
-test: ## vet, boundary gate and its self-test, then every test with -race (end-to-end tests included)
+test: ## vet, boundary gate and its self-test, then every test with -race (end-to-end tests and MCP peers included)
+	@# The MCP peers (Inspector CLI, server-everything) come from npm, pinned in scripts/peers/.
+	@if command -v npm >/dev/null 2>&1; then scripts/install-peers.sh || echo 'make test: the MCP peers could not be installed; their tests skip (and fail under CI=true)'; else echo 'make test: no npm; the MCP peer tests skip (and fail under CI=true)'; fi
 	$(GO) vet ./...
 	scripts/gate.sh
 	scripts/gate.sh --self-test
