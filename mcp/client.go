@@ -183,7 +183,7 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 	remote, session := mt.Name, r.session
 	return tooling.Tool{
 		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
-		Meta: metaOf(mt.Annotations),
+		Meta: metaOf(mt.Annotations), Source: "mcp:" + r.name,
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
 			params := &sdk.CallToolParams{Name: remote, Arguments: c.Raw()}
 			token := fmt.Sprintf("%s-%d", r.name, r.seq.Add(1))

@@ -174,6 +174,9 @@ func TestConnectAddsRemoteTools(t *testing.T) {
 	if tool.Title != "addNumbers" {
 		t.Fatalf("title %q, want the server's name of a renamed tool", tool.Title)
 	}
+	if tool.Source != "mcp:peer" {
+		t.Fatalf("source %q, want mcp:peer", tool.Source)
+	}
 }
 
 func TestAnnotationsMapToMeta(t *testing.T) {

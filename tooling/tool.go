@@ -28,6 +28,11 @@ type Tool struct {
 	Output json.RawMessage
 	// Meta is what the tool declares about its behaviour.
 	Meta Meta
+	// Source says where the tool comes from, for people choosing among
+	// tools: "" for a tool compiled into the program, "file:PATH" for a tool
+	// declared in a tools file, "mcp:NAME" for a tool of the MCP server NAME.
+	// The registry keeps it and never acts on it.
+	Source string
 	// Available, when set, says why the tool cannot run now (nil: it can).
 	Available func(ctx context.Context, c Call) error
 	// Run does the work. It must honour ctx: a call that runs past its
