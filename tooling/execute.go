@@ -23,6 +23,7 @@ type callOptions struct {
 	timeout  time.Duration
 	callID   string
 	tenant   string
+	idemKey  string
 	progress ProgressFunc
 }
 
@@ -40,6 +41,11 @@ func WithTimeout(d time.Duration) Option { return func(c *callOptions) { c.timeo
 // WithTenant says on whose behalf the call is made (Call.Tenant), for
 // middleware and observers that account per tenant. Default: "".
 func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } }
+
+// WithIdempotencyKey gives the call an idempotency key (Call.IdempotencyKey):
+// the caller promises that calls with the same key mean the same change, so
+// a tool may retry it, and a remote service may drop the repeats. Default: "".
+func WithIdempotencyKey(k string) Option { return func(c *callOptions) { c.idemKey = k } }
 
 // WithProgress sends the call's progress reports (Call.ReportProgress) to
 // f. Default: they are dropped.
@@ -106,7 +112,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if len(obs) > 0 {
 		emit(obsCtx, obs, &r.obs, Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
-			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run})
+			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail})
 	}
 	r.inFlight.Add(-1)
 	if res.Status == StatusOK {
@@ -163,7 +169,8 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.decide("origin", string(o.origin)+" allowed")
 	}
 
-	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, reg: r, meta: m, progress: o.progress}
+	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, IdempotencyKey: o.idemKey,
+		reg: r, meta: m, progress: o.progress}
 	if err := checkAvailable(ctx, e, call); err != nil {
 		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)
 		res.cause = err

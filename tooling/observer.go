@@ -41,6 +41,9 @@ type Event struct {
 	Status       Status // end only
 	Code         Code   // end only
 	Wait, Run    time.Duration
+	// Detail is what the tool said of the call for the audit trail
+	// (Call.SetDetail), end only; nil when it said nothing. Never content.
+	Detail map[string]string
 }
 
 // Observer receives events. Each observer has its own goroutine and queue:

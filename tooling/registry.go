@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -107,9 +108,14 @@ func (r *Registry) Add(t Tool) error {
 }
 
 func (r *Registry) insert(e *entry) error {
-	t := e.tool
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.insertLocked(e)
+}
+
+// insertLocked adds e, r.mu held.
+func (r *Registry) insertLocked(e *entry) error {
+	t := e.tool
 	if _, dup := r.tools[t.Name]; dup {
 		return &RegisterError{Tool: t.Name, Problems: []string{"a tool with this name is already registered: rename one of them (is the package imported twice under different paths?)"}}
 	}
@@ -233,6 +239,63 @@ func (r *Registry) Remove(name string) bool {
 	delete(r.exports, ExportName(name))
 	r.sorted = nil
 	return true
+}
+
+// Replace removes the named tools and adds tools in one step: a call that
+// starts meanwhile sees the registry before or after, never between. Each
+// tool is checked as Add checks it; if any is refused, or a name to remove
+// is not registered, nothing changes and the error (errors.Join of
+// *RegisterError, one per refused tool) says why. Calls already running on
+// a removed tool finish. For embedders that reload tools from files.
+func (r *Registry) Replace(remove []string, tools []Tool) error {
+	entries := make([]*entry, len(tools))
+	var errs []error
+	for i, t := range tools {
+		e, problems := newEntry(t)
+		if len(problems) > 0 {
+			errs = append(errs, &RegisterError{Tool: t.Name, Problems: problems})
+		}
+		entries[i] = e
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	removed := make([]*entry, 0, len(remove))
+	for _, name := range remove {
+		e, ok := r.tools[name]
+		if !ok {
+			errs = append(errs, &RegisterError{Tool: name, Problems: []string{"Replace: no tool with this name is registered, so it cannot be removed"}})
+			continue
+		}
+		removed = append(removed, e)
+		delete(r.tools, name)
+		delete(r.exports, ExportName(name))
+	}
+	var added []*entry
+	if len(errs) == 0 {
+		for _, e := range entries {
+			if err := r.insertLocked(e); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			added = append(added, e)
+		}
+	}
+	if len(errs) > 0 {
+		for _, e := range added {
+			delete(r.tools, e.tool.Name)
+			delete(r.exports, ExportName(e.tool.Name))
+		}
+		for _, e := range removed {
+			r.tools[e.tool.Name] = e
+			r.exports[ExportName(e.tool.Name)] = e.tool.Name
+		}
+		return errors.Join(errs...)
+	}
+	r.sorted = nil
+	return nil
 }
 
 // lookup finds a tool by name or by its exported spelling, its schemas

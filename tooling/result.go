@@ -101,8 +101,9 @@ type Result struct {
 	Timeout    time.Duration `json:"-"` // the deadline the call ran under
 	Governance []Decision    `json:"governance,omitempty"`
 
-	cause error // the tool's or the context's error behind a failure
-	ran   bool  // the tool was started
+	cause  error             // the tool's or the context's error behind a failure
+	ran    bool              // the tool was started
+	detail map[string]string // the tool's SetDetail, for the end Event
 }
 
 // OK reports whether the call succeeded.

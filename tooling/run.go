@@ -34,6 +34,7 @@ type task struct {
 	releases []func()
 	relBuf   [2]func() // releases' backing store: a slot and a lock
 	once     sync.Once
+	notes    notes // the tool's Decide and SetDetail
 }
 
 const (
@@ -194,6 +195,12 @@ func (r *Registry) waitFailed(parent context.Context, res *Result, err error, wh
 func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) {
 	start := time.Now()
 	var o outcome
+	call.notes = &t.notes
+	defer func() {
+		decisions, detail := t.notes.close()
+		res.Governance = append(res.Governance, decisions...)
+		res.detail = detail
+	}()
 	if e.tool.Meta.Concurrency == MainThread {
 		// The scheduler says whether f was dequeued before it ran
 		// (ErrQueueTimeout, ErrMainThreadStopped: it never runs) or is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
@@ -52,6 +53,10 @@ type Call struct {
 	// Tenant is on whose behalf the call is made (WithTenant); "" when unsaid.
 	Tenant  string
 	Consent bool
+	// IdempotencyKey is the caller's key for this call
+	// (WithIdempotencyKey): a call repeated with the same key has the effect
+	// of one. "" when none.
+	IdempotencyKey string
 	// Args are the decoded arguments: strings, bool, json.Number, []any,
 	// map[string]any and nil. Never nil for a call that passed validation.
 	Args map[string]any
@@ -64,6 +69,54 @@ type Call struct {
 	confined  bool     // set only in a confined child (see RunProgram)
 	programs  []string // the tool's Meta.Confine.Exec, in a confined child
 	progress  ProgressFunc
+	notes     *notes // where Decide and SetDetail write; nil in a confined child
+}
+
+// notes is what a running tool reports of its own governance (Decide,
+// SetDetail), handed to the call's Result and end Event when it returns.
+type notes struct {
+	mu        sync.Mutex
+	closed    bool // the call has returned: later notes are dropped
+	decisions []Decision
+	detail    map[string]string
+}
+
+// Decide adds a governance decision of the tool's own, such as a retry or
+// a call made in shadow mode, to the call's Result, after the registry's.
+// It does nothing once the call has returned, and in a confined child.
+func (c Call) Decide(step, detail string) {
+	if n := c.notes; n != nil {
+		n.mu.Lock()
+		if !n.closed {
+			n.decisions = append(n.decisions, Decision{Step: step, Detail: detail})
+		}
+		n.mu.Unlock()
+	}
+}
+
+// SetDetail sets key to value in the Detail of the call's end Event, for
+// observers that keep an audit trail (what backend a call reached, how many
+// attempts it took). Never put arguments, output or secrets there. It does
+// nothing once the call has returned, and in a confined child.
+func (c Call) SetDetail(key, value string) {
+	if n := c.notes; n != nil {
+		n.mu.Lock()
+		if !n.closed {
+			if n.detail == nil {
+				n.detail = make(map[string]string)
+			}
+			n.detail[key] = value
+		}
+		n.mu.Unlock()
+	}
+}
+
+// close stops taking notes and returns those taken.
+func (n *notes) close() ([]Decision, map[string]string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closed = true
+	return n.decisions, n.detail
 }
 
 // Progress is one progress report of a running call.
