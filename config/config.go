@@ -59,6 +59,8 @@ type Config struct {
 	// Servers are the MCP servers whose tools join the registry, by name
 	// (the group of their tools). Nil when none.
 	Servers map[string]Server
+	// Serve configures the MCP listener of the serve command.
+	Serve Serve
 	// Source is the file the Config was loaded from, "" for Default().
 	Source string
 }

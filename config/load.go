@@ -61,6 +61,7 @@ func Parse(data []byte, source string) (Config, error) {
 	for _, at := range doc.dups {
 		p.addKey(at, "key given twice")
 	}
+	hostFile(cs, doc.root)
 	p.validateSchema(cs, doc.root)
 	if obj, ok := doc.root.(map[string]any); ok {
 		p.apply(obj, &cfg)
@@ -140,6 +141,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 		p.applyConfinement(c, &cfg.Confinement)
 	}
 	p.applyServers(obj, cfg)
+	p.applyServe(obj, cfg)
 }
 
 // duration parses obj[key] when it is a string the schema accepted.

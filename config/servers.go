@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,6 +25,46 @@ type Server struct {
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
 	Headers map[string]string
+}
+
+// Serve configures the MCP listener of the serve command. MarshalJSON
+// leaves it out: it holds a secret.
+type Serve struct {
+	// Token is the bearer token that clients of the HTTP listener must
+	// send. "" for none: then only a loopback address may be served.
+	Token string
+	// Consent names the tools whose calls through the listener carry
+	// consent.
+	Consent []string
+}
+
+// hostFile drops the top-level keys the schema does not know from a file
+// that has "mcpServers": such a file is an MCP host's (Claude Desktop,
+// Cursor), which keeps its own settings beside the servers, and only the
+// servers matter here.
+func hostFile(cs *compiledSchema, root any) {
+	obj, ok := root.(map[string]any)
+	if !ok {
+		return
+	}
+	if _, host := obj["mcpServers"]; !host {
+		return
+	}
+	known := cs.knownKeys("#")
+	for k := range obj {
+		if k != "$schema" && !slices.Contains(known, k) {
+			delete(obj, k)
+		}
+	}
+}
+
+func (p *problems) applyServe(obj map[string]any, cfg *Config) {
+	s, ok := obj["serve"].(map[string]any)
+	if !ok {
+		return
+	}
+	cfg.Serve.Token, _ = s["token"].(string)
+	cfg.Serve.Consent = stringList(s["consent"])
 }
 
 // applyServers reads the "servers" and "mcpServers" sections, which the

@@ -62,3 +62,54 @@ func TestServersSectionErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestHostFileKeepsOnlyItsServers(t *testing.T) {
+	// A Claude Desktop file holds the host's own settings beside mcpServers.
+	cfg, err := Parse([]byte(`{
+  "globalShortcut": "Ctrl+Space",
+  "preferences": {"theme": "dark"},
+  "mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}
+}`), "claude_desktop_config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Servers["everything"].Command != "npx" {
+		t.Fatalf("servers %+v", cfg.Servers)
+	}
+	// Our own file stays strict: an unknown key is a mistake there.
+	_, err = Parse([]byte(`{"globalShortcut": "x", "servers": {"a": {"command": "x"}}}`), "f.json")
+	if err == nil || !strings.Contains(err.Error(), "/globalShortcut: unknown key") {
+		t.Fatalf("got %v, want the unknown key reported", err)
+	}
+	// A host file's servers are still checked.
+	_, err = Parse([]byte(`{"preferences": {}, "mcpServers": {"a": {"cmd": "x"}}}`), "f.json")
+	if err == nil || !strings.Contains(err.Error(), "/mcpServers/a/cmd: unknown key") {
+		t.Fatalf("got %v, want the entry's unknown key reported", err)
+	}
+}
+
+func TestServeSection(t *testing.T) {
+	cfg, err := Parse([]byte(`{"serve": {"token": "s3cret", "consent": ["demo.write_note"]}}`), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Serve.Token != "s3cret" || !reflect.DeepEqual(cfg.Serve.Consent, []string{"demo.write_note"}) {
+		t.Fatalf("serve %+v", cfg.Serve)
+	}
+	b, err := cfg.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "s3cret") {
+		t.Errorf("the token is shown: %s", b)
+	}
+	for doc, want := range map[string]string{
+		`{"serve": {"token": ""}}`:      "/serve/token",
+		`{"serve": {"tokn": "x"}}`:      `/serve/tokn: unknown key (did you mean "token"?)`,
+		`{"serve": {"consent": "a.b"}}`: "/serve/consent: must be an array",
+	} {
+		if _, err := Parse([]byte(doc), "f.json"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", doc, err, want)
+		}
+	}
+}

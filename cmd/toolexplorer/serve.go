@@ -34,10 +34,12 @@ a tool result with isError set, its text naming the code and message and
 its structuredContent the full result (in _meta under "toolexplorer/result"
 for a tool with an output schema). A call that needs consent asks the
 client (form elicitation) when it can, and is refused with
-consent_required otherwise, unless --consent names the tool.
+consent_required otherwise, unless --consent or the config's
+serve.consent names the tool.
 
 HTTP listens on loopback unless told otherwise. A non-loopback ADDR needs
-a bearer token, taken from $` + tokenEnv + `; every request must then
+a bearer token, taken from $` + tokenEnv + ` or else from the config's
+serve.token; every request must then
 carry 'Authorization: Bearer TOKEN'. Requests on a loopback address whose
 Host is not loopback, and browser requests from another origin, are
 refused.
@@ -66,9 +68,19 @@ failed, 2 for a usage error.
 					return a.usageError("serve", "--consent: no tool %q", n)
 				}
 			}
+			for _, n := range a.cfg.Serve.Consent {
+				if _, ok := a.reg.Lookup(n); !ok {
+					a.errorf("config: /serve/consent: no tool %q", n)
+					return exitUsage
+				}
+			}
+			consent = append(consent, a.cfg.Serve.Consent...)
 			token := strings.TrimSpace(a.getenv(tokenEnv))
+			if token == "" {
+				token = a.cfg.Serve.Token
+			}
 			if addr != "" && !mcp.Loopback(addr) && token == "" {
-				return a.usageError("serve", "--http %s is not a loopback address: set $%s to the bearer token clients must send", addr, tokenEnv)
+				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token in the config, to the bearer token clients must send", addr, tokenEnv)
 			}
 			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent})
 			if addr == "" {

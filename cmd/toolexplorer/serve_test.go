@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -238,5 +240,69 @@ func TestServeSlowProgress(t *testing.T) {
 		if got[i].Progress < got[i-1].Progress || got[i].Progress > 250 {
 			t.Errorf("progress %v after %v (of 250)", got[i].Progress, got[i-1].Progress)
 		}
+	}
+}
+
+// TestServeConfig: the config's serve section grants consent to the tools
+// it names and gives the HTTP listener its bearer token.
+func TestServeConfig(t *testing.T) {
+	cfg := writeFile(t, "c.json", `{"serve": {"token": "from-config", "consent": ["demo.write_note"]}}`)
+	granted := serveStdio(t, nil, "--config", cfg)
+	if res, r := callTool(t, granted, "demo.write_note", `{"text":"granted"}`); res.IsError {
+		t.Errorf("granted by the config: %s %s", r.Code, r.Message)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--config", cfg, "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("serve --http: exit %d: %s", code, stderr.String())
+		}
+	}()
+	url := waitFor(t, func() (string, bool) {
+		_, after, ok := strings.Cut(stderr.String(), "serving MCP at ")
+		return strings.TrimSpace(after), ok
+	})
+	for token, want := range map[string]int{"": http.StatusUnauthorized, "wrong": http.StatusUnauthorized, "from-config": http.StatusOK} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("token %q: status %d, want %d", token, res.StatusCode, want)
+		}
+	}
+
+	bad := writeFile(t, "c.json", `{"serve": {"consent": ["demo.nope"]}}`)
+	if o := cli(t, "", "serve", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, `/serve/consent: no tool "demo.nope"`) {
+		t.Errorf("a config that grants consent to no tool: %s", o)
+	}
+}
+
+// waitFor polls f until it reports ok, for up to two minutes (a hang
+// guard a loaded machine does not reach), and returns its value.
+func waitFor[T any](t *testing.T, f func() (T, bool)) T {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if v, ok := f(); ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gave up waiting")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -35,7 +35,8 @@ func (f serverFlag) Set(v string) error {
 }
 
 // parseServerFlag reads NAME=URL (http or https) or NAME=COMMAND ARGS...,
-// the command's words separated by spaces.
+// the command's words split as a POSIX shell splits them (quotes and
+// backslashes; see shellWords), with no shell run.
 func parseServerFlag(v string) (namedServer, error) {
 	name, spec, ok := strings.Cut(v, "=")
 	spec = strings.TrimSpace(spec)
@@ -46,8 +47,80 @@ func parseServerFlag(v string) (namedServer, error) {
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		return namedServer{name, config.Server{URL: spec}}, nil
 	}
-	words := strings.Fields(spec)
+	words, err := shellWords(spec)
+	if err != nil {
+		return namedServer{}, fmt.Errorf("server %q: %w", name, err)
+	}
+	if len(words) == 0 || words[0] == "" {
+		return namedServer{}, fmt.Errorf("server %q: the command is empty", name)
+	}
 	return namedServer{name, config.Server{Command: words[0], Args: words[1:]}}, nil
+}
+
+// shellWords splits s into words as a POSIX shell does, without expanding
+// anything: blanks separate words; 'single quotes' keep everything up to
+// the next single quote; "double quotes" keep everything but a backslash
+// before one of $ ` " \ or a newline, which stands for that character
+// (the newline is dropped); outside quotes a backslash keeps the next
+// character as it is (a backslash and a newline are dropped). A pair of
+// quotes with nothing between them is an empty word.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			if i+1 == len(s) {
+				return nil, errors.New("the command ends with a lone backslash")
+			}
+			i++
+			if s[i] != '\n' {
+				w.WriteByte(s[i])
+				inWord = true
+			}
+		case c == '\'':
+			inWord = true
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("the single quote at byte %d is not closed", i+1)
+			}
+			w.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case c == '"':
+			inWord = true
+			start := i
+			for i++; ; i++ {
+				if i == len(s) {
+					return nil, fmt.Errorf("the double quote at byte %d is not closed", start+1)
+				}
+				if s[i] == '"' {
+					break
+				}
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					i++
+					if s[i] == '\n' {
+						continue
+					}
+				}
+				w.WriteByte(s[i])
+			}
+		default:
+			inWord = true
+			w.WriteByte(c)
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
 }
 
 // connectServers connects the servers of the config and of --server (which

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +100,47 @@ func TestConfigServers(t *testing.T) {
 	o = cli(t, "", "--config", cfg, "run", "ours.demo_echo", "--args", `{"text":"x"}`)
 	if o.code == exitOK || !strings.Contains(o.stdout+o.stderr, "disabled") {
 		t.Fatalf("a remote tool disabled by config:\n%s", o)
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`npx -y  @scope/server`, []string{"npx", "-y", "@scope/server"}},
+		{`srv "a b" 'c d' e\ f`, []string{"srv", "a b", "c d", "e f"}},
+		{`srv 'it"s' "it's" "a\"b" "\$x \\ \q"`, []string{"srv", `it"s`, "it's", `a"b`, `$x \ \q`}},
+		{`srv '' "" x''y`, []string{"srv", "", "", "xy"}},
+		{`srv 'a\b' "$HOME" ~ *`, []string{"srv", `a\b`, "$HOME", "~", "*"}},
+		{"srv a\\\nb \\\n c", []string{"srv", "ab", "c"}},
+		{`srv "a"'b'c`, []string{"srv", "abc"}},
+		{"  \t ", nil},
+	} {
+		got, err := shellWords(c.in)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("shellWords(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for in, want := range map[string]string{
+		`srv 'a b`:  "single quote at byte 5 is not closed",
+		`srv "a b`:  "double quote at byte 5 is not closed",
+		`srv "a\"`:  "double quote at byte 5 is not closed",
+		`srv a\`:    "lone backslash",
+		`srv "a" '`: "single quote at byte 9 is not closed",
+	} {
+		if _, err := shellWords(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("shellWords(%q): %v, want %q", in, err, want)
+		}
+	}
+	// On the command line: a quoted argument reaches the server whole.
+	s, err := parseServerFlag(`fs=my-server --root "/tmp/a dir" --name 'x y'`)
+	if err != nil || s.server.Command != "my-server" || !slices.Equal(s.server.Args, []string{"--root", "/tmp/a dir", "--name", "x y"}) {
+		t.Errorf("quoted --server: %+v %v", s, err)
+	}
+	for _, bad := range []string{`fs=srv "open`, `fs=""`} {
+		if _, err := parseServerFlag(bad); err == nil || !strings.Contains(err.Error(), `server "fs"`) {
+			t.Errorf("--server %s: %v", bad, err)
+		}
 	}
 }
