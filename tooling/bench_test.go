@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 )
 
 // benchSchema is a realistic tool input: strings with bounds and a pattern,
@@ -227,4 +229,58 @@ func BenchmarkValidateManyFailures(b *testing.B) {
 			b.Fatal(err, len(fields))
 		}
 	}
+}
+
+// Latency distributions: the same work as BenchmarkDecodeValidateStd and
+// BenchmarkExecuteTool, each op timed on its own, reported as p50-ns and
+// p90-ns. The tail of a governed call is compared with the tail of the code
+// a host would write by hand:
+//
+//	go test -run '^$' -bench 'Latency' -count 6 ./tooling
+func benchLatency(b *testing.B, op func()) {
+	for range 1000 {
+		op()
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		op()
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	at := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Nanoseconds()) }
+	b.ReportMetric(at(0.50), "p50-ns")
+	b.ReportMetric(at(0.90), "p90-ns")
+	b.ReportMetric(at(0.99), "p99-ns")
+}
+
+func BenchmarkLatencyDecodeValidateStd(b *testing.B) {
+	s, err := compileSchema("bench.search", "input", benchSchema, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchLatency(b, func() {
+		d := json.NewDecoder(bytes.NewReader(benchArgs))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.compiled.Validate(v); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func BenchmarkLatencyExecuteTool(b *testing.B) {
+	r := benchRegistry(b)
+	ctx := context.Background()
+	benchLatency(b, func() {
+		if _, err := r.Execute(ctx, "bench.search", benchArgs); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
