@@ -47,6 +47,20 @@ func naiveChild() {
 	os.Exit(0)
 }
 
+// naiveLoop echoes requests from fd 3 to fd 4 until fd 3 closes: the bare protocol, with
+// no confinement, no pool and no handler look-up.
+func naiveLoop() {
+	in, out := os.NewFile(requestFD, "request"), os.NewFile(responseFD, "response")
+	r := newFrameReader(readerSource{in}, maxFrame)
+	for {
+		_, payload, err := r.next(0)
+		if err != nil {
+			os.Exit(0)
+		}
+		writeFrame(out, frameResponse, (&responseMsg{body: payload}).encode())
+	}
+}
+
 // minimalHost builds internal/coldhost, the smallest host program, once per process, in a
 // directory any user may enter (a child switches user before it execs), and returns its path.
 func minimalHost(b *testing.B) string {
@@ -259,13 +273,82 @@ func BenchmarkPoolSingleUse(b *testing.B) {
 	b.ReportMetric(float64(d[len(d)*9/10].Nanoseconds()), "p90-ns")
 }
 
-// BenchmarkPoolReuse is a round trip to a worker that serves call after call.
-func BenchmarkPoolReuse(b *testing.B) {
+// bareEcho starts an unconfined child that echoes requests in a loop over the same pipes and
+// frames as a worker, and returns one round trip to it: the bare protocol, the floor of a reused
+// worker's call. stop ends the child.
+func bareEcho(b *testing.B) (roundTrip func(), stop func()) {
+	reqR, reqW, _ := os.Pipe()
+	respR, respW, _ := os.Pipe()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Env = []string{envNaiveChild + "=loop"}
+	cmd.ExtraFiles = []*os.File{reqR, respW}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	reqR.Close()
+	respW.Close()
+	resp := newFrameReader(readerSource{respR}, maxFrame)
+	return func() {
+			writeFrame(reqW, frameRequest, []byte("ping"))
+			if _, _, err := resp.next(0); err != nil {
+				b.Fatal(err)
+			}
+		}, func() {
+			reqW.Close()
+			cmd.Wait()
+			respR.Close()
+		}
+}
+
+// BenchmarkBareRoundTrip is the bare protocol's round trip (see bareEcho).
+func BenchmarkBareRoundTrip(b *testing.B) {
+	roundTrip, stop := bareEcho(b)
+	defer stop()
+	timed(b, roundTrip)
+}
+
+// BenchmarkReuseAgainstBare interleaves a call to a reused worker at the default pool size and a
+// bare round trip, so that both see the same machine, and reports each median and their ratio
+// (x-bare, target at most 2).
+func BenchmarkReuseAgainstBare(b *testing.B) {
 	requireConfinement(b)
-	pool := NewPool(1)
+	roundTrip, stop := bareEcho(b)
+	defer stop()
+	pool := NewPool(2)
 	defer pool.Close()
 	p := Profile{Reuse: true}
-	waitIdle(b, pool, "test.echo", p, 1)
+	waitIdle(b, pool, "test.echo", p, 2)
+	req := []byte("ping")
+	reuse := func() {
+		if _, err := pool.Run(context.Background(), "test.echo", p, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var bare, pooled []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		roundTrip()
+		mid := time.Now()
+		reuse()
+		bare, pooled = append(bare, mid.Sub(start)), append(pooled, time.Since(mid))
+	}
+	b.StopTimer()
+	slices.Sort(bare)
+	slices.Sort(pooled)
+	b.ReportMetric(float64(bare[len(bare)/2].Nanoseconds()), "p50-ns-bare")
+	b.ReportMetric(float64(pooled[len(pooled)/2].Nanoseconds()), "p50-ns-reuse")
+	b.ReportMetric(float64(pooled[len(pooled)/2])/float64(bare[len(bare)/2]), "x-bare")
+}
+
+// BenchmarkPoolReuse is a round trip to a worker that serves call after call, at the default
+// pool size of 2 (the worker that served last takes the next call).
+func BenchmarkPoolReuse(b *testing.B) {
+	requireConfinement(b)
+	pool := NewPool(2)
+	defer pool.Close()
+	p := Profile{Reuse: true}
+	waitIdle(b, pool, "test.echo", p, 2)
 	req := []byte("ping")
 	timed(b, func() {
 		if _, err := pool.Run(context.Background(), "test.echo", p, req); err != nil {

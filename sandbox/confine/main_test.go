@@ -116,8 +116,11 @@ func allThreadsSyscallWorks() bool {
 }
 
 func TestMain(m *testing.M) {
-	if os.Getenv(envNaiveChild) == "1" {
+	switch os.Getenv(envNaiveChild) {
+	case "1":
 		naiveChild()
+	case "loop":
+		naiveLoop()
 	}
 	if Main() {
 		return

@@ -36,11 +36,22 @@ type Pool struct {
 // workerSet holds the ready workers of one profile.
 type workerSet struct {
 	prof Profile
-	idle chan *proc
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// idle is a stack: a call takes the worker that served last. A steady
+	// stream of calls to a Reuse profile then keeps going to one worker, which
+	// is still spinning for its next request, instead of taking turns with
+	// workers that have gone to sleep (a wake-up costs more than the call).
+	idle     []*proc
 	starting int
 	lastErr  error // the last pre-start failure; pre-starting stops after one
+}
+
+// ready is how many workers wait in the set.
+func (s *workerSet) ready() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.idle)
 }
 
 // NewPool returns a pool that keeps size ready workers per profile (at least 1).
@@ -107,30 +118,33 @@ func (p *Pool) Close() {
 	p.mu.Unlock()
 	p.wg.Wait()
 	for _, s := range sets {
-		for {
-			select {
-			case w := <-s.idle:
-				w.stop()
-				continue
-			default:
-			}
-			break
+		s.mu.Lock()
+		idle := s.idle
+		s.idle = nil
+		s.mu.Unlock()
+		for _, w := range idle {
+			w.stop()
 		}
 	}
 }
 
-// take returns a ready worker that is still alive, or nil.
+// take returns the ready worker that served last and is still alive, or nil.
 func (s *workerSet) take() *proc {
 	for {
-		select {
-		case w := <-s.idle:
-			if w.alive() && w.quiet() {
-				return w
-			}
-			w.release()
-		default:
+		s.mu.Lock()
+		n := len(s.idle)
+		if n == 0 {
+			s.mu.Unlock()
 			return nil
 		}
+		w := s.idle[n-1]
+		s.idle[n-1] = nil
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		if w.alive() && w.quiet() {
+			return w
+		}
+		w.release()
 	}
 }
 
@@ -152,28 +166,28 @@ func (p *Pool) set(name string, prof Profile) (*workerSet, error) {
 	}
 	s := p.sets[h]
 	if s == nil {
-		s = &workerSet{prof: prof, idle: make(chan *proc, p.size)}
+		s = &workerSet{prof: prof, idle: make([]*proc, 0, p.size)}
 		p.sets[h] = s
 	}
 	return s, nil
 }
 
-// put returns a worker to its set; false when the set is full or the pool closed.
+// put returns a worker to the top of its set; false when the set is full or
+// the pool closed. Locks in the order of fill: the set's, then the pool's.
 func (p *Pool) put(s *workerSet, w *proc) bool {
 	if !w.alive() {
 		return false
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	closed := p.closed
+	p.mu.Unlock()
+	if closed || len(s.idle) >= p.size {
 		return false
 	}
-	select {
-	case s.idle <- w:
-		return true
-	default:
-		return false
-	}
+	s.idle = append(s.idle, w)
+	return true
 }
 
 // fill starts workers in the background until the set has size ready or starting ones.

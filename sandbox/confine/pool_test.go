@@ -89,9 +89,9 @@ func waitIdle(t testing.TB, pool *Pool, name string, p Profile, n int) {
 	}
 	pool.fill(set)
 	deadline := time.Now().Add(20 * time.Second)
-	for len(set.idle) < n {
+	for set.ready() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("the pool has %d ready workers after 20s, want %d (last error %v)", len(set.idle), n, set.lastErr)
+			t.Fatalf("the pool has %d ready workers after 20s, want %d (last error %v)", set.ready(), n, set.lastErr)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -162,6 +162,33 @@ func TestPoolReuse(t *testing.T) {
 	}
 	if seen[string(resp)] != 0 {
 		t.Errorf("the worker killed at the deadline served again (pid %s)", resp)
+	}
+}
+
+// TestPoolReuseKeepsToOneWorker: with two ready workers, calls one after
+// another all go to the worker that served last (it is still spinning for
+// its next request), not in turns to a worker that has gone to sleep.
+func TestPoolReuseKeepsToOneWorker(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	pool := NewPool(2)
+	defer pool.Close()
+	p := Profile{Reuse: true}
+	waitIdle(t, pool, "test.pid", p, 2)
+	seen := map[string]int{}
+	for range 10 {
+		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.pid", p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[string(resp)]++
+	}
+	if len(seen) != 1 {
+		t.Errorf("10 calls one after another went to %d workers, want 1: %v", len(seen), seen)
+	}
+	set, _ := pool.set("test.pid", p)
+	if n := set.ready(); n != 2 {
+		t.Errorf("%d ready workers after the calls, want both back", n)
 	}
 }
 
