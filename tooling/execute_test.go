@@ -764,14 +764,14 @@ func TestToolStats(t *testing.T) {
 	}
 	_, _ = r.Execute(context.Background(), "t.ok", raw(`{"n":0}`))
 	_, _ = r.Execute(context.Background(), "t.panic", nil)
-	s, ok := r.ToolStatsOf("t.ok")
+	s, ok := toolStats(r, "t.ok")
 	if !ok || s.Calls != 11 || s.OK != 10 || s.Errors[tooling.CodeValidationError] != 1 || s.InFlight != 0 {
 		t.Fatalf("stats %+v", s)
 	}
 	if s.P50 <= 0 || s.P95 < s.P50 || s.Last <= 0 && s.Errors == nil {
 		t.Fatalf("latency p50 %v p95 %v last %v", s.P50, s.P95, s.Last)
 	}
-	all := r.Governance().Tools
+	all := r.Stats().Tools
 	if len(all) != 2 || all[0].Tool != "t.ok" || all[1].Tool != "t.panic" || all[1].Errors[tooling.CodePanic] != 1 {
 		t.Fatalf("all %+v", all)
 	}

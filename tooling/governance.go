@@ -8,7 +8,7 @@ import (
 
 // GovernanceStats is a live picture of governance, cheap enough to read ten
 // times a second: the global slots, every resource lock held or waited for,
-// the main thread, every rate bucket, and every tool's counters.
+// the main thread, every rate bucket, and the registry's counters (Stats).
 //
 // The snapshots of slots, locks, main thread and buckets are those of the
 // primitives of package sandbox, as they are.
@@ -18,9 +18,7 @@ type GovernanceStats struct {
 	Locks      []sandbox.LockStats     `json:"locks"`
 	MainThread sandbox.MainThreadStats `json:"main_thread"`
 	Buckets    []sandbox.BucketStats   `json:"buckets"`
-	Tools      []ToolStats             `json:"tools"` // every tool called so far, sorted by name
-	InFlight   int64                   `json:"in_flight"`
-	Abandoned  int64                   `json:"abandoned"`
+	Stats
 }
 
 // Governance returns the live governance picture now.
@@ -32,9 +30,7 @@ func (r *Registry) Governance() GovernanceStats {
 		Locks:      r.locks.Stats(),
 		MainThread: r.mainThread().Stats(),
 		Buckets:    r.buckets.Stats(now),
-		Tools:      r.toolStats(),
-		InFlight:   r.inFlight.Load(),
-		Abandoned:  r.abandoned.Load(),
+		Stats:      r.Stats(),
 	}
 }
 

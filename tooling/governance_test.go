@@ -72,7 +72,7 @@ func TestExclusiveToolsNeverOverlap(t *testing.T) {
 	}
 	wg.Wait()
 	for _, name := range []string{"kv.put", "kv.del", "other.put", "self.put"} {
-		if s, _ := r.ToolStatsOf(name); s.Peak != 1 || s.Running != 0 {
+		if s, _ := toolStats(r, name); s.Peak != 1 || s.Running != 0 {
 			t.Errorf("%s: peak running %d, running %d; want 1 and 0", name, s.Peak, s.Running)
 		}
 	}
@@ -267,7 +267,7 @@ func TestConcurrentReadOnlyCallsRunTogether(t *testing.T) {
 	if o.most.Load() != n {
 		t.Fatalf("at most %d of %d calls ran at once", o.most.Load(), n)
 	}
-	if s, _ := r.ToolStatsOf("t.read"); s.Peak != n {
+	if s, _ := toolStats(r, "t.read"); s.Peak != n {
 		t.Fatalf("peak running %d, want %d", s.Peak, n)
 	}
 }
@@ -548,7 +548,7 @@ func TestMainThreadBusyNeverRuns(t *testing.T) {
 		}
 		return true
 	})
-	if s, _ := r.ToolStatsOf("t.mark"); s.Waiting != 0 || s.InFlight != 0 {
+	if s, _ := toolStats(r, "t.mark"); s.Waiting != 0 || s.InFlight != 0 {
 		t.Fatalf("counters after the storm: %+v", s)
 	}
 	t.Logf("%d busy calls", busy.Load())

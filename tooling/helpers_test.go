@@ -78,3 +78,14 @@ func mustExec(t *testing.T, r *tooling.Registry, name, args string, opts ...tool
 	}
 	return res
 }
+
+// toolStats returns the counters of the named tool from r.Stats(), and
+// false when the tool has not been called.
+func toolStats(r *tooling.Registry, name string) (tooling.ToolStats, bool) {
+	for _, s := range r.Stats().Tools {
+		if s.Tool == name {
+			return s, true
+		}
+	}
+	return tooling.ToolStats{}, false
+}

@@ -564,9 +564,10 @@ func (r *Registry) SetEnabled(name string, enabled bool) error {
 	return nil
 }
 
-// Stats are counters of a registry, cheap to read at any rate.
+// Stats are counters of a registry, cheap to read at any rate: a few atomic
+// loads per tool.
 type Stats struct {
-	Tools     int           `json:"tools"`
+	Tools     []ToolStats   `json:"tools"`     // every tool called so far, sorted by name
 	InFlight  int64         `json:"in_flight"` // calls between begin and end
 	Abandoned int64         `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
 	Events    ObserverStats `json:"events"`
@@ -574,5 +575,5 @@ type Stats struct {
 
 // Stats returns the registry's counters now.
 func (r *Registry) Stats() Stats {
-	return Stats{Tools: r.Len(), InFlight: r.inFlight.Load(), Abandoned: r.abandoned.Load(), Events: r.obs.stats()}
+	return Stats{Tools: r.toolStats(), InFlight: r.inFlight.Load(), Abandoned: r.abandoned.Load(), Events: r.obs.stats()}
 }

@@ -136,7 +136,7 @@ func (e *entry) stats() ToolStats {
 }
 
 // toolStats returns the counters of every tool that has been called,
-// sorted by name (GovernanceStats.Tools). Reading them is cheap: a few
+// sorted by name (Stats.Tools). Reading them is cheap: a few
 // atomic loads per tool.
 func (r *Registry) toolStats() []ToolStats {
 	var out []ToolStats
@@ -146,13 +146,4 @@ func (r *Registry) toolStats() []ToolStats {
 		}
 	}
 	return out
-}
-
-// ToolStatsOf returns one tool's counters.
-func (r *Registry) ToolStatsOf(name string) (ToolStats, bool) {
-	e := r.lookup(name)
-	if e == nil {
-		return ToolStats{}, false
-	}
-	return e.stats(), true
 }

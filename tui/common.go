@@ -200,3 +200,14 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// toolStats returns the counters of the named tool, and false when it has
+// not been called yet.
+func toolStats(reg *tooling.Registry, name string) (tooling.ToolStats, bool) {
+	for _, ts := range reg.Stats().Tools {
+		if ts.Tool == name {
+			return ts, true
+		}
+	}
+	return tooling.ToolStats{}, false
+}

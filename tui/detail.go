@@ -322,7 +322,7 @@ func (d *detailScreen) availability() string {
 }
 
 func (d *detailScreen) calls() string {
-	ts, ok := d.c.reg.ToolStatsOf(d.tool.Name)
+	ts, ok := toolStats(d.c.reg, d.tool.Name)
 	if !ok || ts.Calls == 0 {
 		return "none yet"
 	}

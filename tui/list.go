@@ -514,9 +514,16 @@ func (l *listScreen) View() string {
 		}
 		return b.String()
 	}
+	var calls map[string]tooling.ToolStats
+	if wide {
+		calls = make(map[string]tooling.ToolStats)
+		for _, ts := range l.c.reg.Stats().Tools {
+			calls[ts.Tool] = ts
+		}
+	}
 	for row := l.offset; row < end; row++ {
 		b.WriteByte('\n')
-		b.WriteString(l.renderRow(&l.items[l.shown[row]], row == l.cursor, nameW, pad(badgeStrs[row-l.offset], badgeW), wide))
+		b.WriteString(l.renderRow(&l.items[l.shown[row]], row == l.cursor, nameW, pad(badgeStrs[row-l.offset], badgeW), wide, calls))
 	}
 	return b.String()
 }
@@ -533,7 +540,9 @@ func (l *listScreen) nameWidth() int {
 	return min(longest, limit)
 }
 
-func (l *listScreen) renderRow(it *toolItem, selected bool, nameW int, badgeCol string, wide bool) string {
+// renderRow draws one tool's row; calls holds the counters of the tools
+// called so far, by name (only needed when wide).
+func (l *listScreen) renderRow(it *toolItem, selected bool, nameW int, badgeCol string, wide bool, calls map[string]tooling.ToolStats) string {
 	st := l.c.styles
 	marker := "  "
 	if selected {
@@ -546,7 +555,7 @@ func (l *listScreen) renderRow(it *toolItem, selected bool, nameW int, badgeCol 
 	line := marker + name + " " + badgeCol
 	if wide {
 		stats := st.Faint.Render("—")
-		if ts, ok := l.c.reg.ToolStatsOf(it.tool.Name); ok && ts.Calls > 0 {
+		if ts, ok := calls[it.tool.Name]; ok && ts.Calls > 0 {
 			stats = fmt.Sprintf("%d× %s", ts.Calls, formatDuration(ts.Last))
 		}
 		line += " " + padLeft(stats, statsWidth) + "  "

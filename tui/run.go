@@ -334,7 +334,7 @@ func (r *runScreen) poll() {
 	if !r.queued {
 		return
 	}
-	ts, ok := r.c.reg.ToolStatsOf(r.tool.Name)
+	ts, ok := toolStats(r.c.reg, r.tool.Name)
 	r.waiting = ok && ts.Waiting > 0
 	r.waited = r.waited || r.waiting
 	if ok && ts.Waiting == 0 && ts.Running > 0 {

@@ -261,7 +261,7 @@ func runBench(ctx context.Context, spec benchSpec) *benchReport {
 	rep.Interrupted = ctx.Err() != nil && rep.Done < spec.calls
 	rep.MaxInFlight = maxInFlight.Load()
 	rep.Sampled = <-sampled
-	if st, ok := spec.reg.ToolStatsOf(spec.tool); ok {
+	if st, ok := toolStats(spec.reg, spec.tool); ok {
 		rep.PeakRunning = st.Peak
 	}
 	return rep
@@ -274,7 +274,7 @@ func sampleInFlight(reg *tooling.Registry, tool string, stop <-chan struct{}) be
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		if s, ok := reg.ToolStatsOf(tool); ok {
+		if s, ok := toolStats(reg, tool); ok {
 			p.Samples++
 			p.InFlight = max(p.InFlight, s.InFlight)
 			p.Waiting = max(p.Waiting, s.Waiting)
@@ -396,4 +396,15 @@ func writeBench(w io.Writer, rep *benchReport) {
 	fmt.Fprintf(tw, "running\tat most %d at once (exact), %.2f on average (total run time / wall time)\n", rep.PeakRunning, rep.Running)
 	fmt.Fprintf(tw, "wall time\t%s\n", roundDuration(rep.wall))
 	tw.Flush()
+}
+
+// toolStats returns the counters of the named tool, and false when it has
+// not been called yet.
+func toolStats(reg *tooling.Registry, name string) (tooling.ToolStats, bool) {
+	for _, ts := range reg.Stats().Tools {
+		if ts.Tool == name {
+			return ts, true
+		}
+	}
+	return tooling.ToolStats{}, false
 }

@@ -172,7 +172,7 @@ func TestBenchQuantile(t *testing.T) {
 
 func TestBenchInterrupted(t *testing.T) {
 	okCalls := func() uint64 {
-		s, _ := tooling.Default.ToolStatsOf("demo.slow")
+		s, _ := toolStats(tooling.Default, "demo.slow")
 		return s.OK
 	}
 	before := okCalls()
