@@ -234,3 +234,45 @@ func BenchmarkRegisterRecursiveSchema(b *testing.B) {
 		tooling.NewRegistry().Register(tooling.Tool{Name: "demo.expr", Run: run, Input: s})
 	}
 }
+
+// TestRegisterBatch: a batch large enough to compile on several goroutines
+// adds its tools in order up to the first bad one, whose problem the panic
+// names, and every tool added validates its own arguments.
+func TestRegisterBatch(t *testing.T) {
+	noop := func(context.Context, tooling.Call) (any, error) { return nil, nil }
+	var tools []tooling.Tool
+	for i := range 100 {
+		in := fmt.Sprintf(`{"type":"object","properties":{"n%d":{"type":"integer"}},"additionalProperties":false}`, i)
+		if i == 60 {
+			in = `{"type":"object","properties":{"x":{"type":"nonsense"}}}`
+		}
+		tools = append(tools, tooling.Tool{Name: fmt.Sprintf("batch.t%d", i), Input: json.RawMessage(in), Run: noop})
+	}
+	r := tooling.NewRegistry()
+	func() {
+		defer func() {
+			p := recover()
+			err, ok := p.(*tooling.RegisterError)
+			if !ok || err.Tool != "batch.t60" {
+				t.Fatalf("panic %v, want the RegisterError of batch.t60", p)
+			}
+		}()
+		r.Register(tools...)
+	}()
+	if r.Len() != 60 {
+		t.Fatalf("%d tools added, want the 60 before the bad one", r.Len())
+	}
+	for i := range 60 {
+		name := fmt.Sprintf("batch.t%d", i)
+		if fe, err := r.ValidateArgs(name, json.RawMessage(fmt.Sprintf(`{"n%d":"x"}`, i))); err != nil || len(fe) != 1 {
+			t.Fatalf("%s: %v %v, want its own schema to refuse a string", name, fe, err)
+		}
+	}
+	// Replace checks the whole batch before it changes anything.
+	if err := r.Replace(nil, tools[60:]); err == nil || !strings.Contains(err.Error(), "batch.t60") {
+		t.Fatalf("Replace with a bad tool: %v", err)
+	}
+	if r.Len() != 60 {
+		t.Fatalf("%d tools after a refused Replace, want 60", r.Len())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -90,12 +91,52 @@ func (e *RegisterError) Error() string {
 func Register(tools ...Tool) { Default.Register(tools...) }
 
 // Register adds tools to r, panicking as the package-level Register does.
+// The tools before a bad one are added.
 func (r *Registry) Register(tools ...Tool) {
-	for _, t := range tools {
-		if err := r.Add(t); err != nil {
+	entries, problems := newEntries(tools)
+	for i, e := range entries {
+		if len(problems[i]) > 0 {
+			panic(&RegisterError{Tool: tools[i].Name, Problems: problems[i]})
+		}
+		if err := r.insert(e); err != nil {
 			panic(err)
 		}
 	}
+}
+
+// parallelFrom is the smallest batch of tools whose schemas newEntries
+// compiles on several goroutines.
+const parallelFrom = 16
+
+// newEntries builds the entries of tools, as newEntry does, on up to
+// GOMAXPROCS goroutines for a large batch (a gateway's or a tools file's
+// thousands of tools): compiling a schema is the whole cost of adding a tool,
+// and each compiles on its own.
+func newEntries(tools []Tool) ([]*entry, [][]string) {
+	entries := make([]*entry, len(tools))
+	problems := make([][]string, len(tools))
+	workers := min(runtime.GOMAXPROCS(0), len(tools)/parallelFrom+1)
+	if workers <= 1 {
+		for i, t := range tools {
+			entries[i], problems[i] = newEntry(t)
+		}
+		return entries, problems
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(tools) {
+					return
+				}
+				entries[i], problems[i] = newEntry(tools[i])
+			}
+		})
+	}
+	wg.Wait()
+	return entries, problems
 }
 
 // Add adds t to r, or returns a *RegisterError saying every problem found.
@@ -248,14 +289,12 @@ func (r *Registry) Remove(name string) bool {
 // *RegisterError, one per refused tool) says why. Calls already running on
 // a removed tool finish. For embedders that reload tools from files.
 func (r *Registry) Replace(remove []string, tools []Tool) error {
-	entries := make([]*entry, len(tools))
+	entries, problems := newEntries(tools)
 	var errs []error
 	for i, t := range tools {
-		e, problems := newEntry(t)
-		if len(problems) > 0 {
-			errs = append(errs, &RegisterError{Tool: t.Name, Problems: problems})
+		if len(problems[i]) > 0 {
+			errs = append(errs, &RegisterError{Tool: t.Name, Problems: problems[i]})
 		}
-		entries[i] = e
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
