@@ -81,7 +81,7 @@ func TestLimitedRate(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, tooling.ErrRateLimited):
+		case errors.Is(err, tooling.CodeRateLimited):
 			limited++
 			retry = res.RetryAfter
 		default:

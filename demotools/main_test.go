@@ -89,24 +89,6 @@ func eventually(limit time.Duration, cond func() bool) bool {
 	}
 }
 
-// sentinels maps each code to its error, for errors.Is.
-var sentinels = map[tooling.Code]error{
-	tooling.CodeNotFound:        tooling.ErrNotFound,
-	tooling.CodeDisabled:        tooling.ErrDisabled,
-	tooling.CodeOriginDenied:    tooling.ErrOriginDenied,
-	tooling.CodeUnavailable:     tooling.ErrUnavailable,
-	tooling.CodeValidationError: tooling.ErrValidation,
-	tooling.CodeConsentRequired: tooling.ErrConsentRequired,
-	tooling.CodeTimeout:         tooling.ErrTimeout,
-	tooling.CodeCanceled:        tooling.ErrCanceled,
-	tooling.CodeToolError:       tooling.ErrToolError,
-	tooling.CodePanic:           tooling.ErrPanic,
-	tooling.CodeOutputInvalid:   tooling.ErrOutputInvalid,
-
-	tooling.CodeSandboxDenied:      tooling.ErrSandboxDenied,
-	tooling.CodeSandboxUnavailable: tooling.ErrSandboxUnavailable,
-}
-
 // execute runs a tool of the default registry and checks that the result
 // and the error agree with each other and with want (CodeOK for success).
 func execute(t *testing.T, name, args string, want tooling.Code, opts ...tooling.Option) (*tooling.Result, error) {
@@ -134,8 +116,8 @@ func executeOn(t *testing.T, r *tooling.Registry, name, args string, want toolin
 	if res.Code != want || err == nil {
 		t.Fatalf("%s %s: code %q (err %v), want %q", name, args, res.Code, err, want)
 	}
-	if !errors.Is(err, sentinels[want]) {
-		t.Errorf("%s %s: errors.Is(err, sentinel of %q) is false for %v", name, args, want, err)
+	if !errors.Is(err, want) {
+		t.Errorf("%s %s: errors.Is(err, %q) is false for %v", name, args, want, err)
 	}
 	if res.Status != tooling.StatusOf(want) {
 		t.Errorf("%s %s: status %q, want %q", name, args, res.Status, tooling.StatusOf(want))

@@ -114,7 +114,7 @@ func TestSlowCanceledByCaller(t *testing.T) {
 		start := time.Now()
 		res, err := r.Execute(ctx, "demo.slow", json.RawMessage(`{"ms":3000}`))
 		took := time.Since(start)
-		if !errors.Is(err, tooling.ErrCanceled) || res.Code != tooling.CodeCanceled {
+		if !errors.Is(err, tooling.CodeCanceled) || res.Code != tooling.CodeCanceled {
 			t.Fatalf("code %q, err %v, want canceled", res.Code, err)
 		}
 		if !errors.Is(err, context.Canceled) {

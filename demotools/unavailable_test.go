@@ -34,7 +34,7 @@ func TestUnavailable(t *testing.T) {
 	}
 
 	err := tooling.Default.Availability(context.Background(), "demo.unavailable", "")
-	if !errors.Is(err, tooling.ErrUnavailable) || !errors.Is(err, demotools.ErrGeneratorOffline) {
+	if !errors.Is(err, tooling.CodeUnavailable) || !errors.Is(err, demotools.ErrGeneratorOffline) {
 		t.Errorf("Availability = %v, want unavailable: generator offline", err)
 	}
 	for _, tool := range tooling.Default.List(context.Background(), tooling.Filter{Tags: []string{"demo"}, Availability: tooling.OnlyAvailable}) {

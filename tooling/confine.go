@@ -72,12 +72,6 @@ const (
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
 )
 
-// Sentinels of the confinement codes.
-var (
-	ErrSandboxDenied      error = &sentinel{CodeSandboxDenied}
-	ErrSandboxUnavailable error = &sentinel{CodeSandboxUnavailable}
-)
-
 // Workspace returns the directory a confined tool works in (the config's
 // confinement workspace), or "" for a call that is not confined.
 func (c Call) Workspace() string { return c.workspace }

@@ -86,7 +86,7 @@ func TestConfinedToolOfAnotherRegistry(t *testing.T) {
 	r := tooling.NewRegistry()
 	confinedTestTools(r)
 	res, err := r.Execute(context.Background(), "conftest.fail", nil)
-	if !errors.Is(err, tooling.ErrSandboxUnavailable) || res.Status != tooling.StatusDenied ||
+	if !errors.Is(err, tooling.CodeSandboxUnavailable) || res.Status != tooling.StatusDenied ||
 		res.Message != "conftest.fail is confined, and a confined child serves only the registry handed to tooling.Main, which is another one" {
 		t.Fatalf("%v (status %s)", err, res.Status)
 	}
@@ -133,22 +133,22 @@ func TestConfinedTools(t *testing.T) {
 		t.Fatalf("read inside the workspace: %v %s", err, res.Output)
 	}
 	res, err = hosted.Execute(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
-	if !errors.Is(err, tooling.ErrSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") ||
+	if !errors.Is(err, tooling.CodeSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") ||
 		!strings.Contains(res.Message, "(as the child reports)") {
 		t.Fatalf("read outside: %v (%s)", err, res.Message)
 	}
 	res, err = hosted.Execute(ctx, "conftest.fail", nil)
-	if !errors.Is(err, tooling.ErrToolError) || res.Message != "confined failure" {
+	if !errors.Is(err, tooling.CodeToolError) || res.Message != "confined failure" {
 		t.Fatalf("tool error: %v", err)
 	}
 	res, err = hosted.Execute(ctx, "conftest.fail", raw(`{"panic":true}`))
-	if !errors.Is(err, tooling.ErrPanic) || !strings.Contains(res.Stack, "goroutine") {
+	if !errors.Is(err, tooling.CodePanic) || !strings.Contains(res.Stack, "goroutine") {
 		t.Fatalf("panic: %v", err)
 	}
 	if res, err := hosted.Execute(ctx, "conftest.listen", nil); err != nil || string(res.Output) != `"listened"` {
 		t.Fatalf("listen with BindTCP 0: %v %s", err, res.Output)
 	}
-	if _, err := hosted.Execute(ctx, "conftest.listen_unbound", nil); !errors.Is(err, tooling.ErrSandboxDenied) {
+	if _, err := hosted.Execute(ctx, "conftest.listen_unbound", nil); !errors.Is(err, tooling.CodeSandboxDenied) {
 		t.Fatalf("listen without BindTCP: %v, want sandbox_denied", err)
 	}
 	found := false
@@ -198,7 +198,7 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 	// cap and a fixed room: an error text far over both ends the call at the
 	// response limit.
 	res, err := hosted.Execute(context.Background(), "conftest.longerror", raw(`{"n":3000000}`))
-	if !errors.Is(err, tooling.ErrSandboxDenied) || !strings.Contains(res.Message, "response limit") {
+	if !errors.Is(err, tooling.CodeSandboxDenied) || !strings.Contains(res.Message, "response limit") {
 		t.Errorf("a 3 MB error text: %v (%s), want the response limit", err, res.Message)
 	}
 	for _, tt := range tests {
@@ -217,7 +217,7 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.ErrOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Status != tooling.StatusError {
+			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Status != tooling.StatusError {
 				t.Fatalf("err %v code %q status %q", err, res.Code, res.Status)
 			}
 			if res.Message != tt.msg || res.Output != nil {

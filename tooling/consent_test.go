@@ -103,7 +103,7 @@ func TestConsentFuncFailures(t *testing.T) {
 	r := consentRegistry(t, &ran)
 	// Without a consent function, the refusal is as it always was.
 	res, err := r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.ErrConsentRequired) || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent" ||
+	if !errors.Is(err, tooling.CodeConsentRequired) || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent" ||
 		res.Hint != "ask first, then call again with consent (WithConsent, or --consent on the command line)" {
 		t.Fatalf("no func: %v %q", err, res.Hint)
 	}
@@ -112,12 +112,12 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentSession, errAsk
 	})
 	res, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.ErrConsentRequired) || !errors.Is(err, errAsk) || r.SessionConsent("t.delete", tooling.OriginApp) ||
+	if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) || r.SessionConsent("t.delete", tooling.OriginApp) ||
 		res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal" {
 		t.Fatalf("error: %v", err)
 	}
 	r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) { panic("dialog bug") })
-	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, tooling.ErrConsentRequired) || !strings.Contains(err.Error(), "the consent function panicked: dialog bug") {
+	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, tooling.CodeConsentRequired) || !strings.Contains(err.Error(), "the consent function panicked: dialog bug") {
 		t.Fatalf("panic: %v", err)
 	}
 	// The caller gives up while the person thinks: canceled, nothing ran.
@@ -128,7 +128,7 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentOnce, nil
 	})
 	res, err = r.Execute(ctx, "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.ErrCanceled) || res.Status != tooling.StatusDenied {
+	if !errors.Is(err, tooling.CodeCanceled) || res.Status != tooling.StatusDenied {
 		t.Fatalf("canceled: %v %q", err, res.Status)
 	}
 	if len(ran) != 0 {

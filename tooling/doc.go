@@ -24,7 +24,7 @@
 // from a typed handler; package tooltest calls a Run in a unit test. Every call
 // goes through the same steps, in order, and every refusal or failure has a
 // stable Code (see Codes) with a message for people and a Go error that
-// matches the code's sentinel with errors.Is:
+// matches the Code with errors.Is:
 //
 //	look-up            not_found (with did-you-mean and a forgotten-import hint)
 //	enabled            disabled (config enabled/whitelist/blacklist/overrides, SetEnabled)

@@ -49,7 +49,7 @@ func ExampleExecuteTool() {
 	fmt.Println(res.Status, string(res.Output))
 
 	res, err := tooling.ExecuteTool(ctx, "example.add", json.RawMessage(`{"a":"one"}`), tooling.WithOrigin(tooling.OriginLLM))
-	fmt.Println(res.Code, errors.Is(err, tooling.ErrValidation))
+	fmt.Println(res.Code, errors.Is(err, tooling.CodeValidationError))
 	for _, f := range res.Fields {
 		fmt.Println(f.Path, f.Message)
 	}

@@ -69,7 +69,7 @@ func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ..
 // governance, in order: look-up, enabled, origin, availability, size cap,
 // decoding and validation, schema defaults, consent, deadline, run, output
 // check. It always returns a Result; the error is nil exactly when the
-// call succeeded, and otherwise an *Error matching the code's sentinel.
+// call succeeded, and otherwise an *Error matching its Code (errors.Is).
 //
 // A call returns by its deadline even if the tool ignores its context. A
 // tool that panics yields code panic with its stack; the host lives on.

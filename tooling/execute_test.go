@@ -71,25 +71,25 @@ func TestExecuteCodes(t *testing.T) {
 	}{
 		{"ok", nil, "t.ok", `{"n":2}`, nil, tooling.CodeOK, nil, tooling.StatusOK, ""},
 		{"exported name", nil, "t__ok", `{"n":2}`, nil, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"not found", nil, "t.okk", `{}`, nil, tooling.CodeNotFound, tooling.ErrNotFound, tooling.StatusDenied, `did you mean "t.ok"`},
-		{"origin denied", nil, "t.llm", ``, nil, tooling.CodeOriginDenied, tooling.ErrOriginDenied, tooling.StatusDenied, `origin "app" may not call t.llm (allowed: llm)`},
+		{"not found", nil, "t.okk", `{}`, nil, tooling.CodeNotFound, tooling.CodeNotFound, tooling.StatusDenied, `did you mean "t.ok"`},
+		{"origin denied", nil, "t.llm", ``, nil, tooling.CodeOriginDenied, tooling.CodeOriginDenied, tooling.StatusDenied, `origin "app" may not call t.llm (allowed: llm)`},
 		{"origin allowed", nil, "t.llm", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"unavailable", nil, "t.offline", ``, nil, tooling.CodeUnavailable, tooling.ErrUnavailable, tooling.StatusDenied, "generator offline"},
-		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: must be at least 1, got 0"},
-		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "malformed JSON"},
-		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "must be a JSON object, got an array"},
-		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: number out of range"},
-		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "/n: number out of range"},
-		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.ErrValidation, tooling.StatusDenied, "unexpected data after the value"},
-		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.ErrConsentRequired, tooling.StatusDenied, "needs consent"},
+		{"unavailable", nil, "t.offline", ``, nil, tooling.CodeUnavailable, tooling.CodeUnavailable, tooling.StatusDenied, "generator offline"},
+		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "/n: must be at least 1, got 0"},
+		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "malformed JSON"},
+		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "must be a JSON object, got an array"},
+		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "/n: number out of range"},
+		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "/n: number out of range"},
+		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "unexpected data after the value"},
+		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.CodeConsentRequired, tooling.StatusDenied, "needs consent"},
 		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.ErrTimeout, tooling.StatusError, "timed out"},
-		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.ErrTimeout, tooling.StatusError, "deadline 20ms"},
-		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.ErrCanceled, tooling.StatusDenied, "canceled by its caller before it started"},
-		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.ErrToolError, tooling.StatusError, "wrapped: boom"},
-		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.ErrPanic, tooling.StatusError, "t.panic panicked: kaboom"},
-		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.ErrOutputInvalid, tooling.StatusError, "/ok: must be true"},
-		{"output unencodable", nil, "t.unencodable", ``, nil, tooling.CodeOutputInvalid, tooling.ErrOutputInvalid, tooling.StatusError, "cannot be encoded as JSON"},
+		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.CodeTimeout, tooling.StatusError, "timed out"},
+		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.CodeTimeout, tooling.StatusError, "deadline 20ms"},
+		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.CodeCanceled, tooling.StatusDenied, "canceled by its caller before it started"},
+		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.CodeToolError, tooling.StatusError, "wrapped: boom"},
+		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.CodePanic, tooling.StatusError, "t.panic panicked: kaboom"},
+		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, tooling.StatusError, "/ok: must be true"},
+		{"output unencodable", nil, "t.unencodable", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, tooling.StatusError, "cannot be encoded as JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestExecuteCodes(t *testing.T) {
 			if !errors.Is(err, tt.sentinel) {
 				t.Fatalf("errors.Is(%v, %v) = false", err, tt.sentinel)
 			}
-			for _, other := range []error{tooling.ErrNotFound, tooling.ErrTimeout, tooling.ErrPanic} {
+			for _, other := range []error{tooling.CodeNotFound, tooling.CodeTimeout, tooling.CodePanic} {
 				if other != tt.sentinel && errors.Is(err, other) {
 					t.Errorf("error also matches %v", other)
 				}
@@ -170,7 +170,7 @@ func TestTimeoutReturnsOnTimeWhenToolIgnoresContext(t *testing.T) {
 		start := time.Now()
 		res, err := r.Execute(context.Background(), "t.stuck", nil)
 		took := time.Since(start)
-		if !errors.Is(err, tooling.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		if !errors.Is(err, tooling.CodeTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v", err)
 		}
 		if took < 100*time.Millisecond || took >= 400*time.Millisecond {
@@ -196,7 +196,7 @@ func TestCancelWhileRunning(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(30*time.Millisecond, cancel)
 		res, err := r.Execute(ctx, "t.wait", nil)
-		if !errors.Is(err, tooling.ErrCanceled) || !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, tooling.CodeCanceled) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
 		if res.Run != 30*time.Millisecond {
@@ -211,7 +211,7 @@ func TestCallerDeadlineIsTimeout(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		res, err := r.Execute(ctx, "t.wait", nil)
-		if !errors.Is(err, tooling.ErrTimeout) {
+		if !errors.Is(err, tooling.CodeTimeout) {
 			t.Fatalf("err = %v", err)
 		}
 		if res.Timeout != 30*time.Millisecond {
@@ -249,7 +249,7 @@ func TestValidationReportsEveryField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			res, err := r.Execute(context.Background(), "t.search", raw(tt.args))
-			if !errors.Is(err, tooling.ErrValidation) {
+			if !errors.Is(err, tooling.CodeValidationError) {
 				t.Fatalf("err = %v", err)
 			}
 			got := map[string]string{}
@@ -281,7 +281,7 @@ func TestArgumentSizeCap(t *testing.T) {
 	big := `{"s":"` + strings.Repeat("a", 60) + `"}`
 	mustExec(t, r, "t.text", small)
 	res, err := r.Execute(context.Background(), "t.text", raw(big))
-	if !errors.Is(err, tooling.ErrValidation) || !strings.Contains(res.Message, "over the limit of 64 bytes") {
+	if !errors.Is(err, tooling.CodeValidationError) || !strings.Contains(res.Message, "over the limit of 64 bytes") {
 		t.Fatalf("err %v message %q", err, res.Message)
 	}
 }
@@ -361,7 +361,7 @@ func TestOutputSizeCap(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.ErrOutputInvalid) || res.Status != tooling.StatusError {
+			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Status != tooling.StatusError {
 				t.Fatalf("err %v status %q", err, res.Status)
 			}
 			if res.Message != tt.msg {
@@ -418,7 +418,7 @@ func TestOutputSizeCapDefault(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.ErrOutputInvalid) || res.Message != tt.msg || res.Output != nil {
+			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Message != tt.msg || res.Output != nil {
 				t.Fatalf("err %v message %q output %d bytes", err, res.Message, len(res.Output))
 			}
 		})
@@ -491,7 +491,7 @@ func TestNoParameterTool(t *testing.T) {
 		}
 	}
 	res, err := r.Execute(context.Background(), "t.none", raw(`{"x":1}`))
-	if !errors.Is(err, tooling.ErrValidation) || res.Fields[0].Path != "/x" {
+	if !errors.Is(err, tooling.CodeValidationError) || res.Fields[0].Path != "/x" {
 		t.Fatalf("extra argument accepted: %v %+v", err, res.Fields)
 	}
 }
@@ -548,7 +548,7 @@ func TestDisabledByConfigAndRuntime(t *testing.T) {
 				if want != (err == nil) {
 					t.Errorf("%s: err %v, want enabled=%v", name, err, want)
 				}
-				if !want && (!errors.Is(err, tooling.ErrDisabled) || !strings.Contains(res.Message, tt.reason)) {
+				if !want && (!errors.Is(err, tooling.CodeDisabled) || !strings.Contains(res.Message, tt.reason)) {
 					t.Errorf("%s: %v, want disabled saying %q", name, err, tt.reason)
 				}
 			}
@@ -558,12 +558,12 @@ func TestDisabledByConfigAndRuntime(t *testing.T) {
 	if err := r.SetEnabled("a.one", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Execute(context.Background(), "a.one", nil); !errors.Is(err, tooling.ErrDisabled) {
+	if _, err := r.Execute(context.Background(), "a.one", nil); !errors.Is(err, tooling.CodeDisabled) {
 		t.Fatalf("runtime disable: %v", err)
 	}
 	_ = r.SetEnabled("a.one", true)
 	mustExec(t, r, "a.one", ``)
-	if err := r.SetEnabled("a.nope", true); !errors.Is(err, tooling.ErrNotFound) {
+	if err := r.SetEnabled("a.nope", true); !errors.Is(err, tooling.CodeNotFound) {
 		t.Fatalf("SetEnabled unknown: %v", err)
 	}
 }
@@ -673,7 +673,7 @@ func TestValidateWithoutRunning(t *testing.T) {
 	if fields, _ := r.ValidateArgs("t.v", raw(`{"n":2.5}`)); len(fields) != 1 || fields[0].Keyword != "type" {
 		t.Fatalf("a fraction: %+v", fields)
 	}
-	if _, err := r.ValidateArgs("t.nope", nil); !errors.Is(err, tooling.ErrNotFound) {
+	if _, err := r.ValidateArgs("t.nope", nil); !errors.Is(err, tooling.CodeNotFound) {
 		t.Fatalf("unknown tool: %v", err)
 	}
 	if ran {
@@ -820,7 +820,7 @@ func TestToolHonouringItsContextIsNotAbandoned(t *testing.T) {
 	abandoned := 0
 	for i := 0; i < 20; i++ {
 		res, err := r.Execute(context.Background(), "t.wait", nil, tooling.WithTimeout(5*time.Millisecond))
-		if !errors.Is(err, tooling.ErrTimeout) {
+		if !errors.Is(err, tooling.CodeTimeout) {
 			t.Fatalf("err %v", err)
 		}
 		if res.Abandoned {
@@ -850,7 +850,7 @@ func TestOutputUncheckableFailsClosed(t *testing.T) {
 			return v, nil
 		}})
 	res, err := r.Execute(context.Background(), "t.deep", raw(`{}`))
-	if !errors.Is(err, tooling.ErrOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Output != nil {
+	if !errors.Is(err, tooling.CodeOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Output != nil {
 		t.Fatalf("code %q (%s), output %d bytes; want output_invalid and no output", res.Code, res.Message, len(res.Output))
 	}
 	if want := "t.deep returned output that cannot be checked against its output schema: "; !strings.HasPrefix(res.Message, want) {

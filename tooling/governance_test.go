@@ -128,7 +128,7 @@ func TestBusyWhenALockOutlastsTheDeadline(t *testing.T) {
 		}
 		start := time.Now()
 		res, err := r.Execute(context.Background(), "kv.get", nil, tooling.WithTimeout(50*time.Millisecond))
-		if !errors.Is(err, tooling.ErrBusy) || res.Status != tooling.StatusDenied || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
+		if !errors.Is(err, tooling.CodeBusy) || res.Status != tooling.StatusDenied || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
 			t.Fatalf("err %v message %q", err, res.Message)
 		}
 		if took := time.Since(start); took < 50*time.Millisecond || took > 60*time.Millisecond || res.Wait < 50*time.Millisecond {
@@ -151,12 +151,12 @@ func TestRateLimits(t *testing.T) {
 	r.Register(tooling.Tool{Name: "api.b", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 2, Burst: 2, Key: "api"}}, Run: run})
 
 	// A call refused by validation spends no token.
-	if _, err := r.Execute(context.Background(), "t.once", raw(`{"n":0}`)); !errors.Is(err, tooling.ErrValidation) {
+	if _, err := r.Execute(context.Background(), "t.once", raw(`{"n":0}`)); !errors.Is(err, tooling.CodeValidationError) {
 		t.Fatal(err)
 	}
 	mustExec(t, r, "t.once", `{}`)
 	res, err := r.Execute(context.Background(), "t.once", raw(`{}`))
-	if !errors.Is(err, tooling.ErrRateLimited) || res.Status != tooling.StatusDenied {
+	if !errors.Is(err, tooling.CodeRateLimited) || res.Status != tooling.StatusDenied {
 		t.Fatalf("second call: %v", err)
 	}
 	if res.RetryAfter < 55*time.Second || res.RetryAfter > 61*time.Second || !strings.Contains(res.Message, "retry in") {
@@ -165,7 +165,7 @@ func TestRateLimits(t *testing.T) {
 	// A shared key is one bucket for both tools.
 	mustExec(t, r, "api.a", ``)
 	mustExec(t, r, "api.b", ``)
-	if _, err := r.Execute(context.Background(), "api.a", nil); !errors.Is(err, tooling.ErrRateLimited) {
+	if _, err := r.Execute(context.Background(), "api.a", nil); !errors.Is(err, tooling.CodeRateLimited) {
 		t.Fatalf("shared bucket: %v", err)
 	}
 
@@ -174,7 +174,7 @@ func TestRateLimits(t *testing.T) {
 	cfg.Tools = map[string]config.ToolOverride{"t.free": {RatePerMinute: 1, Burst: 1}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.free", ``)
-	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, tooling.ErrRateLimited) {
+	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, tooling.CodeRateLimited) {
 		t.Fatalf("override: %v", err)
 	}
 	var found bool
@@ -206,7 +206,7 @@ func TestRateLimitHintNamesTheSource(t *testing.T) {
 	} {
 		mustExec(t, r, tc.tool, ``)
 		res, err := r.Execute(context.Background(), tc.tool, nil)
-		if !errors.Is(err, tooling.ErrRateLimited) {
+		if !errors.Is(err, tooling.CodeRateLimited) {
 			t.Fatalf("%s: %v", tc.tool, err)
 		}
 		if !strings.Contains(res.Hint, tc.want) || strings.Contains(res.Hint, tc.not) {
@@ -222,7 +222,7 @@ func TestRateOverrideNeverWidens(t *testing.T) {
 	cfg.Tools = map[string]config.ToolOverride{"t.slowrate": {RatePerMinute: 600, Burst: 50}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.slowrate", ``)
-	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, tooling.ErrRateLimited) {
+	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, tooling.CodeRateLimited) {
 		t.Fatalf("override widened the declared rate: %v", err)
 	}
 }
@@ -328,7 +328,7 @@ func TestStuckMainThread(t *testing.T) {
 		cancel()
 	}()
 	res, err := r.Execute(ctx, "t.hang", nil)
-	if !errors.Is(err, tooling.ErrCanceled) || !res.Abandoned {
+	if !errors.Is(err, tooling.CodeCanceled) || !res.Abandoned {
 		t.Fatalf("hang: %v abandoned=%v", err, res.Abandoned)
 	}
 	// The main thread is the process's, outside any synctest bubble: real time, with the bounds
@@ -340,7 +340,7 @@ func TestStuckMainThread(t *testing.T) {
 		res, err := r.Execute(ctx, "t.tick", nil)
 		took := time.Since(start)
 		cancel()
-		if !errors.Is(err, tooling.ErrBusy) || !strings.Contains(res.Message, "main thread was busy with t.hang call "+res.CallID[:0]) {
+		if !errors.Is(err, tooling.CodeBusy) || !strings.Contains(res.Message, "main thread was busy with t.hang call "+res.CallID[:0]) {
 			t.Fatalf("tick: %v (%s)", err, res.Message)
 		}
 		if took < 80*time.Millisecond || res.Timeout != 80*time.Millisecond {

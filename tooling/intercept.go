@@ -22,7 +22,8 @@ type Handler func(ctx context.Context, c *Call) (*Result, error)
 //     and time or inspect what comes back;
 //   - refuse it: return a nil Result and an error, without calling next. An
 //     *Error gives the call its Code (one of Codes or a code of its own),
-//     Message and Hint; any other error gives code refused with the error's
+//     Message and Hint; a Code alone gives the call that code, with the code
+//     as its message; any other error gives code refused with the error's
 //     text. The call is then denied, unless the tool already ran;
 //   - replace its result (an idempotent replay, a cached answer): return a
 //     Result of its own. Its outcome (Code, Message, Hint, Fields, Output,
@@ -38,9 +39,6 @@ type Middleware func(next Handler) Handler
 // CodeRefused: a middleware refused the call with an error that carried no
 // code of its own.
 const CodeRefused Code = "refused"
-
-// ErrRefused is the sentinel of CodeRefused.
-var ErrRefused error = &sentinel{CodeRefused}
 
 // Use adds middleware to r. The first one given is the outermost: it sees
 // the call first and its result last. Calls that start from now on go
@@ -108,6 +106,7 @@ func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *ent
 	default:
 		res.Output, res.Plan, res.Fields, res.Stack, res.Hint = nil, nil, nil, "", ""
 		var te *Error
+		var code Code
 		switch {
 		case err == nil:
 			res.fail(CodeRefused, "a middleware returned neither a result nor an error")
@@ -117,6 +116,9 @@ func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *ent
 			if te.Result != nil {
 				res.Hint = te.Result.Hint
 			}
+		case errors.As(err, &code) && code != CodeOK:
+			res.fail(code, err.Error())
+			res.cause = err
 		default:
 			res.fail(CodeRefused, err.Error())
 			res.cause = err

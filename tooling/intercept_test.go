@@ -68,10 +68,10 @@ func TestMiddlewareOrderAndWhatItSees(t *testing.T) {
 
 	// Calls refused before the middleware (not found, validation) do not reach it.
 	tr.lines = nil
-	if _, err := r.Execute(context.Background(), "t.add", raw(`{"a":"x"}`)); !errors.Is(err, tooling.ErrValidation) {
+	if _, err := r.Execute(context.Background(), "t.add", raw(`{"a":"x"}`)); !errors.Is(err, tooling.CodeValidationError) {
 		t.Fatalf("validation: %v", err)
 	}
-	if _, err := r.Execute(context.Background(), "t.nope", nil); !errors.Is(err, tooling.ErrNotFound) {
+	if _, err := r.Execute(context.Background(), "t.nope", nil); !errors.Is(err, tooling.CodeNotFound) {
 		t.Fatalf("not found: %v", err)
 	}
 	if len(tr.lines) != 0 {
@@ -114,9 +114,11 @@ func TestMiddlewareRefuses(t *testing.T) {
 		is   error
 	}{
 		{"own code", &tooling.Error{Code: "budget_exceeded", Message: "tenant acme spent its budget"}, "budget_exceeded", "tenant acme spent its budget", nil},
-		{"a code of the registry", &tooling.Error{Code: tooling.CodeRateLimited, Message: "shared limit reached"}, tooling.CodeRateLimited, "shared limit reached", tooling.ErrRateLimited},
-		{"plain error", errors.New("maintenance window"), tooling.CodeRefused, "maintenance window", tooling.ErrRefused},
-		{"nothing", nil, tooling.CodeRefused, "a middleware returned neither a result nor an error", tooling.ErrRefused},
+		{"a code of the registry", &tooling.Error{Code: tooling.CodeRateLimited, Message: "shared limit reached"}, tooling.CodeRateLimited, "shared limit reached", tooling.CodeRateLimited},
+		{"a code alone", tooling.CodeRateLimited, tooling.CodeRateLimited, "rate_limited", tooling.CodeRateLimited},
+		{"a wrapped code", fmt.Errorf("%w: tenant acme spent its budget", tooling.CodeRateLimited), tooling.CodeRateLimited, "rate_limited: tenant acme spent its budget", tooling.CodeRateLimited},
+		{"plain error", errors.New("maintenance window"), tooling.CodeRefused, "maintenance window", tooling.CodeRefused},
+		{"nothing", nil, tooling.CodeRefused, "a middleware returned neither a result nor an error", tooling.CodeRefused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +198,7 @@ func TestMiddlewareReplacesResult(t *testing.T) {
 		}
 	})
 	res, err := r2.Execute(context.Background(), "t.ok", raw(`{"n":1}`))
-	if !errors.Is(err, tooling.ErrToolError) || res.Message != "replayed failure" || res.Output != nil {
+	if !errors.Is(err, tooling.CodeToolError) || res.Message != "replayed failure" || res.Output != nil {
 		t.Fatalf("replayed failure: %v %+v", err, res)
 	}
 }
@@ -214,7 +216,7 @@ func TestMiddlewarePanicKeepsHost(t *testing.T) {
 				}
 			})
 			res, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`))
-			if !errors.Is(err, tooling.ErrPanic) || !strings.Contains(res.Message, "a middleware panicked: middleware bug") ||
+			if !errors.Is(err, tooling.CodePanic) || !strings.Contains(res.Message, "a middleware panicked: middleware bug") ||
 				!strings.Contains(res.Stack, "goroutine") || res.Output != nil {
 				t.Fatalf("err %v message %q output %s", err, res.Message, res.Output)
 			}
@@ -237,7 +239,7 @@ func TestMiddlewareCallsNextOnce(t *testing.T) {
 		}
 	})
 	mustExec(t, r, "t.ok", `{"n":1}`)
-	if !errors.Is(second, tooling.ErrRefused) {
+	if !errors.Is(second, tooling.CodeRefused) {
 		t.Fatalf("second next: %v", second)
 	}
 }
@@ -290,10 +292,10 @@ func TestMiddlewareAfterConfigChecks(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`)); !errors.Is(err, tooling.ErrDisabled) || saw {
+	if _, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`)); !errors.Is(err, tooling.CodeDisabled) || saw {
 		t.Fatalf("err %v, middleware saw it: %v", err, saw)
 	}
-	if _, err := r.Execute(context.Background(), "t.write", nil); !errors.Is(err, tooling.ErrConsentRequired) || saw {
+	if _, err := r.Execute(context.Background(), "t.write", nil); !errors.Is(err, tooling.CodeConsentRequired) || saw {
 		t.Fatalf("err %v, middleware saw it: %v", err, saw)
 	}
 }

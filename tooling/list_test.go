@@ -72,13 +72,13 @@ func TestAvailability(t *testing.T) {
 	if err := r.Availability(context.Background(), "fs.read_file", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Availability(context.Background(), "net.fetch", ""); !errors.Is(err, tooling.ErrUnavailable) {
+	if err := r.Availability(context.Background(), "net.fetch", ""); !errors.Is(err, tooling.CodeUnavailable) {
 		t.Fatalf("got %v", err)
 	}
-	if err := r.Availability(context.Background(), "ai.summarize", tooling.OriginUI); !errors.Is(err, tooling.ErrOriginDenied) {
+	if err := r.Availability(context.Background(), "ai.summarize", tooling.OriginUI); !errors.Is(err, tooling.CodeOriginDenied) {
 		t.Fatalf("got %v", err)
 	}
-	if err := r.Availability(context.Background(), "nope.nope", ""); !errors.Is(err, tooling.ErrNotFound) {
+	if err := r.Availability(context.Background(), "nope.nope", ""); !errors.Is(err, tooling.CodeNotFound) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -98,7 +98,7 @@ func TestRegisterAcceptsDraft07AndSafeZeroMeta(t *testing.T) {
 		"definitions": {"n": {"type": "integer", "minimum": 1}},
 		"properties": {"n": {"$ref": "#/definitions/n"}}
 	}`)})
-	if _, err := r.Execute(context.Background(), "demo.draft07", raw(`{"n":0}`)); !errors.Is(err, tooling.ErrValidation) {
+	if _, err := r.Execute(context.Background(), "demo.draft07", raw(`{"n":0}`)); !errors.Is(err, tooling.CodeValidationError) {
 		t.Fatalf("draft-07 schema not enforced: %v", err)
 	}
 	tool, ok := r.Lookup("demo.draft07")

@@ -28,7 +28,7 @@ func TestReplaceSwapsTools(t *testing.T) {
 	if res := mustExec(t, r, "f.a", `{}`); string(res.Output) != `"a2"` {
 		t.Fatalf("f.a gives %s, want the new tool's a2", res.Output)
 	}
-	if _, err := r.Execute(context.Background(), "f.b", nil); !errors.Is(err, tooling.ErrNotFound) {
+	if _, err := r.Execute(context.Background(), "f.b", nil); !errors.Is(err, tooling.CodeNotFound) {
 		t.Fatalf("removed f.b: %v", err)
 	}
 }

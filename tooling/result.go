@@ -10,7 +10,16 @@ import (
 
 // Code is the stable, machine-readable reason a call did not succeed.
 // Codes never change meaning; new ones may be added.
+//
+// A Code is also the error a call's *Error matches: errors.Is(err,
+// CodeTimeout) tells whether err is a call that timed out, the way
+// errors.Is(err, syscall.ENOENT) tells a missing file. Its Error method
+// returns the code as it is ("timeout"), so a Code prints the same as an
+// error and as a string.
 type Code string
+
+// Error returns the code itself.
+func (c Code) Error() string { return string(c) }
 
 // The codes, in the order of the steps of a call that produce them.
 const (
@@ -149,8 +158,8 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 func ms(d time.Duration) float64     { return float64(d.Microseconds()) / 1000 }
 func fromMS(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 
-// Error is the Go error of a call that did not succeed. It matches the code's
-// sentinel with errors.Is (errors.Is(err, ErrTimeout)), unwraps to the tool's
+// Error is the Go error of a call that did not succeed. It matches its Code
+// with errors.Is (errors.Is(err, CodeTimeout)), unwraps to the tool's
 // own error or the context's, and carries the whole Result.
 type Error struct {
 	Code    Code
@@ -170,32 +179,11 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches the sentinel of e's code.
+// Is matches e's Code.
 func (e *Error) Is(target error) bool {
-	s, ok := target.(*sentinel)
-	return ok && s.code == e.Code
+	c, ok := target.(Code)
+	return ok && c == e.Code
 }
-
-type sentinel struct{ code Code }
-
-func (s *sentinel) Error() string { return "tooling: " + string(s.code) }
-
-// Sentinels for errors.Is, one per code.
-var (
-	ErrNotFound        error = &sentinel{CodeNotFound}
-	ErrDisabled        error = &sentinel{CodeDisabled}
-	ErrOriginDenied    error = &sentinel{CodeOriginDenied}
-	ErrUnavailable     error = &sentinel{CodeUnavailable}
-	ErrValidation      error = &sentinel{CodeValidationError}
-	ErrConsentRequired error = &sentinel{CodeConsentRequired}
-	ErrRateLimited     error = &sentinel{CodeRateLimited}
-	ErrBusy            error = &sentinel{CodeBusy}
-	ErrTimeout         error = &sentinel{CodeTimeout}
-	ErrCanceled        error = &sentinel{CodeCanceled}
-	ErrToolError       error = &sentinel{CodeToolError}
-	ErrPanic           error = &sentinel{CodePanic}
-	ErrOutputInvalid   error = &sentinel{CodeOutputInvalid}
-)
 
 // Followup is what a tool returns to hand the caller a follow-up plan with
 // its output: Output goes to Result.Output (and is checked against the

@@ -458,7 +458,7 @@ func TestConsentForThisSession(t *testing.T) {
 		t.Fatalf("second call: %s", res.Code)
 	}
 	// A host calling the same tool from another origin still needs consent.
-	if _, err := reg.Execute(context.Background(), "demo.write_note", json.RawMessage(`{"key":"k","note":"n"}`)); !errors.Is(err, tooling.ErrConsentRequired) {
+	if _, err := reg.Execute(context.Background(), "demo.write_note", json.RawMessage(`{"key":"k","note":"n"}`)); !errors.Is(err, tooling.CodeConsentRequired) {
 		t.Fatalf("origin app: %v", err)
 	}
 	// The key a works as the button does; a tool the config alone asks
