@@ -26,9 +26,9 @@
 #   tui-no-sandbox        tui/ never imports sandbox: it sees governance through tooling.
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports no project package;
-#                         tooling imports only sandbox and config; tui only tooling and config; mcp,
-#                         bindings, ledger, telemetry and state only tooling and config (never the
-#                         reverse); nothing outside cmd/NAME imports cmd/NAME; internal/ packages are
+#                         tooling imports only sandbox and config; tui only tooling, config and
+#                         history; mcp, bindings, ledger, telemetry, state and history only tooling
+#                         and config (never the reverse); nothing outside cmd/NAME imports cmd/NAME; internal/ packages are
 #                         leaves (they import no other project package) that every package may import.
 # This script checks what grep is good at:
 #   doc-go                every package directory (one with a non-test .go file) has a doc.go whose

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -40,6 +41,8 @@ type common struct {
 	// history is this session's calls, oldest first.
 	history []*callRecord
 	seq     int
+	// store keeps the calls beyond the session; nil: none.
+	store *history.Store
 }
 
 // availState is what the last availability check of a tool said.

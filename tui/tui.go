@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 	// "" for none: a call copied as a command line names them, so that it
 	// runs against the same tools and policy.
 	ToolsFile, ConfigFile string
+	// History keeps every call the console makes, and the history screen
+	// shows the calls kept there before; nil keeps this session's calls
+	// in memory only.
+	History *history.Store
 }
 
 // screen is one screen of the console, a child of the root Model.
@@ -120,6 +125,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		problems:   opts.Problems,
 		toolsFile:  opts.ToolsFile,
 		configFile: opts.ConfigFile,
+		store:      opts.History,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -212,10 +218,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case startRunMsg:
 		return m, m.run.Update(msg)
 	case runDoneMsg:
+		var keep tea.Cmd
 		if rec := m.c.record(msg.seq); rec != nil {
 			rec.result = msg.result
+			keep = m.c.keepCmd(rec)
 		}
-		cmd := m.run.Update(msg)
+		cmd := tea.Batch(keep, m.run.Update(msg))
 		if msg.result != nil && m.top() != m.run {
 			m.setStatus(fmt.Sprintf("call %d of %s ended: %s", msg.seq, msg.result.Tool, outcome(msg.result)), msg.result.OK())
 		}

@@ -78,7 +78,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, benchCommand, schemasCommand, lintCommand, serveCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, historyCommand, benchCommand, schemasCommand, lintCommand, serveCommand, helpCommand}
 }
 
 func findCommand(name string) *command {

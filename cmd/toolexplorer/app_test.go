@@ -3,13 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/toolexplorer/toolexplorer/tooling"
-	"github.com/toolexplorer/toolexplorer/tui"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui"
 )
 
 // The tests call run in process, against the default registry that holds
@@ -19,7 +21,17 @@ import (
 // TestMain hands the main thread over, as main does.
 func TestMain(m *testing.M) {
 	os.Unsetenv(configEnv)
-	tooling.Main(tooling.Default, m.Run)
+	tooling.Main(tooling.Default, func() int {
+		// Calls are kept in a history of the tests' own, never the user's.
+		os.Unsetenv(history.FileEnv)
+		state, err := os.MkdirTemp("", "toolexplorer-state-")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(state)
+		os.Setenv("XDG_STATE_HOME", state)
+		return m.Run()
+	})
 }
 
 // outcome is what one run of the command line did.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tui"
 )
 
@@ -21,7 +22,13 @@ func runConsole(a *app, _ string) int {
 		a.printMainHelp(a.stderr)
 		return exitUsage
 	}
-	if err := tui.Run(a.ctx, a.reg, consoleOptions(a)); err != nil {
+	opts := consoleOptions(a)
+	if path, err := history.DefaultPath(a.getenv); err != nil {
+		opts.Problems = append(opts.Problems, "calls are not kept in the history: "+err.Error())
+	} else if path != "" {
+		opts.History = history.Open(path)
+	}
+	if err := tui.Run(a.ctx, a.reg, opts); err != nil {
 		a.errorf("console: %v", err)
 		return exitFailed
 	}

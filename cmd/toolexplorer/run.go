@@ -66,6 +66,7 @@ Exit status:
 			}
 			a.startNoWorkers()
 			res, _ := a.reg.Execute(a.ctx, args[0], raw, opts...)
+			a.recordCall(raw, res, cf.consent)
 			code = exitFor(res.Status)
 			if asJSON {
 				if c := a.writeJSON(res); c != exitOK {

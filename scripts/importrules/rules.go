@@ -84,7 +84,7 @@ var layers = map[string]layer{
 	"sandbox":  {nil, "sandbox knows nothing of the rest of the project: it imports only its own subpackages, not %s"},
 	"config":   {nil, "config is plain data: it imports no other project package, not %s"},
 	"tooling":  {[]string{"sandbox", "config"}, "tooling imports only sandbox and config from this project, not %s"},
-	"tui":      {[]string{"tooling", "config"}, "tui imports only tooling and config from this project, not %s"},
+	"tui":      {[]string{"tooling", "config", "history"}, "tui imports only tooling, config and history from this project, not %s"},
 	"scripts":  {nil, "the gate's programs import no project package, not %s"},
 	"cmd":      {[]string{"*"}, ""},
 	// What plugs into the core imports tooling, never the reverse (tooling's line above), and
@@ -94,6 +94,8 @@ var layers = map[string]layer{
 	"ledger":    {[]string{"tooling", "config"}, "ledger imports only tooling and config from this project, not %s"},
 	"telemetry": {[]string{"tooling", "config"}, "telemetry imports only tooling and config from this project, not %s"},
 	"state":     {[]string{"tooling", "config"}, "state imports only tooling and config from this project, not %s"},
+	// The call history is shared by the console and the command line.
+	"history": {[]string{"tooling", "config"}, "history imports only tooling and config from this project, not %s"},
 }
 
 // defaultRegistry are the package-level entry points of the default registry that tools must

@@ -80,6 +80,10 @@ func TestRules(t *testing.T) {
 		{"tooling", kindGo, testMod + "/mcp", "import-direction"},
 		{"tooling", kindGo, testMod + "/state", "import-direction"},
 		{"tui", kindGo, testMod + "/ledger", "import-direction"},
+		{"tui", kindGo, testMod + "/history", ""},
+		{"history", kindGo, testMod + "/tooling", ""},
+		{"history", kindGo, testMod + "/tui", "import-direction"},
+		{"tooling", kindGo, testMod + "/history", "import-direction"},
 		{"cmd/toolexplorer", kindGo, testMod + "/telemetry", ""},
 		// a directory with no layer is not checked for direction
 		{"examples/host", kindGo, testMod + "/tui", ""},

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// run keeps each call in the history, secrets redacted; history lists
+// them, filtered and limited, as a table or as JSON Lines.
+func TestRunKeepsCallsAndHistoryLists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	t.Setenv(history.FileEnv, path)
+	if o := cli(t, "", "history"); o.code != exitOK || !strings.Contains(o.stdout, "no calls in "+path) {
+		t.Fatalf("empty history: %+v", o)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"one"}`); o.code != exitOK {
+		t.Fatalf("run: %+v", o)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"two","password":"hunter2"}`); o.code != exitRefused {
+		t.Fatalf("run with an unknown argument: %+v", o)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"three"}`, "--origin", "ui"); o.code != exitOK {
+		t.Fatalf("run: %+v", o)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "hunter2") {
+		t.Fatalf("a password reached the history file:\n%s", raw)
+	}
+
+	o := cli(t, "", "history")
+	if o.code != exitOK {
+		t.Fatalf("history: %+v", o)
+	}
+	lines := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "TIME") {
+		t.Fatalf("want a header and 3 calls, oldest first:\n%s", o.stdout)
+	}
+	for i, want := range []string{`{"text":"one"}`, `"password":"[redacted]"`, `{"text":"three"}`} {
+		if !strings.Contains(lines[i+1], want) || !strings.Contains(lines[i+1], "demo.echo") || !strings.Contains(lines[i+1], " run ") {
+			t.Errorf("line %d lacks %s: %s", i+1, want, lines[i+1])
+		}
+	}
+	if !strings.Contains(lines[2], "validation_error") || !strings.Contains(lines[1], " ok ") {
+		t.Errorf("outcomes not shown:\n%s", o.stdout)
+	}
+
+	o = cli(t, "", "history", "--json", "--limit", "2", "--tool", "demo.echo")
+	jl := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	if o.code != exitOK || len(jl) != 2 {
+		t.Fatalf("history --json --limit 2: %+v", o)
+	}
+	var e history.Entry
+	if err := json.Unmarshal([]byte(jl[1]), &e); err != nil {
+		t.Fatalf("not a JSON line: %v\n%s", err, jl[1])
+	}
+	if e.Tool != "demo.echo" || e.Origin != tooling.OriginUI || e.Via != history.ViaRun || e.Result == nil || !e.Result.OK() ||
+		!strings.Contains(string(e.Result.Output), "three") || e.Result.CallID == "" || e.Time.IsZero() {
+		t.Errorf("the newest call as kept: %+v", e)
+	}
+
+	o = cli(t, "", "history", "--search", "validation")
+	if got := strings.Count(o.stdout, "demo.echo"); got != 1 {
+		t.Errorf("--search validation found %d calls:\n%s", got, o.stdout)
+	}
+	o = cli(t, "", "history", "--tool", "demo.slow")
+	if !strings.Contains(o.stdout, "no calls") {
+		t.Errorf("--tool demo.slow: %s", o.stdout)
+	}
+	if o := cli(t, "", "history", "--limit", "-1"); o.code != exitUsage {
+		t.Errorf("--limit -1: %+v", o)
+	}
+	if o := cli(t, "", "history", "extra"); o.code != exitUsage {
+		t.Errorf("an argument: %+v", o)
+	}
+}
+
+// $TOOLEXPLORER_HISTORY=off keeps nothing, and a history that cannot be
+// written does not fail the call.
+func TestHistoryOffAndUnwritable(t *testing.T) {
+	t.Setenv(history.FileEnv, "off")
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"x"}`); o.code != exitOK || o.stderr != "" {
+		t.Fatalf("run with the history off: %+v", o)
+	}
+	if o := cli(t, "", "history"); o.code != exitOK || !strings.Contains(o.stderr, "no history is kept") {
+		t.Fatalf("history when off: %+v", o)
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	t.Setenv(history.FileEnv, filepath.Join(blocker, "h.jsonl")) // a file where a directory must be
+	o := cli(t, "", "run", "demo.echo", "--args", `{"text":"x"}`)
+	if o.code != exitOK || !strings.Contains(o.stderr, "warning: the call is not kept in the history") {
+		t.Fatalf("run with an unwritable history: %+v", o)
+	}
+}

@@ -1,0 +1,35 @@
+package history
+
+import (
+	"strings"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// Matches reports whether e matches the search query: every word of
+// query, ignoring case, occurs in its tool's name, its code (or status),
+// or the text of its arguments. An empty query matches every entry.
+func Matches(e *Entry, query string) bool {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) == 0 {
+		return true
+	}
+	hay := strings.ToLower(e.Tool + " " + string(code(e)) + " " + string(e.Args))
+	for _, w := range words {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// code is the entry's code, "ok" for a call that succeeded.
+func code(e *Entry) tooling.Code {
+	if e.Result == nil {
+		return ""
+	}
+	if e.Result.Code == "" {
+		return tooling.Code(e.Result.Status)
+	}
+	return e.Result.Code
+}

@@ -1,0 +1,31 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// keepCmd appends a finished call to the history store, in the
+// background: the file is locked while it is trimmed, and Update never
+// waits for a disk. A failure is a status line.
+func (c *common) keepCmd(rec *callRecord) tea.Cmd {
+	if c.store == nil || rec.result == nil {
+		return nil
+	}
+	e := history.Entry{Time: rec.started, Tool: rec.tool, Origin: tooling.OriginUI, Consent: rec.consent,
+		Via: history.ViaConsole, Config: c.configFile, ToolsFile: c.toolsFile, Result: rec.result}
+	var schema []byte
+	if t, ok := c.reg.Lookup(rec.tool); ok {
+		schema, e.Source = t.Input, t.Source
+	}
+	e.Args = history.Redact(schema, rec.args)
+	store := c.store
+	return func() tea.Msg {
+		if err := store.Append(e); err != nil {
+			return statusMsg{text: "the call is not kept in the history: " + err.Error(), isErr: true}
+		}
+		return nil
+	}
+}
