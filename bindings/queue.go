@@ -1,10 +1,338 @@
 package bindings
 
-// QueueSource is a Queue source in a tools file.
-type QueueSource struct{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
 
-// QueueBinding is a tool's Queue binding in a tools file.
-type QueueBinding struct {
-	// Source names the source, one of the file's sources of this kind.
-	Source string `yaml:"source" json:"source"`
+// QueueSource is a message queue in a tools file:
+//
+//	sources:
+//	  events:
+//	    queue: {provider: redis, url: "redis://:${REDIS_PASSWORD}@localhost:6379/0"}
+//	  bus:
+//	    queue: {provider: nats, url: "nats://${NATS_USER}:${NATS_PASSWORD}@localhost:4222"}
+type QueueSource struct {
+	// Provider is "redis" (Redis Streams, XADD) or "nats" (NATS JetStream).
+	Provider string `yaml:"provider" json:"provider"`
+	// URL is the server: redis://, rediss:// or unix:// for Redis, nats://
+	// or tls:// (a comma-separated list of servers) for NATS. Its ${NAME}
+	// references are resolved at call time; a missing one fails the call,
+	// naming the variable.
+	URL string `yaml:"url" json:"url"`
 }
+
+// QueueBinding is a tool's publish to a queue source: one message per call.
+//
+//	binding:
+//	  queue:
+//	    source: events
+//	    stream: orders            # Redis; NATS takes subject (and optionally stream)
+//	    message: {order: "{order_id}", lines: {$arg: lines}, kind: created}
+//	    headers: {X-Tenant: "{tenant}", X-Schema: "order.v1"}
+//	    max_len: 100000
+type QueueBinding struct {
+	// Source names the source, one of the file's queue sources.
+	Source string `yaml:"source" json:"source"`
+	// Stream is the Redis stream the message is added to (required for
+	// Redis). For NATS it is optional: the JetStream stream the subject must
+	// belong to, checked by the server on every publish.
+	Stream string `yaml:"stream,omitempty" json:"stream,omitempty"`
+	// Subject is the NATS subject published to (required for NATS; no
+	// wildcards). Redis has none.
+	Subject string `yaml:"subject,omitempty" json:"subject,omitempty"`
+	// Message is a JSON template of the message. It can only place argument
+	// values: a string that is exactly "{name}", or an object that is exactly
+	// {"$arg": "name"}, is replaced by the argument's JSON value (left out of
+	// its object, or null in an array, when the argument is absent);
+	// everything else is sent as written. Text is never spliced: a "{name}"
+	// inside a longer string is refused. Zero: the arguments object is the
+	// message.
+	Message any `yaml:"message,omitempty" json:"message,omitempty"`
+	// Headers are the message's headers (stream fields beside "message" for
+	// Redis): a value that is exactly "{name}" is the argument as text (left
+	// out when absent), anything else a constant. A value holding a line
+	// break or a NUL is refused. Zero: none.
+	Headers map[string]string `yaml:"headers,omitempty" json:"headers,omitempty"`
+	// MaxLen caps a Redis stream at about this many entries (XADD MAXLEN ~),
+	// the oldest trimmed first. Zero: no cap. NATS streams are capped by
+	// their own configuration.
+	MaxLen int64 `yaml:"max_len,omitempty" json:"max_len,omitempty"`
+}
+
+// Limits of one message, whatever the server would take: NATS's default
+// max_payload, and a header line no proxy or library would choke on.
+const (
+	queueMaxMessage = 1 << 20
+	queueMaxHeader  = 4 << 10
+)
+
+// publisher is a connection to one queue server, safe for concurrent use.
+type publisher interface {
+	publish(ctx context.Context, m *queueMessage) (Outcome, error)
+	close() error
+}
+
+// queueMessage is one message, built from a call's arguments.
+type queueMessage struct {
+	stream, subject string
+	maxLen          int64
+	body            []byte      // the JSON message
+	headers         [][2]string // name, value; in a stable order
+	// id is the caller's idempotency key, "" when none.
+	id string
+}
+
+// queueSource is an opened queue source: its client is made on first use,
+// with the URL resolved then, and made again when the URL's credentials
+// change; close closes it.
+type queueSource struct {
+	name     string
+	provider string
+	url      string // as written, ${NAME} references unresolved
+	dial     func(url string) (publisher, error)
+
+	lock   chan struct{} // a mutex that a waiting call can give up on
+	pub    publisher
+	pubURL string // the resolved URL pub was made with
+	closed bool
+}
+
+func openQueue(name string, s *QueueSource) (*queueSource, error) {
+	if s == nil {
+		return nil, errors.New("queue: the source is empty")
+	}
+	q := &queueSource{name: name, provider: s.Provider, url: s.URL, lock: make(chan struct{}, 1)}
+	var schemes []string
+	switch s.Provider {
+	case "redis":
+		q.dial, schemes = dialRedis, []string{"redis://", "rediss://", "unix://"}
+	case "nats":
+		q.dial, schemes = dialNATS, []string{"nats://", "tls://", "ws://", "wss://"}
+	case "":
+		return nil, errors.New("provider: missing; it is redis or nats")
+	default:
+		return nil, fmt.Errorf("provider: %q is not a queue provider; it is redis or nats", s.Provider)
+	}
+	if strings.TrimSpace(s.URL) == "" {
+		return nil, errors.New("url: missing")
+	}
+	if !strings.HasPrefix(s.URL, "${") {
+		for _, u := range strings.Split(s.URL, ",") {
+			if !hasAnyPrefix(strings.TrimSpace(u), schemes) {
+				return nil, fmt.Errorf("url: a %s URL starts with %s", s.Provider, strings.Join(schemes, ", "))
+			}
+		}
+	}
+	if _, err := parseEnvRefs(s.URL); err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
+	return q, nil
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// client returns the source's publisher, made on first use with the URL as
+// it resolves now.
+func (q *queueSource) client(ctx context.Context, env Env) (publisher, error) {
+	url, err := expandEnvRefs(q.url, env)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case q.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &TransientError{Err: fmt.Errorf("queue %s: %w", q.name, ctx.Err())}
+	}
+	defer func() { <-q.lock }()
+	if q.closed {
+		return nil, fmt.Errorf("queue %s: the source is closed", q.name)
+	}
+	if q.pub != nil && q.pubURL == url {
+		return q.pub, nil
+	}
+	if q.pub != nil {
+		_ = q.pub.close() // the credentials changed: calls still using it fail and may be retried
+		q.pub = nil
+	}
+	p, err := q.dial(url)
+	if err != nil {
+		return nil, err
+	}
+	q.pub, q.pubURL = p, url
+	return p, nil
+}
+
+// close closes the client, if one was made. Calls after it fail.
+func (q *queueSource) close() error {
+	q.lock <- struct{}{}
+	defer func() { <-q.lock }()
+	q.closed = true
+	if q.pub == nil {
+		return nil
+	}
+	err := q.pub.close()
+	q.pub = nil
+	return err
+}
+
+// queueBinding is a compiled queue binding.
+type queueBinding struct {
+	src     *queueSource
+	stream  string
+	subject string
+	maxLen  int64
+	message *template // nil: the arguments are the message
+	headers []headerField
+}
+
+func compileQueue(b *QueueBinding, src *queueSource, in Input) (binding, error) {
+	if b == nil || src == nil {
+		return nil, errors.New("queue: the binding or its source is empty")
+	}
+	qb := &queueBinding{src: src, stream: b.Stream, subject: b.Subject, maxLen: b.MaxLen}
+	switch src.provider {
+	case "redis":
+		if b.Stream == "" {
+			return nil, errors.New("stream: missing; a Redis binding names the stream it adds to")
+		}
+		if b.Subject != "" {
+			return nil, errors.New("subject: a Redis binding has a stream, not a subject")
+		}
+	case "nats":
+		if err := checkSubject(b.Subject); err != nil {
+			return nil, err
+		}
+		if b.MaxLen != 0 {
+			return nil, errors.New("max_len: NATS streams are capped by their own configuration")
+		}
+	}
+	if b.MaxLen < 0 {
+		return nil, fmt.Errorf("max_len: %d is negative", b.MaxLen)
+	}
+	if b.Message != nil {
+		t, err := compileTemplate(b.Message, in)
+		if err != nil {
+			return nil, fmt.Errorf("message%w", err)
+		}
+		qb.message = t
+	}
+	h, err := compileHeaders(b.Headers, src.provider, in)
+	if err != nil {
+		return nil, err
+	}
+	qb.headers = h
+	return qb, nil
+}
+
+// checkSubject refuses what a NATS publish cannot take: an empty subject or
+// token, wildcards, white space.
+func checkSubject(s string) error {
+	if s == "" {
+		return errors.New("subject: missing; a NATS binding names the subject it publishes to")
+	}
+	for _, tok := range strings.Split(s, ".") {
+		switch {
+		case tok == "":
+			return fmt.Errorf("subject: %q has an empty token", s)
+		case tok == "*" || tok == ">":
+			return fmt.Errorf("subject: %q has a wildcard; a message is published to one subject", s)
+		case strings.ContainsAny(tok, " \t\r\n\x00"):
+			return fmt.Errorf("subject: %q holds white space", s)
+		}
+	}
+	return nil
+}
+
+func (b *queueBinding) kind() string   { return "queue" }
+func (b *queueBinding) source() string { return b.src.name }
+func (b *queueBinding) writes() bool   { return true } // a publish always is
+func (b *queueBinding) close() error   { return nil }  // the client is the source's
+
+func (b *queueBinding) do(ctx context.Context, req *Request) (Outcome, error) {
+	m, err := b.build(req)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if req.Shadow {
+		return b.shadow(m), nil
+	}
+	env := req.Env
+	if env == nil {
+		env = os.LookupEnv
+	}
+	p, err := b.src.client(ctx, env)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return p.publish(ctx, m)
+}
+
+// build makes the message of one call, checking its size and headers.
+func (b *queueBinding) build(req *Request) (*queueMessage, error) {
+	m := &queueMessage{stream: b.stream, subject: b.subject, maxLen: b.maxLen, id: req.IdempotencyKey}
+	var v any = req.Args
+	if req.Args == nil {
+		v = map[string]any{}
+	}
+	if b.message != nil {
+		v = b.message.place(req.Args)
+	}
+	body, err := marshalJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("queue: the message: %w", err)
+	}
+	if len(body) > queueMaxMessage {
+		return nil, fmt.Errorf("queue: the message is %d bytes, over the limit of %d", len(body), queueMaxMessage)
+	}
+	m.body = body
+	if m.headers, err = placeHeaders(b.headers, req.Args); err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(m.id, "\r\n\x00") || len(m.id) > queueMaxHeader {
+		return nil, errors.New("queue: the idempotency key holds a line break or a NUL, or is too long")
+	}
+	return m, nil
+}
+
+// shadow is what a call would publish, without publishing it.
+func (b *queueBinding) shadow(m *queueMessage) Outcome {
+	out := map[string]any{
+		"shadow":   true,
+		"provider": b.src.provider,
+		"source":   b.src.name,
+		"message":  rawJSON(m.body),
+	}
+	if m.stream != "" {
+		out["stream"] = m.stream
+	}
+	if m.subject != "" {
+		out["subject"] = m.subject
+	}
+	if len(m.headers) > 0 {
+		h := make(map[string]string, len(m.headers))
+		for _, f := range m.headers {
+			h[f[0]] = f[1]
+		}
+		out["headers"] = h
+	}
+	if m.id != "" {
+		out["idempotency_key"] = m.id
+	}
+	return Outcome{Output: out, Status: "shadow"}
+}
+
+var (
+	_ binding   = (*queueBinding)(nil)
+	_ publisher = (*redisPublisher)(nil)
+)

@@ -1,0 +1,115 @@
+package bindings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// redisDedupeWindow is how long a Redis publish remembers an idempotency
+// key, as NATS JetStream's default duplicate window.
+const redisDedupeWindow = 2 * time.Minute
+
+// redisPublisher adds messages to Redis streams: the message in the field
+// "message", each header in a field of its own.
+type redisPublisher struct{ c *redis.Client }
+
+// dialRedis makes a client; it connects on its first command.
+func dialRedis(url string) (publisher, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		// The parser's message may quote the URL, credentials included.
+		return nil, errors.New("queue: url: not a Redis URL (redis://[user:password@]host:port/db, rediss://..., unix:///path)")
+	}
+	// A publish is retried by the binding's caller, under its rules.
+	opt.MaxRetries, opt.DialerRetries = -1, 1
+	opt.ContextTimeoutEnabled = true
+	opt.DisableIdentity = true
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return &redisPublisher{c: redis.NewClient(opt)}, nil
+}
+
+// redisDedupe adds an entry unless the idempotency key (KEYS[2]) was seen
+// within the window; either way it returns the entry's id and whether it
+// was a duplicate. ARGV: window in seconds, max_len (0: none), then the
+// entry's fields and values.
+var redisDedupe = redis.NewScript(`
+local prev = redis.call('GET', KEYS[2])
+if prev then return {prev, 1} end
+local id
+if tonumber(ARGV[2]) > 0 then
+  id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 3))
+else
+  id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
+end
+redis.call('SET', KEYS[2], id, 'EX', ARGV[1])
+return {id, 0}
+`)
+
+// redisDedupeKey is where a stream's idempotency key is remembered.
+func redisDedupeKey(stream, key string) string {
+	return stream + ":idempotency:" + key
+}
+
+func (p *redisPublisher) publish(ctx context.Context, m *queueMessage) (Outcome, error) {
+	fields := make([]any, 0, 2+2*len(m.headers))
+	fields = append(fields, "message", string(m.body))
+	for _, h := range m.headers {
+		fields = append(fields, h[0], h[1])
+	}
+	var (
+		id  string
+		dup bool
+	)
+	if m.id == "" {
+		var err error
+		id, err = p.c.XAdd(ctx, &redis.XAddArgs{Stream: m.stream, MaxLen: m.maxLen, Approx: m.maxLen > 0, Values: fields}).Result()
+		if err != nil {
+			return Outcome{}, redisError(m.stream, err)
+		}
+	} else {
+		args := append([]any{int(redisDedupeWindow / time.Second), m.maxLen}, fields...)
+		res, err := redisDedupe.Run(ctx, p.c, []string{m.stream, redisDedupeKey(m.stream, m.id)}, args...).Slice()
+		if err != nil {
+			return Outcome{}, redisError(m.stream, err)
+		}
+		if len(res) != 2 {
+			return Outcome{}, fmt.Errorf("queue: redis stream %s: unexpected reply %v", m.stream, res)
+		}
+		id, _ = res[0].(string)
+		n, _ := res[1].(int64)
+		dup = n == 1
+	}
+	out := map[string]any{"stream": m.stream, "id": id}
+	status := "published " + id
+	if dup {
+		out["duplicate"] = true
+		status = "duplicate of " + id
+	}
+	return Outcome{Output: out, Status: status, ResponseBytes: len(id)}, nil
+}
+
+func (p *redisPublisher) close() error { return p.c.Close() }
+
+// redisError says what failed; connection failures, timeouts and a server
+// that asks to try again are transient.
+func redisError(stream string, err error) error {
+	e := fmt.Errorf("queue: redis stream %s: %w", stream, err)
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, redis.ErrClosed):
+		return e
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, redis.ErrPoolTimeout),
+		redis.IsLoadingError(err), redis.IsTryAgainError(err), redis.IsMasterDownError(err),
+		redis.IsClusterDownError(err), redis.IsMaxClientsError(err):
+		return &TransientError{Err: e}
+	}
+	return e
+}

@@ -1,0 +1,388 @@
+package bindings
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// orderInput is the input of the order tools of these tests.
+var orderInput = Input{
+	Properties: map[string]string{"order_id": "string", "qty": "integer", "note": "string", "lines": "array", "tenant": "string", "urgent": "boolean"},
+	Required:   []string{"order_id"},
+}
+
+const orderSchema = `{"type":"object","properties":{
+	"order_id":{"type":"string"},"qty":{"type":"integer"},"note":{"type":"string"},
+	"lines":{"type":"array"},"tenant":{"type":"string"},"urgent":{"type":"boolean"}},
+	"required":["order_id"],"additionalProperties":false}`
+
+// mustOpenQueue opens a source and closes it at the end of the test.
+func mustOpenQueue(t *testing.T, s QueueSource) *queueSource {
+	t.Helper()
+	src, err := openQueue("events", &s)
+	if err != nil {
+		t.Fatalf("openQueue(%+v): %v", s, err)
+	}
+	t.Cleanup(func() {
+		if err := src.close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return src
+}
+
+func mustCompileQueue(t *testing.T, b QueueBinding, src *queueSource) *queueBinding {
+	t.Helper()
+	bnd, err := compileQueue(&b, src, orderInput)
+	if err != nil {
+		t.Fatalf("compileQueue(%+v): %v", b, err)
+	}
+	return bnd.(*queueBinding)
+}
+
+// queueRegistry registers the binding as the tool "shop.order", as a tools
+// file would: a write with network effects.
+func queueRegistry(t *testing.T, b binding, env Env) *tooling.Registry {
+	t.Helper()
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{
+		Name: "shop.order", Description: "Publishes an order.", Input: json.RawMessage(orderSchema),
+		Meta: tooling.Meta{Effects: tooling.EffectWrite | tooling.EffectNetwork, Timeout: time.Minute},
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			o, err := b.do(ctx, &Request{Tool: c.Tool, Args: c.Args, Env: env})
+			return o.Output, err
+		},
+	})
+	return r
+}
+
+// noQueueLeaks fails the test if goroutines started during it outlive it,
+// once its cleanups (closing the sources) have run. Closed connections end
+// their goroutines soon after, not at once: the check is repeated for up
+// to a minute.
+func noQueueLeaks(t *testing.T) {
+	t.Helper()
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			err := goleak.Find(before)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("goroutines left behind: %v", err)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
+
+func noEnv(string) (string, bool) { return "", false }
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestOpenQueueRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		src  QueueSource
+		want string
+	}{
+		{QueueSource{URL: "redis://localhost"}, "provider: missing"},
+		{QueueSource{Provider: "kafka", URL: "redis://localhost"}, `"kafka" is not a queue provider`},
+		{QueueSource{Provider: "redis"}, "url: missing"},
+		{QueueSource{Provider: "redis", URL: "http://localhost:6379"}, "url: a redis URL starts with redis://"},
+		{QueueSource{Provider: "nats", URL: "nats://a:4222,redis://b"}, "url: a nats URL starts with nats://"},
+		{QueueSource{Provider: "redis", URL: "redis://:${PASS@localhost"}, "${ is not closed"},
+		{QueueSource{Provider: "redis", URL: "redis://:${PASS WORD}@localhost"}, "is not a variable name"},
+	} {
+		_, err := openQueue("events", &tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("openQueue(%+v) = %v, want an error with %q", tc.src, err, tc.want)
+		}
+	}
+	for _, ok := range []QueueSource{
+		{Provider: "redis", URL: "redis://:${REDIS_PASSWORD}@localhost:6379/0"},
+		{Provider: "redis", URL: "${REDIS_URL}"},
+		{Provider: "nats", URL: "nats://a:4222, nats://b:4222"},
+	} {
+		src, err := openQueue("events", &ok)
+		if err != nil {
+			t.Errorf("openQueue(%+v): %v", ok, err)
+			continue
+		}
+		if err := src.close(); err != nil {
+			t.Errorf("close of a source never used: %v", err)
+		}
+	}
+}
+
+func TestCompileQueueRefuses(t *testing.T) {
+	redisSrc := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://localhost"})
+	natsSrc := mustOpenQueue(t, QueueSource{Provider: "nats", URL: "nats://localhost"})
+	for _, tc := range []struct {
+		name string
+		src  *queueSource
+		b    QueueBinding
+		want string
+	}{
+		{"no stream", redisSrc, QueueBinding{}, "stream: missing"},
+		{"redis subject", redisSrc, QueueBinding{Stream: "s", Subject: "a.b"}, "subject: a Redis binding has a stream"},
+		{"no subject", natsSrc, QueueBinding{}, "subject: missing"},
+		{"wildcard", natsSrc, QueueBinding{Subject: "orders.*"}, "has a wildcard"},
+		{"tail wildcard", natsSrc, QueueBinding{Subject: "orders.>"}, "has a wildcard"},
+		{"empty token", natsSrc, QueueBinding{Subject: "orders..new"}, "empty token"},
+		{"space", natsSrc, QueueBinding{Subject: "orders new"}, "white space"},
+		{"nats max_len", natsSrc, QueueBinding{Subject: "orders", MaxLen: 5}, "max_len: NATS streams"},
+		{"negative max_len", redisSrc, QueueBinding{Stream: "s", MaxLen: -1}, "max_len: -1 is negative"},
+		{"unknown property", redisSrc, QueueBinding{Stream: "s", Message: map[string]any{"id": "{order}"}},
+			"message.id: {order} is not a property of the input"},
+		{"unknown $arg", redisSrc, QueueBinding{Stream: "s", Message: []any{map[string]any{"$arg": "order"}}},
+			"message[0]: {order} is not a property of the input"},
+		{"$arg not a string", redisSrc, QueueBinding{Stream: "s", Message: map[string]any{"x": map[string]any{"$arg": 3}}},
+			"message.x.$arg: names an argument"},
+		{"spliced text", redisSrc, QueueBinding{Stream: "s", Message: map[string]any{"text": "order {order_id} is ready"}},
+			`message.text: {order_id} inside text is not replaced`},
+		{"non-string key", redisSrc, QueueBinding{Stream: "s", Message: map[any]any{1: "x"}}, "the key 1 is not a string"},
+		{"bad header name", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X Order": "1"}}, `headers.X Order: "X Order" is not a header name`},
+		{"header unknown property", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-Order": "{order}"}},
+			"headers.X-Order: {order} is not a property"},
+		{"header from an array", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-Lines": "{lines}"}},
+			"{lines} is of type array"},
+		{"header spliced", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-Order": "order-{order_id}"}},
+			"{order_id} inside text is not replaced"},
+		{"header constant CRLF", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-A": "1\r\nX-Admin: yes"}},
+			"headers.X-A: the value holds a line break"},
+		{"header field message", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"message": "x"}},
+			`"message" is the stream field of the message`},
+		{"nats control header", natsSrc, QueueBinding{Subject: "orders", Headers: map[string]string{"nats-rollup": "all"}},
+			"headers starting with Nats- direct the server"},
+	} {
+		_, err := compileQueue(&tc.b, tc.src, orderInput)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: compileQueue = %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestQueueBindingContract(t *testing.T) {
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://localhost"})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
+	if b.kind() != "queue" || b.source() != "events" || !b.writes() {
+		t.Errorf("kind, source, writes = %q, %q, %v; want queue, events, true", b.kind(), b.source(), b.writes())
+	}
+	if err := b.close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// TestQueueMessageTemplate builds messages without a server: values are
+// placed whole, absent ones left out, and argument text stays data.
+func TestQueueMessageTemplate(t *testing.T) {
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://localhost"})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders",
+		Message: map[string]any{
+			"kind":   "order.created",
+			"order":  map[string]any{"id": "{order_id}", "qty": map[string]any{"$arg": "qty"}, "note": "{note}"},
+			"all":    []any{"{urgent}", "{tenant}", 7, nil, true},
+			"braces": "{}", "text": "literal {not a reference",
+		},
+		Headers: map[string]string{"X-Tenant": "{tenant}", "X-Qty": "{qty}", "X-Urgent": "{urgent}", "X-Schema": "order.v1"},
+	}, src)
+	args := map[string]any{
+		"order_id": `A-1", "admin": true, "x": "`, // a quote cannot end the string
+		"qty":      json.Number("3"),
+		"note":     "{order_id}", // text that looks like a reference is text
+		"urgent":   false,
+	}
+	m, err := b.build(&Request{Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got any
+	if err := json.Unmarshal(m.body, &got); err != nil {
+		t.Fatalf("message %s: %v", m.body, err)
+	}
+	want := map[string]any{
+		"kind":   "order.created",
+		"order":  map[string]any{"id": `A-1", "admin": true, "x": "`, "qty": 3.0, "note": "{order_id}"},
+		"all":    []any{false, nil, 7.0, nil, true},
+		"braces": "{}", "text": "literal {not a reference",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("message:\n got %s\nwant %v", m.body, want)
+	}
+	wantH := [][2]string{{"X-Qty", "3"}, {"X-Schema", "order.v1"}, {"X-Urgent", "false"}} // no tenant: absent
+	if !reflect.DeepEqual(m.headers, wantH) {
+		t.Errorf("headers = %q, want %q", m.headers, wantH)
+	}
+
+	// Without a template the arguments are the message.
+	plain := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
+	m, err = plain.build(&Request{Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotArgs map[string]any
+	if err := json.Unmarshal(m.body, &gotArgs); err != nil {
+		t.Fatal(err)
+	}
+	if gotArgs["order_id"] != args["order_id"] || gotArgs["note"] != "{order_id}" || len(gotArgs) != len(args) {
+		t.Errorf("message %s, want the arguments %v", m.body, args)
+	}
+}
+
+// TestQueueHeaderInjection: an argument with a line break or a NUL never
+// becomes a header, and the call fails before anything is sent (the
+// source points at a closed port: a send would fail otherwise).
+func TestQueueHeaderInjection(t *testing.T) {
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + closedPort(t)})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders", Headers: map[string]string{"X-Tenant": "{tenant}"}}, src)
+	for _, v := range []string{"acme\r\nX-Admin: yes", "acme\nX-Admin: yes", "acme\rX", "acme\x00", strings.Repeat("a", queueMaxHeader+1)} {
+		_, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "1", "tenant": v}, Env: noEnv})
+		if err == nil || !strings.Contains(err.Error(), "header X-Tenant from the argument tenant") {
+			t.Errorf("tenant %q: err = %v, want the header refused", v, err)
+		}
+		var te *TransientError
+		if errors.As(err, &te) {
+			t.Errorf("tenant %q: the refusal is transient: %v", v, err)
+		}
+	}
+	_, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "1"}, IdempotencyKey: "k\r\nNats-Rollup: all", Env: noEnv})
+	if err == nil || !strings.Contains(err.Error(), "idempotency key") {
+		t.Errorf("idempotency key with CRLF: err = %v, want it refused", err)
+	}
+}
+
+// TestQueueOversizedMessage: a template can make a message larger than
+// its arguments; one over the limit is refused before anything is sent.
+func TestQueueOversizedMessage(t *testing.T) {
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + closedPort(t)})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders",
+		Message: map[string]any{"a": "{note}", "b": "{note}", "c": "{note}"}}, src)
+	r := queueRegistry(t, b, noEnv)
+	args, _ := json.Marshal(map[string]any{"order_id": "1", "note": strings.Repeat("x", 400<<10)})
+	res, _ := r.Execute(context.Background(), "shop.order", args, tooling.WithConsent())
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, "over the limit of 1048576") {
+		t.Errorf("code %s, message %q; want tool_error, the message over the limit", res.Code, res.Message)
+	}
+}
+
+// TestQueueShadow: a shadow call returns what it would publish, marked,
+// and connects to nothing (the source's port is closed, and its URL's
+// credential is not even set).
+func TestQueueShadow(t *testing.T) {
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://:${QUEUE_TEST_PASSWORD}@" + closedPort(t)})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders",
+		Message: map[string]any{"id": "{order_id}"}, Headers: map[string]string{"X-Tenant": "{tenant}"}}, src)
+	o, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1", "tenant": "acme"}, Shadow: true, IdempotencyKey: "k1", Env: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(o.Output)
+	want := `{"headers":{"X-Tenant":"acme"},"idempotency_key":"k1","message":{"id":"A-1"},"provider":"redis","shadow":true,"source":"events","stream":"orders"}`
+	if string(got) != want || o.Status != "shadow" {
+		t.Errorf("shadow output %s, status %q;\nwant %s, shadow", got, o.Status, want)
+	}
+	if src.pub != nil {
+		t.Error("a shadow call made a client")
+	}
+	// The same call, not in shadow, needs the credential.
+	_, err = b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1"}, Env: noEnv})
+	var missing *MissingEnvError
+	if !errors.As(err, &missing) || missing.Name != "QUEUE_TEST_PASSWORD" {
+		t.Errorf("err = %v, want a *MissingEnvError for QUEUE_TEST_PASSWORD", err)
+	}
+}
+
+func TestQueueRedisUnreachable(t *testing.T) {
+	noQueueLeaks(t)
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + closedPort(t)})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
+	_, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "1"}, Env: noEnv})
+	var te *TransientError
+	if !errors.As(err, &te) {
+		t.Errorf("err = %v (%T), want a *TransientError", err, err)
+	}
+}
+
+// TestQueueRedisSilentServer: a server that accepts and never answers
+// holds the call only until its context's deadline; the failure is
+// transient.
+func TestQueueRedisSilentServer(t *testing.T) {
+	noQueueLeaks(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				close(held)
+				return
+			}
+			held <- c
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		for c := range held {
+			c.Close()
+		}
+	})
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + l.Addr().String()})
+	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = b.do(ctx, &Request{Args: map[string]any{"order_id": "1"}, Env: noEnv})
+	var te *TransientError
+	if !errors.As(err, &te) {
+		t.Errorf("err = %v (%T), want a *TransientError", err, err)
+	}
+}
+
+func TestExpandEnvRefs(t *testing.T) {
+	env := func(n string) (string, bool) {
+		v, ok := map[string]string{"USER": "u", "PASS": "p@ss", "EMPTY": ""}[n]
+		return v, ok
+	}
+	for in, want := range map[string]string{
+		"redis://${USER}:${PASS}@h":        "redis://u:p@ss@h",
+		"${HOST:-localhost}:${PORT:-6379}": "localhost:6379",
+		"x${EMPTY:-default}y":              "xy",
+		"no references {here} $USER":       "no references {here} $USER",
+		"${USER}${USER}":                   "uu",
+	} {
+		got, err := expandEnvRefs(in, env)
+		if err != nil || got != want {
+			t.Errorf("expandEnvRefs(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := expandEnvRefs("redis://${USER}:${NOPE}@h", env)
+	var missing *MissingEnvError
+	if !errors.As(err, &missing) || missing.Name != "NOPE" {
+		t.Errorf("err = %v, want a *MissingEnvError for NOPE", err)
+	}
+}
