@@ -38,11 +38,11 @@ func confinedWorkspace(t *testing.T, ports ...uint16) string {
 	cfg.Confinement.PoolSize = 0
 	cfg.Confinement.AllowUnconfined = false
 	cfg.Confinement.AllowedPorts = ports
-	if _, err := tooling.Configure(cfg); err != nil {
+	if _, err := tooling.Default.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if _, err := tooling.Configure(old); err != nil {
+		if _, err := tooling.Default.Configure(old); err != nil {
 			t.Errorf("restoring the config: %v", err)
 		}
 	})

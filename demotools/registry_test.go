@@ -154,7 +154,7 @@ func TestToolsMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, ok := tooling.Lookup(tt.name)
+			tool, ok := tooling.Default.Lookup(tt.name)
 			if !ok {
 				t.Fatal("not registered")
 			}
@@ -178,13 +178,13 @@ func TestToolsMeta(t *testing.T) {
 			}
 		})
 	}
-	if tool, _ := tooling.Lookup("demo.write_note"); !slices.Equal(tool.Meta.Resources, []string{"notes"}) {
+	if tool, _ := tooling.Default.Lookup("demo.write_note"); !slices.Equal(tool.Meta.Resources, []string{"notes"}) {
 		t.Errorf("demo.write_note resources %v, want [notes]", tool.Meta.Resources)
 	}
-	if tool, _ := tooling.Lookup("fs.write_file"); !slices.Equal(tool.Meta.Resources, []string{"workspace"}) {
+	if tool, _ := tooling.Default.Lookup("fs.write_file"); !slices.Equal(tool.Meta.Resources, []string{"workspace"}) {
 		t.Errorf("fs.write_file resources %v, want [workspace]", tool.Meta.Resources)
 	}
-	if tool, _ := tooling.Lookup("demo.slow"); !strings.Contains(tool.Description, "500 ms") {
+	if tool, _ := tooling.Default.Lookup("demo.slow"); !strings.Contains(tool.Description, "500 ms") {
 		t.Errorf("demo.slow's description does not give its timeout: %q", tool.Description)
 	}
 }

@@ -23,7 +23,7 @@
 // per-call values reach a tool under typed context keys. Func makes a Run
 // from a typed handler; package tooltest calls a Run in a unit test. Every call
 // goes through the same steps, in order, and every refusal or failure has a
-// stable Code (see Codes) with a message for people and a Go error that
+// stable Code (see Code) with a message for people and a Go error that
 // matches the Code with errors.Is:
 //
 //	look-up            not_found (with did-you-mean and a forgotten-import hint)

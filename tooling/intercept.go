@@ -21,7 +21,7 @@ type Handler func(ctx context.Context, c *Call) (*Result, error)
 //   - pass it on: return next(ctx, c), perhaps with a ctx carrying a span,
 //     and time or inspect what comes back;
 //   - refuse it: return a nil Result and an error, without calling next. An
-//     *Error gives the call its Code (one of Codes or a code of its own),
+//     *Error gives the call its Code (one of the registry's or a code of its own),
 //     Message and Hint; a Code alone gives the call that code, with the code
 //     as its message; any other error gives code refused with the error's
 //     text. The call is then denied, unless the tool already ran;

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,9 +133,6 @@ func (r *Registry) Observe(o Observer) (remove func()) {
 	}
 }
 
-// Observe adds an observer to the Default registry.
-func Observe(o Observer) (remove func()) { return Default.Observe(o) }
-
 func (run *observerRunner) loop(obs *observers) {
 	defer close(run.done)
 	for x := range run.ch {
@@ -188,31 +184,4 @@ func digest(b []byte) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// SlogObserver logs each call's start at debug level, its finish at info
-// and its failure at warn, with the event's fields (never content).
-func SlogObserver(l *slog.Logger) Observer {
-	if l == nil {
-		l = slog.Default()
-	}
-	return ObserverFunc(func(ctx context.Context, ev Event) {
-		attrs := []slog.Attr{
-			slog.String("call_id", ev.CallID), slog.String("tool", ev.Tool), slog.String("origin", string(ev.Origin)),
-			slog.Int("args_size", ev.ArgsSize), slog.String("args_sha256", ev.ArgsSHA256),
-		}
-		if ev.Kind == EventBegin {
-			l.LogAttrs(ctx, slog.LevelDebug, "tool call started", attrs...)
-			return
-		}
-		attrs = append(attrs, slog.String("status", string(ev.Status)),
-			slog.Duration("wait", ev.Wait), slog.Duration("run", ev.Run))
-		if ev.Status == StatusOK {
-			attrs = append(attrs, slog.Int("output_size", ev.OutputSize), slog.String("output_sha256", ev.OutputSHA256))
-			l.LogAttrs(ctx, slog.LevelInfo, "tool call finished", attrs...)
-			return
-		}
-		attrs = append(attrs, slog.String("code", string(ev.Code)))
-		l.LogAttrs(ctx, slog.LevelWarn, "tool call failed", attrs...)
-	})
 }

@@ -1,12 +1,9 @@
 package tooling_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,25 +100,6 @@ func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
 	}
 	unblock()
 	remove()
-}
-
-func TestSlogObserver(t *testing.T) {
-	r := codeRegistry(t)
-	var buf bytes.Buffer
-	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	remove := r.Observe(tooling.SlogObserver(logger))
-	mustExec(t, r, "t.ok", `{"n":7}`)
-	_, _ = r.Execute(context.Background(), "t.err", nil)
-	remove()
-	out := buf.String()
-	for _, want := range []string{"tool call started", "tool call finished", "tool call failed", "code=tool_error", "tool=t.ok", "args_sha256="} {
-		if !strings.Contains(out, want) {
-			t.Errorf("log lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, `"n":7`) || strings.Contains(out, "wrapped: boom") {
-		t.Errorf("log holds content:\n%s", out)
-	}
 }
 
 func TestEventsNameTheToolAsRegistered(t *testing.T) {

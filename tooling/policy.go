@@ -46,9 +46,6 @@ func (r *Registry) Configure(cfg config.Config) (warnings []string, err error) {
 	return r.unmatchedConfigNames(cfg), nil
 }
 
-// Configure applies cfg to the Default registry.
-func Configure(cfg config.Config) ([]string, error) { return Default.Configure(cfg) }
-
 // Config returns the config in force.
 func (r *Registry) Config() config.Config { return *r.cfg.Load() }
 

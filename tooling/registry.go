@@ -364,9 +364,6 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 	return Tool{}, false
 }
 
-// Lookup looks a tool up in the Default registry.
-func Lookup(name string) (Tool, bool) { return Default.Lookup(name) }
-
 func (r *Registry) entries() []*entry {
 	r.mu.RLock()
 	s := r.sorted
@@ -407,15 +404,6 @@ func (r *Registry) Len() int {
 	return len(r.tools)
 }
 
-// Availability is a filter on whether tools can run now.
-type Availability uint8
-
-const (
-	AnyAvailability Availability = iota // do not filter (and do not call Available)
-	OnlyAvailable                       // enabled, and Available says yes
-	OnlyUnavailable                     // disabled, or Available says no
-)
-
 // Filter selects tools in List. The zero Filter selects every tool.
 type Filter struct {
 	// Text: every word must occur (case-insensitive) in the name, title,
@@ -431,8 +419,6 @@ type Filter struct {
 	Safety Safety
 	// Origin: the tool must allow calls from this origin. Zero: any.
 	Origin Origin
-	// Availability: filter on enabled and Available.
-	Availability Availability
 }
 
 // List returns the tools f selects, sorted by name. With an Availability
@@ -448,9 +434,6 @@ func (r *Registry) List(ctx context.Context, f Filter) []Tool {
 	}
 	return out
 }
-
-// List lists tools of the Default registry.
-func List(ctx context.Context, f Filter) []Tool { return Default.List(ctx, f) }
 
 func (e *entry) matches(ctx context.Context, r *Registry, f Filter, words []string) bool {
 	for _, w := range words {
@@ -481,12 +464,6 @@ func (e *entry) matches(ctx context.Context, r *Registry, f Filter, words []stri
 	}
 	if f.Origin != "" && !m.AllowsOrigin(f.Origin) {
 		return false
-	}
-	if f.Availability != AnyAvailability {
-		avail := r.availability(ctx, e, f.Origin) == nil
-		if avail != (f.Availability == OnlyAvailable) {
-			return false
-		}
 	}
 	return true
 }

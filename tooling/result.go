@@ -39,11 +39,6 @@ const (
 	CodeOutputInvalid   Code = "output_invalid"   // the output is not JSON, over the size cap or not valid against the output schema
 )
 
-// Codes lists every code a call can end with, in pipeline order.
-func Codes() []Code {
-	return append([]Code(nil), allCodes[1:]...)
-}
-
 // allCodes is every code, ok first then in pipeline order; the counters of
 // ToolStats are sized from it.
 var allCodes = [...]Code{CodeOK, CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,

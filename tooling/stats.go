@@ -62,7 +62,7 @@ func codeIndex(c Code) int {
 const otherCodes = len(allCodes)
 
 // codeOther is the key under which ToolStats.Errors counts calls that ended
-// with a code not listed by Codes.
+// with a code that is not one of the registry's (a middleware's own).
 const codeOther Code = "other"
 
 // One counter per code and one for the others (a compile-time check).
@@ -105,7 +105,7 @@ type ToolStats struct {
 	Tool     string          `json:"tool"`
 	Calls    uint64          `json:"calls"`
 	OK       uint64          `json:"ok"`
-	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included; "other" counts codes Codes does not list
+	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included; "other" counts codes of a middleware's own
 	InFlight int64           `json:"in_flight"`        // calls between begin and end
 	Waiting  int64           `json:"waiting"`          // of those, calls queued for a slot, lock or thread
 	Running  int64           `json:"running"`          // calls whose Run is executing now (abandoned ones included)

@@ -201,12 +201,6 @@ func caseTwins(v any) (string, string, bool) {
 	return "", "", false
 }
 
-// Has reports whether the argument is present.
-func (c Call) Has(name string) bool {
-	_, ok := c.Args[name]
-	return ok
-}
-
 // String returns a string argument, "" when absent or not a string.
 func (c Call) String(name string) string {
 	s, _ := c.Args[name].(string)
@@ -238,22 +232,6 @@ func (c Call) Int(name string) int64 {
 		return int64(n)
 	case int64:
 		return n
-	}
-	return 0
-}
-
-// Float returns a number argument, 0 when absent or not a number.
-func (c Call) Float(name string) float64 {
-	switch n := c.Args[name].(type) {
-	case json.Number:
-		f, _ := n.Float64()
-		return f
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
 	}
 	return 0
 }

@@ -36,7 +36,7 @@ func benchJSON(t *testing.T, args ...string) *benchReport {
 // needTool skips the test when the default registry lacks name.
 func needTool(t *testing.T, name string) {
 	t.Helper()
-	if _, ok := tooling.Lookup(name); !ok {
+	if _, ok := tooling.Default.Lookup(name); !ok {
 		t.Skipf("%s is not registered (demotools does not define it yet)", name)
 	}
 }
@@ -328,7 +328,7 @@ func TestBenchUnknownTool(t *testing.T) {
 // in the registry of the app, not in the default one.
 func TestBenchUsesTheAppRegistry(t *testing.T) {
 	const name = "bench.ping"
-	if _, ok := tooling.Lookup(name); ok {
+	if _, ok := tooling.Default.Lookup(name); ok {
 		t.Fatalf("the default registry has %s", name)
 	}
 	reg := tooling.NewRegistry()
