@@ -301,7 +301,7 @@ func (b *httpBinding) writes() bool {
 
 // built is a request as the binding builds it, before it is sent.
 type built struct {
-	url     *url.URL
+	rawURL  string
 	header  http.Header
 	body    []byte
 	bodyVal any
@@ -327,10 +327,11 @@ func (b *httpBinding) build(req *Request, redact bool) (*built, error) {
 		}
 		u.RawQuery = q.Encode()
 	}
-	if n := len(u.String()); n > maxRequestURLBytes {
-		return nil, fmt.Errorf("http: the request URL would be %d bytes, over the %d-byte limit", n, maxRequestURLBytes)
+	raw := u.String()
+	if len(raw) > maxRequestURLBytes {
+		return nil, fmt.Errorf("http: the request URL would be %d bytes, over the %d-byte limit", len(raw), maxRequestURLBytes)
 	}
-	out := &built{url: u, header: make(http.Header, len(b.headers)+4)}
+	out := &built{rawURL: raw, header: make(http.Header, len(b.headers)+4)}
 	size := 0
 	for _, h := range b.headers {
 		v, ok, err := h.t.render(req.Args, req.Env, redact, renderHeader)
@@ -387,7 +388,7 @@ func (b *httpBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 		for k, v := range r.header {
 			headers[k] = v[0]
 		}
-		out := map[string]any{"method": b.method, "url": r.url.String(), "headers": headers}
+		out := map[string]any{"method": b.method, "url": r.rawURL, "headers": headers}
 		if b.hasBody {
 			out["body"] = r.bodyVal
 		}
@@ -397,13 +398,17 @@ func (b *httpBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	actx, cancel := context.WithTimeout(ctx, b.src.timeout)
+	// The source's timeout, unless the call's deadline comes first.
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > b.src.timeout {
+		actx, cancel = context.WithTimeout(ctx, b.src.timeout)
+	}
 	defer cancel()
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	hr, err := http.NewRequestWithContext(actx, b.method, r.url.String(), body)
+	hr, err := http.NewRequestWithContext(actx, b.method, r.rawURL, body)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("http: %v", err)
 	}
@@ -488,18 +493,47 @@ func (b *httpBinding) output(resp *http.Response, data []byte) (any, error) {
 	if b.text {
 		return strings.ToValidUTF8(string(data), "\uFFFD"), nil
 	}
-	v, err := decodeJSON(data)
-	if err != nil {
+	return selectJSON(data, b.data)
+}
+
+// selectJSON returns the part of a JSON body at path, compacted, as it
+// was written (numbers keep their digits): only the objects and arrays on
+// the way are decoded, each into raw members.
+func selectJSON(data []byte, path []string) (json.RawMessage, error) {
+	for i, step := range path {
+		data = bytes.TrimLeft(data, " \t\r\n")
+		var next json.RawMessage
+		var err error
+		switch {
+		case len(data) > 0 && data[0] == '{':
+			var m map[string]json.RawMessage
+			if err = json.Unmarshal(data, &m); err == nil {
+				next = m[step]
+			}
+		case len(data) > 0 && data[0] == '[':
+			var a []json.RawMessage
+			if err = json.Unmarshal(data, &a); err == nil {
+				if k, convErr := strconv.Atoi(step); convErr == nil && k >= 0 && k < len(a) {
+					next = a[k]
+				}
+			}
+		default:
+			err = json.Unmarshal(data, new(any))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("http: the response is not JSON: %v", err)
+		}
+		if next == nil {
+			return nil, fmt.Errorf("http: the response has nothing at response.data %s", pointer(path[:i+1]))
+		}
+		data = next
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(data))
+	if err := json.Compact(&buf, data); err != nil {
 		return nil, fmt.Errorf("http: the response is not JSON: %v", err)
 	}
-	if b.data == nil {
-		return v, nil
-	}
-	got, ok := lookup(v, b.data)
-	if !ok {
-		return nil, fmt.Errorf("http: the response has nothing at response.data %s", pointer(b.data))
-	}
-	return got, nil
+	return buf.Bytes(), nil
 }
 
 func (b *httpBinding) acceptable(mt string) bool {

@@ -187,7 +187,7 @@ func TestHTTPPostBodyTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := out.Output.(map[string]any); m["id"] != "o-1" || out.Status != "201 Created" {
+	if raw, _ := out.Output.(json.RawMessage); string(raw) != `{"id":"o-1"}` || out.Status != "201 Created" {
 		t.Errorf("output %v status %q", out.Output, out.Status)
 	}
 	_, method, h, body := rec.last()
@@ -574,7 +574,7 @@ func TestHTTPHugeResponse(t *testing.T) {
 	}
 	b := compile(t, HTTPBinding{Source: "api", Path: "/exact"}, src, Input{})
 	out, err := b.do(context.Background(), &Request{})
-	if s, _ := out.Output.(string); err != nil || len(s) != limit-2 || out.ResponseBytes != limit {
+	if raw, _ := out.Output.(json.RawMessage); err != nil || len(raw) != limit || out.ResponseBytes != limit {
 		t.Errorf("control: err %v, %d bytes", err, out.ResponseBytes)
 	}
 }
@@ -813,4 +813,43 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 		t.Fatal(err)
 	}
 	return a
+}
+
+func TestSelectJSON(t *testing.T) {
+	body := []byte(` {"a": {"items": [ {"n": 1.50e3, "s": "x/y"}, 2 ]}, "b": "~/"} `)
+	for _, c := range []struct {
+		path, want, err string
+	}{
+		{"", `{"a":{"items":[{"n":1.50e3,"s":"x/y"},2]},"b":"~/"}`, ""},
+		{"/a/items/0", `{"n":1.50e3,"s":"x/y"}`, ""},
+		{"a.items.0.n", `1.50e3`, ""},
+		{"$.a.items.1", `2`, ""},
+		{"/b", `"~/"`, ""},
+		{"/a/items/2", "", "nothing at response.data /a/items/2"},
+		{"/a/missing/x", "", "nothing at response.data /a/missing"},
+		{"/b/x", "", "nothing at response.data /b/x"},
+	} {
+		p, err := parsePath(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := selectJSON(body, p)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.path, err, c.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: %s, %v; want %s", c.path, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{`{"a": `, `<html>`, `{"a": 1} tail`} {
+		if _, err := selectJSON([]byte(bad), nil); err == nil || !strings.Contains(err.Error(), "not JSON") {
+			t.Errorf("%q: err %v", bad, err)
+		}
+		if _, err := selectJSON([]byte(bad), []string{"a"}); err == nil {
+			t.Errorf("%q /a: no error", bad)
+		}
+	}
 }
