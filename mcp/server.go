@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,6 +47,11 @@ type Server struct {
 
 	mu     sync.Mutex
 	listed map[string][]byte // the tools served, by name: their export as JSON
+
+	// streams holds the context of each HTTP request being served, by the
+	// id trackStreams gives it.
+	streams   sync.Map
+	streamSeq atomic.Uint64
 }
 
 // NewServer returns a server of reg's tools. It sets reg's consent function
@@ -195,6 +201,8 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 		if granted {
 			opts = append(opts, tooling.WithConsent())
 		}
+		ctx, done := s.streamContext(ctx, req)
+		defer done()
 		ctx = context.WithValue(ctx, callKey{}, req)
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			opts = append(opts, tooling.WithProgress(progressTo(ctx, req.Session, token)))
