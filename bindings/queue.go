@@ -2,10 +2,13 @@ package bindings
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // QueueSource is a message queue in a tools file:
@@ -44,18 +47,18 @@ type QueueBinding struct {
 	// Subject is the NATS subject published to (required for NATS; no
 	// wildcards). Redis has none.
 	Subject string `yaml:"subject,omitempty" json:"subject,omitempty"`
-	// Message is a JSON template of the message. It can only place argument
-	// values: a string that is exactly "{name}", or an object that is exactly
+	// Message is a JSON template of the message, as an HTTP binding's body:
+	// a string that is exactly "{name}", or an object that is exactly
 	// {"$arg": "name"}, is replaced by the argument's JSON value (left out of
 	// its object, or null in an array, when the argument is absent);
-	// everything else is sent as written. Text is never spliced: a "{name}"
-	// inside a longer string is refused. Zero: the arguments object is the
-	// message.
+	// everything else is sent as written. Text is never spliced. Zero: the
+	// arguments object is the message.
 	Message any `yaml:"message,omitempty" json:"message,omitempty"`
 	// Headers are the message's headers (stream fields beside "message" for
-	// Redis): a value that is exactly "{name}" is the argument as text (left
-	// out when absent), anything else a constant. A value holding a line
-	// break or a NUL is refused. Zero: none.
+	// Redis), templates as an HTTP binding's: constant text, {name} for an
+	// argument's text (the header is left out when it is absent) and
+	// ${NAME} credentials (shown as ${NAME} in shadow calls). A value with a
+	// control character (CR, LF, NUL, ...) is refused. Zero: none.
 	Headers map[string]string `yaml:"headers,omitempty" json:"headers,omitempty"`
 	// MaxLen caps a Redis stream at about this many entries (XADD MAXLEN ~),
 	// the oldest trimmed first. Zero: no cap. NATS streams are capped by
@@ -92,7 +95,7 @@ type queueMessage struct {
 type queueSource struct {
 	name     string
 	provider string
-	url      string // as written, ${NAME} references unresolved
+	url      tmpl // as written, ${NAME} references unresolved
 	dial     func(url string) (publisher, error)
 
 	lock   chan struct{} // a mutex that a waiting call can give up on
@@ -105,7 +108,7 @@ func openQueue(name string, s *QueueSource) (*queueSource, error) {
 	if s == nil {
 		return nil, errors.New("queue: the source is empty")
 	}
-	q := &queueSource{name: name, provider: s.Provider, url: s.URL, lock: make(chan struct{}, 1)}
+	q := &queueSource{name: name, provider: s.Provider, lock: make(chan struct{}, 1)}
 	var schemes []string
 	switch s.Provider {
 	case "redis":
@@ -127,9 +130,16 @@ func openQueue(name string, s *QueueSource) (*queueSource, error) {
 			}
 		}
 	}
-	if _, err := parseEnvRefs(s.URL); err != nil {
+	t, err := parseTemplate(s.URL, true)
+	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
+	for _, sg := range t {
+		if sg.kind == segArg {
+			return nil, fmt.Errorf("url: {%s}: a source takes no arguments", sg.text)
+		}
+	}
+	q.url = t
 	return q, nil
 }
 
@@ -145,9 +155,9 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // client returns the source's publisher, made on first use with the URL as
 // it resolves now.
 func (q *queueSource) client(ctx context.Context, env Env) (publisher, error) {
-	url, err := expandEnvRefs(q.url, env)
+	url, _, err := q.url.render(nil, env, false, renderQuery)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("queue %s: url: %w", q.name, err)
 	}
 	select {
 	case q.lock <- struct{}{}:
@@ -192,8 +202,8 @@ type queueBinding struct {
 	stream  string
 	subject string
 	maxLen  int64
-	message *template // nil: the arguments are the message
-	headers []headerField
+	message any // a body template (checkBody); nil: the arguments are the message
+	headers []queueHeader
 }
 
 func compileQueue(b *QueueBinding, src *queueSource, in Input) (binding, error) {
@@ -221,13 +231,12 @@ func compileQueue(b *QueueBinding, src *queueSource, in Input) (binding, error) 
 		return nil, fmt.Errorf("max_len: %d is negative", b.MaxLen)
 	}
 	if b.Message != nil {
-		t, err := compileTemplate(b.Message, in)
-		if err != nil {
-			return nil, fmt.Errorf("message%w", err)
+		if err := checkBody("message", b.Message, in); err != nil {
+			return nil, err
 		}
-		qb.message = t
+		qb.message = b.Message
 	}
-	h, err := compileHeaders(b.Headers, src.provider, in)
+	h, err := compileQueueHeaders(b.Headers, src.provider, in)
 	if err != nil {
 		return nil, err
 	}
@@ -260,35 +269,37 @@ func (b *queueBinding) writes() bool   { return true } // a publish always is
 func (b *queueBinding) close() error   { return nil }  // the client is the source's
 
 func (b *queueBinding) do(ctx context.Context, req *Request) (Outcome, error) {
-	m, err := b.build(req)
+	if req.Env == nil {
+		r := *req
+		r.Env = os.LookupEnv
+		req = &r
+	}
+	m, err := b.build(req, req.Shadow)
 	if err != nil {
 		return Outcome{}, err
 	}
 	if req.Shadow {
 		return b.shadow(m), nil
 	}
-	env := req.Env
-	if env == nil {
-		env = os.LookupEnv
-	}
-	p, err := b.src.client(ctx, env)
+	p, err := b.src.client(ctx, req.Env)
 	if err != nil {
 		return Outcome{}, err
 	}
 	return p.publish(ctx, m)
 }
 
-// build makes the message of one call, checking its size and headers.
-func (b *queueBinding) build(req *Request) (*queueMessage, error) {
+// build makes the message of one call, checking its size and headers;
+// with redact, the headers' credentials are written as ${NAME}.
+func (b *queueBinding) build(req *Request, redact bool) (*queueMessage, error) {
 	m := &queueMessage{stream: b.stream, subject: b.subject, maxLen: b.maxLen, id: req.IdempotencyKey}
 	var v any = req.Args
 	if req.Args == nil {
 		v = map[string]any{}
 	}
 	if b.message != nil {
-		v = b.message.place(req.Args)
+		v, _ = fillBody(b.message, req.Args)
 	}
-	body, err := marshalJSON(v)
+	body, err := jsonenc.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("queue: the message: %w", err)
 	}
@@ -296,11 +307,11 @@ func (b *queueBinding) build(req *Request) (*queueMessage, error) {
 		return nil, fmt.Errorf("queue: the message is %d bytes, over the limit of %d", len(body), queueMaxMessage)
 	}
 	m.body = body
-	if m.headers, err = placeHeaders(b.headers, req.Args); err != nil {
+	if m.headers, err = placeQueueHeaders(b.headers, req, redact); err != nil {
 		return nil, err
 	}
-	if strings.ContainsAny(m.id, "\r\n\x00") || len(m.id) > queueMaxHeader {
-		return nil, errors.New("queue: the idempotency key holds a line break or a NUL, or is too long")
+	if !validHeaderValue(m.id) || len(m.id) > queueMaxHeader {
+		return nil, errors.New("queue: the idempotency key holds a control character or is too long")
 	}
 	return m, nil
 }
@@ -311,7 +322,7 @@ func (b *queueBinding) shadow(m *queueMessage) Outcome {
 		"shadow":   true,
 		"provider": b.src.provider,
 		"source":   b.src.name,
-		"message":  rawJSON(m.body),
+		"message":  json.RawMessage(m.body),
 	}
 	if m.stream != "" {
 		out["stream"] = m.stream

@@ -1,196 +1,59 @@
 package bindings
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
-
-	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
-// template is a compiled JSON template: constants, and argRef where an
-// argument's value goes. It places values; it never splices text.
-type template struct{ root any }
+// A queue message is built as an HTTP binding's request is: its body with
+// checkBody and fillBody, its headers from templates (parseTemplate), so
+// the two kinds place arguments and credentials the same way.
 
-// argRef is the place of an argument's value in a template.
-type argRef struct{ name string }
+// queueHeader is one header of a queue binding: a template of constant
+// text, {param} arguments and ${NAME} credentials.
+type queueHeader struct {
+	name string
+	t    tmpl
+}
 
-var (
-	// wholeRef is a value that is exactly one reference: "{name}".
-	wholeRef = regexp.MustCompile(`^\{([^{}\s]+)\}$`)
-	// innerRef is a reference inside longer text, which is never replaced.
-	innerRef = regexp.MustCompile(`\{[A-Za-z_][A-Za-z0-9_.-]*\}`)
-)
-
-// compileTemplate compiles a template decoded from YAML or JSON. Its errors
-// start with the path of the faulty value (".lines[2]: ...") so that the
-// caller prefixes the field's name.
-func compileTemplate(v any, in Input) (*template, error) {
-	root, err := compileNode(v, "", in)
-	if err != nil {
-		return nil, err
+// compileQueueHeaders checks the headers' names, constants and the
+// properties they take. Names keep their spelling (they are stream fields
+// for Redis) and are sorted, so messages are built the same way every time.
+func compileQueueHeaders(h map[string]string, provider string, in Input) ([]queueHeader, error) {
+	out := make([]queueHeader, 0, len(h))
+	for _, name := range sortedKeys(h) {
+		field := "headers." + name
+		if err := checkQueueHeaderName(name, provider); err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		t, err := parseTemplate(h[name], true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		for _, sg := range t {
+			if sg.kind == segLit && !validHeaderValue(sg.text) || sg.kind == segEnv && sg.hasDef && !validHeaderValue(sg.def) {
+				return nil, fmt.Errorf("%s: a control character (CR, LF or another) in the value", field)
+			}
+		}
+		if err := checkArgs(field, t, in, false); err != nil {
+			return nil, err
+		}
+		for _, sg := range t {
+			if sg.kind == segArg && in.Properties[sg.text] == "array" {
+				return nil, fmt.Errorf("%s: {%s} is an array, not text", field, sg.text)
+			}
+		}
+		out = append(out, queueHeader{name: name, t: t})
 	}
-	return &template{root: root}, nil
-}
-
-func compileNode(v any, path string, in Input) (any, error) {
-	switch v := v.(type) {
-	case string:
-		if m := wholeRef.FindStringSubmatch(v); m != nil {
-			return argRefTo(m[1], path, in)
-		}
-		if ref := innerRef.FindString(v); ref != "" {
-			return nil, fmt.Errorf("%s: %s inside text is not replaced; a value that is exactly %q places the argument", pathOrRoot(path), ref, ref)
-		}
-		return v, nil
-	case map[string]any:
-		if len(v) == 1 {
-			if a, ok := v["$arg"]; ok {
-				name, ok := a.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s.$arg: names an argument, a string", path)
-				}
-				return argRefTo(name, path, in)
-			}
-		}
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			c, err := compileNode(e, path+"."+k, in)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			s, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: the key %v is not a string", pathOrRoot(path), k)
-			}
-			m[s] = e
-		}
-		return compileNode(m, path, in)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			c, err := compileNode(e, path+"["+strconv.Itoa(i)+"]", in)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	default:
-		// Numbers, booleans, null (and what else a decoder gives for a
-		// scalar) are constants; the encoder refuses what JSON cannot hold.
-		if _, err := json.Marshal(v); err != nil {
-			return nil, fmt.Errorf("%s: %v is not a JSON value", pathOrRoot(path), v)
-		}
-		return v, nil
-	}
-}
-
-func pathOrRoot(path string) string {
-	if path == "" {
-		return ":"
-	}
-	return path
-}
-
-func argRefTo(name, path string, in Input) (argRef, error) {
-	if _, ok := in.Properties[name]; !ok {
-		return argRef{}, fmt.Errorf("%s: {%s} is not a property of the input", pathOrRoot(path), name)
-	}
-	return argRef{name: name}, nil
-}
-
-// place returns the template's value for these arguments. An absent
-// argument leaves its member out of an object, and is null in an array or
-// at the root.
-func (t *template) place(args map[string]any) any {
-	v, _ := placeNode(t.root, args)
-	return v
-}
-
-func placeNode(n any, args map[string]any) (any, bool) {
-	switch n := n.(type) {
-	case argRef:
-		v, ok := args[n.name]
-		return v, ok
-	case map[string]any:
-		out := make(map[string]any, len(n))
-		for k, e := range n {
-			if v, ok := placeNode(e, args); ok {
-				out[k] = v
-			}
-		}
-		return out, true
-	case []any:
-		out := make([]any, len(n))
-		for i, e := range n {
-			out[i], _ = placeNode(e, args)
-		}
-		return out, true
-	default:
-		return n, true
-	}
-}
-
-// headerField is one compiled header: a constant, or the text of an
-// argument (arg != "").
-type headerField struct {
-	name, value, arg string
-}
-
-// compileHeaders checks the headers' names and constants and the
-// properties they take. Names are sorted so messages are built the same way
-// every time.
-func compileHeaders(h map[string]string, provider string, in Input) ([]headerField, error) {
-	out := make([]headerField, 0, len(h))
-	for name, value := range h {
-		path := "headers." + name
-		if err := checkHeaderName(name, provider); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if m := wholeRef.FindStringSubmatch(value); m != nil {
-			ref, err := argRefTo(m[1], path, in)
-			if err != nil {
-				return nil, err
-			}
-			switch typ := in.Properties[ref.name]; typ {
-			case "", "string", "number", "integer", "boolean":
-			default:
-				return nil, fmt.Errorf("%s: {%s} is of type %s; a header is text (a string, number, integer or boolean)", path, ref.name, typ)
-			}
-			out = append(out, headerField{name: name, arg: ref.name})
-			continue
-		}
-		if ref := innerRef.FindString(value); ref != "" {
-			return nil, fmt.Errorf("%s: %s inside text is not replaced; a value that is exactly %q places the argument", path, ref, ref)
-		}
-		if err := checkHeaderValue(value); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, headerField{name: name, value: value})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
 }
 
-// checkHeaderName takes HTTP's token characters (NATS headers follow HTTP's
-// form). The names NATS acts on (Nats-Msg-Id, Nats-Rollup, ...) are the
-// binding's to set, never a file's: a rollup header would purge a stream.
-// For Redis, "message" is the field that holds the message.
-func checkHeaderName(name, provider string) error {
-	if name == "" {
-		return errors.New("a header has a name")
-	}
+// checkQueueHeaderName takes HTTP's token characters (NATS headers follow
+// HTTP's form). The headers NATS acts on (Nats-Msg-Id, Nats-Rollup, ...)
+// are the binding's to set, never a file's: a rollup header would purge a
+// stream. For Redis, "message" is the field of the message itself.
+func checkQueueHeaderName(name, provider string) error {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
@@ -198,6 +61,8 @@ func checkHeaderName(name, provider string) error {
 		}
 	}
 	switch {
+	case name == "":
+		return errors.New("a header has a name")
 	case provider == "nats" && len(name) >= 5 && strings.EqualFold(name[:5], "nats-"):
 		return fmt.Errorf("%q: headers starting with Nats- direct the server; the binding sets those it needs", name)
 	case provider == "redis" && name == "message":
@@ -206,62 +71,23 @@ func checkHeaderName(name, provider string) error {
 	return nil
 }
 
-// checkHeaderValue refuses what would end a header early or smuggle
-// another one in: line breaks and NUL; and values too long to be headers.
-func checkHeaderValue(v string) error {
-	if strings.ContainsAny(v, "\r\n\x00") {
-		return errors.New("the value holds a line break or a NUL")
-	}
-	if len(v) > queueMaxHeader {
-		return fmt.Errorf("the value is %d bytes, over the limit of %d", len(v), queueMaxHeader)
-	}
-	return nil
-}
-
-// placeHeaders returns the headers of a call; an absent argument leaves its
-// header out.
-func placeHeaders(fields []headerField, args map[string]any) ([][2]string, error) {
-	out := make([][2]string, 0, len(fields))
-	for _, f := range fields {
-		value := f.value
-		if f.arg != "" {
-			v, ok := args[f.arg]
-			if !ok || v == nil {
-				continue
-			}
-			s, ok := headerText(v)
-			if !ok {
-				return nil, fmt.Errorf("queue: header %s: the argument %s is not text, a number or a boolean", f.name, f.arg)
-			}
-			if err := checkHeaderValue(s); err != nil {
-				return nil, fmt.Errorf("queue: header %s from the argument %s: %w", f.name, f.arg, err)
-			}
-			value = s
+// placeQueueHeaders renders the headers of a call; an absent argument
+// leaves its header out. With redact, credentials are written as their
+// ${NAME} references (still checked to be set).
+func placeQueueHeaders(hs []queueHeader, req *Request, redact bool) ([][2]string, error) {
+	out := make([][2]string, 0, len(hs))
+	for _, h := range hs {
+		v, ok, err := h.t.render(req.Args, req.Env, redact, renderHeader)
+		if err != nil {
+			return nil, fmt.Errorf("queue: header %s: %w", h.name, err)
 		}
-		out = append(out, [2]string{f.name, value})
+		if !ok {
+			continue
+		}
+		if len(v) > queueMaxHeader {
+			return nil, fmt.Errorf("queue: header %s: the value is %d bytes, over the limit of %d", h.name, len(v), queueMaxHeader)
+		}
+		out = append(out, [2]string{h.name, v})
 	}
 	return out, nil
 }
-
-func headerText(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return v.String(), true
-	case bool:
-		return strconv.FormatBool(v), true
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64), true
-	case int:
-		return strconv.Itoa(v), true
-	case int64:
-		return strconv.FormatInt(v, 10), true
-	}
-	return "", false
-}
-
-func marshalJSON(v any) ([]byte, error) { return jsonenc.Marshal(v) }
-
-// rawJSON shows JSON already encoded as itself in an output.
-func rawJSON(b []byte) json.RawMessage { return json.RawMessage(b) }

@@ -73,9 +73,9 @@ func TestQueueRedisPublish(t *testing.T) {
 	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + addr + "/0"})
 	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: stream,
 		Message: map[string]any{"kind": "order.created", "order": "{order_id}", "lines": "{lines}"},
-		Headers: map[string]string{"X-Tenant": "{tenant}", "X-Schema": "order.v1"},
+		Headers: map[string]string{"X-Tenant": "{tenant}", "X-Schema": "order.v1", "X-Key": "${QUEUE_TEST_KEY}"},
 	}, src)
-	r := queueRegistry(t, b, noEnv)
+	r := queueRegistry(t, b, func(n string) (string, bool) { return "k-123", n == "QUEUE_TEST_KEY" })
 	args := `{"order_id":"A-1","lines":[{"sku":"tea","qty":2}],"tenant":"acme"}`
 	res, err := r.Execute(context.Background(), "shop.order", json.RawMessage(args), tooling.WithConsent())
 	if err != nil {
@@ -100,8 +100,8 @@ func TestQueueRedisPublish(t *testing.T) {
 	if !reflect.DeepEqual(msg, want) {
 		t.Errorf("message %v, want %v", msg, want)
 	}
-	if v := msgs[0].Values; v["X-Tenant"] != "acme" || v["X-Schema"] != "order.v1" || len(v) != 3 {
-		t.Errorf("fields %v, want message, X-Tenant and X-Schema", v)
+	if v := msgs[0].Values; v["X-Tenant"] != "acme" || v["X-Schema"] != "order.v1" || v["X-Key"] != "k-123" || len(v) != 4 {
+		t.Errorf("fields %v, want message, X-Tenant, X-Schema and X-Key with the credential's value", v)
 	}
 
 	// Argument text is data: quotes, a line break and RESP syntax land in

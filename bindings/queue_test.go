@@ -113,7 +113,7 @@ func TestOpenQueueRefuses(t *testing.T) {
 		{QueueSource{Provider: "redis"}, "url: missing"},
 		{QueueSource{Provider: "redis", URL: "http://localhost:6379"}, "url: a redis URL starts with redis://"},
 		{QueueSource{Provider: "nats", URL: "nats://a:4222,redis://b"}, "url: a nats URL starts with nats://"},
-		{QueueSource{Provider: "redis", URL: "redis://:${PASS@localhost"}, "${ is not closed"},
+		{QueueSource{Provider: "redis", URL: "redis://{host}:6379"}, "url: {host}: a source takes no arguments"},
 		{QueueSource{Provider: "redis", URL: "redis://:${PASS WORD}@localhost"}, "is not a variable name"},
 	} {
 		_, err := openQueue("events", &tc.src)
@@ -160,19 +160,17 @@ func TestCompileQueueRefuses(t *testing.T) {
 		{"unknown $arg", redisSrc, QueueBinding{Stream: "s", Message: []any{map[string]any{"$arg": "order"}}},
 			"message[0]: {order} is not a property of the input"},
 		{"$arg not a string", redisSrc, QueueBinding{Stream: "s", Message: map[string]any{"x": map[string]any{"$arg": 3}}},
-			"message.x.$arg: names an argument"},
-		{"spliced text", redisSrc, QueueBinding{Stream: "s", Message: map[string]any{"text": "order {order_id} is ready"}},
-			`message.text: {order_id} inside text is not replaced`},
-		{"non-string key", redisSrc, QueueBinding{Stream: "s", Message: map[any]any{1: "x"}}, "the key 1 is not a string"},
+			"message.x: $arg takes the name of a property"},
+		{"non-string key", redisSrc, QueueBinding{Stream: "s", Message: map[any]any{1: "x"}}, "keys that are not strings"},
 		{"bad header name", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X Order": "1"}}, `headers.X Order: "X Order" is not a header name`},
 		{"header unknown property", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-Order": "{order}"}},
 			"headers.X-Order: {order} is not a property"},
 		{"header from an array", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-Lines": "{lines}"}},
-			"{lines} is of type array"},
-		{"header spliced", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-Order": "order-{order_id}"}},
-			"{order_id} inside text is not replaced"},
+			"headers.X-Lines: {lines} is an array, not text"},
 		{"header constant CRLF", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-A": "1\r\nX-Admin: yes"}},
-			"headers.X-A: the value holds a line break"},
+			"headers.X-A: a control character"},
+		{"header default CRLF", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"X-A": "${KEY:-a\nb}"}},
+			"headers.X-A: a control character"},
 		{"header field message", redisSrc, QueueBinding{Stream: "s", Headers: map[string]string{"message": "x"}},
 			`"message" is the stream field of the message`},
 		{"nats control header", natsSrc, QueueBinding{Subject: "orders", Headers: map[string]string{"nats-rollup": "all"}},
@@ -205,9 +203,9 @@ func TestQueueMessageTemplate(t *testing.T) {
 			"kind":   "order.created",
 			"order":  map[string]any{"id": "{order_id}", "qty": map[string]any{"$arg": "qty"}, "note": "{note}"},
 			"all":    []any{"{urgent}", "{tenant}", 7, nil, true},
-			"braces": "{}", "text": "literal {not a reference",
+			"braces": "{}", "text": "order {order_id} is text",
 		},
-		Headers: map[string]string{"X-Tenant": "{tenant}", "X-Qty": "{qty}", "X-Urgent": "{urgent}", "X-Schema": "order.v1"},
+		Headers: map[string]string{"X-Tenant": "{tenant}", "X-Qty": "{qty}", "X-Urgent": "{urgent}", "X-Schema": "order.v1", "X-Ref": "order-{order_id}"},
 	}, src)
 	args := map[string]any{
 		"order_id": `A-1", "admin": true, "x": "`, // a quote cannot end the string
@@ -215,7 +213,7 @@ func TestQueueMessageTemplate(t *testing.T) {
 		"note":     "{order_id}", // text that looks like a reference is text
 		"urgent":   false,
 	}
-	m, err := b.build(&Request{Args: args})
+	m, err := b.build(&Request{Args: args}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,19 +225,20 @@ func TestQueueMessageTemplate(t *testing.T) {
 		"kind":   "order.created",
 		"order":  map[string]any{"id": `A-1", "admin": true, "x": "`, "qty": 3.0, "note": "{order_id}"},
 		"all":    []any{false, nil, 7.0, nil, true},
-		"braces": "{}", "text": "literal {not a reference",
+		"braces": "{}", "text": "order {order_id} is text",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("message:\n got %s\nwant %v", m.body, want)
 	}
-	wantH := [][2]string{{"X-Qty", "3"}, {"X-Schema", "order.v1"}, {"X-Urgent", "false"}} // no tenant: absent
+	// No X-Tenant: its argument is absent.
+	wantH := [][2]string{{"X-Qty", "3"}, {"X-Ref", `order-A-1", "admin": true, "x": "`}, {"X-Schema", "order.v1"}, {"X-Urgent", "false"}}
 	if !reflect.DeepEqual(m.headers, wantH) {
 		t.Errorf("headers = %q, want %q", m.headers, wantH)
 	}
 
 	// Without a template the arguments are the message.
 	plain := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
-	m, err = plain.build(&Request{Args: args})
+	m, err = plain.build(&Request{Args: args}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +259,7 @@ func TestQueueHeaderInjection(t *testing.T) {
 	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders", Headers: map[string]string{"X-Tenant": "{tenant}"}}, src)
 	for _, v := range []string{"acme\r\nX-Admin: yes", "acme\nX-Admin: yes", "acme\rX", "acme\x00", strings.Repeat("a", queueMaxHeader+1)} {
 		_, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "1", "tenant": v}, Env: noEnv})
-		if err == nil || !strings.Contains(err.Error(), "header X-Tenant from the argument tenant") {
+		if err == nil || !strings.Contains(err.Error(), "header X-Tenant: ") {
 			t.Errorf("tenant %q: err = %v, want the header refused", v, err)
 		}
 		var te *TransientError
@@ -289,27 +288,34 @@ func TestQueueOversizedMessage(t *testing.T) {
 }
 
 // TestQueueShadow: a shadow call returns what it would publish, marked,
-// and connects to nothing (the source's port is closed, and its URL's
-// credential is not even set).
+// with credentials as their ${NAME}, and connects to nothing (the source's
+// port is closed, and its URL's credential is not even set).
 func TestQueueShadow(t *testing.T) {
 	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://:${QUEUE_TEST_PASSWORD}@" + closedPort(t)})
 	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders",
-		Message: map[string]any{"id": "{order_id}"}, Headers: map[string]string{"X-Tenant": "{tenant}"}}, src)
-	o, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1", "tenant": "acme"}, Shadow: true, IdempotencyKey: "k1", Env: noEnv})
+		Message: map[string]any{"id": "{order_id}"}, Headers: map[string]string{"X-Tenant": "{tenant}", "X-Key": "key ${QUEUE_TEST_KEY}"}}, src)
+	const secret = "s3cr3t-value"
+	env := func(n string) (string, bool) { return secret, n == "QUEUE_TEST_KEY" }
+	o, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1", "tenant": "acme"}, Shadow: true, IdempotencyKey: "k1", Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(o.Output)
-	want := `{"headers":{"X-Tenant":"acme"},"idempotency_key":"k1","message":{"id":"A-1"},"provider":"redis","shadow":true,"source":"events","stream":"orders"}`
+	want := `{"headers":{"X-Key":"key ${QUEUE_TEST_KEY}","X-Tenant":"acme"},"idempotency_key":"k1","message":{"id":"A-1"},"provider":"redis","shadow":true,"source":"events","stream":"orders"}`
 	if string(got) != want || o.Status != "shadow" {
 		t.Errorf("shadow output %s, status %q;\nwant %s, shadow", got, o.Status, want)
 	}
 	if src.pub != nil {
 		t.Error("a shadow call made a client")
 	}
-	// The same call, not in shadow, needs the credential.
-	_, err = b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1"}, Env: noEnv})
+	// The header's credential must be set, even in shadow.
+	_, err = b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1"}, Shadow: true, Env: noEnv})
 	var missing *MissingEnvError
+	if !errors.As(err, &missing) || missing.Name != "QUEUE_TEST_KEY" {
+		t.Errorf("shadow without the header's credential: err = %v, want a *MissingEnvError for QUEUE_TEST_KEY", err)
+	}
+	// The same call, not in shadow, needs the URL's credential too.
+	_, err = b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1"}, Env: env})
 	if !errors.As(err, &missing) || missing.Name != "QUEUE_TEST_PASSWORD" {
 		t.Errorf("err = %v, want a *MissingEnvError for QUEUE_TEST_PASSWORD", err)
 	}
@@ -360,29 +366,5 @@ func TestQueueRedisSilentServer(t *testing.T) {
 	var te *TransientError
 	if !errors.As(err, &te) {
 		t.Errorf("err = %v (%T), want a *TransientError", err, err)
-	}
-}
-
-func TestExpandEnvRefs(t *testing.T) {
-	env := func(n string) (string, bool) {
-		v, ok := map[string]string{"USER": "u", "PASS": "p@ss", "EMPTY": ""}[n]
-		return v, ok
-	}
-	for in, want := range map[string]string{
-		"redis://${USER}:${PASS}@h":        "redis://u:p@ss@h",
-		"${HOST:-localhost}:${PORT:-6379}": "localhost:6379",
-		"x${EMPTY:-default}y":              "xy",
-		"no references {here} $USER":       "no references {here} $USER",
-		"${USER}${USER}":                   "uu",
-	} {
-		got, err := expandEnvRefs(in, env)
-		if err != nil || got != want {
-			t.Errorf("expandEnvRefs(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	_, err := expandEnvRefs("redis://${USER}:${NOPE}@h", env)
-	var missing *MissingEnvError
-	if !errors.As(err, &missing) || missing.Name != "NOPE" {
-		t.Errorf("err = %v, want a *MissingEnvError for NOPE", err)
 	}
 }
