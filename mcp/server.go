@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
@@ -68,7 +69,7 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	}
 	s := &Server{reg: reg, opts: opts, consent: map[string]bool{}, listed: map[string][]byte{}}
 	for _, n := range opts.Consent {
-		s.consent[tooling.ParseExportName(n)] = true
+		s.consent[toolname.ParseExport(n)] = true
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		PageSize: opts.PageSize,
@@ -218,7 +219,7 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 // unlistedCalls answers a tools/call of a tool the server does not list
 // (unknown, disabled, not for the listener's origin) with the registry's
 // refusal, as a tool result, rather than an unknown-tool protocol error. A
-// call by the tool's ExportName is a call of the tool.
+// call by the exported spelling of its name ("." as "__") is a call of the tool.
 func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, r sdk.Request) (sdk.Result, error) {
 		req, ok := r.(*sdk.CallToolRequest)
@@ -227,7 +228,7 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		s.mu.Lock()
 		_, listed := s.listed[req.Params.Name]
-		name := tooling.ParseExportName(req.Params.Name)
+		name := toolname.ParseExport(req.Params.Name)
 		_, listedAs := s.listed[name]
 		s.mu.Unlock()
 		switch {

@@ -65,7 +65,7 @@
 //
 // Package tooling/export describes the tools for language models (MCP,
 // OpenAI, Anthropic); OpenAI and Anthropic refuse dots in names, so their
-// names spell "." as "__" (ExportName), and Execute accepts both spellings.
+// names spell "." as "__", and Execute accepts both spellings.
 //
 // A host's main hands over to Main(reg, run) first thing: it gives the
 // process main thread to the scheduler of MainThread tools (package

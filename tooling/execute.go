@@ -64,8 +64,8 @@ func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ..
 	return Default.Execute(ctx, name, args, opts...)
 }
 
-// Execute runs the named tool (or its ExportName) with args, a JSON object
-// (nil, empty or "null" mean no arguments), through every step of
+// Execute runs the named tool (or its exported spelling, "." as "__") with
+// args, a JSON object (nil, empty or "null" mean no arguments), through every step of
 // governance, in order: look-up, enabled, origin, availability, size cap,
 // decoding and validation, schema defaults, consent, deadline, run, output
 // check. It always returns a Result; the error is nil exactly when the

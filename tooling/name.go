@@ -9,7 +9,7 @@ import (
 )
 
 // maxNameLen is the longest tool name Register accepts: 64 bytes once dots
-// are spelled "__" (ExportName), the limit of OpenAI and Anthropic.
+// are spelled "__" (toolname.Export), the limit of OpenAI and Anthropic.
 const maxNameLen = 64
 
 // checkName returns why name is not a valid "group.name", or "".
@@ -21,7 +21,7 @@ func checkName(name string) string {
 	if name == "" {
 		return "the name is empty: name tools \"group.name\" in lower snake case, like \"demo.echo\""
 	}
-	if n := len(ExportName(name)); n > maxNameLen {
+	if n := len(toolname.Export(name)); n > maxNameLen {
 		return fmt.Sprintf("the name is %d bytes once exported (dots become \"__\"), over %d: shorten it", n, maxNameLen)
 	}
 	segs := strings.Split(name, ".")
@@ -62,19 +62,6 @@ func suggestSnake(name string) string {
 		}
 	}
 	return strings.Trim(strings.ReplaceAll(b.String(), "__", "_"), "_.")
-}
-
-// ExportName spells a tool name for formats that refuse dots in names
-// (OpenAI, Anthropic): each "." becomes "__". Valid names never hold "__",
-// so the spelling is reversible (ParseExportName), and ExecuteTool accepts
-// both spellings.
-func ExportName(name string) string {
-	return strings.ReplaceAll(name, ".", "__")
-}
-
-// ParseExportName reverses ExportName.
-func ParseExportName(exported string) string {
-	return strings.ReplaceAll(exported, "__", ".")
 }
 
 // closest returns the candidate nearest to name, if near enough to be a typo.

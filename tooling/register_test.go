@@ -148,15 +148,6 @@ func TestMetaDerivations(t *testing.T) {
 	}
 }
 
-func TestExportNameRoundTrip(t *testing.T) {
-	for _, n := range []string{"demo.echo", "fs.read_file", "a.b.c_d"} {
-		e := tooling.ExportName(n)
-		if strings.Contains(e, ".") || tooling.ParseExportName(e) != n {
-			t.Errorf("%s -> %s -> %s", n, e, tooling.ParseExportName(e))
-		}
-	}
-}
-
 // recursiveSchema is an object schema whose definition refers to itself from branches properties.
 func recursiveSchema(branches int) json.RawMessage {
 	var refs []string

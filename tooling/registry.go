@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/sandbox"
 )
 
@@ -21,7 +22,7 @@ import (
 type Registry struct {
 	mu      sync.RWMutex
 	tools   map[string]*entry
-	exports map[string]string // ExportName -> name, to keep exported names unique
+	exports map[string]string // toolname.Export(name) -> name, to keep exported names unique
 	sorted  []*entry          // nil when a registration made it stale
 
 	cfg atomic.Pointer[config.Config]
@@ -160,7 +161,7 @@ func (r *Registry) insertLocked(e *entry) error {
 	if _, dup := r.tools[t.Name]; dup {
 		return &RegisterError{Tool: t.Name, Problems: []string{"a tool with this name is already registered: rename one of them (is the package imported twice under different paths?)"}}
 	}
-	exported := ExportName(t.Name)
+	exported := toolname.Export(t.Name)
 	if other, clash := r.exports[exported]; clash {
 		return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("its exported name %q is already the exported name of %q: models could not tell them apart; rename one", exported, other)}}
 	}
@@ -277,7 +278,7 @@ func (r *Registry) Remove(name string) bool {
 		return false
 	}
 	delete(r.tools, name)
-	delete(r.exports, ExportName(name))
+	delete(r.exports, toolname.Export(name))
 	r.sorted = nil
 	return true
 }
@@ -310,7 +311,7 @@ func (r *Registry) Replace(remove []string, tools []Tool) error {
 		}
 		removed = append(removed, e)
 		delete(r.tools, name)
-		delete(r.exports, ExportName(name))
+		delete(r.exports, toolname.Export(name))
 	}
 	var added []*entry
 	if len(errs) == 0 {
@@ -325,11 +326,11 @@ func (r *Registry) Replace(remove []string, tools []Tool) error {
 	if len(errs) > 0 {
 		for _, e := range added {
 			delete(r.tools, e.tool.Name)
-			delete(r.exports, ExportName(e.tool.Name))
+			delete(r.exports, toolname.Export(e.tool.Name))
 		}
 		for _, e := range removed {
 			r.tools[e.tool.Name] = e
-			r.exports[ExportName(e.tool.Name)] = e.tool.Name
+			r.exports[toolname.Export(e.tool.Name)] = e.tool.Name
 		}
 		return errors.Join(errs...)
 	}
@@ -349,14 +350,14 @@ func (r *Registry) find(name string) *entry {
 	r.mu.RUnlock()
 	if e == nil && strings.Contains(name, "__") {
 		r.mu.RLock()
-		e = r.tools[ParseExportName(name)]
+		e = r.tools[toolname.ParseExport(name)]
 		r.mu.RUnlock()
 	}
 	return e
 }
 
-// Lookup returns the tool registered under name (or its ExportName). The
-// returned Tool shares its slices with the registry: do not modify them.
+// Lookup returns the tool registered under name (or its exported
+// spelling, "." as "__"). The returned Tool shares its slices with the registry: do not modify them.
 func (r *Registry) Lookup(name string) (Tool, bool) {
 	if e := r.lookup(name); e != nil {
 		return e.tool, true
@@ -541,7 +542,7 @@ func (r *Registry) notFound(name string) string {
 // name, or a name given without its group ("echo" for "demo.echo").
 func (r *Registry) suggest(name string) string {
 	names := r.Names()
-	if c := closest(ParseExportName(name), names); c != "" {
+	if c := closest(toolname.ParseExport(name), names); c != "" {
 		return c
 	}
 	var match string
@@ -557,10 +558,10 @@ func (r *Registry) suggest(name string) string {
 }
 
 func (r *Registry) notFoundHint(name string) string {
-	if r.suggest(name) != "" || !strings.Contains(ParseExportName(name), ".") {
+	if r.suggest(name) != "" || !strings.Contains(toolname.ParseExport(name), ".") {
 		return ""
 	}
-	group, _, _ := strings.Cut(ParseExportName(name), ".")
+	group, _, _ := strings.Cut(toolname.ParseExport(name), ".")
 	for _, n := range r.Names() {
 		if strings.HasPrefix(n, group+".") {
 			return ""

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
@@ -350,9 +351,9 @@ func (d *detailScreen) exportPane() string {
 			InputSchema: inputSchema(t), OutputSchema: t.Output, Annotations: export.Annotations(t)}
 	case paneOpenAI:
 		v = export.OpenAITool{Type: "function", Function: export.OpenAIFunction{
-			Name: tooling.ExportName(t.Name), Description: t.Description, Parameters: modelSchema(inputSchema(t))}}
+			Name: toolname.Export(t.Name), Description: t.Description, Parameters: modelSchema(inputSchema(t))}}
 	default:
-		v = export.AnthropicTool{Name: tooling.ExportName(t.Name), Description: t.Description, InputSchema: modelSchema(inputSchema(t))}
+		v = export.AnthropicTool{Name: toolname.Export(t.Name), Description: t.Description, InputSchema: modelSchema(inputSchema(t))}
 	}
 	b, err := jsonenc.Marshal(v)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -92,7 +93,7 @@ type availabilityInfo struct {
 func describeTool(ctx context.Context, reg *tooling.Registry, cfg config.Config, t tooling.Tool, origin tooling.Origin) toolInfo {
 	info := toolInfo{
 		Name:         t.Name,
-		ExportName:   tooling.ExportName(t.Name),
+		ExportName:   toolname.Export(t.Name),
 		Title:        t.Title,
 		Description:  t.Description,
 		Meta:         describeMeta(reg, t, cfg),

@@ -53,3 +53,15 @@ func ValidPattern(pattern string) bool {
 	}
 	return true
 }
+
+// Export spells a tool name for formats that refuse dots in names (OpenAI,
+// Anthropic): each "." becomes "__". Valid names never hold "__", so the
+// spelling is reversible (ParseExport), and a registry accepts both.
+func Export(name string) string {
+	return strings.ReplaceAll(name, ".", "__")
+}
+
+// ParseExport reverses Export.
+func ParseExport(exported string) string {
+	return strings.ReplaceAll(exported, "__", ".")
+}

@@ -43,3 +43,12 @@ func TestMatchesTheConfigSchema(t *testing.T) {
 		}
 	}
 }
+
+func TestExportRoundTrip(t *testing.T) {
+	for _, n := range []string{"demo.echo", "fs.read_file", "a.b.c_d"} {
+		e := Export(n)
+		if strings.Contains(e, ".") || ParseExport(e) != n {
+			t.Errorf("%s -> %s -> %s", n, e, ParseExport(e))
+		}
+	}
+}

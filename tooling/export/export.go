@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/internal/wirename"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -124,10 +125,10 @@ func MCPToolOf(t tooling.Tool) MCPTool {
 		InputSchema: InputSchema(t), OutputSchema: t.Output, Annotations: Annotations(t)}
 }
 
-// OpenAIToolOf is t as an OpenAI function tool, named with ExportName.
+// OpenAIToolOf is t as an OpenAI function tool, named with toolname.Export.
 func OpenAIToolOf(t tooling.Tool) OpenAITool {
 	return OpenAITool{Type: "function", Function: OpenAIFunction{
-		Name: tooling.ExportName(t.Name), Description: t.Description, Parameters: modelSchema(t)}}
+		Name: toolname.Export(t.Name), Description: t.Description, Parameters: modelSchema(t)}}
 }
 
 // MCP returns the tools of r that o selects as an MCP tools/list result.
@@ -140,7 +141,7 @@ func MCP(ctx context.Context, r *tooling.Registry, o Options) MCPToolList {
 }
 
 // OpenAI returns the tools of r that o selects as OpenAI function tools,
-// named with tooling.ExportName.
+// named with toolname.Export.
 func OpenAI(ctx context.Context, r *tooling.Registry, o Options) []OpenAITool {
 	out := []OpenAITool{}
 	for _, t := range selected(ctx, r, o) {
@@ -150,11 +151,11 @@ func OpenAI(ctx context.Context, r *tooling.Registry, o Options) []OpenAITool {
 }
 
 // Anthropic returns the tools of r that o selects as Anthropic tools,
-// named with tooling.ExportName.
+// named with toolname.Export.
 func Anthropic(ctx context.Context, r *tooling.Registry, o Options) []AnthropicTool {
 	out := []AnthropicTool{}
 	for _, t := range selected(ctx, r, o) {
-		out = append(out, AnthropicTool{Name: tooling.ExportName(t.Name), Description: t.Description, InputSchema: modelSchema(t)})
+		out = append(out, AnthropicTool{Name: toolname.Export(t.Name), Description: t.Description, InputSchema: modelSchema(t)})
 	}
 	return out
 }
@@ -245,7 +246,7 @@ func ProblemsOf(t tooling.Tool) []Problem {
 	add := func(f Format, format string, a ...any) {
 		out = append(out, Problem{Tool: t.Name, Format: f, Message: fmt.Sprintf(format, a...)})
 	}
-	name := tooling.ExportName(t.Name)
+	name := toolname.Export(t.Name)
 	if !wirename.Valid(t.Name, 128, true) {
 		add(FormatMCP, "name %q is not 1-128 letters, digits, '_', '-' or '.'", t.Name)
 	}
