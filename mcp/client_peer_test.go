@@ -3,11 +3,15 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/config"
@@ -41,8 +45,62 @@ func everything(t *testing.T) config.Server {
 	return config.Server{Command: node, Args: []string{filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}}
 }
 
+// everythingHTTP starts the reference server in its streamable HTTP mode
+// on a free port and returns its config; the server is stopped when the
+// test ends.
+func everythingHTTP(t *testing.T) config.Server {
+	t.Helper()
+	stdio := everything(t)
+	for attempt := 0; ; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		cmd := exec.Command(stdio.Command, stdio.Args[0], "streamableHttp")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(stderr)
+		var said []string
+		listening := false
+		for !listening && lines.Scan() {
+			said = append(said, lines.Text())
+			listening = strings.Contains(lines.Text(), "listening on port")
+		}
+		if listening {
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			})
+			return config.Server{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
+		}
+		cmd.Wait()
+		// Another process took the port between its choice and the start.
+		if attempt == 2 || !strings.Contains(strings.Join(said, "\n"), "already in use") {
+			t.Fatalf("server-everything streamableHttp did not start: %s", strings.Join(said, "\n"))
+		}
+	}
+}
+
+// TestServerEverything: our client against the reference server, over
+// stdio and over streamable HTTP.
 func TestServerEverything(t *testing.T) {
-	s := everything(t)
+	t.Run("stdio", func(t *testing.T) { testServerEverything(t, everything(t)) })
+	t.Run("http", func(t *testing.T) { testServerEverything(t, everythingHTTP(t)) })
+}
+
+func testServerEverything(t *testing.T, s config.Server) {
 	reg := tooling.NewRegistry()
 	r, err := mcp.Connect(context.Background(), reg, "everything", s)
 	if err != nil {
