@@ -1,0 +1,29 @@
+package bindings
+
+// source is an opened source of any kind: what a kind's openX returns.
+type source interface{ close() error }
+
+// kind opens the sources and compiles the bindings of one kind of binding,
+// adapting its openX and compileX to the loader.
+type kind struct {
+	// writes says, for messages, what makes a binding of this kind a write.
+	writes  string
+	open    func(name string, s *SourceSpec) (source, error)
+	compile func(b *BindingSpec, src source, in Input) (binding, error)
+}
+
+// kinds are the kinds of binding this build has, by name. A tools file
+// that uses another kind is refused when it loads.
+var kinds = map[string]kind{
+	"http": {
+		writes: "an HTTP method other than GET, HEAD or OPTIONS",
+		open:   func(name string, s *SourceSpec) (source, error) { return openHTTP(name, s.HTTP) },
+		compile: func(b *BindingSpec, src source, in Input) (binding, error) {
+			return compileHTTP(b.HTTP, src.(*httpSource), in)
+		},
+	},
+}
+
+// kindNames are the names of every kind a tools file may use, in the order
+// messages list them.
+var kindNames = []string{"http", "sql", "queue"}
