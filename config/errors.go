@@ -171,35 +171,11 @@ func unknownKeyMessage(key string, known []string) string {
 
 // suggest returns the known key that key most likely misspells, or "".
 func suggest(key string, known []string) string {
-	norm := snakeCase(key)
+	norm := toolname.Snake(key)
 	for _, k := range known {
 		if k == norm {
 			return k
 		}
 	}
 	return textdist.Nearest(norm, known, max(1, min(3, utf8.RuneCountInString(norm)/3)))
-}
-
-// snakeCase spells "defaultTimeout", "Default-Timeout" or "default timeout"
-// as "default_timeout".
-func snakeCase(s string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			if prevLower {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r + 'a' - 'A')
-			prevLower = false
-		case r == '-' || r == ' ':
-			b.WriteByte('_')
-			prevLower = false
-		default:
-			b.WriteRune(r)
-			prevLower = r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
-		}
-	}
-	return b.String()
 }

@@ -26,42 +26,14 @@ func checkName(name string) string {
 	}
 	segs := strings.Split(name, ".")
 	if len(segs) < 2 {
-		return fmt.Sprintf("the name has no group: name tools \"group.name\", like \"demo.%s\"", suggestSnake(name))
+		return fmt.Sprintf("the name has no group: name tools \"group.name\", like \"demo.%s\"", toolname.Snake(name))
 	}
 	for _, s := range segs {
 		if !toolname.Segment(s) {
-			return fmt.Sprintf("segment %q is not lower snake case (a letter, then letters, digits and single underscores): try %q", s, suggestSnake(name))
+			return fmt.Sprintf("segment %q is not lower snake case (a letter, then letters, digits and single underscores): try %q", s, toolname.Snake(name))
 		}
 	}
 	return ""
-}
-
-// suggestSnake turns "Demo.ReadFile" or "demo-read file" into "demo.read_file".
-func suggestSnake(name string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range name {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			if prevLower {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r + 'a' - 'A')
-			prevLower = false
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-			prevLower = true
-		case r == '.':
-			b.WriteByte('.')
-			prevLower = false
-		default:
-			if prevLower {
-				b.WriteByte('_')
-			}
-			prevLower = false
-		}
-	}
-	return strings.Trim(strings.ReplaceAll(b.String(), "__", "_"), "_.")
 }
 
 // closest returns the candidate nearest to name, if near enough to be a typo.

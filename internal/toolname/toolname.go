@@ -65,3 +65,34 @@ func Export(name string) string {
 func ParseExport(exported string) string {
 	return strings.ReplaceAll(exported, "__", ".")
 }
+
+// Snake spells s in lower snake case, the closest name or key a person
+// likely meant: "Demo.ReadFile" or "demo-read file" becomes
+// "demo.read_file", "defaultTimeout" or "Default-Timeout" becomes
+// "default_timeout". Dots stay; other characters separate words.
+func Snake(name string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if prevLower {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + 'a' - 'A')
+			prevLower = false
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			prevLower = true
+		case r == '.':
+			b.WriteByte('.')
+			prevLower = false
+		default:
+			if prevLower {
+				b.WriteByte('_')
+			}
+			prevLower = false
+		}
+	}
+	return strings.Trim(strings.ReplaceAll(b.String(), "__", "_"), "_.")
+}

@@ -52,3 +52,23 @@ func TestExportRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestSnake(t *testing.T) {
+	for in, want := range map[string]string{
+		"Demo.ReadFile":   "demo.read_file",
+		"demo.read-file":  "demo.read_file",
+		"echo":            "echo",
+		"defaultTimeout":  "default_timeout",
+		"Default-Timeout": "default_timeout",
+		"default timeout": "default_timeout",
+		"max_concurrent":  "max_concurrent",
+		"max__concurrent": "max_concurrent",
+		"_pool_size_":     "pool_size",
+		"HTTPGet":         "httpget",
+		"v2Name":          "v2_name",
+	} {
+		if got := Snake(in); got != want {
+			t.Errorf("Snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
