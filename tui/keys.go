@@ -153,22 +153,25 @@ func (k detailKeys) FullHelp() [][]key.Binding {
 // phase (editing, running, result). While editing, the editor's own keys
 // (its KeyMap) do the rest: moving, typing, submitting.
 type runKeys struct {
-	navKeys
-	Cancel key.Binding
-	Edit   key.Binding
-	Again  key.Binding
-	Back   key.Binding
-	phase  runPhase
-	editor argsEditor
+	Cancel    key.Binding
+	Edit      key.Binding
+	Again     key.Binding
+	Back      key.Binding
+	Left      key.Binding // back from the result, as esc
+	out       viewerKeys  // the result's output viewer
+	phase     runPhase
+	editor    argsEditor
+	searching bool // the result's search line has the focus
 }
 
 func newRunKeys() runKeys {
 	return runKeys{
-		navKeys: newNavKeys(),
-		Cancel:  bind([]string{"esc"}, "esc", "cancel the call"),
-		Edit:    bind([]string{"e", "enter"}, "e/enter", "edit the arguments"),
-		Again:   bind([]string{"r"}, "r", "run again"),
-		Back:    bind([]string{"esc"}, "esc", "back"),
+		Cancel: bind([]string{"esc"}, "esc", "cancel the call"),
+		Edit:   bind([]string{"e"}, "e", "edit the arguments"),
+		Again:  bind([]string{"r"}, "r", "run again"),
+		Back:   bind([]string{"esc"}, "esc", "back"),
+		Left:   bind([]string{"h", "left"}, "h/←", "back to the arguments"),
+		out:    newViewerKeys(),
 	}
 }
 
@@ -185,7 +188,13 @@ func (k runKeys) ShortHelp() []key.Binding {
 	case phaseRunning:
 		return []key.Binding{k.Cancel, bind([]string{"B"}, "B", "governance")}
 	case phaseResult:
-		return []key.Binding{short(k.Edit, "edit"), short(k.Again, "again"), bind([]string{"j"}, "↑/↓", "scroll"), bind([]string{"H"}, "H", "history"), k.Back}
+		if k.searching {
+			return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
+		}
+		fold := k.out.Fold
+		fold.SetHelp("␣", "fold")
+		return []key.Binding{short(k.Edit, "edit"), short(k.Again, "again"), fold, short(k.out.Search, "search"),
+			short(k.out.Copy, "copy"), short(k.out.Open, "pager"), k.Back}
 	}
 	var out []key.Binding
 	if k.editor != nil {
@@ -199,7 +208,7 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	case phaseRunning:
 		return [][]key.Binding{{k.Cancel}}
 	case phaseResult:
-		return [][]key.Binding{k.navKeys.column(), {k.Edit, k.Again, k.Back}}
+		return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Edit, k.Again, k.Back, k.Left}}
 	}
 	var cols [][]key.Binding
 	if k.editor != nil {

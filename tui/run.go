@@ -11,7 +11,6 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -54,7 +53,7 @@ type runScreen struct {
 
 	result   *tooling.Result
 	finished time.Time // when the result came: a retry-after counts down from it
-	vp       viewport.Model
+	out      *outputViewer
 	w, h     int
 
 	// drafts are the editors of the other tools opened this session, with
@@ -69,9 +68,8 @@ type draft struct {
 }
 
 func newRunScreen(c *common) *runScreen {
-	r := &runScreen{c: c, keys: newRunKeys(), vp: viewport.New(), drafts: make(map[string]draft)}
+	r := &runScreen{c: c, keys: newRunKeys(), out: newOutputViewer(c), drafts: make(map[string]draft)}
 	r.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Status))
-	r.vp.KeyMap = viewportKeys()
 	return r
 }
 
@@ -117,12 +115,15 @@ func (r *runScreen) Title() string { return "Run " + r.tool.Name }
 // editor takes every key (an open picker): q, ?, H and B are then the
 // editor's.
 func (r *runScreen) Typing() bool {
+	if r.phase == phaseResult {
+		return r.out.Typing()
+	}
 	return r.phase == phaseEditing && r.editor != nil && (r.editor.InputFocused() || r.editor.Capturing())
 }
 
 func (r *runScreen) KeyMap() help.KeyMap {
 	k := r.keys
-	k.phase, k.editor = r.phase, r.editor
+	k.phase, k.editor, k.searching = r.phase, r.editor, r.out.Typing()
 	return k
 }
 
@@ -131,12 +132,10 @@ func (r *runScreen) SetSize(w, h int) {
 	if r.editor != nil {
 		r.editor.SetSize(w, r.editorHeight())
 	}
-	r.vp.SetWidth(w)
-	r.vp.SetHeight(max(h-2, 1))
+	r.out.SetSize(w, max(h-2, 1))
 	if r.phase == phaseResult && r.result != nil {
-		y := r.vp.YOffset()
-		r.vp.SetContentLines(wrapLines(resultContent(r.c.styles, r.result, w), w))
-		r.vp.SetYOffset(y)
+		head, tail := resultFrame(r.c.styles, r.result, w)
+		r.out.setFrame(head, tail)
 	}
 }
 
@@ -193,10 +192,9 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 		default:
 			return r.updateResult(msg)
 		}
-	case tea.MouseWheelMsg:
+	case tea.MouseWheelMsg, tea.PasteMsg:
 		if r.phase == phaseResult {
-			var cmd tea.Cmd
-			r.vp, cmd = r.vp.Update(msg)
+			cmd, _ := r.out.Update(msg)
 			return cmd
 		}
 	}
@@ -221,7 +219,13 @@ func (r *runScreen) updateEditing(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// updateResult gives the output viewer the keys it knows; e, r and esc
+// (h, left) are the run screen's.
 func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
+	if r.out.Typing() {
+		cmd, _ := r.out.Update(msg)
+		return cmd
+	}
 	k := r.keys
 	switch {
 	case key.Matches(msg, k.Edit):
@@ -229,11 +233,12 @@ func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Again):
 		return r.start(r.args, false)
-	case key.Matches(msg, k.Back):
+	case key.Matches(msg, k.Back, k.Left):
 		r.phase = phaseEditing
 		return nil
 	}
-	return k.scroll(&r.vp, msg)
+	cmd, _ := r.out.Update(msg)
+	return cmd
 }
 
 // submit runs the editor's arguments.
@@ -393,8 +398,13 @@ func (r *runScreen) finish(res *tooling.Result) {
 		return
 	}
 	r.phase, r.finished = phaseResult, r.c.now()
-	r.vp.SetContentLines(wrapLines(resultContent(r.c.styles, res, r.w), r.w))
-	r.vp.GotoTop()
+	res = safeResult(res)
+	head, tail := resultFrame(r.c.styles, res, r.w)
+	var fields []tooling.FieldError
+	if res.Code == tooling.CodeOutputInvalid {
+		fields = res.Fields
+	}
+	r.out.setOutput(res.Output, fields, head, tail)
 }
 
 // retryTickMsg redraws the retry-after countdown of call seq.
@@ -464,9 +474,13 @@ func (r *runScreen) View() string {
 	default:
 		b.WriteString(resultHeader(st, r.result))
 		b.WriteString("\n")
-		b.WriteString(st.Subtle.Render(r.retryLine()))
+		line := r.retryLine()
+		if line == "" {
+			line = r.out.modeLine()
+		}
+		b.WriteString(st.Subtle.Render(line))
 		b.WriteString("\n")
-		b.WriteString(r.vp.View())
+		b.WriteString(r.out.View())
 	}
 	return b.String()
 }
@@ -521,11 +535,36 @@ func resultHeader(st *styles, res *tooling.Result) string {
 	return strings.Join(parts, st.Faint.Render(" · "))
 }
 
-// resultContent is the body of a result: what went wrong and how to fix
-// it, the output as highlighted JSON, the plan, and the governance
-// decisions.
-func resultContent(st *styles, res *tooling.Result, w int) string {
-	res = safeResult(res)
+// resultFrame is the text the output viewer shows around the output,
+// wrapped to w: what went wrong and the "Output" heading before it, the
+// plan and the governance decisions after it.
+func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
+	h, t := resultSections(st, res, w)
+	if len(res.Output) > 0 {
+		if h != "" {
+			h += "\n\n"
+		}
+		h += st.Label.Render("Output")
+		if res.Code == tooling.CodeOutputInvalid {
+			h += st.Subtle.Render(" (✗ marks what does not match the output schema)")
+		}
+	}
+	if t != "" && (h != "" || len(res.Output) > 0) {
+		t = "\n" + t
+	}
+	if h != "" {
+		head = wrapLines(h, max(w-2, 1))
+	}
+	if t != "" {
+		tail = wrapLines(t, max(w-2, 1))
+	}
+	return head, tail
+}
+
+// resultSections are the parts of a result before its output (what went
+// wrong and how to fix it) and after it (the plan and the governance
+// decisions).
+func resultSections(st *styles, res *tooling.Result, w int) (head, tail string) {
 	var b strings.Builder
 	wrap := func(s string) string { return ansi.Wrap(s, max(w, 20), "") }
 	section := func(name string) {
@@ -560,10 +599,8 @@ func resultContent(st *styles, res *tooling.Result, w int) string {
 			b.WriteString(st.Subtle.Render(strings.TrimRight(res.Stack, "\n")))
 		}
 	}
-	if len(res.Output) > 0 {
-		section("Output")
-		b.WriteString(highlightJSON(st, res.Output))
-	}
+	head = b.String()
+	b.Reset()
 	if len(res.Plan) > 0 {
 		section("Follow-up plan")
 		b.WriteString(highlightJSON(st, res.Plan))
@@ -577,5 +614,5 @@ func resultContent(st *styles, res *tooling.Result, w int) string {
 			b.WriteString("  " + pad(d.Step, 13) + d.Detail)
 		}
 	}
-	return b.String()
+	return head, b.String()
 }

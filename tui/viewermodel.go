@@ -1,0 +1,625 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// outputViewer shows a result: text around the output (what went wrong,
+// the plan, the governance decisions) and the output as a JSON tree with a
+// cursor.
+type outputViewer struct {
+	c    *common
+	keys viewerKeys
+
+	tree       *outputTree // nil when there is no output
+	head, tail []string    // the text before and after the output, wrapped
+	folded     []bool      // per line of tree: a vOpen line is folded
+	plain      bool        // strings shown as text
+	strings    bool        // the output holds strings
+	rows       []vrow
+	cursor     int // index into rows
+	offset     int // first row on screen
+	w, h       int
+
+	search    textinput.Model
+	searching bool   // the search line has the focus
+	query     string // lower case, "" for none
+	matches   []vrow // rows matching query, in order (across folds)
+	// found keeps the matches of the last search in each view (JSON, text),
+	// so that t back and forth does not search again.
+	found [2]struct {
+		query   string
+		matches []vrow
+	}
+
+	copied string // the last text copied, shown until the next key
+}
+
+func newOutputViewer(c *common) *outputViewer {
+	ti := textinput.New()
+	ti.Prompt = "/ "
+	ti.Placeholder = "search the output"
+	s := ti.Styles()
+	s.Cursor.Blink = false
+	if !c.styles.color {
+		plain := lipgloss.NewStyle()
+		s.Focused = textinput.StyleState{Text: plain, Placeholder: plain.Faint(true), Suggestion: plain, Prompt: plain.Bold(true)}
+		s.Blurred = s.Focused
+		s.Cursor.Color = nil
+	}
+	ti.SetStyles(s)
+	return &outputViewer{c: c, keys: newViewerKeys(), search: ti}
+}
+
+// setOutput shows out (nil for none), marking the paths of fields, with
+// head and tail around it. A failed parse shows out as text.
+func (v *outputViewer) setOutput(out []byte, fields []tooling.FieldError, head, tail []string) {
+	v.tree, v.folded = nil, nil
+	if len(out) > 0 {
+		if t, err := parseOutput(out, fields); err == nil {
+			v.tree = t
+			v.folded = make([]bool, len(t.lines))
+			// Strings of several lines (a command's output, a file) read
+			// as text from the start; t shows them as JSON.
+			v.plain, v.strings = false, false
+			for i := range t.lines {
+				v.strings = v.strings || t.lines[i].kind == vString
+				v.plain = v.plain || t.lines[i].nl > 1
+			}
+		} else {
+			tail = append(strings.Split(prettyJSON(out), "\n"), tail...)
+		}
+	}
+	v.head, v.tail = head, tail
+	v.cursor, v.offset, v.query, v.matches, v.copied, v.searching = 0, 0, "", nil, "", false
+	v.found = [2]struct {
+		query   string
+		matches []vrow
+	}{}
+	v.search.Blur()
+	v.search.SetValue("")
+	v.rebuild()
+	v.cursor = v.firstJSONRow()
+	v.clamp()
+}
+
+// setFrame replaces the text around the output (after a resize), keeping
+// the tree, its folds and the cursor's line.
+func (v *outputViewer) setFrame(head, tail []string) {
+	at := v.at()
+	v.head, v.tail = head, tail
+	v.rebuild()
+	v.moveTo(at)
+}
+
+// modeLine says how strings are shown and how to change it.
+func (v *outputViewer) modeLine() string {
+	switch {
+	case v.tree == nil || !v.strings:
+		return ""
+	case v.plain:
+		return "strings shown as text · t shows them as JSON"
+	}
+	return "strings shown as JSON · t shows them as text"
+}
+
+func (v *outputViewer) firstJSONRow() int {
+	for i, r := range v.rows {
+		if r.part == partJSON {
+			return i
+		}
+	}
+	return 0
+}
+
+func (v *outputViewer) SetSize(w, h int) {
+	rewrap := w != v.w && v.plain
+	v.w, v.h = w, h
+	v.search.SetWidth(max(w-4, 10))
+	if rewrap {
+		at := v.at()
+		at.wrap = 0
+		v.rebuild()
+		v.moveTo(at)
+	}
+	v.clamp()
+}
+
+// Typing reports whether the search line has the focus.
+func (v *outputViewer) Typing() bool { return v.searching }
+
+// rebuild recomputes the rows from the folds and the text view.
+func (v *outputViewer) rebuild() {
+	rows := v.rows[:0]
+	for i := range v.head {
+		rows = append(rows, vrow{part: partHead, line: int32(i)})
+	}
+	if t := v.tree; t != nil {
+		for i := int32(0); i < int32(len(t.lines)); i++ {
+			l := &t.lines[i]
+			rows = append(rows, vrow{part: partJSON, line: i})
+			switch {
+			case l.kind == vOpen && (v.folded[i] || l.count == 0):
+				i = l.end // drawn on one line
+			case l.kind == vString && v.plain && l.nl > 1:
+				avail := v.textWidth(l)
+				for s, text := range t.textLines(i) {
+					n := max((width(text)+avail-1)/avail, 1)
+					for p := range n {
+						rows = append(rows, vrow{part: partJSON, line: i, sub: int32(s) + 1, wrap: int32(p)})
+					}
+				}
+			}
+		}
+	}
+	for i := range v.tail {
+		rows = append(rows, vrow{part: partTail, line: int32(i)})
+	}
+	v.rows = rows
+}
+
+// at is the row under the cursor.
+func (v *outputViewer) at() vrow {
+	if v.cursor < 0 || v.cursor >= len(v.rows) {
+		return vrow{}
+	}
+	return v.rows[v.cursor]
+}
+
+// moveTo puts the cursor on row r, or the nearest row before it.
+func (v *outputViewer) moveTo(r vrow) {
+	lo, hi := 0, len(v.rows)
+	for lo < hi { // the first row after r
+		mid := (lo + hi) / 2
+		if before(r, v.rows[mid]) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	v.cursor = max(lo-1, 0)
+	v.clamp()
+}
+
+// before reports whether row a comes before row b.
+func before(a, b vrow) bool {
+	if a.part != b.part {
+		return a.part < b.part
+	}
+	if a.line != b.line {
+		return a.line < b.line
+	}
+	if a.sub != b.sub {
+		return a.sub < b.sub
+	}
+	return a.wrap < b.wrap
+}
+
+// textWidth is the width of the text lines of string line l: the screen
+// less the gutter and the indentation.
+func (v *outputViewer) textWidth(l *vline) int {
+	return max(v.w-3-2*int(l.depth+1), 10)
+}
+
+// bodyRows is how many rows fit above the search line and the copy panel.
+func (v *outputViewer) bodyRows() int {
+	n := v.h
+	if v.searching || v.query != "" {
+		n--
+	}
+	n -= v.panelLines()
+	return max(n, 1)
+}
+
+func (v *outputViewer) clamp() {
+	v.cursor = min(max(v.cursor, 0), max(len(v.rows)-1, 0))
+	rows := v.bodyRows()
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+rows {
+		v.offset = v.cursor - rows + 1
+	}
+	v.offset = max(min(v.offset, len(v.rows)-rows), 0)
+}
+
+// Update handles a key or a wheel turn; it returns the command and
+// whether it used msg.
+func (v *outputViewer) Update(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			v.scroll(-3)
+		case tea.MouseWheelDown:
+			v.scroll(3)
+		}
+		return nil, true
+	case tea.PasteMsg:
+		if v.searching {
+			var cmd tea.Cmd
+			v.search, cmd = v.search.Update(msg)
+			return cmd, true
+		}
+	case tea.KeyPressMsg:
+		if v.searching {
+			return v.updateSearch(msg), true
+		}
+		v.copied = ""
+		return v.updateKeys(msg)
+	}
+	return nil, false
+}
+
+// scroll moves the window by n rows, the cursor with it.
+func (v *outputViewer) scroll(n int) {
+	v.offset = max(min(v.offset+n, len(v.rows)-v.bodyRows()), 0)
+	v.cursor = min(max(v.cursor, v.offset), v.offset+v.bodyRows()-1)
+	v.clamp()
+}
+
+func (v *outputViewer) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		v.searching = false
+		v.search.Blur()
+		v.find(strings.ToLower(strings.TrimSpace(v.search.Value())))
+		return v.next(true, true)
+	case "esc":
+		v.searching = false
+		v.search.Blur()
+		v.search.SetValue(v.query)
+		v.clamp()
+		return nil
+	}
+	var cmd tea.Cmd
+	v.search, cmd = v.search.Update(msg)
+	return cmd
+}
+
+func (v *outputViewer) updateKeys(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := v.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		v.cursor--
+	case key.Matches(msg, k.Down):
+		v.cursor++
+	case key.Matches(msg, k.Top):
+		v.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		v.cursor = len(v.rows) - 1
+	case key.Matches(msg, k.PageUp):
+		v.cursor -= v.bodyRows()
+		v.offset -= v.bodyRows()
+	case key.Matches(msg, k.PageDown):
+		v.cursor += v.bodyRows()
+		v.offset += v.bodyRows()
+	case key.Matches(msg, k.Fold):
+		v.toggle()
+	case key.Matches(msg, k.FoldAll):
+		v.foldAll()
+	case key.Matches(msg, k.Text):
+		v.plain = !v.plain
+		at := v.at()
+		at.sub, at.wrap = 0, 0
+		v.rebuild()
+		v.moveTo(at)
+		if v.query != "" {
+			v.find(v.query)
+		}
+	case key.Matches(msg, k.Search):
+		v.searching = true
+		v.search.SetValue("")
+		v.clamp()
+		return v.search.Focus(), true
+	case key.Matches(msg, k.Next):
+		return v.next(true, false), true
+	case key.Matches(msg, k.Prev):
+		return v.next(false, false), true
+	case key.Matches(msg, k.Copy):
+		return v.copy(false), true
+	case key.Matches(msg, k.CopyAll):
+		return v.copy(true), true
+	case key.Matches(msg, k.Open):
+		return v.open(), true
+	default:
+		return nil, false
+	}
+	v.clamp()
+	return nil, true
+}
+
+// toggle folds or unfolds the value under the cursor; on a line inside a
+// value it folds the enclosing one.
+func (v *outputViewer) toggle() {
+	r := v.at()
+	if r.part != partJSON || v.tree == nil {
+		return
+	}
+	t := v.tree
+	i := r.line
+	switch t.lines[i].kind {
+	case vOpen:
+	case vClose:
+		i = t.lines[i].end
+	default:
+		if i = t.lines[i].parent; i < 0 {
+			return
+		}
+	}
+	v.folded[i] = !v.folded[i]
+	v.rebuild()
+	v.moveTo(vrow{part: partJSON, line: i})
+}
+
+// foldAll folds every value below the top level, or unfolds everything
+// when something is folded.
+func (v *outputViewer) foldAll() {
+	if v.tree == nil {
+		return
+	}
+	any := false
+	for _, f := range v.folded {
+		any = any || f
+	}
+	for i := range v.tree.lines {
+		l := &v.tree.lines[i]
+		v.folded[i] = !any && l.kind == vOpen && l.depth > 0
+	}
+	at := v.at()
+	if at.part == partJSON {
+		v.tree.ancestors(at.line, func(p int32) {
+			if v.folded[p] {
+				at = vrow{part: partJSON, line: p}
+			}
+		})
+	}
+	v.rebuild()
+	v.moveTo(at)
+}
+
+// find lists the rows matching q, lower case: lines of the text around
+// the output, and the output's keys and values (strings by their text
+// lines in the text view), folded or not.
+func (v *outputViewer) find(q string) {
+	v.query, v.matches = q, nil
+	if q == "" {
+		return
+	}
+	mode := 0
+	if v.plain {
+		mode = 1
+	}
+	if f := &v.found[mode]; f.query == q {
+		v.matches = f.matches
+		return
+	}
+	defer func() { v.found[mode].query, v.found[mode].matches = q, v.matches }()
+	for i, s := range v.head {
+		if containsFold(s, q) {
+			v.matches = append(v.matches, vrow{part: partHead, line: int32(i)})
+		}
+	}
+	if t := v.tree; t != nil {
+		for i := range t.lines {
+			l := &t.lines[i]
+			if v.plain && l.kind == vString && l.nl > 1 {
+				if containsFold(l.key, q) {
+					v.matches = append(v.matches, vrow{part: partJSON, line: int32(i)})
+				}
+				for s, text := range t.textLines(int32(i)) {
+					if containsFold(text, q) {
+						v.matches = append(v.matches, vrow{part: partJSON, line: int32(i), sub: int32(s) + 1})
+					}
+				}
+				continue
+			}
+			text := l.val
+			if v.plain && l.kind == vString {
+				text = l.str
+			}
+			if containsFold(l.key, q) || containsFold(text, q) {
+				v.matches = append(v.matches, vrow{part: partJSON, line: int32(i)})
+			}
+		}
+	}
+	for i, s := range v.tail {
+		if containsFold(s, q) {
+			v.matches = append(v.matches, vrow{part: partTail, line: int32(i)})
+		}
+	}
+}
+
+// next moves to the next match after the cursor (or the previous one
+// before it), unfolding what hides it; here counts the row under the
+// cursor too.
+func (v *outputViewer) next(forward, here bool) tea.Cmd {
+	if len(v.matches) == 0 {
+		v.clamp()
+		if v.query != "" {
+			return statusCmd("nothing matches "+v.query, true)
+		}
+		return nil
+	}
+	at := v.at()
+	idx := -1
+	if forward {
+		for i, m := range v.matches {
+			if before(at, m) || here && m == at {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			idx = 0 // wrap around
+		}
+	} else {
+		for i := len(v.matches) - 1; i >= 0; i-- {
+			if before(v.matches[i], at) {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			idx = len(v.matches) - 1
+		}
+	}
+	m := v.matches[idx]
+	if m.part == partJSON {
+		unfolded := false
+		v.tree.ancestors(m.line, func(p int32) {
+			unfolded = unfolded || v.folded[p]
+			v.folded[p] = false
+		})
+		if unfolded {
+			v.rebuild()
+		}
+	}
+	v.moveTo(m)
+	// Show the match a few rows from the top rather than on the edge.
+	if v.cursor >= v.offset+v.bodyRows() || v.cursor < v.offset {
+		v.offset = max(v.cursor-v.bodyRows()/3, 0)
+	}
+	v.clamp()
+	return statusCmd(fmt.Sprintf("match %d of %d", idx+1, len(v.matches)), false)
+}
+
+// copy puts the selected value (a string as its text, anything else as
+// JSON) or the whole output (as JSON) on the clipboard with OSC 52 and
+// shows it in a panel, for terminals that ignore OSC 52.
+func (v *outputViewer) copy(all bool) tea.Cmd {
+	var text, what string
+	r := v.at()
+	switch {
+	case v.tree != nil && (all || r.part != partJSON):
+		text, what = prettyJSON(v.tree.raw), "the output"
+	case v.tree != nil:
+		text, what = v.tree.copyText(r.line), "the value at "+pathName(v.tree.lines[r.line].path)
+		if l := &v.tree.lines[r.line]; l.kind == vClose {
+			what = "the value at " + pathName(l.path)
+		}
+	case r.part == partHead && int(r.line) < len(v.head):
+		text, what = strings.Join(v.head, "\n"), "the result"
+	case len(v.tail) > 0:
+		text, what = strings.Join(v.tail, "\n"), "the result"
+	default:
+		return statusCmd("nothing to copy", true)
+	}
+	v.copied = text
+	v.clamp()
+	return tea.Batch(tea.SetClipboard(text), statusCmd(fmt.Sprintf("copied %s (%s)", what, plural(strings.Count(text, "\n")+1, "line")), false))
+}
+
+func pathName(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// wholeText is the whole output as the view shows it: indented JSON, or
+// with strings as text in the text view.
+func (v *outputViewer) wholeText() string {
+	if v.tree == nil {
+		return ""
+	}
+	if !v.plain {
+		return prettyJSON(v.tree.raw)
+	}
+	var b strings.Builder
+	for i := range v.tree.lines {
+		l := &v.tree.lines[i]
+		indent := strings.Repeat("  ", int(l.depth))
+		b.WriteString(indent + l.key)
+		if l.kind == vString && l.nl > 1 {
+			for _, text := range v.tree.textLines(int32(i)) {
+				b.WriteString("\n" + indent + "  " + text)
+			}
+		} else if l.kind == vString {
+			b.WriteString(`"` + l.str + `"`)
+		} else {
+			b.WriteString(l.val)
+		}
+		if l.comma {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// panelLines is the height of the copy panel.
+func (v *outputViewer) panelLines() int {
+	if v.copied == "" {
+		return 0
+	}
+	return len(v.panelText()) + 3
+}
+
+const panelMax = 4
+
+func (v *outputViewer) panelText() []string {
+	lines := strings.SplitN(v.copied, "\n", panelMax+1)
+	if len(lines) > panelMax {
+		lines = append(lines[:panelMax], "…")
+	}
+	for i, l := range lines {
+		lines[i] = cut(l, max(v.w-4, 10))
+	}
+	return lines
+}
+
+// execProcess runs a program on the terminal (tea.ExecProcess); tests
+// replace it.
+var execProcess = tea.ExecProcess
+
+// pagerCommand is the program that shows file: $PAGER, else $EDITOR, else
+// less; with its arguments when the variable has some.
+func pagerCommand(getenv func(string) string, file string) *exec.Cmd {
+	prog := []string{"less", "-R"}
+	for _, name := range []string{"PAGER", "EDITOR"} {
+		if f := strings.Fields(getenv(name)); len(f) > 0 {
+			prog = f
+			break
+		}
+	}
+	return exec.Command(prog[0], append(prog[1:], file)...)
+}
+
+// open shows the output (as the view shows it) in the pager or editor.
+func (v *outputViewer) open() tea.Cmd {
+	text := v.wholeText()
+	if v.tree == nil {
+		text = strings.Join(append(append([]string{}, v.head...), v.tail...), "\n")
+	}
+	f, err := os.CreateTemp("", "toolexplorer-output-*.txt")
+	if err != nil {
+		return statusCmd("cannot write the output for the pager: "+err.Error(), true)
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return statusCmd("cannot write the output for the pager: "+err.Error(), true)
+	}
+	cmd := pagerCommand(os.Getenv, f.Name())
+	return execProcess(cmd, func(err error) tea.Msg {
+		_ = os.Remove(f.Name())
+		if err != nil {
+			return statusMsg{text: cmd.Path + ": " + err.Error(), isErr: true}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,266 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// viewerKeys are the keys of the output viewer.
+type viewerKeys struct {
+	navKeys
+	Fold    key.Binding
+	FoldAll key.Binding
+	Text    key.Binding
+	Search  key.Binding
+	Next    key.Binding
+	Prev    key.Binding
+	Copy    key.Binding
+	CopyAll key.Binding
+	Open    key.Binding
+}
+
+func newViewerKeys() viewerKeys {
+	k := viewerKeys{
+		navKeys: newNavKeys(),
+		Fold:    bind([]string{"enter", "space"}, "space/enter", "fold or unfold"),
+		FoldAll: bind([]string{"z"}, "z", "fold all / unfold all"),
+		Text:    bind([]string{"t"}, "t", "strings as text / as JSON"),
+		Search:  bind([]string{"/"}, "/", "search"),
+		Next:    bind([]string{"n"}, "n", "next match"),
+		Prev:    bind([]string{"N"}, "N", "previous match"),
+		Copy:    bind([]string{"y"}, "y", "copy the value"),
+		CopyAll: bind([]string{"Y"}, "Y", "copy the whole output"),
+		Open:    bind([]string{"o"}, "o", "open in $PAGER or $EDITOR"),
+	}
+	// space folds here: pages are pgdown and ctrl+d.
+	k.PageDown = bind([]string{"pgdown", "ctrl+d"}, "pgdn", "page down")
+	return k
+}
+
+func (k viewerKeys) column() []key.Binding {
+	return []key.Binding{k.Fold, k.FoldAll, k.Text, k.Search, k.Next, k.Prev, k.Copy, k.CopyAll, k.Open}
+}
+
+// View draws the rows on screen, the search line and the copy panel.
+func (v *outputViewer) View() string {
+	st := v.c.styles
+	var b strings.Builder
+	end := min(v.offset+v.bodyRows(), len(v.rows))
+	for i := v.offset; i < end; i++ {
+		if i > v.offset {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v.renderRow(v.rows[i], i == v.cursor))
+	}
+	for i := end; i < v.offset+v.bodyRows(); i++ {
+		b.WriteByte('\n')
+	}
+	if v.copied != "" {
+		title := st.Label.Render("Copied (also sent to the clipboard with OSC 52):")
+		b.WriteString("\n" + title + "\n" + st.Panel.Width(max(v.w, 20)).Render(strings.Join(v.panelText(), "\n")))
+	}
+	switch {
+	case v.searching:
+		b.WriteString("\n" + v.search.View())
+	case v.query != "":
+		b.WriteString("\n" + st.Faint.Render(cut(fmt.Sprintf("/%s: %s · n next · N previous · / new search", v.query, matches(len(v.matches))), v.w)))
+	}
+	return b.String()
+}
+
+// maxRowBytes bounds what a row draws of a long line before cutting it to
+// the width: a 1 MiB string costs no more than a short one.
+func (v *outputViewer) maxRowBytes() int { return 4*v.w + 64 }
+
+// renderRow draws one row: a gutter (cursor, fold marker, error mark),
+// the indentation and the line.
+func (v *outputViewer) renderRow(r vrow, selected bool) string {
+	st := v.c.styles
+	switch r.part {
+	case partHead:
+		return v.finish(v.head[r.line], selected, false)
+	case partTail:
+		return v.finish(v.tail[r.line], selected, false)
+	}
+	t := v.tree
+	l := &t.lines[r.line]
+	gutter := "  "
+	switch {
+	case l.mark != "":
+		gutter = "✗ "
+	case l.kind == vOpen && l.count == 0:
+	case l.kind == vOpen && v.folded[r.line]:
+		gutter = "▸ "
+	case l.kind == vOpen:
+		gutter = "▾ "
+	}
+	indent := strings.Repeat("  ", int(l.depth))
+	hit := v.query != "" && v.isMatch(r)
+	color := st.color && !hit && !selected
+	var line string
+	switch {
+	case r.sub > 0: // a line of a string shown as text, or a piece of it
+		line = indent + "  " + v.piece(l, t.textLines(r.line)[r.sub-1], int(r.wrap))
+		if color {
+			line = st.JSONString.Render(line)
+		}
+	default:
+		key := l.key
+		if color && key != "" {
+			key = st.JSONKey.Render(strings.TrimSuffix(key, ": ")) + st.JSONPunct.Render(": ")
+		}
+		val := l.val
+		style := st.JSONPunct
+		switch l.kind {
+		case vString:
+			style = st.JSONString
+			switch {
+			case v.plain && l.nl > 1:
+				val, style = "⏎ "+plural(int(l.nl), "line"), st.Faint
+			case v.plain:
+				val = `"` + l.str + `"`
+			}
+			val = v.limit(val)
+		case vScalar:
+			style = st.JSONNumber
+			switch val {
+			case "true", "false":
+				style = st.JSONBool
+			case "null":
+				style = st.JSONNull
+			}
+		case vOpen:
+			switch {
+			case l.count == 0 && l.array:
+				val = "[]"
+			case l.count == 0:
+				val = "{}"
+			case v.folded[r.line]:
+				val = folded(l)
+			}
+			if l.count == 0 || v.folded[r.line] {
+				val += comma(t.lines[l.end].comma)
+			}
+		}
+		val += comma(l.comma)
+		if color {
+			val = style.Render(val)
+		}
+		line = indent + key + val
+	}
+	if l.mark != "" && r.sub == 0 {
+		mark := "  ← " + l.mark
+		if !selected {
+			mark = st.Err.Render(mark)
+		}
+		line += mark
+	}
+	if hit {
+		line = v.highlight(line)
+	}
+	return v.finish(gutter+line, selected, hit)
+}
+
+func matches(n int) string {
+	if n == 1 {
+		return "1 match"
+	}
+	return fmt.Sprintf("%d matches", n)
+}
+
+func comma(on bool) string {
+	if on {
+		return ","
+	}
+	return ""
+}
+
+// folded is how a folded value reads: {…} 3 keys, […] 2 items.
+func folded(l *vline) string {
+	if l.array {
+		return "[…] " + plural(int(l.count), "item")
+	}
+	return "{…} " + plural(int(l.count), "key")
+}
+
+// piece is the wrap-th piece of text line s of string l, as wide as the
+// text width.
+func (v *outputViewer) piece(l *vline, s string, wrap int) string {
+	w := v.textWidth(l)
+	if isASCII(s) {
+		lo := min(wrap*w, len(s))
+		return s[lo:min(lo+w, len(s))]
+	}
+	return ansi.Cut(s, wrap*w, (wrap+1)*w)
+}
+
+// limit shortens s to what a row can show.
+func (v *outputViewer) limit(s string) string {
+	if n := v.maxRowBytes(); len(s) > n {
+		s = s[:n]
+	}
+	return s
+}
+
+// finish adds the cursor and fits the row to the width.
+func (v *outputViewer) finish(line string, selected, hit bool) string {
+	st := v.c.styles
+	if selected {
+		line = st.Cursor.Render("›") + line
+		if st.color && !hit {
+			return st.Selected.Render(pad(ansi.Strip(line), v.w))
+		}
+		return cut(line, v.w)
+	}
+	return cut(" "+line, v.w)
+}
+
+// isMatch reports whether row r is one of the search's matches (any
+// piece of a matching text line).
+func (v *outputViewer) isMatch(r vrow) bool {
+	r.wrap = 0
+	lo, hi := 0, len(v.matches)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if before(v.matches[mid], r) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo < len(v.matches) && v.matches[lo] == r
+}
+
+// highlight marks the occurrences of the query in plain s.
+func (v *outputViewer) highlight(s string) string {
+	s = ansi.Strip(s)
+	lower := strings.ToLower(s)
+	if len(lower) != len(s) { // case folding changed the length: mark nothing
+		return s
+	}
+	var b strings.Builder
+	style := lipgloss.NewStyle().Reverse(true)
+	for {
+		i := strings.Index(lower, v.query)
+		if i < 0 || v.query == "" {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + len(v.query)
+		b.WriteString(s[:i] + style.Render(s[i:j]))
+		s, lower = s[j:], lower[j:]
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
