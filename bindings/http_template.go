@@ -54,6 +54,9 @@ func parseTemplate(s string, env bool) (tmpl, error) {
 		}
 		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
+			if env && strings.Contains(s, "${") {
+				return nil, fmt.Errorf("%s: ${ is not closed", s[strings.Index(s, "${"):])
+			}
 			lit(s)
 			break
 		}
@@ -83,6 +86,8 @@ func parseTemplate(s string, env bool) (tmpl, error) {
 	return t, nil
 }
 
+// isIdent reports whether s is a name of an argument or a variable:
+// letters, digits and _, not starting with a digit.
 func isIdent(s string) bool {
 	if s == "" {
 		return false

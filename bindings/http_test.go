@@ -770,6 +770,7 @@ func TestOpenHTTPErrors(t *testing.T) {
 		{HTTPSource{BaseURL: "https://${HOST}/"}, "base_url"},
 		{HTTPSource{BaseURL: "https://h", Headers: map[string]string{"X-A": "{id}"}}, "headers.X-A: {id}: a source's headers cannot use arguments"},
 		{HTTPSource{BaseURL: "https://h", Headers: map[string]string{"X-A": "${1BAD}"}}, `"1BAD" is not a variable name`},
+		{HTTPSource{BaseURL: "https://h", Headers: map[string]string{"X-A": "a ${TOKEN"}}, "headers.X-A: ${TOKEN: ${ is not closed"},
 		{HTTPSource{BaseURL: "https://h", AllowHosts: []string{"https://x"}}, "allow_hosts:"},
 		{HTTPSource{BaseURL: "https://h", Methods: []string{"CONNECT"}}, "methods:"},
 		{HTTPSource{BaseURL: "https://h", ContentTypes: []string{"json"}}, "content_types:"},
