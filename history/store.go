@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -361,4 +362,36 @@ func (s *Store) Last(n int, keep func(*Entry) bool) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// Export writes the entries that keep accepts (nil: all) to a new file at
+// path, oldest first, one JSON object per line, and returns how many.
+func Export(s *Store, path string, keep func(*Entry) bool) (int, error) {
+	entries, err := s.Last(0, keep)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("history: export: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	for i := len(entries) - 1; i >= 0; i-- {
+		line, err := encodeEntry(entries[i])
+		if err == nil {
+			_, err = w.Write(line)
+		}
+		if err != nil {
+			f.Close()
+			return 0, fmt.Errorf("history: export: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, fmt.Errorf("history: export: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return 0, fmt.Errorf("history: export: %w", err)
+	}
+	return len(entries), nil
 }

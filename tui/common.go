@@ -43,6 +43,8 @@ type common struct {
 	seq     int
 	// store keeps the calls beyond the session; nil: none.
 	store *history.Store
+	// saved is the collection of saved calls; nil: none.
+	saved *history.Collection
 }
 
 // availState is what the last availability check of a tool said.
@@ -52,14 +54,32 @@ type availState struct {
 	reason  string
 }
 
-// callRecord is one call made from the console.
+// callRecord is one call: made from the console in this session, or
+// read from the history store.
 type callRecord struct {
-	seq     int
+	seq     int // this session's number of the call; 0 for a kept call
 	tool    string
 	args    json.RawMessage // compact JSON
 	consent bool
 	started time.Time
 	result  *tooling.Result // nil while the call runs
+	kept    *history.Entry  // the call as kept in the store, for a call of an earlier session or of the command line
+}
+
+// origin is who the call was made as: ui from the console.
+func (r *callRecord) origin() tooling.Origin {
+	if r.kept != nil && r.kept.Origin != "" {
+		return r.kept.Origin
+	}
+	return tooling.OriginUI
+}
+
+// name is how a status line speaks of the call.
+func (r *callRecord) name() string {
+	if r.seq > 0 {
+		return "call " + fmt.Sprint(r.seq)
+	}
+	return "the call of " + r.tool
 }
 
 func (c *common) nextSeq() int {

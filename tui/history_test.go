@@ -130,7 +130,7 @@ func TestHistoryCopy(t *testing.T) {
 	if h.m.top() != h.m.history {
 		t.Fatal("H does not open the history")
 	}
-	h.mustContain("1  demo.echo  ✓ ok", `{"text":"it's"}`)
+	h.mustContain("03:04:05      demo.echo  ✓ ok", `{"text":"it's"}`)
 	for _, tc := range []struct{ key, format, text string }{
 		{"c", "command line", `toolexplorer run demo.echo --args '{"text":"it'\''s"}' --origin ui`},
 		{"o", "Go", "tooling.ExecuteTool(ctx, \"demo.echo\", json.RawMessage(`{\"text\":\"it's\"}`))"},
@@ -153,7 +153,7 @@ func TestHistoryRerunAndEdit(t *testing.T) {
 	h.press("ctrl+s")
 	h.runDone(2)
 	h.press("H")
-	h.mustContain("2  demo.fail  ✗ tool_error", "1  demo.echo  ✓ ok")
+	h.mustContain("03:04:05      demo.fail  ✗ tool_error", "03:04:05      demo.echo  ✓ ok")
 	h.press("j", "r") // re-run the echo call
 	res := h.runDone(3)
 	if !res.OK() || string(h.m.c.history[2].args) != `{"text":"one"}` || h.m.top() != h.m.run {
@@ -181,7 +181,7 @@ func TestHistoryRerunAsksConsentAgain(t *testing.T) {
 	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
 	h.press("ctrl+s", "y")
 	h.runDone(1)
-	h.press("H", "enter")
+	h.press("H", "r")
 	if h.m.confirm == nil {
 		t.Fatal("a re-run of a consent tool does not ask")
 	}

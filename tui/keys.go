@@ -156,6 +156,7 @@ type runKeys struct {
 	Cancel    key.Binding
 	Edit      key.Binding
 	Again     key.Binding
+	Save      key.Binding
 	Back      key.Binding
 	Left      key.Binding // back from the result, as esc
 	out       viewerKeys  // the result's output viewer
@@ -169,6 +170,7 @@ func newRunKeys() runKeys {
 		Cancel: bind([]string{"esc"}, "esc", "cancel the call"),
 		Edit:   bind([]string{"e"}, "e", "edit the arguments"),
 		Again:  bind([]string{"r"}, "r", "run again"),
+		Save:   bind([]string{"s"}, "s", "save the call under a name"),
 		Back:   bind([]string{"esc"}, "esc", "back"),
 		Left:   bind([]string{"h", "left"}, "h/←", "back to the arguments"),
 		out:    newViewerKeys(),
@@ -208,7 +210,7 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	case phaseRunning:
 		return [][]key.Binding{{k.Cancel}}
 	case phaseResult:
-		return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Edit, k.Again, k.Back, k.Left}}
+		return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Edit, k.Again, k.Save, k.Back, k.Left}}
 	}
 	var cols [][]key.Binding
 	if k.editor != nil {
@@ -217,33 +219,66 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	return append(cols, []key.Binding{k.back()})
 }
 
-// historyKeys are the keys of the call history.
+// historyKeys are the keys of the call history and of its saved calls
+// tab; which are on depends on the tab and on the search.
 type historyKeys struct {
 	navKeys
-	Rerun   key.Binding
-	Edit    key.Binding
-	CopyCLI key.Binding
-	CopyGo  key.Binding
-	CopyMCP key.Binding
+	Open        key.Binding
+	Rerun       key.Binding
+	Edit        key.Binding
+	Search      key.Binding
+	AcceptQuery key.Binding
+	ClearQuery  key.Binding
+	Save        key.Binding
+	Export      key.Binding
+	Tab         key.Binding
+	CopyCLI     key.Binding
+	CopyGo      key.Binding
+	CopyMCP     key.Binding
+	RunSaved    key.Binding
+	Delete      key.Binding
+	Back        key.Binding
+	tab         int
+	searching   bool
 }
 
 func newHistoryKeys() historyKeys {
 	return historyKeys{
-		navKeys: newNavKeys(),
-		Rerun:   bind([]string{"r", "enter"}, "r/enter", "re-run"),
-		Edit:    bind([]string{"e"}, "e", "edit and re-run"),
-		CopyCLI: bind([]string{"c"}, "c", "copy as command line"),
-		CopyGo:  bind([]string{"o"}, "o", "copy as Go"),
-		CopyMCP: bind([]string{"m"}, "m", "copy as MCP tools/call"),
+		navKeys:     newNavKeys(),
+		Open:        bind([]string{"enter"}, "enter", "open the call (request and result)"),
+		Rerun:       bind([]string{"r"}, "r", "re-run"),
+		Edit:        bind([]string{"e"}, "e", "edit and re-run"),
+		Search:      bind([]string{"/"}, "/", "search tool, code and arguments"),
+		AcceptQuery: bind([]string{"enter", "tab"}, "enter", "keep the search"),
+		ClearQuery:  bind([]string{"esc"}, "esc", "clear the search"),
+		Save:        bind([]string{"s"}, "s", "save the call under a name"),
+		Export:      bind([]string{"x"}, "x", "export the calls shown (JSON Lines)"),
+		Tab:         bind([]string{"tab"}, "tab", "history / saved calls"),
+		CopyCLI:     bind([]string{"c"}, "c", "copy as command line"),
+		CopyGo:      bind([]string{"o"}, "o", "copy as Go"),
+		CopyMCP:     bind([]string{"m"}, "m", "copy as MCP tools/call"),
+		RunSaved:    bind([]string{"enter", "r"}, "enter/r", "run the saved call"),
+		Delete:      bind([]string{"d"}, "d", "delete the saved call"),
+		Back:        bind([]string{"esc"}, "esc", "back (clears the search first)"),
 	}
 }
 
 func (k historyKeys) ShortHelp() []key.Binding {
-	return []key.Binding{bind([]string{"r"}, "r", "re-run"), short(k.Edit, "edit"), short(k.CopyCLI, "copy cmd"), short(k.CopyGo, "copy Go"), short(k.CopyMCP, "copy MCP"), bind([]string{"esc"}, "esc", "back")}
+	switch {
+	case k.searching:
+		return []key.Binding{k.AcceptQuery, k.ClearQuery}
+	case k.tab == tabSaved:
+		return []key.Binding{short(k.RunSaved, "run"), short(k.Edit, "edit"), short(k.Delete, "delete"), short(k.Tab, "history"), bind([]string{"esc"}, "esc", "back")}
+	}
+	return []key.Binding{short(k.Open, "open"), k.Rerun, short(k.Edit, "edit"), short(k.Search, "search"), short(k.Save, "save"),
+		short(k.Tab, "saved"), bind([]string{"?"}, "?", "more")}
 }
 
 func (k historyKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.navKeys.column(), {k.Rerun, k.Edit, k.CopyCLI, k.CopyGo, k.CopyMCP}}
+	if k.tab == tabSaved {
+		return [][]key.Binding{k.navKeys.column(), {k.RunSaved, k.Edit, k.Delete, k.Tab, k.Back}}
+	}
+	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Rerun, k.Edit, k.Search, k.Save, k.Export, k.Tab, k.Back}, {k.CopyCLI, k.CopyGo, k.CopyMCP}}
 }
 
 // boardKeys are the keys of the governance board.

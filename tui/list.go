@@ -83,18 +83,8 @@ type listScreen struct {
 }
 
 func newListScreen(c *common) *listScreen {
-	ti := textinput.New()
-	ti.Prompt = "/ "
+	ti := newTextInput(c, "/ ")
 	ti.Placeholder = "filter by name, title, description, parameter"
-	s := ti.Styles()
-	s.Cursor.Blink = false
-	if !c.styles.color {
-		plain := lipgloss.NewStyle()
-		s.Focused = textinput.StyleState{Text: plain, Placeholder: plain.Faint(true), Suggestion: plain, Prompt: plain.Bold(true)}
-		s.Blurred = s.Focused
-		s.Cursor.Color = nil
-	}
-	ti.SetStyles(s)
 	l := &listScreen{c: c, keys: newListKeys(), filter: ti}
 	l.keys.Problems.SetEnabled(len(c.problems) > 0)
 	l.reload()

@@ -233,6 +233,8 @@ func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Again):
 		return r.start(r.args, false)
+	case key.Matches(msg, k.Save):
+		return saveCallPrompt(r.c, &callRecord{tool: r.tool.Name, args: compactJSON(r.args)})
 	case key.Matches(msg, k.Back, k.Left):
 		r.phase = phaseEditing
 		return nil

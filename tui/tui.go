@@ -44,6 +44,9 @@ type Options struct {
 	// shows the calls kept there before; nil keeps this session's calls
 	// in memory only.
 	History *history.Store
+	// Saved is the collection of saved calls (s on a call names it); nil
+	// keeps none.
+	Saved *history.Collection
 }
 
 // screen is one screen of the console, a child of the root Model.
@@ -71,11 +74,13 @@ type Model struct {
 	detail   *detailScreen
 	run      *runScreen
 	history  *historyScreen
+	call     *callScreen
 	board    *boardScreen
 	problems *problemsScreen
 
 	stack    []screen
 	confirm  *confirmDialog
+	prompt   *promptDialog
 	quitAsk  *quitDialog // asking whether to quit
 	showHelp bool
 	helpVP   viewport.Model // the full help, scrollable
@@ -126,6 +131,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		toolsFile:  opts.ToolsFile,
 		configFile: opts.ConfigFile,
 		store:      opts.History,
+		saved:      opts.Saved,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -142,6 +148,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.detail = newDetailScreen(c)
 	m.run = newRunScreen(c)
 	m.history = newHistoryScreen(c)
+	m.call = newCallScreen(c)
 	m.board = newBoardScreen(c)
 	m.problems = newProblemsScreen(c)
 	m.stack = []screen{m.list}
@@ -162,7 +169,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.board, m.problems} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.problems} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -195,7 +202,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.helpVP, _ = m.helpVP.Update(msg)
 			return m, nil
 		}
-		if m.confirm != nil || m.quitAsk != nil {
+		if m.confirm != nil || m.quitAsk != nil || m.prompt != nil {
 			return m, nil
 		}
 		return m, m.top().Update(msg)
@@ -215,6 +222,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case confirmMsg:
 		m.confirm = newConfirmDialog(m.c, msg)
 		return m, nil
+	case promptMsg:
+		m.prompt = newPromptDialog(m.c, msg)
+		return m, nil
+	case openCallMsg:
+		m.call.setCall(msg.rec)
+		return m, m.push(m.call)
+	case savedChangedMsg:
+		return m, m.history.Update(msg)
 	case startRunMsg:
 		return m, m.run.Update(msg)
 	case runDoneMsg:
@@ -248,7 +263,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// editor of the run screen also gets its timers when it is covered.
 	_, input := msg.(tea.PasteMsg)
 	var cmd tea.Cmd
-	covered := m.confirm != nil || m.quitAsk != nil || m.showHelp
+	covered := m.confirm != nil || m.quitAsk != nil || m.showHelp || m.prompt != nil
+	if m.prompt != nil { // a paste goes into the prompt
+		cmd = m.prompt.Update(msg)
+	}
 	if !covered {
 		cmd = m.top().Update(msg)
 	}
@@ -278,6 +296,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		cmd := m.confirm.Update(msg)
 		if m.confirm.done {
 			m.confirm = nil
+		}
+		return cmd
+	}
+	if m.prompt != nil {
+		cmd := m.prompt.Update(msg)
+		if m.prompt.done {
+			m.prompt = nil
 		}
 		return cmd
 	}
@@ -415,6 +440,8 @@ func (m *Model) render() string {
 		body = m.helpVP.View()
 	case m.confirm != nil:
 		body = m.confirm.View(w, bodyH)
+	case m.prompt != nil:
+		body = m.prompt.View(w, bodyH)
 	default:
 		body = top.View()
 	}
@@ -436,6 +463,8 @@ func (m *Model) render() string {
 		km, typing = helpOverlayKeys, false
 	case m.confirm != nil:
 		km, typing = m.confirm.keys, true
+	case m.prompt != nil:
+		km, typing = m.prompt.keys, true
 	}
 
 	var b strings.Builder

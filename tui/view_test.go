@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -62,6 +64,27 @@ var goldenScreens = []struct {
 			{seq: 3, tool: "demo.write_note", args: json.RawMessage(`{"key":"k","note":"n"}`), consent: true},
 		}
 		h.press("H", "c")
+	}},
+	{"history_kept", func(t *testing.T, h *harness) {
+		h.m.c.store = keptStore(t, 30)
+		h.m.c.history = []*callRecord{{seq: 1, tool: "demo.echo", args: json.RawMessage(`{"text":"hi"}`), result: fixedResult(), started: fixedTime}}
+		h.press("H", "/")
+		h.typeText("echo")
+	}},
+	{"history_call", func(t *testing.T, h *harness) { h.m.c.store = keptStore(t, 3); h.press("H", "j", "enter") }},
+	{"history_saved", func(t *testing.T, h *harness) {
+		h.m.c.saved = history.OpenSaved(filepath.Join(t.TempDir(), "saved.json"))
+		for _, name := range []string{"greeting", "slow one"} {
+			if err := h.m.c.saved.Save(history.Saved{Name: name, Tool: "demo.echo", Args: json.RawMessage(`{"text":"` + name + `"}`)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.press("H", "tab")
+	}},
+	{"history_prompt", func(t *testing.T, h *harness) {
+		h.m.c.saved = history.OpenSaved(filepath.Join(t.TempDir(), "saved.json"))
+		h.m.c.history = []*callRecord{{seq: 1, tool: "demo.echo", args: json.RawMessage(`{"text":"hi"}`), result: fixedResult(), started: fixedTime}}
+		h.press("H", "s")
 	}},
 	{"help", func(t *testing.T, h *harness) { h.press("?") }},
 	{"list_problems", func(t *testing.T, h *harness) { loadProblems(h) }},
@@ -162,6 +185,8 @@ func TestHelpOnEveryScreen(t *testing.T) {
 		{"run", func(t *testing.T, h *harness) { openRun(t, h, "demo.echo", "") }, "f1", "Keys · Run demo.echo", "raw JSON"},
 		{"result", func(t *testing.T, h *harness) { openRun(t, h, "demo.echo", ""); h.m.run.finish(fixedResult()) }, "?", "Keys · Run demo.echo", "edit the arguments"},
 		{"history", func(t *testing.T, h *harness) { h.press("H") }, "?", "Keys · History", "copy as Go"},
+		{"saved", func(t *testing.T, h *harness) { h.press("H", "tab") }, "?", "Keys · Saved calls", "run the saved call"},
+		{"call", func(t *testing.T, h *harness) { h.m.c.store = keptStore(t, 1); h.press("H", "enter") }, "?", "Keys · Call of demo.slow", "re-run the call"},
 		{"board", func(t *testing.T, h *harness) { h.press("B") }, "?", "Keys · Governance", "pause/resume"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

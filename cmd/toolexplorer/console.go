@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -27,6 +28,9 @@ func runConsole(a *app, _ string) int {
 		opts.Problems = append(opts.Problems, "calls are not kept in the history: "+err.Error())
 	} else if path != "" {
 		opts.History = history.Open(path)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		opts.Saved = history.OpenSaved(history.SavedFile(wd))
 	}
 	if err := tui.Run(a.ctx, a.reg, opts); err != nil {
 		a.errorf("console: %v", err)

@@ -1,0 +1,607 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/internal/termtext"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// The tabs of the history screen.
+const (
+	tabHistory = iota
+	tabSaved
+)
+
+// historyScreen lists the calls, newest first: this session's, then the
+// ones kept in the history store (earlier sessions, the command line),
+// read lazily from the end of the store as the cursor goes down. Enter
+// opens a call (its request and result, nothing re-run); r re-runs it, e
+// edits it, s saves it under a name, x exports the calls shown, c, o and
+// m copy it as a command line, Go or an MCP tools/call. Tab shows the
+// saved calls, which enter runs.
+type historyScreen struct {
+	c    *common
+	keys historyKeys
+	tab  int
+
+	items      []*callRecord // the calls shown, newest first
+	reader     *history.Reader
+	sessionIDs map[string]bool // call ids of this session: kept, but listed from memory
+	readErr    string
+	search     textinput.Model
+	searching  bool
+	query      string
+
+	saved    []history.Saved
+	savedErr string
+
+	cursor, offset int
+	keepPlace      bool   // Show keeps the cursor (back from a call opened here)
+	copied         string // the text last copied, shown in a panel
+	format         string // what it was copied as
+	w, h           int
+}
+
+func newHistoryScreen(c *common) *historyScreen {
+	return &historyScreen{c: c, keys: newHistoryKeys(), search: newTextInput(c, "/ ")}
+}
+
+func (h *historyScreen) Title() string {
+	if h.tab == tabSaved {
+		return "Saved calls"
+	}
+	return "History"
+}
+
+func (h *historyScreen) Typing() bool { return h.searching }
+
+func (h *historyScreen) KeyMap() help.KeyMap {
+	k := h.keys
+	k.tab, k.searching = h.tab, h.searching
+	return k
+}
+
+func (h *historyScreen) SetSize(w, ht int) {
+	h.w, h.h = w, ht
+	h.search.SetWidth(max(w-30, 10))
+	h.clamp()
+}
+
+// Show lists the calls afresh; the place is kept when coming back from a
+// call opened here.
+func (h *historyScreen) Show() tea.Cmd {
+	if !h.keepPlace {
+		h.cursor, h.offset, h.tab = 0, 0, tabHistory
+	}
+	h.keepPlace = false
+	h.reload()
+	h.loadSaved()
+	h.clamp()
+	return nil
+}
+
+// Hide closes the store until the screen shows again.
+func (h *historyScreen) Hide() { h.closeReader() }
+
+func (h *historyScreen) closeReader() {
+	if h.reader != nil {
+		h.reader.Close()
+		h.reader = nil
+	}
+}
+
+// reload lists this session's calls that match the query, and opens the
+// store to read the kept ones after them.
+func (h *historyScreen) reload() {
+	h.closeReader()
+	h.items, h.readErr = h.items[:0], ""
+	h.sessionIDs = make(map[string]bool, len(h.c.history))
+	for i := len(h.c.history) - 1; i >= 0; i-- {
+		rec := h.c.history[i]
+		h.sessionIDs[h.c.callID(rec.seq)] = true
+		e := history.Entry{Tool: rec.tool, Args: rec.args, Result: rec.result}
+		if history.Matches(&e, h.query) {
+			h.items = append(h.items, rec)
+		}
+	}
+	if h.c.store == nil {
+		return
+	}
+	r, err := h.c.store.Newest()
+	if err != nil {
+		h.readErr = err.Error()
+		return
+	}
+	h.reader = r
+}
+
+// fill reads kept calls from the store until n are listed or it is read
+// to its start. A line is decoded only when its text has every word of
+// the query.
+func (h *historyScreen) fill(n int) {
+	words := bytes.Fields(bytes.ToLower([]byte(h.query)))
+	for len(h.items) < n && h.reader != nil {
+		raw, err := h.reader.NextRaw()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				h.readErr = err.Error()
+			}
+			h.closeReader()
+			break
+		}
+		if len(words) > 0 {
+			low := bytes.ToLower(raw)
+			if !allContained(low, words) {
+				continue
+			}
+		}
+		var e history.Entry
+		if json.Unmarshal(raw, &e) != nil || e.Tool == "" {
+			continue
+		}
+		if e.Result != nil && h.sessionIDs[e.Result.CallID] {
+			continue
+		}
+		if history.Matches(&e, h.query) {
+			h.items = append(h.items, keptRecord(&e))
+		}
+	}
+}
+
+func allContained(s []byte, words [][]byte) bool {
+	for _, w := range words {
+		if !bytes.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// keptRecord is a call read from the store, as the screens show calls.
+func keptRecord(e *history.Entry) *callRecord {
+	return &callRecord{tool: e.Tool, args: e.Args, consent: e.Consent, started: e.Time, result: e.Result, kept: e}
+}
+
+func (h *historyScreen) loadSaved() {
+	h.saved, h.savedErr = nil, ""
+	if h.c.saved == nil {
+		return
+	}
+	list, err := h.c.saved.List()
+	if err != nil {
+		h.savedErr = err.Error()
+	}
+	h.saved = list
+}
+
+// selected returns the call under the cursor.
+func (h *historyScreen) selected() (*callRecord, bool) {
+	if h.tab != tabHistory || h.cursor < 0 || h.cursor >= len(h.items) {
+		return nil, false
+	}
+	return h.items[h.cursor], true
+}
+
+func (h *historyScreen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case savedChangedMsg:
+		h.loadSaved()
+		h.clamp()
+		return nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			h.cursor -= 3
+		case tea.MouseWheelDown:
+			h.cursor += 3
+		}
+		h.clamp()
+		return nil
+	case tea.KeyPressMsg:
+		if h.searching {
+			return h.updateSearch(msg)
+		}
+		cmd := h.updateKey(msg)
+		h.clamp()
+		return cmd
+	}
+	if h.searching {
+		var cmd tea.Cmd
+		h.search, cmd = h.search.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// updateSearch edits the query; the list follows each key.
+func (h *historyScreen) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, h.keys.AcceptQuery):
+		h.searching = false
+		h.search.Blur()
+		return nil
+	case key.Matches(msg, h.keys.ClearQuery):
+		h.searching = false
+		h.search.Blur()
+		h.search.SetValue("")
+	default:
+		var cmd tea.Cmd
+		h.search, cmd = h.search.Update(msg)
+		if h.search.Value() == h.query {
+			return cmd
+		}
+		defer func() { h.cursor, h.offset = 0, 0; h.clamp() }()
+		h.query = h.search.Value()
+		h.reload()
+		return cmd
+	}
+	h.query = ""
+	h.cursor, h.offset = 0, 0
+	h.reload()
+	h.clamp()
+	return nil
+}
+
+func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := h.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		h.cursor--
+	case key.Matches(msg, k.Down):
+		h.cursor++
+	case key.Matches(msg, k.Top):
+		h.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		if h.tab == tabHistory {
+			h.fill(math.MaxInt)
+		}
+		h.cursor = math.MaxInt / 2
+	case key.Matches(msg, k.PageUp):
+		h.cursor -= h.rows()
+	case key.Matches(msg, k.PageDown):
+		h.cursor += h.rows()
+	case key.Matches(msg, k.Tab):
+		h.tab = 1 - h.tab
+		h.cursor, h.offset = 0, 0
+		h.copied = ""
+	case key.Matches(msg, k.Back):
+		if h.query != "" && h.tab == tabHistory {
+			h.query = ""
+			h.search.SetValue("")
+			h.cursor, h.offset = 0, 0
+			h.reload()
+			return nil
+		}
+		return backCmd
+	case h.tab == tabSaved:
+		return h.updateSaved(msg)
+	case key.Matches(msg, k.Search):
+		h.searching = true
+		h.search.SetValue(h.query)
+		h.search.CursorEnd()
+		return h.search.Focus()
+	case key.Matches(msg, k.Open):
+		if rec, ok := h.selected(); ok {
+			h.keepPlace = true
+			return msgCmd(openCallMsg{rec: rec})
+		}
+	case key.Matches(msg, k.Rerun):
+		if rec, ok := h.selected(); ok {
+			return openRunCmd(rec.tool, rec.args, true)
+		}
+	case key.Matches(msg, k.Edit):
+		if rec, ok := h.selected(); ok {
+			return openRunCmd(rec.tool, rec.args, false)
+		}
+	case key.Matches(msg, k.Save):
+		if rec, ok := h.selected(); ok {
+			return saveCallPrompt(h.c, rec)
+		}
+	case key.Matches(msg, k.Export):
+		return exportPrompt(h.c, h.query)
+	case key.Matches(msg, k.CopyCLI):
+		return h.copy("command line", commandLine)
+	case key.Matches(msg, k.CopyGo):
+		return h.copy("Go", goCall)
+	case key.Matches(msg, k.CopyMCP):
+		return h.copy("MCP tools/call", mcpCall)
+	}
+	return nil
+}
+
+// updateSaved handles the keys of the saved calls: enter runs one.
+func (h *historyScreen) updateSaved(msg tea.KeyPressMsg) tea.Cmd {
+	if h.cursor < 0 || h.cursor >= len(h.saved) {
+		return nil
+	}
+	s := h.saved[h.cursor]
+	switch {
+	case key.Matches(msg, h.keys.RunSaved):
+		return openRunCmd(s.Tool, s.Args, true)
+	case key.Matches(msg, h.keys.Edit):
+		return openRunCmd(s.Tool, s.Args, false)
+	case key.Matches(msg, h.keys.Delete):
+		coll := h.c.saved
+		return func() tea.Msg {
+			if err := coll.Delete(s.Name); err != nil {
+				return statusMsg{text: err.Error(), isErr: true}
+			}
+			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("deleted the saved call "+strconv.Quote(s.Name), false)}
+		}
+	}
+	return nil
+}
+
+// copy puts the selected call, formatted, on the clipboard (OSC 52) and in
+// the panel, for terminals that ignore OSC 52.
+func (h *historyScreen) copy(format string, f func(*callRecord, *tooling.Tool, *common) string) tea.Cmd {
+	rec, ok := h.selected()
+	if !ok {
+		return statusCmd("no call to copy yet", true)
+	}
+	t, _ := h.c.reg.Lookup(rec.tool)
+	h.copied, h.format = f(rec, &t, h.c), format
+	h.clamp()
+	return tea.Batch(tea.SetClipboard(h.copied), statusCmd("copied "+rec.name()+" as "+format, false))
+}
+
+// panelLines is the height of the copy panel.
+func (h *historyScreen) panelLines() int {
+	if h.copied == "" {
+		return 0
+	}
+	return strings.Count(h.panel(), "\n") + 2
+}
+
+func (h *historyScreen) panel() string {
+	st := h.c.styles
+	text := ansi.Wrap(h.copied, max(h.w-4, 20), "")
+	lines := strings.Split(text, "\n")
+	if len(lines) > 6 {
+		lines = append(lines[:6], "…")
+	}
+	title := st.Label.Render("Copied as " + h.format + " (also sent to the clipboard with OSC 52):")
+	return title + "\n" + st.Panel.Width(max(h.w, 20)).Render(strings.Join(lines, "\n"))
+}
+
+// rows is how many calls fit: the tab line and the column heads take two.
+func (h *historyScreen) rows() int { return max(h.h-2-h.panelLines(), 1) }
+
+func (h *historyScreen) count() int {
+	if h.tab == tabSaved {
+		return len(h.saved)
+	}
+	return len(h.items)
+}
+
+func (h *historyScreen) clamp() {
+	rows := h.rows()
+	if h.tab == tabHistory {
+		h.fill(max(h.cursor, h.offset) + rows + 1)
+	}
+	n := h.count()
+	h.cursor = min(max(h.cursor, 0), max(n-1, 0))
+	if h.cursor < h.offset {
+		h.offset = h.cursor
+	}
+	if h.cursor >= h.offset+rows {
+		h.offset = h.cursor - rows + 1
+	}
+	h.offset = max(min(h.offset, n-rows), 0)
+}
+
+// tabLine names the two tabs, and the search.
+func (h *historyScreen) tabLine() string {
+	st := h.c.styles
+	names := []string{"History", "Saved (" + strconv.Itoa(len(h.saved)) + ")"}
+	for i := range names {
+		if i == h.tab {
+			names[i] = st.TabActive.Render(names[i])
+		} else {
+			names[i] = st.TabInactive.Render(names[i])
+		}
+	}
+	line := strings.Join(names, st.Faint.Render(" │ "))
+	switch {
+	case h.tab != tabHistory:
+	case h.searching:
+		line += "  " + h.search.View()
+	case h.query != "":
+		line += "  " + st.Bold.Render("/ "+h.query) + st.Faint.Render("  (esc clears)")
+	case h.c.store == nil:
+		line += st.Faint.Render("  this session only (no history file)")
+	default:
+		line += st.Faint.Render("  / search · tab saved calls")
+	}
+	return line
+}
+
+func (h *historyScreen) View() string {
+	if h.tab == tabSaved {
+		return h.savedView()
+	}
+	st := h.c.styles
+	var b strings.Builder
+	b.WriteString(h.tabLine())
+	b.WriteByte('\n')
+	n := len(h.items)
+	if n == 0 {
+		switch {
+		case h.readErr != "":
+			b.WriteString(st.Err.Render(h.readErr))
+		case h.query != "":
+			b.WriteString(st.Subtle.Render("no call matches " + strconv.Quote(h.query)))
+		default:
+			b.WriteString(st.Subtle.Render("no calls yet: choose a tool, press r, then ctrl+s to run it"))
+		}
+		return b.String()
+	}
+	toolW := 4
+	end := min(h.offset+h.rows(), n)
+	for _, rec := range h.items[h.offset:end] {
+		toolW = max(toolW, len(rec.tool))
+	}
+	toolW = min(toolW, max(h.w/4, 12))
+	const timeW, resultW, tookW = 12, 22, 7
+	b.WriteString(st.Faint.Render(cut("  "+pad("TIME", timeW)+"  "+pad("TOOL", toolW)+"  "+pad("RESULT", resultW)+" "+padLeft("TOOK", tookW)+"  ARGS", h.w)))
+	now := h.c.now()
+	for row := h.offset; row < end; row++ {
+		rec := h.items[row]
+		marker := "  "
+		if row == h.cursor {
+			marker = st.Cursor.Render("›") + " "
+		}
+		result, took := st.Status.Render("… running"), ""
+		if res := rec.result; res != nil {
+			took = formatDuration(res.Wait + res.Run)
+			result = outcomeBadge(st, res)
+		}
+		if rec.consent {
+			result += st.Faint.Render(" +consent")
+		}
+		line := marker + pad(callTime(rec.started, now), timeW) + "  " + pad(rec.tool, toolW) + "  " + pad(result, resultW) + " " + padLeft(took, tookW) + "  "
+		line += st.Subtle.Render(cut(termtext.Line(string(rec.args)), max(h.w-width(line), 0)))
+		b.WriteByte('\n')
+		b.WriteString(line)
+	}
+	if h.copied != "" {
+		for i := end - h.offset; i < h.rows(); i++ {
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+		b.WriteString(h.panel())
+	}
+	return b.String()
+}
+
+func (h *historyScreen) savedView() string {
+	st := h.c.styles
+	var b strings.Builder
+	b.WriteString(h.tabLine())
+	b.WriteByte('\n')
+	switch {
+	case h.savedErr != "":
+		b.WriteString(st.Err.Render(h.savedErr))
+		return b.String()
+	case h.c.saved == nil:
+		b.WriteString(st.Subtle.Render("saved calls are off"))
+		return b.String()
+	case len(h.saved) == 0:
+		b.WriteString(st.Subtle.Render("no saved calls: s on a call in the history or on a result names it and keeps it in " + h.c.saved.Path()))
+		return b.String()
+	}
+	nameW, toolW := 4, 4
+	for _, s := range h.saved {
+		nameW, toolW = max(nameW, width(s.Name)), max(toolW, len(s.Tool))
+	}
+	nameW, toolW = min(nameW, max(h.w/4, 12)), min(toolW, max(h.w/4, 12))
+	b.WriteString(st.Faint.Render(cut("  "+pad("NAME", nameW)+"  "+pad("TOOL", toolW)+"  ARGS", h.w)))
+	end := min(h.offset+h.rows(), len(h.saved))
+	for row := h.offset; row < end; row++ {
+		s := h.saved[row]
+		marker := "  "
+		if row == h.cursor {
+			marker = st.Cursor.Render("›") + " "
+		}
+		line := marker + pad(termtext.Line(s.Name), nameW) + "  " + pad(s.Tool, toolW) + "  "
+		line += st.Subtle.Render(cut(termtext.Line(string(s.Args)), max(h.w-width(line), 0)))
+		b.WriteByte('\n')
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// outcomeBadge is a result's outcome in a few columns: ✓ ok, ⊘ code, ✗ code.
+func outcomeBadge(st *styles, res *tooling.Result) string {
+	switch res.Status {
+	case tooling.StatusOK:
+		return st.OK.Render("✓ ok")
+	case tooling.StatusDenied:
+		return st.Err.Render("⊘ " + string(res.Code))
+	}
+	return st.Err.Render("✗ " + string(res.Code))
+}
+
+// callTime is when a call started, in now's zone: the time of day for a
+// call of today, the date too for an older one.
+func callTime(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(now.Location())
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("Jan 02 15:04")
+}
+
+// saveCallPrompt asks for a name and keeps rec under it in the saved
+// calls.
+func saveCallPrompt(c *common, rec *callRecord) tea.Cmd {
+	if c.saved == nil {
+		return statusCmd("saved calls are off", true)
+	}
+	coll, tool, args := c.saved, rec.tool, rec.args
+	var schema json.RawMessage
+	if t, ok := c.reg.Lookup(tool); ok {
+		schema = t.Input
+	}
+	now := c.now()
+	return promptCmd("Save this call of "+tool+" as", tool, func(name string) tea.Cmd {
+		if strings.TrimSpace(name) == "" {
+			return statusCmd("not saved: a saved call needs a name", true)
+		}
+		return func() tea.Msg {
+			s := history.Saved{Name: name, Tool: tool, Args: args, Time: now}
+			if err := coll.Save(s, schema); err != nil {
+				return statusMsg{text: err.Error(), isErr: true}
+			}
+			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("saved as "+strconv.Quote(strings.TrimSpace(name))+" (H, then tab, lists the saved calls)", false)}
+		}
+	})
+}
+
+// exportPrompt asks for a file and writes to it, as JSON Lines (oldest
+// first), the kept calls that match query.
+func exportPrompt(c *common, query string) tea.Cmd {
+	if c.store == nil {
+		return statusCmd("no history file to export from", true)
+	}
+	store := c.store
+	def := filepath.Join(filepath.Dir(store.Path()), "export-"+c.now().Format("20060102-150405")+".jsonl")
+	return promptCmd("Export the calls shown, as JSON Lines, to", def, func(path string) tea.Cmd {
+		path = strings.TrimSpace(path)
+		if path == "" {
+			return statusCmd("not exported: no file named", true)
+		}
+		return func() tea.Msg {
+			n, err := history.Export(store, path, func(e *history.Entry) bool { return history.Matches(e, query) })
+			if err != nil {
+				return statusMsg{text: err.Error(), isErr: true}
+			}
+			return statusMsg{text: "exported " + plural(n, "call") + " to " + path}
+		}
+	})
+}
+
+// openCallMsg opens a call's request and result.
+type openCallMsg struct{ rec *callRecord }
+
+// savedChangedMsg says the saved calls changed.
+type savedChangedMsg struct{}

@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// keptStore is a store holding n calls of demo.echo made by the command
+// line the day before fixedTime, one a minute, and a failed demo.fail
+// call last.
+func keptStore(t testing.TB, n int) *history.Store {
+	t.Helper()
+	s := history.Open(filepath.Join(t.TempDir(), "history.jsonl"))
+	day := fixedTime.Add(-24 * time.Hour)
+	for i := range n {
+		res := fixedResult()
+		res.CallID = fmt.Sprintf("cli-%d", i)
+		res.Output = json.RawMessage(fmt.Sprintf(`{"text":"kept %d"}`, i))
+		if err := s.Append(history.Entry{Time: day.Add(time.Duration(i) * time.Minute), Tool: "demo.echo", Args: json.RawMessage(fmt.Sprintf(`{"text":"kept %d"}`, i)),
+			Origin: tooling.OriginApp, Via: history.ViaRun, Config: "/etc/c.json", Result: res}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail := fixedFailure()
+	fail.CallID = "cli-fail"
+	if err := s.Append(history.Entry{Time: day.Add(time.Hour), Tool: "demo.slow", Args: json.RawMessage(`{"ms":1000}`), Origin: tooling.OriginUI,
+		Via: history.ViaConsole, Result: fail}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The history lists this session's calls over the kept ones, and reads
+// the store lazily: a screenful, not the whole file.
+func TestHistoryListsKeptCallsLazily(t *testing.T) {
+	store := keptStore(t, 1000)
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 24)
+	openRun(t, h, "demo.echo", `{"text":"now"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("H")
+	h.mustContain("03:04:05      demo.echo  ✓ ok", `{"text":"now"}`, "Jan 01 04:04  demo.slow  ✗ timeout", "Jan 01 19:43  demo.echo", `{"text":"kept 999"}`)
+	if v := h.view(); strings.Count(v, `"text":"now"`) != 1 {
+		t.Errorf("this session's call is listed twice (from memory and from the store):\n%s", v)
+	}
+	if n := len(h.m.history.items); n > 50 {
+		t.Errorf("the first frame read %d calls from the store, want about a screenful", n)
+	}
+	h.press("G")
+	h.mustContain(`{"text":"kept 0"}`)
+	if n := len(h.m.history.items); n != 1002 {
+		t.Errorf("G lists %d calls, want 1002", n)
+	}
+}
+
+// Enter opens a call's request and result; nothing runs. r re-runs it
+// from there, with its arguments.
+func TestHistoryEnterOpensWithoutRunning(t *testing.T) {
+	store := keptStore(t, 3)
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 30)
+	h.press("H", "j", "enter")
+	if h.m.top() != h.m.call {
+		t.Fatal("enter does not open the call")
+	}
+	h.mustContain("Call of demo.echo", "✓ ok · demo.echo", "Request", "origin app · by run", "/etc/c.json", "Arguments", `"text": "kept 2"`, "Output", `"text": "kept 2"`)
+	if len(h.m.c.history) != 0 {
+		t.Fatal("opening a call ran it")
+	}
+	h.press("esc")
+	if h.m.top() != h.m.history || h.m.history.cursor != 1 {
+		t.Fatalf("esc goes back to the history at the same row (cursor %d)", h.m.history.cursor)
+	}
+	h.press("enter", "r")
+	res := h.runDone(1)
+	if !res.OK() || !strings.Contains(string(res.Output), "kept 2") {
+		t.Fatalf("r re-ran with %s", res.Output)
+	}
+}
+
+// / searches the tool, the code and the arguments of every call, kept
+// ones included; esc clears the search.
+func TestHistorySearch(t *testing.T) {
+	store := keptStore(t, 200)
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 24)
+	h.press("H", "/")
+	if !h.m.top().Typing() {
+		t.Fatal("/ does not open the search")
+	}
+	h.typeText("kept 17")
+	h.mustContain(`{"text":"kept 17"}`, `{"text":"kept 170"}`)
+	h.mustNotContain(`{"text":"kept 18"}`, "demo.slow")
+	h.press("enter")
+	h.mustContain("/ kept 17")
+	h.press("esc")
+	h.mustContain("demo.slow")
+	h.press("/")
+	h.typeText("timeout")
+	h.mustContain("demo.slow  ✗ timeout")
+	h.mustNotContain("demo.echo  ✓")
+	h.press("esc") // clears the search as it is typed
+	h.mustContain("demo.echo")
+	h.press("/")
+	h.typeText("no such call")
+	h.mustContain(`no call matches "no such call"`)
+}
+
+// s names a call and keeps it in the saved calls; tab lists them, enter
+// runs one, d deletes it.
+func TestSavedCalls(t *testing.T) {
+	saved := history.OpenSaved(filepath.Join(t.TempDir(), ".toolexplorer", "saved.json"))
+	h := newHarnessWith(t, newTestRegistry(t), Options{Saved: saved}, 100, 24)
+	openRun(t, h, "demo.echo", `{"text":"to keep"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("s")
+	if h.m.prompt == nil {
+		t.Fatal("s on a result asks for no name")
+	}
+	h.mustContain("Save this call of demo.echo as")
+	h.press("ctrl+u")
+	h.typeText("greeting")
+	h.press("enter")
+	h.mustContain(`saved as "greeting"`)
+	list, err := saved.List()
+	if err != nil || len(list) != 1 || list[0].Name != "greeting" || string(list[0].Args) != `{"text":"to keep"}` {
+		t.Fatalf("saved %+v, %v", list, err)
+	}
+	h.press("H", "s")
+	h.press("ctrl+u")
+	h.typeText("second")
+	h.press("enter")
+	h.press("tab")
+	h.mustContain("Saved (2)", "greeting", "second", `{"text":"to keep"}`)
+	h.press("enter")
+	if res := h.runDone(2); !res.OK() || !strings.Contains(string(res.Output), "to keep") {
+		t.Fatalf("enter on a saved call ran %s", res.Output)
+	}
+	h.press("H", "tab", "d")
+	h.mustContain("Saved (1)", `deleted the saved call "greeting"`)
+	h.press("esc")
+	if h.m.top() == h.m.history {
+		t.Fatal("esc does not leave the saved calls")
+	}
+}
+
+// x exports the calls shown as JSON Lines, to the file the prompt names.
+func TestHistoryExport(t *testing.T) {
+	store := keptStore(t, 5)
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 24)
+	h.press("H", "/")
+	h.typeText("echo")
+	h.press("enter", "x")
+	want := filepath.Join(filepath.Dir(store.Path()), "export-20250102-030405.jsonl")
+	h.mustContain("Export the calls shown", "export-20250102-030405.jsonl")
+	h.press("enter")
+	h.mustContain("exported 5 calls to " + want)
+	b, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var first history.Entry
+	if len(lines) != 5 || json.Unmarshal([]byte(lines[0]), &first) != nil || string(first.Args) != `{"text":"kept 0"}` {
+		t.Fatalf("exported:\n%s", b)
+	}
+	h.press("x", "enter") // the file exists now: refused, not overwritten
+	h.mustContain("file exists")
+}
