@@ -20,7 +20,7 @@ import (
 
 var benchCommand = &command{
 	name:    "bench",
-	args:    "NAME [--args JSON | --args-file FILE | --args -] [-n CALLS] [-c CALLERS] [flags]",
+	args:    "NAME [--args JSON | --args-file FILE | --args -] [--arg KEY=VALUE ...] [-n CALLS] [-c CALLERS] [flags]",
 	summary: "call a tool many times at once and report codes, latency and concurrency",
 	help: `Calls the tool NAME CALLS times (default 100) from CALLERS goroutines at once
 (default 8; never more than CALLS), in this process, through the registry
@@ -98,7 +98,7 @@ Exit status:
 			case callers < 1:
 				return a.usageError("bench", "-c must be at least 1, got %d", callers)
 			}
-			raw, opts, code := cf.resolve(a, "bench", fs, exitFailed)
+			raw, opts, code := cf.resolve(a, "bench", args[0], fs, exitFailed)
 			if code != exitOK {
 				return code
 			}

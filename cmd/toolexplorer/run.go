@@ -15,13 +15,17 @@ import (
 
 var runCommand = &command{
 	name:    "run",
-	args:    "NAME [--args JSON | --args-file FILE | --args -] [flags]",
+	args:    "NAME [--args JSON | --args-file FILE | --args -] [--arg KEY=VALUE ...] [flags]",
 	summary: "call a tool with JSON arguments and print the result",
 	help: `Calls the tool NAME (or its exported spelling, like demo__echo) through the
 registry, with every step of governance: enabled, origin, availability,
 validation, consent, deadline. The arguments are a JSON object given with
 --args, read from a file with --args-file, or from standard input with
-"--args -" (or "--args-file -"); no arguments means {}.
+"--args -" (or "--args-file -"); no arguments means {}. Each --arg
+KEY=VALUE (repeatable) sets one argument on top of those, typed by the
+tool's input schema: --arg repeat=3 is the number 3 for an integer
+property, --arg upper=true a boolean, JSON for an object or array, the text
+itself for a string.
 
 Prints the result: its status and code, the message, each failing field on
 its own line, the output, the times, the governance decisions, a hint, and
@@ -60,7 +64,7 @@ Exit status:
 			}
 			// Interrupted before the call: nothing ran, as when the
 			// registry refuses a call canceled before its start.
-			raw, opts, code := cf.resolve(a, "run", fs, exitRefused)
+			raw, opts, code := cf.resolve(a, "run", args[0], fs, exitRefused)
 			if code != exitOK {
 				return code
 			}
@@ -92,6 +96,7 @@ Exit status:
 // origin, consent and deadline. run and bench share them.
 type callFlags struct {
 	argsJSON, argsFile, origin string
+	argPairs                   argPairs
 	consent                    bool
 	timeout                    time.Duration
 }
@@ -99,6 +104,7 @@ type callFlags struct {
 func (cf *callFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&cf.argsJSON, "args", "", "the arguments as a `JSON` object (\"-\" reads standard input)")
 	fs.StringVar(&cf.argsFile, "args-file", "", "read the arguments from `FILE` (\"-\" reads standard input)")
+	fs.Var(&cf.argPairs, "arg", "set one argument, `KEY=VALUE`, typed by the input schema (repeatable)")
 	fs.StringVar(&cf.origin, "origin", "app", "call as origin `O`: app, ui, llm or system")
 	fs.BoolVar(&cf.consent, "consent", false, "consent to the tool's side effects (tools that need consent refuse calls without it)")
 	fs.DurationVar(&cf.timeout, "timeout", 0, "shorten the call's deadline to `DUR` (like 500ms or 2s; never lengthens it)")
@@ -109,7 +115,9 @@ func (cf *callFlags) declare(fs *flag.FlagSet) {
 // why, as an error of command cmd, and returns exitUsage for a usage
 // error, or interrupted when a.ctx ends before the arguments are read:
 // then the command must make no call.
-func (cf *callFlags) resolve(a *app, cmd string, fs *flag.FlagSet, interrupted int) (json.RawMessage, []tooling.Option, int) {
+//
+// tool names the tool called: --arg values are typed by its input schema.
+func (cf *callFlags) resolve(a *app, cmd, tool string, fs *flag.FlagSet, interrupted int) (json.RawMessage, []tooling.Option, int) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["args"] && set["args-file"] {
@@ -144,6 +152,15 @@ func (cf *callFlags) resolve(a *app, cmd string, fs *flag.FlagSet, interrupted i
 				return nil, nil, interrupted
 			}
 			return nil, nil, a.usageError(cmd, "cannot read %s: %v", from, err)
+		}
+	}
+	if len(cf.argPairs) > 0 {
+		var schema json.RawMessage
+		if t, ok := a.reg.Lookup(tool); ok {
+			schema = t.Input
+		}
+		if raw, err = applyArgPairs(raw, schema, cf.argPairs); err != nil {
+			return nil, nil, a.usageError(cmd, "%v", err)
 		}
 	}
 	opts := []tooling.Option{tooling.WithOrigin(o)}
