@@ -22,6 +22,13 @@ var kinds = map[string]kind{
 			return compileHTTP(b.HTTP, src.(*httpSource), in)
 		},
 	},
+	"sql": {
+		writes: "a statement that is not read_only",
+		open:   func(name string, s *SourceSpec) (source, error) { return openSQL(name, s.SQL) },
+		compile: func(b *BindingSpec, src source, in Input) (binding, error) {
+			return compileSQL(b.SQL, src.(*sqlSource), in)
+		},
+	},
 }
 
 // kindNames are the names of every kind a tools file may use, in the order

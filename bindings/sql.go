@@ -1,10 +1,396 @@
 package bindings
 
-// SQLSource is a SQL source in a tools file.
-type SQLSource struct{}
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 
-// SQLBinding is a tool's SQL binding in a tools file.
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+	_ "modernc.org/sqlite"             // the "sqlite" driver, pure Go
+)
+
+// SQLSource is a SQL database in a tools file.
+type SQLSource struct {
+	// Driver is "sqlite" (embedded, pure Go) or "postgres".
+	Driver string `yaml:"driver" json:"driver"`
+	// DSN says which database: for sqlite a file path, or "file:PATH?..."
+	// with the driver's parameters; for postgres a URL or key=value
+	// string. ${NAME} and ${NAME:-default} are resolved when a call needs
+	// the connection, never written anywhere. An in-memory SQLite database
+	// is refused: each connection would see its own.
+	DSN string `yaml:"dsn" json:"dsn"`
+	// MaxOpenConns caps the open connections of the source. Zero: 10 for
+	// postgres; 4 readers for sqlite. A SQLite source also keeps one
+	// connection for its writes: SQLite takes one writer at a time.
+	MaxOpenConns int `yaml:"max_open_conns,omitempty" json:"max_open_conns,omitempty"`
+	// MaxIdleConns caps the connections kept open between calls. Zero: as
+	// many as MaxOpenConns.
+	MaxIdleConns int `yaml:"max_idle_conns,omitempty" json:"max_idle_conns,omitempty"`
+}
+
+// SQLBinding is a tool's SQL statement in a tools file.
 type SQLBinding struct {
 	// Source names the source, one of the file's sources of this kind.
 	Source string `yaml:"source" json:"source"`
+	// Statement is one SQL statement. Values enter it only as :name
+	// placeholders, each a property of the tool's input (an absent one is
+	// NULL), bound by the driver; text interpolation is refused.
+	Statement string `yaml:"statement" json:"statement"`
+	// ReadOnly runs the statement in a read-only transaction, where a write
+	// fails. Zero: the statement may write, and the tool is a write.
+	ReadOnly bool `yaml:"read_only,omitempty" json:"read_only,omitempty"`
+	// MaxRows caps the rows returned; the output says when it cut. Zero:
+	// 1000.
+	MaxRows int `yaml:"max_rows,omitempty" json:"max_rows,omitempty"`
+}
+
+// defaultMaxRows is a binding's MaxRows when it gives none.
+const defaultMaxRows = 1000
+
+// sqlSource is an opened SQL source: its pools, opened on first use with
+// the DSN resolved then, and shared by every tool of the source.
+type sqlSource struct {
+	name    string
+	driver  string // "sqlite" or "postgres"
+	dsn     string // with its ${NAME} references
+	vars    []string
+	maxOpen int
+	maxIdle int
+
+	mu     sync.Mutex
+	closed bool
+	cur    atomic.Pointer[sqlPools]
+	old    sync.WaitGroup // pools replaced after the DSN changed, closing
+}
+
+// sqlPools are a source's connections for one resolved DSN. A SQLite source
+// reads through ro, whose connections are query_only, and writes through
+// rw; a PostgreSQL source uses rw for both.
+type sqlPools struct {
+	key    string // the resolved DSN
+	rw, ro *sql.DB
+	redact secrets // the DSN's credentials, for its errors
+}
+
+// openSQL checks a SQL source. It does no I/O: the pools are opened by the
+// first call.
+func openSQL(name string, s *SQLSource) (*sqlSource, error) {
+	src := &sqlSource{name: name, driver: s.Driver, dsn: s.DSN, maxOpen: s.MaxOpenConns, maxIdle: s.MaxIdleConns}
+	switch s.Driver {
+	case "sqlite":
+		if src.maxOpen == 0 {
+			src.maxOpen = 4
+		}
+		lower := strings.ToLower(s.DSN)
+		if lower == ":memory:" || strings.HasPrefix(lower, "file::memory:") || strings.Contains(lower, "mode=memory") {
+			return nil, fmt.Errorf("dsn: an in-memory SQLite database is private to one connection: use a file")
+		}
+	case "postgres":
+		if src.maxOpen == 0 {
+			src.maxOpen = 10
+		}
+	case "":
+		return nil, fmt.Errorf("driver: missing: sqlite or postgres")
+	default:
+		return nil, fmt.Errorf("driver: %q is not a SQL driver: sqlite or postgres", s.Driver)
+	}
+	if strings.TrimSpace(s.DSN) == "" {
+		return nil, fmt.Errorf("dsn: missing")
+	}
+	if src.maxOpen < 0 || src.maxIdle < 0 {
+		return nil, fmt.Errorf("max_open_conns, max_idle_conns: must not be negative")
+	}
+	if src.maxIdle == 0 || src.maxIdle > src.maxOpen {
+		src.maxIdle = src.maxOpen
+	}
+	src.vars, _ = envVars(s.DSN)
+	return src, nil
+}
+
+// pools returns the source's pools for the DSN as env resolves it now,
+// opening them on first use; when the resolved DSN has changed (a rotated
+// password), new pools replace the old, which close once their calls end.
+func (s *sqlSource) pools(env Env) (*sqlPools, error) {
+	if env == nil {
+		env = os.LookupEnv
+	}
+	key, err := expand(s.dsn, env)
+	if err != nil {
+		return nil, err
+	}
+	if p := s.cur.Load(); p != nil && p.key == key {
+		return p, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("sql: source %s is closed", s.name)
+	}
+	if p := s.cur.Load(); p != nil && p.key == key {
+		return p, nil
+	}
+	p := &sqlPools{key: key, redact: resolvedSecrets(s.vars, env)}
+	if err := s.openPools(p); err != nil {
+		return nil, err
+	}
+	if old := s.cur.Swap(p); old != nil {
+		s.old.Go(old.close)
+	}
+	return p, nil
+}
+
+func (s *sqlSource) openPools(p *sqlPools) error {
+	var err error
+	switch s.driver {
+	case "postgres":
+		p.rw, err = sql.Open("pgx", p.key)
+		if err != nil {
+			return fmt.Errorf("sql: source %s: %s", s.name, p.redact.redact(err.Error()))
+		}
+		p.rw.SetMaxOpenConns(s.maxOpen)
+		p.rw.SetMaxIdleConns(s.maxIdle)
+	default:
+		rw, err1 := sqliteDSN(p.key, false)
+		ro, err2 := sqliteDSN(p.key, true)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("sql: source %s: the dsn's parameters cannot be read", s.name)
+		}
+		// sql.Open of a registered driver fails only for an unknown
+		// driver name.
+		p.rw, _ = sql.Open("sqlite", rw)
+		p.rw.SetMaxOpenConns(1)
+		p.ro, _ = sql.Open("sqlite", ro)
+		p.ro.SetMaxOpenConns(s.maxOpen)
+		p.ro.SetMaxIdleConns(s.maxIdle)
+	}
+	return nil
+}
+
+func (p *sqlPools) close() {
+	p.rw.Close()
+	if p.ro != nil {
+		p.ro.Close()
+	}
+}
+
+// close closes the source's pools, waiting for the calls that use them.
+func (s *sqlSource) close() error {
+	s.mu.Lock()
+	s.closed = true
+	p := s.cur.Swap(nil)
+	s.mu.Unlock()
+	if p != nil {
+		p.close()
+	}
+	s.old.Wait()
+	return nil
+}
+
+// sqliteDSN is a SQLite DSN with a busy timeout of 5 s unless it sets one,
+// and for readers with query_only set: such a connection refuses to write,
+// whatever the statement (the driver does not act on a read-only
+// transaction).
+func sqliteDSN(dsn string, readOnly bool) (string, error) {
+	base, query, _ := strings.Cut(dsn, "?")
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", err
+	}
+	busy := q.Has("_busy_timeout") || q.Has("_timeout")
+	for _, p := range q["_pragma"] {
+		busy = busy || strings.HasPrefix(strings.ToLower(strings.TrimSpace(p)), "busy_timeout")
+	}
+	if !busy {
+		q.Set("_busy_timeout", "5000")
+	}
+	if readOnly {
+		q.Set("_query_only", "1")
+	}
+	return base + "?" + q.Encode(), nil
+}
+
+// sqlBinding is a compiled SQL binding.
+type sqlBinding struct {
+	src       *sqlSource
+	statement string // as written, for shadow output
+	st        *sqlStatement
+	types     []string // the JSON Schema type of each parameter
+	readOnly  bool
+	query     bool // the statement returns rows
+	maxRows   int
+}
+
+// compileSQL checks a SQL binding against its source and the tool's input.
+func compileSQL(b *SQLBinding, src *sqlSource, in Input) (binding, error) {
+	if strings.TrimSpace(b.Statement) == "" {
+		return nil, fmt.Errorf("statement: missing")
+	}
+	st, err := parseSQL(b.Statement, src.driver)
+	if err != nil {
+		return nil, fmt.Errorf("statement: %v", err)
+	}
+	types := make([]string, len(st.params))
+	for i, p := range st.params {
+		t, ok := in.Properties[p]
+		if !ok {
+			return nil, fmt.Errorf("statement: :%s is not a property of the input", p)
+		}
+		types[i] = t
+	}
+	if b.MaxRows < 0 {
+		return nil, fmt.Errorf("max_rows: must be positive")
+	}
+	bd := &sqlBinding{
+		src: src, statement: b.Statement, st: st, types: types,
+		readOnly: b.ReadOnly, maxRows: b.MaxRows,
+		query: b.ReadOnly || st.returning || st.rows,
+	}
+	if bd.maxRows == 0 {
+		bd.maxRows = defaultMaxRows
+	}
+	return bd, nil
+}
+
+func (b *sqlBinding) kind() string   { return "sql" }
+func (b *sqlBinding) source() string { return b.src.name }
+func (b *sqlBinding) writes() bool   { return !b.readOnly }
+func (b *sqlBinding) close() error   { return nil }
+
+// do runs the statement once: a read-only one in a read-only transaction,
+// a write as it is or, in shadow mode, in a transaction rolled back.
+func (b *sqlBinding) do(ctx context.Context, req *Request) (Outcome, error) {
+	p, err := b.src.pools(req.Env)
+	if err != nil {
+		return Outcome{}, err
+	}
+	args, err := b.bind(req.Args)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var out sqlOutput
+	switch {
+	case b.readOnly:
+		err = b.read(ctx, p, args, &out)
+	case req.Shadow:
+		err = b.shadow(ctx, p, args, req.Args, &out)
+	default:
+		err = b.write(ctx, p.rw, args, &out)
+	}
+	if err != nil {
+		return Outcome{}, sqlError(err, p.redact)
+	}
+	o := Outcome{Output: &out, Status: out.status(), ResponseBytes: out.size}
+	if out.Shadow {
+		// As an object, which the loader marks shadow without wrapping.
+		bs, err := json.Marshal(&out)
+		if err != nil {
+			return Outcome{}, err
+		}
+		var m map[string]any
+		d := json.NewDecoder(bytes.NewReader(bs))
+		d.UseNumber()
+		if err := d.Decode(&m); err != nil {
+			return Outcome{}, err
+		}
+		o.Output = m
+	}
+	return o, nil
+}
+
+// read runs a read-only statement. On PostgreSQL the transaction is READ
+// ONLY; a SQLite reader's connection is query_only.
+func (b *sqlBinding) read(ctx context.Context, p *sqlPools, args []any, out *sqlOutput) error {
+	db := p.ro
+	if db == nil {
+		db = p.rw
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, b.st.text, args...)
+	if err != nil {
+		return err
+	}
+	if err := b.scan(rows, out); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// write runs a statement that may write, on db or in a transaction.
+func (b *sqlBinding) write(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, args []any, out *sqlOutput) error {
+	if b.query {
+		rows, err := db.QueryContext(ctx, b.st.text, args...)
+		if err != nil {
+			return err
+		}
+		if err := b.scan(rows, out); err != nil {
+			return err
+		}
+		if b.st.returning {
+			n := int64(out.seen)
+			out.RowsAffected = &n
+		}
+		return nil
+	}
+	res, err := db.ExecContext(ctx, b.st.text, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	out.RowsAffected = &n
+	return nil
+}
+
+// shadow runs a write in a transaction that it rolls back, so the output
+// shows what the write would change and nothing changes.
+func (b *sqlBinding) shadow(ctx context.Context, p *sqlPools, args []any, given map[string]any, out *sqlOutput) error {
+	tx, err := p.rw.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.write(ctx, tx, args, out); err != nil {
+		return err
+	}
+	if err := tx.Rollback(); err != nil {
+		return err
+	}
+	out.Shadow, out.RolledBack = true, true
+	out.Statement = b.statement
+	out.Params = make(map[string]any, len(b.st.params))
+	for _, name := range b.st.params {
+		out.Params[name] = given[name]
+	}
+	return nil
+}
+
+// bind turns the arguments into the statement's values, in placeholder
+// order: numbers as int64 when they are integers, else float64; arrays and
+// objects as JSON text; an absent argument as NULL.
+func (b *sqlBinding) bind(given map[string]any) ([]any, error) {
+	args := make([]any, len(b.st.params))
+	for i, name := range b.st.params {
+		v, err := bindValue(given[name], b.types[i])
+		if err != nil {
+			return nil, fmt.Errorf("sql: argument %s: %v", name, err)
+		}
+		args[i] = v
+	}
+	return args, nil
 }
