@@ -19,26 +19,28 @@ const (
 	defaultMaxFieldErrors   = 100
 )
 
-// Config is the configuration of toolexplorer.
+// Config is the configuration of toolexplorer. Its zero value is the
+// default configuration: every zero field means the default its comment
+// names (WithDefaults spells them out).
 type Config struct {
-	// Enabled is the master switch: false refuses every call with code
-	// "disabled". Default true.
-	Enabled bool
+	// Disabled is the master switch: true refuses every call with code
+	// "disabled" (the file's "enabled": false). Zero: tools are enabled.
+	Disabled bool
 	// DefaultTimeout is the timeout of the tools that declare none.
-	// Default 30s.
+	// Zero: 30s.
 	DefaultTimeout time.Duration
 	// MaxConcurrent bounds the calls running at once across all tools.
-	// Default 256.
+	// Zero: 256.
 	MaxConcurrent int
 	// MaxArgumentBytes bounds the size of a call's arguments; larger ones
-	// are refused. Default 1 MiB.
+	// are refused. Zero: 1 MiB.
 	MaxArgumentBytes int64
 	// MaxOutputBytes bounds the size of a tool's output once encoded as
 	// JSON; a call whose output is larger fails with code "output_invalid".
-	// Default 16 MiB.
+	// Zero: 16 MiB.
 	MaxOutputBytes int64
 	// MaxFieldErrors is how many failing fields a refused call lists (the
-	// first ones by path); the result counts the others. Default 100.
+	// first ones by path); the result counts the others. Zero: 100.
 	MaxFieldErrors int
 	// Whitelist holds tool names or patterns (see Match). When not empty,
 	// only the tools it matches are enabled.
@@ -78,17 +80,33 @@ type ToolOverride struct {
 }
 
 // Default returns the configuration used when there is no file, and the
-// starting point of Parse.
-func Default() Config {
-	return Config{
-		Enabled:          true,
-		DefaultTimeout:   defaultTimeout,
-		MaxConcurrent:    defaultMaxConcurrent,
-		MaxArgumentBytes: defaultMaxArgumentBytes,
-		MaxOutputBytes:   defaultMaxOutputBytes,
-		MaxFieldErrors:   defaultMaxFieldErrors,
-		Confinement:      Confinement{PoolSize: defaultPoolSize},
+// starting point of Parse: the zero Config with its defaults spelled out.
+func Default() Config { return Config{}.WithDefaults() }
+
+// WithDefaults returns c with every zero field that stands for a default
+// set to that default, so that a reader of the result needs no rule about
+// zero values.
+func (c Config) WithDefaults() Config {
+	def := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
 	}
+	if c.DefaultTimeout == 0 {
+		c.DefaultTimeout = defaultTimeout
+	}
+	if c.MaxConcurrent == 0 {
+		c.MaxConcurrent = defaultMaxConcurrent
+	}
+	def(&c.MaxArgumentBytes, defaultMaxArgumentBytes)
+	def(&c.MaxOutputBytes, defaultMaxOutputBytes)
+	if c.MaxFieldErrors == 0 {
+		c.MaxFieldErrors = defaultMaxFieldErrors
+	}
+	if c.Confinement.PoolSize == 0 {
+		c.Confinement.PoolSize = defaultPoolSize
+	}
+	return c
 }
 
 // ToolEnabled reports whether c lets the tool named name run, and if not,
@@ -96,7 +114,7 @@ func Default() Config {
 // master switch, the tool's Disabled override, then the whitelist when it
 // is not empty (only the tools it matches are enabled), else the blacklist.
 func (c Config) ToolEnabled(name string) (ok bool, reason string) {
-	if !c.Enabled {
+	if c.Disabled {
 		return false, "every tool is disabled by the config (enabled: false)"
 	}
 	if c.Tools[name].Disabled {
@@ -120,25 +138,26 @@ func (c Config) ToolEnabled(name string) (ok bool, reason string) {
 
 // Validate checks a Config built in Go against the rules a file obeys, with
 // the same messages and JSON pointer paths (such as /tools/demo.slow/timeout).
-// In Go, a zero ToolOverride field means "no override" and is valid, and
-// Confinement.AllowedRoots must already be clean (Parse cleans them). The
-// error, when not nil, is an Errors.
+// In Go, a zero field means its default and is valid (a zero ToolOverride
+// field means "no override"), and Confinement.AllowedRoots must already be
+// clean (Parse cleans them). The error, when not nil, is an Errors.
 func (c Config) Validate() error {
 	p := &problems{source: c.Source}
-	if c.DefaultTimeout <= 0 {
-		p.add("/default_timeout", "must be a positive duration, got %s", c.DefaultTimeout)
+	if c.DefaultTimeout < 0 {
+		p.add("/default_timeout", "must be a positive duration, got %s (0 means the default, %s)", c.DefaultTimeout, time.Duration(defaultTimeout))
 	}
-	if c.MaxConcurrent < 1 {
-		p.add("/max_concurrent", "must be at least 1, got %d", c.MaxConcurrent)
-	}
-	if c.MaxArgumentBytes < 1 {
-		p.add("/max_argument_bytes", "must be at least 1, got %d", c.MaxArgumentBytes)
-	}
-	if c.MaxOutputBytes < 1 {
-		p.add("/max_output_bytes", "must be at least 1, got %d", c.MaxOutputBytes)
-	}
-	if c.MaxFieldErrors < 1 {
-		p.add("/max_field_errors", "must be at least 1, got %d", c.MaxFieldErrors)
+	for _, f := range []struct {
+		at   string
+		v, d int64
+	}{
+		{"/max_concurrent", int64(c.MaxConcurrent), defaultMaxConcurrent},
+		{"/max_argument_bytes", c.MaxArgumentBytes, defaultMaxArgumentBytes},
+		{"/max_output_bytes", c.MaxOutputBytes, defaultMaxOutputBytes},
+		{"/max_field_errors", int64(c.MaxFieldErrors), defaultMaxFieldErrors},
+	} {
+		if f.v < 0 {
+			p.add(f.at, "must be at least 1, got %d (0 means the default, %d)", f.v, f.d)
+		}
 	}
 	p.checkPatterns("/whitelist", c.Whitelist)
 	p.checkPatterns("/blacklist", c.Blacklist)
@@ -222,10 +241,12 @@ type fileLimits struct {
 // MarshalJSON writes c in the shape of the file, every key present, so that
 // Parse reads it back to the same Config (Source aside, and with it the
 // directory a relative confinement workspace is relative to). It is meant
-// for showing the configuration in effect.
+// for showing the configuration in effect: a zero field is written as the
+// default it stands for.
 func (c Config) MarshalJSON() ([]byte, error) {
+	c = c.WithDefaults()
 	f := fileConfig{
-		Enabled:                   c.Enabled,
+		Enabled:                   !c.Disabled,
 		DefaultTimeout:            c.DefaultTimeout.String(),
 		MaxConcurrent:             c.MaxConcurrent,
 		MaxArgumentBytes:          c.MaxArgumentBytes,
@@ -241,7 +262,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 			AllowedPorts:    c.Confinement.AllowedPorts,
 			MaxLimits:       fileLimits(c.Confinement.MaxLimits),
 			AllowUnconfined: c.Confinement.AllowUnconfined,
-			PoolSize:        c.Confinement.PoolSize,
+			PoolSize:        max(c.Confinement.PoolSize, 0),
 		},
 	}
 	if f.Whitelist == nil {

@@ -13,7 +13,6 @@ import (
 func TestDefault(t *testing.T) {
 	d := Default()
 	want := Config{
-		Enabled:          true,
 		DefaultTimeout:   30 * time.Second,
 		MaxConcurrent:    256,
 		MaxArgumentBytes: 1048576,
@@ -26,6 +25,33 @@ func TestDefault(t *testing.T) {
 	}
 	if err := d.Validate(); err != nil {
 		t.Fatalf("Default().Validate() = %v", err)
+	}
+}
+
+// The zero Config is the default configuration: it validates, enables
+// every tool, and spells out as Default().
+func TestZeroConfigIsTheDefault(t *testing.T) {
+	var zero Config
+	if err := zero.Validate(); err != nil {
+		t.Fatalf("Config{}.Validate() = %v", err)
+	}
+	if ok, reason := zero.ToolEnabled("demo.echo"); !ok {
+		t.Fatalf("Config{} disables demo.echo: %s", reason)
+	}
+	if got := zero.WithDefaults(); !reflect.DeepEqual(got, Default()) {
+		t.Fatalf("Config{}.WithDefaults() = %+v, want %+v", got, Default())
+	}
+	a, err := json.Marshal(zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Default())
+	if string(a) != string(b) {
+		t.Fatalf("Config{} marshals as\n%s\nwant\n%s", a, b)
+	}
+	// A field set keeps its value; the others take their defaults.
+	if got := (Config{MaxConcurrent: 3, Confinement: Confinement{PoolSize: -1}}).WithDefaults(); got.MaxConcurrent != 3 || got.Confinement.PoolSize != -1 || got.DefaultTimeout != 30*time.Second {
+		t.Fatalf("WithDefaults() = %+v", got)
 	}
 }
 
@@ -121,22 +147,20 @@ func TestValidate(t *testing.T) {
 		}), nil},
 		{"limits", valid(func(c *Config) {
 			c.DefaultTimeout = -time.Second
-			c.MaxConcurrent = 0
+			c.MaxConcurrent = -2
 			c.MaxArgumentBytes = -1
 			c.MaxOutputBytes = -1
+			c.MaxFieldErrors = -1
 		}), []string{
-			"config: go: /default_timeout: must be a positive duration, got -1s",
-			"config: go: /max_concurrent: must be at least 1, got 0",
-			"config: go: /max_argument_bytes: must be at least 1, got -1",
-			"config: go: /max_output_bytes: must be at least 1, got -1",
+			"config: go: /default_timeout: must be a positive duration, got -1s (0 means the default, 30s)",
+			"config: go: /max_concurrent: must be at least 1, got -2 (0 means the default, 256)",
+			"config: go: /max_argument_bytes: must be at least 1, got -1 (0 means the default, 1048576)",
+			"config: go: /max_output_bytes: must be at least 1, got -1 (0 means the default, 16777216)",
+			"config: go: /max_field_errors: must be at least 1, got -1 (0 means the default, 100)",
 		}},
 		{"small output cap", valid(func(c *Config) { c.MaxOutputBytes = 1 }), nil},
-		{"zero output cap", valid(func(c *Config) { c.MaxOutputBytes = 0 }), []string{
-			"config: go: /max_output_bytes: must be at least 1, got 0",
-		}},
-		{"zero timeout", valid(func(c *Config) { c.DefaultTimeout = 0 }), []string{
-			"config: go: /default_timeout: must be a positive duration, got 0s",
-		}},
+		{"zero output cap is the default", valid(func(c *Config) { c.MaxOutputBytes = 0 }), nil},
+		{"zero timeout is the default", valid(func(c *Config) { c.DefaultTimeout = 0 }), nil},
 		{"lists", valid(func(c *Config) {
 			c.Whitelist = []string{"demo.*", "Demo", "demo.*"}
 			c.Blacklist = []string{"demo.e*"}
@@ -186,16 +210,12 @@ func TestValidate(t *testing.T) {
 			"config: go: /confinement/max_limits/file_size_bytes: must not be negative, got -4 (0 does not cap)",
 			"config: go: /confinement/max_limits/processes: must not be negative, got -5 (0 does not cap)",
 		}},
-		{"confinement pool size negative", valid(func(c *Config) { c.Confinement.PoolSize = -1 }), []string{
-			"config: go: /confinement/pool_size: must be at least 0, got -1",
-		}},
+		{"confinement pool size negative: no pool", valid(func(c *Config) { c.Confinement.PoolSize = -1 }), nil},
 		{"confinement pool size too large", valid(func(c *Config) { c.Confinement.PoolSize = 65 }), []string{
 			"config: go: /confinement/pool_size: must be at most 64, got 65",
 		}},
-		{"no source", Config{Enabled: true, DefaultTimeout: time.Second, MaxConcurrent: 1}, []string{
-			"config: /max_argument_bytes: must be at least 1, got 0",
-			"config: /max_output_bytes: must be at least 1, got 0",
-			"config: /max_field_errors: must be at least 1, got 0",
+		{"no source", Config{DefaultTimeout: time.Second, MaxConcurrent: -1}, []string{
+			"config: /max_concurrent: must be at least 1, got -1 (0 means the default, 256)",
 		}},
 	}
 	for _, tt := range tests {
@@ -262,7 +282,7 @@ func TestToolEnabled(t *testing.T) {
 		reason string
 	}{
 		{"default", func(*Config) {}, "demo.echo", true, ""},
-		{"master switch", func(c *Config) { c.Enabled = false }, "demo.echo", false,
+		{"master switch", func(c *Config) { c.Disabled = true }, "demo.echo", false,
 			"every tool is disabled by the config (enabled: false)"},
 		{"blacklisted", func(c *Config) { c.Blacklist = []string{"demo.*"} }, "demo.echo", false,
 			`demo.echo is disabled by the config blacklist ("demo.*")`},
@@ -293,7 +313,7 @@ func TestToolEnabled(t *testing.T) {
 
 func TestMarshalJSONRoundTrip(t *testing.T) {
 	c := Default()
-	c.Enabled = false
+	c.Disabled = true
 	c.DefaultTimeout = 90 * time.Second
 	c.MaxConcurrent = 3
 	c.MaxArgumentBytes = 4096
@@ -311,7 +331,7 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 		AllowedPorts:    []uint16{443, 8080},
 		MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 1 << 40, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
 		AllowUnconfined: true,
-		PoolSize:        0,
+		PoolSize:        -1,
 	}
 	zero := Default()
 	zero.Confinement = Confinement{}
@@ -324,8 +344,8 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%s): %v", data, err)
 		}
-		if !reflect.DeepEqual(back, cfg) {
-			t.Fatalf("round trip of %s:\n got %+v\nwant %+v", data, back, cfg)
+		if want := cfg.WithDefaults(); !reflect.DeepEqual(back, want) {
+			t.Fatalf("round trip of %s:\n got %+v\nwant %+v", data, back, want)
 		}
 	}
 }

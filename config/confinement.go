@@ -46,7 +46,8 @@ type Confinement struct {
 	// "sandbox_unavailable".
 	AllowUnconfined bool
 	// PoolSize is the number of confined workers started ahead of the calls,
-	// per profile: 0 to 64, 0 starting a child for every call. Default 2.
+	// per profile: at most 64. Zero: 2. Negative: none, a child started for
+	// every call (the file's "pool_size": 0).
 	PoolSize int
 
 	// dir is the directory of the config file a relative Workspace was
@@ -154,10 +155,7 @@ func (p *problems) checkConfinement(c Confinement) {
 			p.add("/confinement/max_limits/"+f.key, "must not be negative, got %d (0 does not cap)", f.v)
 		}
 	}
-	switch {
-	case c.PoolSize < 0:
-		p.add("/confinement/pool_size", "must be at least 0, got %d", c.PoolSize)
-	case c.PoolSize > maxPoolSize:
+	if c.PoolSize > maxPoolSize {
 		p.add("/confinement/pool_size", "must be at most %d, got %d", maxPoolSize, c.PoolSize)
 	}
 }
@@ -224,6 +222,9 @@ func (p *problems) applyConfinement(obj map[string]any, c *Confinement) {
 	}
 	if n, ok := p.integer(obj, "pool_size", "/confinement/pool_size", strconv.IntSize); ok {
 		c.PoolSize = int(n)
+		if n == 0 {
+			c.PoolSize = -1 // no workers; a zero PoolSize is the default
+		}
 	}
 }
 

@@ -6,6 +6,11 @@
 // Default(). README.md in this directory documents every key, and
 // toolexplorer.json is a complete example.
 //
+// In Go, the zero Config is the default configuration too: each zero field
+// stands for its default (a zero Disabled enables the tools, a zero
+// DefaultTimeout is 30s, a zero Confinement.PoolSize is 2 workers), and
+// WithDefaults spells the defaults out.
+//
 // Loading is strict: an unknown key, a value of the wrong type, a duration
 // Go cannot parse, a zero or negative limit and malformed JSON are all
 // errors. Load and Parse report every problem at once, each as an *Error

@@ -80,7 +80,7 @@ func Parse(data []byte, source string) (Config, error) {
 // can tell: durations out of range or not positive, numbers too large.
 func (p *problems) apply(obj map[string]any, cfg *Config) {
 	if v, ok := obj["enabled"].(bool); ok {
-		cfg.Enabled = v
+		cfg.Disabled = !v
 	}
 	if d, ok := p.duration(obj, "default_timeout", "/default_timeout"); ok {
 		cfg.DefaultTimeout = d

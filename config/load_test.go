@@ -57,7 +57,7 @@ func TestParseFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Enabled:                   false,
+		Disabled:                  true,
 		DefaultTimeout:            90 * time.Second,
 		MaxConcurrent:             8,
 		MaxArgumentBytes:          1000,
@@ -77,7 +77,7 @@ func TestParseFull(t *testing.T) {
 			AllowedPorts:    []uint16{443, 8080, 1000, 65535},
 			MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 268435456, OpenFiles: 64, FileSizeBytes: 1048576, Processes: 32},
 			AllowUnconfined: true,
-			PoolSize:        0,
+			PoolSize:        -1,
 			dir:             ".",
 		},
 		Source: "full.json",

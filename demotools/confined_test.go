@@ -35,7 +35,7 @@ func confinedWorkspace(t *testing.T, ports ...uint16) string {
 	old := tooling.Default.Config()
 	cfg := old
 	cfg.Confinement.Workspace = ws
-	cfg.Confinement.PoolSize = 0
+	cfg.Confinement.PoolSize = -1
 	cfg.Confinement.AllowUnconfined = false
 	cfg.Confinement.AllowedPorts = ports
 	if _, err := tooling.Default.Configure(cfg); err != nil {

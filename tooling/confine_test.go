@@ -117,7 +117,7 @@ func TestConfinedTools(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Confinement.Workspace = ws
-	cfg.Confinement.PoolSize = 0
+	cfg.Confinement.PoolSize = -1
 	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 	requireConfinement(t)
 	cfg := config.Default()
 	cfg.MaxOutputBytes = 64
-	cfg.Confinement.PoolSize = 0
+	cfg.Confinement.PoolSize = -1
 	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestConfinedChildDefersSchemas(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Confinement.Workspace = t.TempDir()
-	cfg.Confinement.PoolSize = 0
+	cfg.Confinement.PoolSize = -1
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,8 @@ func TestConfinedCallCompilesNoSchema(t *testing.T) {
 	}
 	r := hostedRegistry()
 	defer r.Configure(config.Default())
-	defer endConfinement() // stops the workers started ahead
-	for _, pool := range []int{0, 2} {
+	defer endConfinement()              // stops the workers started ahead
+	for _, pool := range []int{-1, 2} { // -1: no pool
 		cfg := config.Default()
 		cfg.Confinement.Workspace = t.TempDir()
 		cfg.Confinement.PoolSize = pool

@@ -531,7 +531,7 @@ func TestDisabledByConfigAndRuntime(t *testing.T) {
 		reason  string
 	}{
 		{"defaults", func(*config.Config) {}, map[string]bool{"a.one": true, "a.two": true, "b.one": true}, ""},
-		{"master switch", func(c *config.Config) { c.Enabled = false }, map[string]bool{"a.one": false, "b.one": false}, "enabled: false"},
+		{"master switch", func(c *config.Config) { c.Disabled = true }, map[string]bool{"a.one": false, "b.one": false}, "enabled: false"},
 		{"blacklist", func(c *config.Config) { c.Blacklist = []string{"a.*"} }, map[string]bool{"a.one": false, "a.two": false, "b.one": true}, "blacklist"},
 		{"whitelist", func(c *config.Config) { c.Whitelist = []string{"a.one"} }, map[string]bool{"a.one": true, "a.two": false, "b.one": false}, "whitelist"},
 		{"whitelist wins", func(c *config.Config) { c.Whitelist = []string{"a.one"}; c.Blacklist = []string{"a.one"} }, map[string]bool{"a.one": true}, ""},
@@ -798,13 +798,31 @@ func TestDecodeRefusesCaseTwins(t *testing.T) {
 
 func TestConfigureRefusesInvalidConfig(t *testing.T) {
 	r := codeRegistry(t)
-	_, err := r.Configure(config.Config{Blacklist: []string{"x.y"}})
-	if err == nil || !strings.Contains(err.Error(), "default_timeout") {
-		t.Fatalf("zero config accepted: %v", err)
+	_, err := r.Configure(config.Config{Blacklist: []string{"t.ok"}, MaxArgumentBytes: -1})
+	if err == nil || !strings.Contains(err.Error(), "max_argument_bytes") {
+		t.Fatalf("invalid config accepted: %v", err)
 	}
 	mustExec(t, r, "t.ok", `{"n":1}`) // nothing was applied
 	if r.Config().MaxArgumentBytes != config.Default().MaxArgumentBytes {
 		t.Fatal("invalid config partly applied")
+	}
+}
+
+// The zero Config is the default configuration: every tool enabled, every
+// limit its default.
+func TestConfigureZeroConfigIsTheDefault(t *testing.T) {
+	r := codeRegistry(t)
+	if _, err := r.Configure(config.Config{MaxConcurrent: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Configure(config.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, r, "t.ok", `{"n":1}`)
+	got, _ := json.Marshal(r.Config())
+	want, _ := json.Marshal(config.Default())
+	if string(got) != string(want) || r.Config().MaxConcurrent != 256 {
+		t.Fatalf("Config() = %s, want %s", got, want)
 	}
 }
 

@@ -29,15 +29,15 @@ type toolPolicy struct {
 // timeout, argument size cap, global slots and per-tool overrides.
 // Overrides change runtime settings only and never widen what a tool
 // declared: a timeout override longer than the tool's own is ignored, and
-// so is a higher rate or burst. A config that config.Validate refuses is
-// not applied and its problems are returned (the zero Config is invalid:
-// start from config.Default()). The warnings name each name or pattern in
-// cfg that matches no registered tool.
+// so is a higher rate or burst. A zero field of cfg means its default (the
+// zero Config is the default configuration). A config that config.Validate
+// refuses is not applied and its problems are returned. The warnings name
+// each name or pattern in cfg that matches no registered tool.
 func (r *Registry) Configure(cfg config.Config) (warnings []string, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := cfg
+	c := cfg.WithDefaults()
 	r.cfg.Store(&c)
 	r.slots.Resize(c.MaxConcurrent)
 	for _, e := range r.entries() {
@@ -46,7 +46,7 @@ func (r *Registry) Configure(cfg config.Config) (warnings []string, err error) {
 	return r.unmatchedConfigNames(cfg), nil
 }
 
-// Config returns the config in force.
+// Config returns the config in force, its defaults spelled out.
 func (r *Registry) Config() config.Config { return *r.cfg.Load() }
 
 // unmatchedConfigNames lists, as warnings, the whitelist and blacklist

@@ -259,11 +259,11 @@ func (a *app) loadConfig(path string, keep bool) int {
 // of the calls, for a command that makes one call: such a worker would serve
 // nothing, and starting it would slow the call down.
 func (a *app) startNoWorkers() {
-	if a.cfg.Confinement.PoolSize == 0 {
+	if a.cfg.Confinement.PoolSize < 0 {
 		return
 	}
 	cfg := a.cfg
-	cfg.Confinement.PoolSize = 0
+	cfg.Confinement.PoolSize = -1
 	// Accepted already with a larger pool: no new warning or error.
 	_, _ = a.reg.Configure(cfg)
 }

@@ -54,7 +54,7 @@ func run(reg *tooling.Registry) int {
 		return 2
 	}
 	cfg := reg.Config()
-	cfg.Confinement.PoolSize = 0 // a child per call
+	cfg.Confinement.PoolSize = -1 // a child per call
 	if _, err := reg.Configure(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
