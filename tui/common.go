@@ -36,7 +36,9 @@ type common struct {
 	// toolsFile and configFile are Options.ToolsFile and ConfigFile.
 	toolsFile, configFile string
 
-	// avail is the last availability check of each tool, for origin ui.
+	// origin is who the console calls as (Options.Origin).
+	origin tooling.Origin
+	// avail is the last availability check of each tool, for origin.
 	avail map[string]availState
 	// history is this session's calls, oldest first.
 	history []*callRecord
@@ -64,12 +66,16 @@ type callRecord struct {
 	started time.Time
 	result  *tooling.Result // nil while the call runs
 	kept    *history.Entry  // the call as kept in the store, for a call of an earlier session or of the command line
+	as      tooling.Origin  // the origin the console called as; "" for ui
 }
 
 // origin is who the call was made as: ui from the console.
 func (r *callRecord) origin() tooling.Origin {
 	if r.kept != nil && r.kept.Origin != "" {
 		return r.kept.Origin
+	}
+	if r.as != "" {
+		return r.as
 	}
 	return tooling.OriginUI
 }

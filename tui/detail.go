@@ -90,7 +90,7 @@ const detailHeaderLines = 3
 // Show re-checks the tool's availability.
 func (d *detailScreen) Show() tea.Cmd {
 	d.refresh(false)
-	return availabilityCmd(d.c.ctx, d.c.reg, []string{d.tool.Name})
+	return availabilityCmd(d.c, []string{d.tool.Name})
 }
 
 func (d *detailScreen) Hide() {}
@@ -317,7 +317,7 @@ func (d *detailScreen) availability() string {
 	case !ok || !a.checked:
 		return "checking…"
 	case a.code == "":
-		return "yes, for origin ui"
+		return "yes, for origin " + string(d.c.origin)
 	}
 	return fmt.Sprintf("no (%s): %s", a.code, termtext.Line(a.reason))
 }

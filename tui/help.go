@@ -33,7 +33,8 @@ func helpView(c *common, s screen, w int) string {
 			{"jail", "confined: runs in a child under landlock, seccomp and limits"},
 			{"fx", "side effects: write, network, file system or process"},
 			{"consent", "needs consent: the console asks before running it"},
-			{"n/a", "unavailable now for origin ui (see the detail for why)"},
+			{"n/a", "unavailable now (see the detail for why)"},
+			{"⊘ui", "the origin the console calls as (o changes it) may not call it"},
 			{"off", "disabled by the config or at runtime (e toggles)"},
 		} {
 			b.WriteString("\n  " + st.Bold.Render(pad(l[0], 8)) + l[1])

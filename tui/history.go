@@ -47,8 +47,11 @@ func goCall(rec *callRecord, t *tooling.Tool, _ *common) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "tooling.ExecuteTool(ctx, %s, json.RawMessage(%s)", strconv.Quote(rec.tool), lit)
-	if needsUIOrigin(t) {
+	switch o := rec.origin(); {
+	case o == tooling.OriginUI && needsUIOrigin(t):
 		b.WriteString(", tooling.WithOrigin(tooling.OriginUI)")
+	case o != tooling.OriginUI && o != tooling.OriginApp:
+		fmt.Fprintf(&b, ", tooling.WithOrigin(%q)", o)
 	}
 	if rec.consent {
 		b.WriteString(", tooling.WithConsent()")

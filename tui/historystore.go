@@ -4,7 +4,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/history"
-	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // keepCmd appends a finished call to the history store, in the
@@ -14,7 +13,7 @@ func (c *common) keepCmd(rec *callRecord) tea.Cmd {
 	if c.store == nil || rec.result == nil {
 		return nil
 	}
-	e := history.Entry{Time: rec.started, Tool: rec.tool, Origin: tooling.OriginUI, Consent: rec.consent,
+	e := history.Entry{Time: rec.started, Tool: rec.tool, Origin: rec.origin(), Consent: rec.consent,
 		Via: history.ViaConsole, Config: c.configFile, ToolsFile: c.toolsFile, Result: rec.result}
 	var schema []byte
 	if t, ok := c.reg.Lookup(rec.tool); ok {

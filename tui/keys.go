@@ -78,6 +78,8 @@ type listKeys struct {
 	Toggle      key.Binding
 	Facets      [numFacets]key.Binding
 	ClearFacets key.Binding
+	Source      key.Binding
+	Origin      key.Binding
 	Problems    key.Binding // on only when something went wrong while loading
 	typing      bool
 }
@@ -92,6 +94,8 @@ func newListKeys() listKeys {
 		Run:         bind([]string{"r"}, "r", "run"),
 		Toggle:      bind([]string{"e"}, "e", "enable/disable"),
 		ClearFacets: bind([]string{"0"}, "0", "clear facets"),
+		Source:      bind([]string{"s"}, "s", "next source"),
+		Origin:      bind([]string{"o"}, "o", "next origin"),
 		Problems:    bind([]string{"P"}, "P", "load problems"),
 	}
 	k.Problems.SetEnabled(false)
@@ -114,7 +118,7 @@ func (k listKeys) ShortHelp() []key.Binding {
 }
 
 func (k listKeys) FullHelp() [][]key.Binding {
-	facets := append(k.Facets[:], k.ClearFacets)
+	facets := append(k.Facets[:], k.ClearFacets, k.Source, k.Origin)
 	return [][]key.Binding{
 		k.navKeys.column(),
 		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle, k.Problems},

@@ -79,13 +79,17 @@ type listScreen struct {
 	filter textinput.Model
 	query  string // the filter's words, as last applied
 	facets [numFacets]bool
-	w, h   int
+	// sources are the tools' sources with their counts; source is the one
+	// shown (an index), or sourceAll or sourceOwn.
+	sources []sourceCount
+	source  int
+	w, h    int
 }
 
 func newListScreen(c *common) *listScreen {
 	ti := newTextInput(c, "/ ")
 	ti.Placeholder = "filter by name, title, description, parameter"
-	l := &listScreen{c: c, keys: newListKeys(), filter: ti}
+	l := &listScreen{c: c, keys: newListKeys(), filter: ti, source: sourceAll}
 	l.keys.Problems.SetEnabled(len(c.problems) > 0)
 	l.reload()
 	return l
@@ -97,6 +101,10 @@ func (l *listScreen) reload() {
 	l.items = make([]toolItem, len(tools))
 	for i, t := range tools {
 		l.items[i] = newToolItem(t, l.c.reg)
+	}
+	l.sources = countSources(l.items)
+	if l.source >= len(l.sources) {
+		l.source = sourceAll
 	}
 	l.recent = make(map[string][]int)
 	l.matched = nil
@@ -125,7 +133,7 @@ func (l *listScreen) Show() tea.Cmd {
 	if l.c.reg.Len() != len(l.items) {
 		l.reload()
 	}
-	return availabilityCmd(l.c.ctx, l.c.reg, l.names())
+	return availabilityCmd(l.c, l.names())
 }
 
 func (l *listScreen) Hide() {}
@@ -246,7 +254,12 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 		return msgCmd(openProblemsMsg{})
 	case key.Matches(msg, k.ClearFacets):
 		l.facets = [numFacets]bool{}
+		l.source = sourceAll
 		l.apply()
+	case key.Matches(msg, k.Source):
+		l.nextSource()
+	case key.Matches(msg, k.Origin):
+		return l.nextOrigin()
 	case msg.String() == "esc":
 		if l.filter.Value() != "" {
 			l.filter.SetValue("")
@@ -282,7 +295,7 @@ func toggleTool(c *common, name string) tea.Cmd {
 			text = name + " is still disabled: " + p2.DisabledReason
 		}
 	}
-	return tea.Batch(statusCmd(text, false), availabilityCmd(c.ctx, c.reg, []string{name}), msgCmd(toggledMsg{name: name}))
+	return tea.Batch(statusCmd(text, false), availabilityCmd(c, []string{name}), msgCmd(toggledMsg{name: name}))
 }
 
 // refreshTool re-reads whether a tool is disabled.
@@ -377,6 +390,9 @@ func (l *listScreen) match(q query, prev string) []int {
 }
 
 func (l *listScreen) facetsMatch(it *toolItem) bool {
+	if !l.sourceMatches(it) {
+		return false
+	}
 	f := &l.facets
 	if f[facetAvailable] && (it.disabled || !l.available(it)) {
 		return false
@@ -405,11 +421,16 @@ func (l *listScreen) available(it *toolItem) bool {
 }
 
 // rows is the number of tool rows that fit.
-func (l *listScreen) rows() int { return max(l.h-listHeaderLines, 1) }
+func (l *listScreen) rows() int { return max(l.h-l.headerLines(), 1) }
 
-// listHeaderLines are the filter line, the facet line and the column
-// headings.
-const listHeaderLines = 3
+// headerLines are the filter line, the facet line, the line of sources
+// when there are several, and the column headings.
+func (l *listScreen) headerLines() int {
+	if len(l.sources) > 1 {
+		return 4
+	}
+	return 3
+}
 
 func (l *listScreen) move(n int) {
 	l.cursor += n
@@ -447,6 +468,7 @@ func (l *listScreen) View() string {
 	if len(l.shown) == len(l.items) {
 		count = fmt.Sprintf("%d tools", len(l.items))
 	}
+	count += " · as " + string(l.c.origin)
 	if n := len(l.c.problems); n > 0 {
 		what := "load problems"
 		if n == 1 {
@@ -478,6 +500,10 @@ func (l *listScreen) View() string {
 	}
 	b.WriteString(cut(strings.Join(facets, "  "), l.w))
 	b.WriteByte('\n')
+	if line := l.sourceLine(); line != "" {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
 
 	end := min(l.offset+l.rows(), len(l.shown))
 	nameW := l.nameWidth()
@@ -597,7 +623,9 @@ func badges(c *common, it *toolItem) string {
 	}
 	if it.disabled {
 		parts = append(parts, st.BadgeOff.Render("off"))
-	} else if a, ok := c.avail[it.tool.Name]; ok && a.checked && a.code != "" {
+	} else if a, ok := c.avail[it.tool.Name]; ok && a.checked && a.code == tooling.CodeOriginDenied {
+		parts = append(parts, st.BadgeUnavail.Render("⊘"+string(c.origin)))
+	} else if ok && a.checked && a.code != "" {
 		parts = append(parts, st.BadgeUnavail.Render("n/a"))
 	}
 	return strings.Join(parts, " ")

@@ -39,7 +39,7 @@ func TestListShowsEveryToolWithBadges(t *testing.T) {
 		"demo.write_note":  " excl fx consent ",
 		"demo.fetch":       " ro fx ",
 		"demo.unavailable": " ro n/a ",
-		"demo.llm_only":    " ro n/a ",
+		"demo.llm_only":    " ro ⊘ui ",
 	} {
 		r := row(h, name)
 		if !strings.Contains(r, want) {

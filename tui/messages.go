@@ -60,7 +60,10 @@ type runDoneMsg struct {
 }
 
 // availabilityMsg carries fresh availability of some tools.
-type availabilityMsg struct{ states map[string]availState }
+type availabilityMsg struct {
+	origin tooling.Origin // checked for: stale when the console's origin changed since
+	states map[string]availState
+}
 
 // boardTickMsg refreshes the governance board; gen tells stale ticks
 // (from a board that was closed since) from live ones.
@@ -109,20 +112,21 @@ const availabilityCheckTimeout = 2 * time.Second
 
 // availabilityCmd checks, in its own goroutine, whether each named tool
 // can run now for origin ui: enabled, origin allowed, and its Available.
-func availabilityCmd(ctx context.Context, reg *tooling.Registry, names []string) tea.Cmd {
+func availabilityCmd(c *common, names []string) tea.Cmd {
 	if len(names) == 0 {
 		return nil
 	}
+	ctx, reg, origin := c.ctx, c.reg, c.origin
 	return func() tea.Msg {
-		return availabilityMsg{states: checkAvailability(ctx, reg, names)}
+		return availabilityMsg{origin: origin, states: checkAvailability(ctx, reg, names, origin)}
 	}
 }
 
-func checkAvailability(ctx context.Context, reg *tooling.Registry, names []string) map[string]availState {
+func checkAvailability(ctx context.Context, reg *tooling.Registry, names []string, origin tooling.Origin) map[string]availState {
 	out := make(map[string]availState, len(names))
 	for _, n := range names {
 		cctx, cancel := context.WithTimeout(ctx, availabilityCheckTimeout)
-		err := reg.Availability(cctx, n, tooling.OriginUI)
+		err := reg.Availability(cctx, n, origin)
 		cancel()
 		st := availState{checked: true}
 		if err != nil {

@@ -264,7 +264,7 @@ func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
 // function (see consoleConsent).
 func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.Cmd {
 	needs := r.tool.Meta.NeedsConsent()
-	if !consent && needs && r.c.reg.SessionConsent(r.tool.Name, tooling.OriginUI) {
+	if !consent && needs && r.c.reg.SessionConsent(r.tool.Name, r.c.origin) {
 		consent = true // allowed earlier for this session: the registry lets it run
 	} else if !consent && r.c.asksConsent(&r.tool) {
 		// Arguments the call would refuse are shown first: consent is asked
@@ -285,10 +285,10 @@ func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.C
 	c := r.c
 	seq := c.nextSeq()
 	now := c.now()
-	c.history = append(c.history, &callRecord{seq: seq, tool: r.tool.Name, args: compactJSON(args), consent: consent, started: now})
+	c.history = append(c.history, &callRecord{seq: seq, tool: r.tool.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin})
 
 	ctx, cancel := context.WithCancel(c.ctx)
-	opts := []tooling.Option{tooling.WithOrigin(tooling.OriginUI), tooling.WithCallID(c.callID(seq))}
+	opts := []tooling.Option{tooling.WithOrigin(c.origin), tooling.WithCallID(c.callID(seq))}
 	switch {
 	case session && needs:
 		// No WithConsent: the registry asks the console's consent function,

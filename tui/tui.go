@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -35,6 +36,9 @@ type Options struct {
 	// could not be added, config warnings). The list says how many there
 	// are, and P shows them in a screen of their own.
 	Problems []string
+	// Origin is who the console calls as; zero: ui. The o key on the tool
+	// list changes it.
+	Origin tooling.Origin
 	// ToolsFile and ConfigFile are the tools file and the config file the
 	// console was started with (--tools, --config or $TOOLEXPLORER_CONFIG),
 	// "" for none: a call copied as a command line names them, so that it
@@ -129,6 +133,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		avail:      make(map[string]availState),
 		problems:   opts.Problems,
 		toolsFile:  opts.ToolsFile,
+		origin:     cmp.Or(opts.Origin, tooling.OriginUI),
 		configFile: opts.ConfigFile,
 		store:      opts.History,
 		saved:      opts.Saved,
@@ -246,6 +251,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case spinner.TickMsg:
 		return m, m.run.Update(msg)
 	case availabilityMsg:
+		if msg.origin != m.c.origin {
+			return m, nil // checked for the origin before the last change
+		}
 		for name, st := range msg.states {
 			m.c.avail[name] = st
 		}

@@ -51,6 +51,9 @@ type app struct {
 	flagServers    []namedServer
 	remotes        []*mcp.Remote
 	serverProblems []string
+	// consoleOrigin is the --origin given without a command: who the
+	// console calls as.
+	consoleOrigin tooling.Origin
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -112,6 +115,7 @@ func (a *app) main(args []string) int {
 	var configPath, toolsPath string
 	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
 	version := fs.Bool("version", false, "print the version and exit")
+	origin := fs.String("origin", "", "the console calls as origin `O` (default ui)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			a.printMainHelp(a.stdout)
@@ -125,10 +129,20 @@ func (a *app) main(args []string) int {
 	}
 	rest := fs.Args()
 	a.toolsPath = toolsPath
+	if *origin != "" && len(rest) > 0 {
+		return a.usageError("", "--origin before a command is the console's: give it after the command name (%s --origin %s)", rest[0], *origin)
+	}
 	if len(rest) == 0 {
 		if console != nil {
 			if code := a.loadTools(a.toolsPath); code != exitOK {
 				return code
+			}
+			if *origin != "" {
+				o, err := parseOrigin(a.reg, *origin)
+				if err != nil {
+					return a.usageError("", "--origin: %v", err)
+				}
+				a.consoleOrigin = o
 			}
 			defer a.closeServers()
 			if code := a.loadConfig(configPath, false); code != exitOK {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func TestTypedArgs(t *testing.T) {
@@ -68,5 +70,29 @@ func TestRunWithArgFlags(t *testing.T) {
 	// repeat=2 as the string "2" would be a validation_error.
 	if rep := benchJSON(t, "demo.echo", "--arg", "text=b", "--arg", "repeat=2", "-n", "3", "-c", "1"); rep.Codes["ok"] != 3 {
 		t.Fatalf("bench: codes %v, want 3 ok", rep.Codes)
+	}
+}
+
+// TestConsoleOrigin: --origin before no command is the origin the console
+// calls as; before a command it is a usage error, and a typo is one too.
+func TestConsoleOrigin(t *testing.T) {
+	defer func(c func(*app, string) int) { console = c }(console)
+	var got tooling.Origin
+	console = func(a *app, _ string) int {
+		got = consoleOptions(a).Origin
+		return 7
+	}
+	if o := cli(t, "", "--origin", "llm"); o.code != 7 || got != tooling.OriginLLM {
+		t.Fatalf("exit %d, origin %q\n%s", o.code, got, o)
+	}
+	got = "unset"
+	if o := cli(t, ""); o.code != 7 || got != "" {
+		t.Fatalf("exit %d, origin %q: want none (the console's default)", o.code, got)
+	}
+	if o := cli(t, "", "--origin", "lml"); o.code != exitUsage || !strings.Contains(o.stderr, `unknown origin "lml" (did you mean "llm"?)`) {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	if o := cli(t, "", "--origin", "llm", "list"); o.code != exitUsage || !strings.Contains(o.stderr, "give it after the command name (list --origin llm)") {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
 	}
 }

@@ -43,7 +43,7 @@ func runConsole(a *app, _ string) int {
 func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
-		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile)}
+		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), Origin: a.consoleOrigin}
 }
 
 // absPath is path made absolute, so that a command line the console

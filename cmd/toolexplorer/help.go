@@ -63,6 +63,8 @@ Flags:
                   (words separated by spaces) or reached at a streamable HTTP
                   URL, as NAME.tool; repeatable. Every command accepts it too;
                   the config's "servers" or "mcpServers" section adds more
+  --origin O      the console calls as origin O: ui (the default), app, llm,
+                  system or one the tools name; o on the tool list changes it
   --version       print the version and exit
   -h, --help      print this help
 
