@@ -497,36 +497,18 @@ func (b *httpBinding) output(resp *http.Response, data []byte) (any, error) {
 }
 
 // selectJSON returns the part of a JSON body at path, compacted, as it
-// was written (numbers keep their digits): only the objects and arrays on
-// the way are decoded, each into raw members.
+// was written (numbers keep their digits). The body is checked once, then
+// walked without decoding what is not on the path.
 func selectJSON(data []byte, path []string) (json.RawMessage, error) {
+	if !json.Valid(data) {
+		err := json.Unmarshal(data, new(any))
+		return nil, fmt.Errorf("http: the response is not JSON: %v", err)
+	}
 	for i, step := range path {
-		data = bytes.TrimLeft(data, " \t\r\n")
-		var next json.RawMessage
-		var err error
-		switch {
-		case len(data) > 0 && data[0] == '{':
-			var m map[string]json.RawMessage
-			if err = json.Unmarshal(data, &m); err == nil {
-				next = m[step]
-			}
-		case len(data) > 0 && data[0] == '[':
-			var a []json.RawMessage
-			if err = json.Unmarshal(data, &a); err == nil {
-				if k, convErr := strconv.Atoi(step); convErr == nil && k >= 0 && k < len(a) {
-					next = a[k]
-				}
-			}
-		default:
-			err = json.Unmarshal(data, new(any))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("http: the response is not JSON: %v", err)
-		}
-		if next == nil {
+		var ok bool
+		if data, ok = jsonChild(data, step); !ok {
 			return nil, fmt.Errorf("http: the response has nothing at response.data %s", pointer(path[:i+1]))
 		}
-		data = next
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(data))
@@ -534,6 +516,104 @@ func selectJSON(data []byte, path []string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("http: the response is not JSON: %v", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// jsonChild returns the member step of a valid JSON object (the last one,
+// as encoding/json decodes duplicates) or the element at index step of a
+// valid JSON array.
+func jsonChild(data []byte, step string) ([]byte, bool) {
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '{' && data[i] != '[' {
+		return nil, false
+	}
+	object := data[i] == '{'
+	index := -1
+	if !object {
+		n, err := strconv.Atoi(step)
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		index = n
+	}
+	var found []byte
+	if i = skipSpace(data, i+1); data[i] == '}' || data[i] == ']' {
+		return nil, false
+	}
+	for k := 0; ; k++ {
+		match := k == index
+		if object {
+			end := skipString(data, i)
+			match = jsonKeyIs(data[i:end], step)
+			i = skipSpace(data, end) + 1 // the colon
+			i = skipSpace(data, i)
+		}
+		end := skipValue(data, i)
+		if match {
+			found = data[i:end]
+			if !object {
+				return found, true
+			}
+		}
+		if i = skipSpace(data, end); data[i] != ',' {
+			return found, found != nil
+		}
+		i = skipSpace(data, i+1)
+	}
+}
+
+func jsonKeyIs(raw []byte, key string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1:len(raw)-1]) == key
+	}
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s == key
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index past the string that starts at data[i].
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index past the valid JSON value at data[i].
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(data) && !bytes.ContainsRune([]byte(",]} \t\r\n"), rune(data[i])) {
+		i++
+	}
+	return i
 }
 
 func (b *httpBinding) acceptable(mt string) bool {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -39,34 +40,40 @@ func benchServer(b *testing.B) *httptest.Server {
 	return srv
 }
 
-// httpTool builds the file tool a tools file would declare for the
-// endpoint: a governed tooling.Tool whose Run is the compiled binding.
+// benchToolsFile declares the HTTP file tool of the benchmarks.
+const benchToolsFile = `sources:
+  shop:
+    http:
+      base_url: %s
+      allow_private: true
+      headers: {Authorization: "Bearer ${SHOP_TOKEN}"}
+tools:
+  - name: shop.product
+    description: One product of the shop.
+    input: %s
+    meta: {effects: [read, network], concurrency: read_only}
+    binding:
+      http:
+        source: shop
+        path: /products/{id}
+        query: {fields: "{fields}", currency: "{currency}"}
+        response: {data: /product}
+`
+
+// httpTool loads the benchmarks' tools file, as a host does.
 func httpTool(b *testing.B, baseURL string) tooling.Tool {
-	src, err := openHTTP("shop", &HTTPSource{BaseURL: baseURL, AllowPrivate: true, Headers: map[string]string{"Authorization": "Bearer ${SHOP_TOKEN}"}})
+	file := filepath.Join(b.TempDir(), "shop.yaml")
+	if err := os.WriteFile(file, fmt.Appendf(nil, benchToolsFile, baseURL, benchHTTPInput), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	set, err := Load([]string{file}, Options{Env: func(name string) (string, bool) {
+		return "bench-token", name == "SHOP_TOKEN"
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { src.close() })
-	hb, err := compileHTTP(&HTTPBinding{
-		Source:   "shop",
-		Path:     "/products/{id}",
-		Query:    map[string]string{"fields": "{fields}", "currency": "{currency}"},
-		Response: HTTPResponse{Data: "/product"},
-	}, src, Input{Properties: map[string]string{"id": "string", "fields": "string", "currency": ""}, Required: []string{"id"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("SHOP_TOKEN", "bench-token")
-	return tooling.Tool{
-		Name:   "shop.product",
-		Input:  json.RawMessage(benchHTTPInput),
-		Meta:   tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectNetwork},
-		Source: "file:shop.yaml",
-		Run: func(ctx context.Context, c tooling.Call) (any, error) {
-			out, err := hb.do(ctx, &Request{Tool: c.Tool, Args: c.Args, Env: os.LookupEnv})
-			return out.Output, err
-		},
-	}
+	b.Cleanup(func() { set.Close() })
+	return set.Tools()[0]
 }
 
 // BenchmarkHTTPToolExecute is an HTTP file tool called through the whole
@@ -111,7 +118,7 @@ func BenchmarkHTTPDirect(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		req.Header.Set("Authorization", "Bearer "+os.Getenv("SHOP_TOKEN"))
+		req.Header.Set("Authorization", "Bearer bench-token")
 		req.Header.Set("Accept", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
@@ -135,26 +142,41 @@ func BenchmarkHTTPDirect(b *testing.B) {
 	}
 }
 
-// BenchmarkHTTPBindingDo is the binding alone, without the registry: the
-// arguments as the registry hands them over, the request, the response.
+// BenchmarkHTTPBindingDo is the binding alone, without the loader's
+// wrapping and the registry: the arguments as the registry hands them
+// over, the request, the response.
 func BenchmarkHTTPBindingDo(b *testing.B) {
 	srv := benchServer(b)
-	tool := httpTool(b, srv.URL)
+	src, err := openHTTP("shop", &HTTPSource{BaseURL: srv.URL, AllowPrivate: true, Headers: map[string]string{"Authorization": "Bearer ${SHOP_TOKEN}"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { src.close() })
+	hb, err := compileHTTP(&HTTPBinding{
+		Source:   "shop",
+		Path:     "/products/{id}",
+		Query:    map[string]string{"fields": "{fields}", "currency": "{currency}"},
+		Response: HTTPResponse{Data: "/product"},
+	}, src, Input{Properties: map[string]string{"id": "string", "fields": "string", "currency": ""}, Required: []string{"id"}})
+	if err != nil {
+		b.Fatal(err)
+	}
 	var a map[string]any
 	d := json.NewDecoder(bytes.NewReader(benchHTTPArgs))
 	d.UseNumber()
 	if err := d.Decode(&a); err != nil {
 		b.Fatal(err)
 	}
+	env := func(name string) (string, bool) { return "bench-token", name == "SHOP_TOKEN" }
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := tool.Run(ctx, tooling.Call{Tool: "shop.product", Args: a})
+		out, err := hb.do(ctx, &Request{Tool: "shop.product", Args: a, Env: env})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !bytes.Contains(out.(json.RawMessage), []byte(`"p-1042"`)) {
-			b.Fatalf("output %s", out)
+		if !bytes.Contains(out.Output.(json.RawMessage), []byte(`"p-1042"`)) {
+			b.Fatalf("output %s", out.Output)
 		}
 	}
 }

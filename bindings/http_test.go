@@ -817,11 +817,17 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 }
 
 func TestSelectJSON(t *testing.T) {
-	body := []byte(` {"a": {"items": [ {"n": 1.50e3, "s": "x/y"}, 2 ]}, "b": "~/"} `)
+	body := []byte(` {"a": {"items": [ {"n": 1.50e3, "s": "x/y"}, 2 ]}, "b": "~/", "c": {"}\"]": [], "k\u0065y": "e"}, "d": 1, "d": [ "{" , "]\\" ]} `)
 	for _, c := range []struct {
 		path, want, err string
 	}{
-		{"", `{"a":{"items":[{"n":1.50e3,"s":"x/y"},2]},"b":"~/"}`, ""},
+		{"", `{"a":{"items":[{"n":1.50e3,"s":"x/y"},2]},"b":"~/","c":{"}\"]":[],"k\u0065y":"e"},"d":1,"d":["{","]\\"]}`, ""},
+		{"/c/key", `"e"`, ""},
+		{"/c/}\"]", `[]`, ""},
+		{"/d", `["{","]\\"]`, ""},
+		{"/d/1", `"]\\"`, ""},
+		{"/d/2", "", "nothing at response.data /d/2"},
+		{"/d/-1", "", "nothing at response.data /d/-1"},
 		{"/a/items/0", `{"n":1.50e3,"s":"x/y"}`, ""},
 		{"a.items.0.n", `1.50e3`, ""},
 		{"$.a.items.1", `2`, ""},
@@ -853,4 +859,40 @@ func TestSelectJSON(t *testing.T) {
 			t.Errorf("%q /a: no error", bad)
 		}
 	}
+}
+
+// FuzzSelectJSON checks the walk of selectJSON against decoding the whole
+// body with encoding/json.
+func FuzzSelectJSON(f *testing.F) {
+	f.Add([]byte(`{"a": {"items": [{"n": 1.5}, 2]}, "b": "x"}`), "/a/items/0")
+	f.Add([]byte(`{"a": 1, "a": [true, "}"], "\u0061b": {"\"": null}}`), "a.1")
+	f.Add([]byte(`[[], {}, "x\\\"]"]`), "/2")
+	f.Fuzz(func(t *testing.T, body []byte, p string) {
+		path, err := parsePath(p)
+		if err != nil {
+			return
+		}
+		got, err := selectJSON(body, path)
+		whole, derr := decodeJSON(body)
+		if derr != nil {
+			if err == nil {
+				t.Fatalf("%q is not JSON, yet selected %s", body, got)
+			}
+			return
+		}
+		want, ok := lookup(whole, path)
+		if !ok {
+			if err == nil {
+				t.Fatalf("%q %s: selected %s, want nothing", body, p, got)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q %s: %v, want %v", body, p, err, want)
+		}
+		g, err := decodeJSON(got)
+		if err != nil || mustJSON(t, g) != mustJSON(t, want) {
+			t.Fatalf("%q %s: selected %s, want %s", body, p, got, mustJSON(t, want))
+		}
+	})
 }
