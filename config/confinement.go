@@ -63,9 +63,10 @@ const RootWorkspace = "/var/lib/toolexplorer/workspace"
 // geteuid is os.Geteuid; tests replace it.
 var geteuid = os.Geteuid
 
-// Limits are the resource limits of a confined tool's child process. As
-// Confinement.MaxLimits, each positive field caps the tool's own limit, and
-// a zero field does not cap.
+// Limits are the resource limits of a confined tool's child process: the
+// ones a tool declares (tooling.Confinement.Limits, where a zero field takes
+// the default), and, as Confinement.MaxLimits, the caps on them (each
+// positive field caps the tool's own limit, and a zero field does not cap).
 type Limits struct {
 	CPUSeconds    int   // CPU time, in seconds
 	MemoryBytes   int64 // address space

@@ -1,5 +1,7 @@
 package tooling
 
+import "github.com/toolexplorer/toolexplorer/config"
+
 // Confinement is what a confined tool may reach. A tool with a non-nil
 // Meta.Confine never runs in the host process: each call runs in a child
 // process of the host binary, confined by landlock (paths, TCP ports, IPC
@@ -36,10 +38,12 @@ type Confinement struct {
 	BindTCP []uint16
 	// Env names the variables of the host's environment passed on.
 	Env []string
-	// Limits are resource limits of the child; zero fields take safe
+	// Limits are resource limits of the child, of the same type as the
+	// caps of the config's confinement.max_limits; zero fields take safe
 	// defaults (30 s of CPU, 1 GiB of memory, 256 open files, 64 MiB files,
-	// 512 processes).
-	Limits ConfineLimits
+	// 512 processes, a temporary directory of 256 MiB and 16384 entries).
+	// Negative fields are refused by Register.
+	Limits config.Limits
 	// Reuse lets one pre-started worker serve several calls of this tool
 	// (faster; the calls then share the worker's memory and temp dir). A
 	// worker never serves another tool, retires after a call that left a
@@ -47,19 +51,6 @@ type Confinement struct {
 	// with Exec (such calls end sandbox_unavailable). A reused worker is only
 	// as trustworthy as every earlier call of the tool it served.
 	Reuse bool
-}
-
-// ConfineLimits are resource limits of a confined child; zero is the default.
-type ConfineLimits struct {
-	CPUSeconds    uint64
-	MemoryBytes   uint64
-	OpenFiles     uint64
-	FileSizeBytes uint64
-	Processes     uint64
-	// TmpBytes and TmpInodes bound the private temporary directory
-	// (default 256 MiB and 16384 entries).
-	TmpBytes  uint64
-	TmpInodes uint64
 }
 
 // The codes of confined calls.

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
@@ -277,8 +278,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	}
 	read, write := expand(c.Read), expand(c.Write)
 	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), BindTCP: c.BindTCP, Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
-		Limits: confine.Limits{CPUSeconds: c.Limits.CPUSeconds, MemoryBytes: c.Limits.MemoryBytes, OpenFiles: c.Limits.OpenFiles,
-			FileSizeBytes: c.Limits.FileSizeBytes, Processes: c.Limits.Processes, TmpBytes: c.Limits.TmpBytes, TmpInodes: c.Limits.TmpInodes}}
+		Limits: confineLimits(c.Limits)}
 	pol := cfg.Confinement
 	// The allowed roots are the config's and the workspace; without any in
 	// the config, the workspace and the tool's own programs (each a root of
@@ -293,17 +293,23 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	if len(pol.AllowedPorts) > 0 {
 		ports = pol.AllowedPorts
 	}
-	m := pol.MaxLimits
 	// The parent holds a response in memory: at most the output cap and
 	// room for a follow-up plan or an error's text and stack.
 	p.Limits.ResponseBytes = uint64(max(cfg.MaxOutputBytes, 0)) + responseRoom
 	narrowed, dropped := p.Narrow(confine.Policy{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
-		MaxLimits: confine.Limits{CPUSeconds: uint64(m.CPUSeconds), MemoryBytes: uint64(m.MemoryBytes), OpenFiles: uint64(m.OpenFiles),
-			FileSizeBytes: uint64(m.FileSizeBytes), Processes: uint64(m.Processes), TmpBytes: uint64(m.TmpBytes), TmpInodes: uint64(m.TmpInodes)}})
+		MaxLimits: confineLimits(pol.MaxLimits)})
 	if err := checkWriteGrants(narrowed.WritePaths, cfg.Source); err != nil {
 		return confine.Profile{}, "", nil, err
 	}
 	return narrowed, ws, dropped, nil
+}
+
+// confineLimits is l as the limits of a confined child (Register and
+// config.Validate refuse negative fields).
+func confineLimits(l config.Limits) confine.Limits {
+	u := func(v int64) uint64 { return uint64(max(v, 0)) }
+	return confine.Limits{CPUSeconds: u(int64(l.CPUSeconds)), MemoryBytes: u(l.MemoryBytes), OpenFiles: u(int64(l.OpenFiles)),
+		FileSizeBytes: u(l.FileSizeBytes), Processes: u(int64(l.Processes)), TmpBytes: u(l.TmpBytes), TmpInodes: u(int64(l.TmpInodes))}
 }
 
 // responseRoom is what a confined child's response may hold besides the

@@ -197,7 +197,7 @@ func TestTmpBudget(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, dropped, err := r.profileOf("t.tmp", &Confinement{Limits: ConfineLimits{TmpBytes: 64 << 20, TmpInodes: 100}})
+	p, _, dropped, err := r.profileOf("t.tmp", &Confinement{Limits: config.Limits{TmpBytes: 64 << 20, TmpInodes: 100}})
 	if err != nil || p.Limits.TmpBytes != 8<<20 || p.Limits.TmpInodes != 100 || len(dropped) != 1 {
 		t.Errorf("tmp budget %d bytes, %d entries (dropped %v, %v); want 8 MiB and 100", p.Limits.TmpBytes, p.Limits.TmpInodes, dropped, err)
 	}

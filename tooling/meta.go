@@ -336,6 +336,10 @@ func (m *Meta) check() []string {
 				p = append(p, fmt.Sprintf("Meta.Confine.Exec has %q: programs are absolute paths", x))
 			}
 		}
+		l := m.Confine.Limits
+		if min(int64(l.CPUSeconds), l.MemoryBytes, int64(l.OpenFiles), l.FileSizeBytes, int64(l.Processes), l.TmpBytes, int64(l.TmpInodes)) < 0 {
+			p = append(p, fmt.Sprintf("Meta.Confine.Limits has a negative limit (%+v): limits are 0 (the default) or more", l))
+		}
 	}
 	if len(m.Resources) > 0 && m.Concurrency != Exclusive {
 		p = append(p, fmt.Sprintf("Meta.Resources only applies to Exclusive tools, but Concurrency is %s: drop the resources or make the tool Exclusive", m.Concurrency))
