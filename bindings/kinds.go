@@ -29,6 +29,13 @@ var kinds = map[string]kind{
 			return compileSQL(b.SQL, src.(*sqlSource), in)
 		},
 	},
+	"queue": {
+		writes: "a publish",
+		open:   func(name string, s *SourceSpec) (source, error) { return openQueue(name, s.Queue) },
+		compile: func(b *BindingSpec, src source, in Input) (binding, error) {
+			return compileQueue(b.Queue, src.(*queueSource), in)
+		},
+	},
 }
 
 // kindNames are the names of every kind a tools file may use, in the order

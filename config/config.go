@@ -63,6 +63,17 @@ type Config struct {
 	Servers map[string]Server
 	// Serve configures the MCP listener of the serve command.
 	Serve Serve
+	// ToolFiles are tools files, and directories of them, whose tools join
+	// the registry; a relative path is relative to the config file. Nil
+	// when none.
+	ToolFiles []string
+	// EnvFile is a file of NAME=VALUE lines that the credentials of tools
+	// files (${NAME}) are read from when the environment does not set them;
+	// relative to the config file. "" for none.
+	EnvFile string
+	// Shadow makes every write of a tools file's tool a shadow call: built
+	// and returned, never sent. Default false.
+	Shadow bool
 	// Source is the file the Config was loaded from, "" for Default().
 	Source string
 }
@@ -210,6 +221,9 @@ type fileConfig struct {
 	DangerousToolConfirmation bool                    `json:"dangerous_tool_confirmation"`
 	Tools                     map[string]fileOverride `json:"tools"`
 	Confinement               fileConfinement         `json:"confinement"`
+	ToolFiles                 []string                `json:"tool_files"`
+	EnvFile                   string                  `json:"env_file,omitempty"`
+	Shadow                    bool                    `json:"shadow"`
 }
 
 type fileOverride struct {
@@ -256,6 +270,9 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		Blacklist:                 c.Blacklist,
 		DangerousToolConfirmation: c.DangerousToolConfirmation,
 		Tools:                     make(map[string]fileOverride, len(c.Tools)),
+		ToolFiles:                 c.ToolFiles,
+		EnvFile:                   c.EnvFile,
+		Shadow:                    c.Shadow,
 		Confinement: fileConfinement{
 			Workspace:       c.Confinement.Workspace,
 			AllowedRoots:    c.Confinement.AllowedRoots,
@@ -267,6 +284,9 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	}
 	if f.Whitelist == nil {
 		f.Whitelist = []string{}
+	}
+	if f.ToolFiles == nil {
+		f.ToolFiles = []string{}
 	}
 	if f.Blacklist == nil {
 		f.Blacklist = []string{}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"time"
@@ -142,6 +143,24 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	}
 	p.applyServers(obj, cfg)
 	p.applyServe(obj, cfg)
+	for _, f := range stringList(obj["tool_files"]) {
+		cfg.ToolFiles = append(cfg.ToolFiles, besideConfig(p.source, f))
+	}
+	if f, ok := obj["env_file"].(string); ok && f != "" {
+		cfg.EnvFile = besideConfig(p.source, f)
+	}
+	if v, ok := obj["shadow"].(bool); ok {
+		cfg.Shadow = v
+	}
+}
+
+// besideConfig resolves a relative path against the config file's
+// directory.
+func besideConfig(source, path string) string {
+	if source == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(source), path)
 }
 
 // duration parses obj[key] when it is a string the schema accepted.

@@ -131,7 +131,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -561,5 +561,23 @@ func TestWorkspaceDirOfRoot(t *testing.T) {
 	}
 	if got, _ := (Confinement{Workspace: "/srv/ws"}).WorkspaceDir(); got != "/srv/ws" {
 		t.Fatalf("a configured workspace is kept for root: %q", got)
+	}
+}
+
+func TestToolFilesBesideTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, []byte(`{"tool_files": ["tools", "/srv/tools/shop.yaml"], "env_file": ".env", "shadow": true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.ToolFiles, ",") != filepath.Join(dir, "tools")+",/srv/tools/shop.yaml" || cfg.EnvFile != filepath.Join(dir, ".env") || !cfg.Shadow {
+		t.Fatalf("tool_files %q env_file %q shadow %v", cfg.ToolFiles, cfg.EnvFile, cfg.Shadow)
+	}
+	if _, err := Parse([]byte(`{"tool_files": "tools"}`), "f.json"); err == nil {
+		t.Fatal("tool_files as a string was accepted")
 	}
 }

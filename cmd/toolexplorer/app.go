@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/bindings"
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
@@ -54,6 +55,14 @@ type app struct {
 	// consoleOrigin is the --origin given without a command: who the
 	// console calls as.
 	consoleOrigin tooling.Origin
+	// flagToolDirs are the --tools-dir flags and flagShadow --shadow; files
+	// the tools files loaded (from them and the config), and fileProblems
+	// what kept them from loading, for lint.
+	flagToolDirs []string
+	flagShadow   bool
+	files        *bindings.Set
+	fileProblems []bindings.Problem
+	fileEnv      map[string][]string // per tools file, the credentials it uses (lint)
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -114,6 +123,7 @@ func (a *app) main(args []string) int {
 	fs.Usage = func() {}
 	var configPath, toolsPath string
 	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
+	a.toolFileFlags(fs)
 	version := fs.Bool("version", false, "print the version and exit")
 	origin := fs.String("origin", "", "the console calls as origin `O` (default ui)")
 	if err := fs.Parse(args); err != nil {
@@ -148,6 +158,8 @@ func (a *app) main(args []string) int {
 			if code := a.loadConfig(configPath, false); code != exitOK {
 				return code
 			}
+			// SIGHUP reloads the tools files; the console lists what is registered.
+			defer a.reloadOnHangup(func(string) {})()
 			return console(a, configPath)
 		}
 		a.errorf("a command is required")
@@ -174,6 +186,13 @@ func sharedFlags(fs *flag.FlagSet, configPath, toolsPath *string, servers *[]nam
 	fs.Var(serverFlag{servers}, "server", "also add the tools of the MCP server `NAME=COMMAND...` or NAME=URL (repeatable)")
 }
 
+// toolFileFlags declares --tools-dir and --shadow, accepted before the
+// command name and by every command.
+func (a *app) toolFileFlags(fs *flag.FlagSet) {
+	fs.Var((*stringList)(&a.flagToolDirs), "tools-dir", "also load the tools files (*.yaml, *.yml, *.json) of `DIR`, or one file (repeatable)")
+	fs.BoolVar(&a.flagShadow, "shadow", a.flagShadow, "run every write of a tools file's tool in shadow mode: built and shown, never sent")
+}
+
 // runCommand parses a command's flags, applies the config and runs it.
 // globalConfig is the --config given before the command name.
 func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
@@ -185,6 +204,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	fs := newFlagSet(cmd.name)
 	var configPath, toolsPath string
 	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
+	a.toolFileFlags(fs)
 	exec := cmd.setup(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -255,6 +275,9 @@ func (a *app) loadConfig(path string, keep bool) int {
 	}
 	a.cfg, a.configFile = cfg, path
 	a.connectServers(cfg)
+	if code := a.loadToolFiles(cfg, keep); code != exitOK {
+		return code
+	}
 	warnings, err := a.reg.Configure(cfg)
 	if err != nil {
 		a.configErrors(err, fromEnv)

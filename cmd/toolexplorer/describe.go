@@ -50,6 +50,7 @@ usage error.
 			}
 			info := describeTool(a.ctx, a.reg, a.cfg, t, o)
 			info.Remote = a.remoteOf(t.Name)
+			info.Binding = a.bindingOf(t.Name)
 			if asJSON {
 				return a.writeJSON(info)
 			}
@@ -88,6 +89,20 @@ func writeDescription(w io.Writer, info *toolInfo) {
 	fmt.Fprintf(w, "exported as %s\n", info.ExportName)
 	if r := info.Remote; r != nil {
 		fmt.Fprintf(w, "remote: tool %q of the MCP server %q\n", r.Name, r.Server)
+	}
+	if b := info.Binding; b != nil {
+		fmt.Fprintf(w, "binding: %s, source %q, declared at %s:%d", b.Kind, b.Source, b.File, b.Line)
+		if b.Writes {
+			fmt.Fprint(w, ", writes")
+		}
+		if b.Shadow {
+			fmt.Fprint(w, ", shadow mode")
+		}
+		fmt.Fprintln(w)
+		if len(b.Env) > 0 {
+			fmt.Fprintf(w, "credentials: %s\n", strings.Join(b.Env, ", "))
+		}
+		fmt.Fprintf(w, "%s\n", prettyJSON(b.Binding, "  "))
 	}
 	fmt.Fprintln(w)
 	if info.Description == "" {

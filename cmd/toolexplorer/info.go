@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/bindings"
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
@@ -33,6 +34,9 @@ type toolInfo struct {
 	// Remote is where a tool of an MCP server (--server, config servers)
 	// comes from; nil for the others.
 	Remote *remoteInfo `json:"remote,omitempty"`
+	// Binding is the binding of a tools file's tool (--tools-dir, config
+	// tool_files), credentials as ${NAME}; nil for the others.
+	Binding *bindings.Info `json:"binding,omitempty"`
 
 	tool tooling.Tool
 }
@@ -221,6 +225,9 @@ func (info *toolInfo) flags() []string {
 	}
 	if info.tool.Meta.Idempotent {
 		f = append(f, "idempotent")
+	}
+	if info.Binding != nil {
+		f = append(f, bindingText(info.Binding))
 	}
 	return f
 }

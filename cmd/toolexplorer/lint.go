@@ -42,7 +42,7 @@ warnings count); 2 for a usage error or a config file that does not load.
 			if len(args) > 0 {
 				return a.usageError("lint", "unexpected argument %q", args[0])
 			}
-			report := lintReport{Tools: a.reg.Len(), Problems: a.lint()}
+			report := lintReport{Tools: a.reg.Len(), Problems: a.lint(), Credentials: a.fileEnv}
 			report.Count = len(report.Problems)
 			code := exitOK
 			if report.Count > 0 {
@@ -58,6 +58,14 @@ warnings count); 2 for a usage error or a config file that does not load.
 			for _, p := range report.Problems {
 				b.WriteString(p.String())
 				b.WriteByte('\n')
+			}
+			files := make([]string, 0, len(report.Credentials))
+			for f := range report.Credentials {
+				files = append(files, f)
+			}
+			sort.Strings(files)
+			for _, f := range files {
+				fmt.Fprintf(&b, "%s: credentials: %s\n", f, strings.Join(report.Credentials[f], ", "))
 			}
 			b.WriteString(report.summary())
 			b.WriteByte('\n')
@@ -75,15 +83,21 @@ type lintReport struct {
 	Tools    int       `json:"tools"`
 	Count    int       `json:"count"`
 	Problems []problem `json:"problems"`
+	// Credentials lists, per tools file, the variables its ${NAME}
+	// references use.
+	Credentials map[string][]string `json:"credentials,omitempty"`
 }
 
 func (r *lintReport) summary() string {
 	tools := map[string]bool{}
-	cfg := 0
+	cfg, files := 0, 0
 	for _, p := range r.Problems {
-		if p.Tool != "" {
+		switch {
+		case p.Tool != "":
 			tools[p.Tool] = true
-		} else {
+		case p.Check == "tools_file":
+			files++
+		default:
 			cfg++
 		}
 	}
@@ -96,6 +110,9 @@ func (r *lintReport) summary() string {
 	var parts []string
 	if len(tools) > 0 {
 		parts = append(parts, plural(len(tools), "tool"))
+	}
+	if files > 0 {
+		parts = append(parts, "the tools files")
 	}
 	if cfg > 0 {
 		parts = append(parts, "the config")
@@ -139,6 +156,9 @@ func (p problem) String() string {
 		b.WriteString("form ")
 		b.WriteString(p.Path)
 		b.WriteString(": ")
+	case "tools_file":
+		b.WriteString(p.Path)
+		b.WriteString(": ")
 	case "input", "output":
 		b.WriteString(p.Check)
 		b.WriteString(" schema")
@@ -158,6 +178,8 @@ func (a *app) lint() []problem {
 	for _, w := range a.warnings {
 		out = append(out, problem{Check: "config", Message: w})
 	}
+	out = append(out, lintToolFiles(a.fileProblems)...)
+	out = append(out, lintToolFiles(a.fileFindings())...)
 	// One problem per tool and message, naming every format it concerns.
 	byKey := map[[2]string]int{}
 	var exports []problem

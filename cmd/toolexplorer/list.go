@@ -74,6 +74,7 @@ Exit status: 0, or 2 for a usage error.
 				}
 				info := describeTool(a.ctx, a.reg, a.cfg, t, f.Origin)
 				info.Remote = a.remoteOf(t.Name)
+				info.Binding = a.bindingOf(t.Name)
 				if available && !info.Availability.Available {
 					continue
 				}

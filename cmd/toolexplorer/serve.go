@@ -82,6 +82,8 @@ failed, 2 for a usage error.
 			if addr != "" && !mcp.Loopback(addr) && token == "" {
 				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token in the config, to the bearer token clients must send", addr, tokenEnv)
 			}
+			// SIGHUP reloads the tools files; MCP clients see the tools change.
+			defer a.reloadOnHangup(func(msg string) { a.errorf("%s", msg) })()
 			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent})
 			if addr == "" {
 				t := &sdk.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.rawStdout}}

@@ -160,8 +160,10 @@ func (a *app) serverProblem(err error) {
 	fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", msg)
 }
 
-// closeServers removes the servers' tools and stops the servers.
+// closeServers removes the servers' tools and stops the servers, and
+// closes the tools files' sources.
 func (a *app) closeServers() {
+	defer a.closeToolFiles()
 	for _, r := range a.remotes {
 		if err := r.Close(); err != nil {
 			a.errorf("server %q: stopping it: %v", r.Name(), err)
