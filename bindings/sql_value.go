@@ -141,7 +141,7 @@ func (b *sqlBinding) scan(rows *sql.Rows, out *sqlOutput) error {
 }
 
 // value is a column's value as JSON will show it: integers as numbers, NULL
-// as null, times in RFC 3339, JSON columns as JSON, bytes (BLOB, bytea)
+// as null, times in RFC 3339 (UTC), JSON columns as JSON, bytes (BLOB, bytea)
 // in base64 and other bytes as text when they are UTF-8.
 func (b *sqlBinding) value(v any, kind string, size *int) any {
 	switch v := v.(type) {
@@ -171,7 +171,7 @@ func (b *sqlBinding) value(v any, kind string, size *int) any {
 		return base64.StdEncoding.EncodeToString(v)
 	case time.Time:
 		*size += 8
-		return v.Format(time.RFC3339Nano)
+		return v.UTC().Format(time.RFC3339Nano)
 	default:
 		s := fmt.Sprint(v)
 		*size += len(s)
