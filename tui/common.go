@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/history"
@@ -47,6 +48,12 @@ type common struct {
 	store *history.Store
 	// saved is the collection of saved calls; nil: none.
 	saved *history.Collection
+
+	// runs are the calls started this session, in flight or ended, oldest
+	// first; spin turns while one is in flight (ticking).
+	runs    []*activeRun
+	spin    spinner.Model
+	ticking bool
 }
 
 // availState is what the last availability check of a tool said.

@@ -22,7 +22,7 @@ func helpView(c *common, s screen, w int) string {
 	b.WriteString("\n\n")
 	b.WriteString(st.Label.Render("On every screen"))
 	b.WriteString("\n")
-	b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board}, {g.Back, g.Quit, g.ForceQuit}}))
+	b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs}, {g.Back, g.Quit, g.ForceQuit}}))
 	if _, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")
 		b.WriteString(st.Label.Render("Badges"))

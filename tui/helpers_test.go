@@ -146,6 +146,7 @@ func newHarnessWith(t testing.TB, reg *tooling.Registry, opts Options, w, h int)
 	m := New(reg, opts)
 	m.c.now = func() time.Time { return fixedTime }
 	m.c.callID = func(seq int) string { return fmt.Sprintf("call-%d", seq) }
+	m.toastTimer = func(int) tea.Cmd { return nil } // tests send toastExpiredMsg
 	hs := &harness{t: t, m: m, msgs: make(chan tea.Msg, 256), done: make(chan struct{})}
 	t.Cleanup(func() {
 		m.shutdown()

@@ -17,7 +17,7 @@ func short(b key.Binding, desc string) key.Binding {
 	return b
 }
 
-// globalKeys work on every screen. Quit, Help, History and Board are
+// globalKeys work on every screen. Quit, Help, History, Board and Runs are
 // single characters, so they are off while a text field has the focus;
 // ForceQuit and HelpAlways always work.
 type globalKeys struct {
@@ -27,6 +27,7 @@ type globalKeys struct {
 	HelpAlways key.Binding
 	History    key.Binding
 	Board      key.Binding
+	Runs       key.Binding
 	Back       key.Binding
 }
 
@@ -38,6 +39,7 @@ func newGlobalKeys() globalKeys {
 		HelpAlways: bind([]string{"f1"}, "f1", "full help"),
 		History:    bind([]string{"H"}, "H", "call history"),
 		Board:      bind([]string{"B"}, "B", "governance board"),
+		Runs:       bind([]string{"R"}, "R", "calls running in the background"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
 	}
 }
@@ -157,27 +159,29 @@ func (k detailKeys) FullHelp() [][]key.Binding {
 // phase (editing, running, result). While editing, the editor's own keys
 // (its KeyMap) do the rest: moving, typing, submitting.
 type runKeys struct {
-	Cancel    key.Binding
-	Edit      key.Binding
-	Again     key.Binding
-	Save      key.Binding
-	Back      key.Binding
-	Left      key.Binding // back from the result, as esc
-	out       viewerKeys  // the result's output viewer
-	phase     runPhase
-	editor    argsEditor
-	searching bool // the result's search line has the focus
+	Cancel     key.Binding
+	Edit       key.Binding
+	Again      key.Binding
+	Save       key.Binding
+	Background key.Binding
+	Back       key.Binding
+	Left       key.Binding // back from the result, as esc
+	out        viewerKeys  // the result's output viewer
+	phase      runPhase
+	editor     argsEditor
+	searching  bool // the result's search line has the focus
 }
 
 func newRunKeys() runKeys {
 	return runKeys{
-		Cancel: bind([]string{"esc"}, "esc", "cancel the call"),
-		Edit:   bind([]string{"e"}, "e", "edit the arguments"),
-		Again:  bind([]string{"r"}, "r", "run again"),
-		Save:   bind([]string{"s"}, "s", "save the call under a name"),
-		Back:   bind([]string{"esc"}, "esc", "back"),
-		Left:   bind([]string{"h", "left"}, "h/←", "back to the arguments"),
-		out:    newViewerKeys(),
+		Cancel:     bind([]string{"esc"}, "esc", "cancel the call"),
+		Edit:       bind([]string{"e"}, "e", "edit the arguments"),
+		Again:      bind([]string{"r"}, "r", "run again"),
+		Save:       bind([]string{"s"}, "s", "save the call under a name"),
+		Background: bind([]string{"b"}, "b", "leave the call running in the background"),
+		Back:       bind([]string{"esc"}, "esc", "back"),
+		Left:       bind([]string{"h", "left"}, "h/←", "back to the arguments"),
+		out:        newViewerKeys(),
 	}
 }
 
@@ -192,7 +196,7 @@ func (k runKeys) back() key.Binding {
 func (k runKeys) ShortHelp() []key.Binding {
 	switch k.phase {
 	case phaseRunning:
-		return []key.Binding{k.Cancel, bind([]string{"B"}, "B", "governance")}
+		return []key.Binding{k.Cancel, short(k.Background, "background"), bind([]string{"R"}, "R", "runs"), bind([]string{"B"}, "B", "governance")}
 	case phaseResult:
 		if k.searching {
 			return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
@@ -212,7 +216,7 @@ func (k runKeys) ShortHelp() []key.Binding {
 func (k runKeys) FullHelp() [][]key.Binding {
 	switch k.phase {
 	case phaseRunning:
-		return [][]key.Binding{{k.Cancel}}
+		return [][]key.Binding{{k.Cancel, k.Background}}
 	case phaseResult:
 		return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Edit, k.Again, k.Save, k.Back, k.Left}}
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -21,16 +22,20 @@ type quitDialog struct {
 	quit   bool
 }
 
-// newQuitDialog says what quitting loses; running names the tool whose
-// call is in flight, "" when none.
-func newQuitDialog(c *common, running string) *quitDialog {
+// newQuitDialog says what quitting loses; running names the tools whose
+// calls are in flight.
+func newQuitDialog(c *common, running []string) *quitDialog {
 	lost := []string{"the arguments typed in the forms"}
-	if n := len(c.history); n > 0 {
+	if n := len(c.history); n > 0 && c.store == nil {
 		lost = append(lost, "the history of "+plural(n, "call"))
 	}
 	body := "Quitting loses " + strings.Join(lost, " and ") + "."
-	if running != "" {
-		body += " The call of " + running + " in flight is canceled."
+	switch len(running) {
+	case 0:
+	case 1:
+		body += " The call of " + running[0] + " in flight is canceled."
+	default:
+		body += " The " + strconv.Itoa(len(running)) + " calls in flight (" + strings.Join(running, ", ") + ") are canceled."
 	}
 	return &quitDialog{c: c, keys: newQuitKeys(), body: body}
 }

@@ -10,7 +10,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -38,18 +37,10 @@ type runScreen struct {
 	phase  runPhase
 	errMsg string // the last problem with the arguments or the call
 
-	// The call in flight.
-	spin      spinner.Model
-	seq       int
-	args      json.RawMessage
-	cancel    context.CancelFunc
-	canceling bool
-	started   time.Time
-	queued    bool          // not seen running yet
-	waiting   bool          // waiting now for a slot, a lock or the main thread
-	waited    bool          // seen waiting at least once
-	queueWait time.Duration // how long it waited, once it runs
-	waitingOn string        // what it waits for, when known
+	// The call followed: in flight while phaseRunning (c.runOf(seq)),
+	// shown while phaseResult. Other calls may run in the background.
+	seq  int
+	args json.RawMessage
 
 	result   *tooling.Result
 	finished time.Time // when the result came: a retry-after counts down from it
@@ -68,13 +59,21 @@ type draft struct {
 }
 
 func newRunScreen(c *common) *runScreen {
-	r := &runScreen{c: c, keys: newRunKeys(), out: newOutputViewer(c), drafts: make(map[string]draft)}
-	r.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Status))
-	return r
+	return &runScreen{c: c, keys: newRunKeys(), out: newOutputViewer(c), drafts: make(map[string]draft)}
 }
 
-// busy reports whether a call is in flight.
+// busy reports whether the screen follows a call in flight.
 func (r *runScreen) busy() bool { return r.phase == phaseRunning }
+
+// cur is the call followed, nil when none.
+func (r *runScreen) cur() *activeRun { return r.c.runOf(r.seq) }
+
+// follow shows the call a of tool t in flight.
+func (r *runScreen) follow(t tooling.Tool, a *activeRun) tea.Cmd {
+	cmd := r.setTool(t, nil)
+	r.seq, r.args, r.phase = a.seq, a.args, phaseRunning
+	return cmd
+}
 
 // setTool prepares the screen for t: a new editor unless t is already
 // loaded, args in it when given, and the editing phase.
@@ -146,13 +145,6 @@ func (r *runScreen) Show() tea.Cmd { return nil }
 
 func (r *runScreen) Hide() {}
 
-// shutdown cancels the call in flight, if any.
-func (r *runScreen) shutdown() {
-	if r.cancel != nil {
-		r.cancel()
-	}
-}
-
 func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case startRunMsg:
@@ -171,22 +163,20 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 			return r.retryTick()
 		}
 		return nil
-	case spinner.TickMsg:
-		if !r.busy() {
-			return nil
-		}
-		var cmd tea.Cmd
-		r.spin, cmd = r.spin.Update(msg)
-		r.poll()
-		return cmd
 	case tea.KeyPressMsg:
 		switch r.phase {
 		case phaseEditing:
 			return r.updateEditing(msg)
 		case phaseRunning:
-			if key.Matches(msg, r.keys.Cancel) && r.cancel != nil {
-				r.cancel()
-				r.canceling = true
+			switch {
+			case key.Matches(msg, r.keys.Cancel):
+				if a := r.cur(); a != nil {
+					a.stop()
+				}
+			case key.Matches(msg, r.keys.Background):
+				// The call goes on; its end is a notification.
+				r.phase = phaseEditing
+				return statusCmd(fmt.Sprintf("call %d of %s runs in the background: R lists the running calls", r.seq, r.tool.Name), false)
 			}
 			return nil
 		default:
@@ -282,26 +272,11 @@ func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.C
 		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool), args,
 			startRunMsg{tool: r.tool.Name, args: args, consent: true}, forSession)
 	}
-	c := r.c
-	seq := c.nextSeq()
-	now := c.now()
-	c.history = append(c.history, &callRecord{seq: seq, tool: r.tool.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin})
-
-	ctx, cancel := context.WithCancel(c.ctx)
-	opts := []tooling.Option{tooling.WithOrigin(c.origin), tooling.WithCallID(c.callID(seq))}
-	switch {
-	case session && needs:
-		// No WithConsent: the registry asks the console's consent function,
-		// which answers with the person's choice, and keeps it for the session.
-		ctx = context.WithValue(ctx, consentAnswer{}, tooling.ConsentSession)
-	case consent:
-		opts = append(opts, tooling.WithConsent())
-	}
-	r.seq, r.args, r.cancel, r.canceling = seq, args, cancel, false
-	r.started, r.queued, r.waiting, r.waited, r.queueWait, r.waitingOn = now, true, false, false, 0, ""
+	a, cmd := r.c.startRun(&r.tool, args, consent, session)
+	r.seq, r.args = a.seq, args
 	r.phase, r.errMsg, r.result = phaseRunning, "", nil
 	r.editor.SetErrors(nil)
-	return tea.Batch(executeCmd(ctx, c.reg, seq, r.tool.Name, args, opts...), r.spin.Tick)
+	return cmd
 }
 
 // consentAnswer is the context key under which a call carries the
@@ -336,48 +311,9 @@ func consentQuestion(c *common, t *tooling.Tool) string {
 	return b.String()
 }
 
-// poll updates what the call in flight waits for.
-func (r *runScreen) poll() {
-	if !r.queued {
-		return
-	}
-	ts, ok := toolStats(r.c.reg, r.tool.Name)
-	r.waiting = ok && ts.Waiting > 0
-	r.waited = r.waited || r.waiting
-	if ok && ts.Waiting == 0 && ts.Running > 0 {
-		// Seen running: the queue wait is known to within a spinner frame.
-		r.queued = false
-		if r.waited {
-			r.queueWait = r.c.now().Sub(r.started)
-		}
-		r.waitingOn = ""
-		return
-	}
-	id := r.c.callID(r.seq)
-	g := r.c.governance()
-	r.waitingOn = ""
-	for _, l := range g.Locks {
-		for _, w := range l.Waiters {
-			if w.ID == id && l.Holder != nil {
-				r.waitingOn = fmt.Sprintf("waiting for resource %q held by %s", l.Key, l.Holder.Name)
-			}
-		}
-	}
-	if r.waitingOn == "" && r.tool.Meta.Concurrency == tooling.MainThread && g.MainThread.Current != "" {
-		r.waitingOn = fmt.Sprintf("waiting for the main thread (running %s, %d queued)", g.MainThread.Current, g.MainThread.QueueDepth)
-	}
-	if r.waitingOn == "" && g.Slots.Limit > 0 && g.Slots.Used >= g.Slots.Limit {
-		r.waitingOn = fmt.Sprintf("waiting for a slot (%d of %d in use)", g.Slots.Used, g.Slots.Limit)
-	}
-}
-
 // finish shows the result of the call in flight. Validation errors go back
 // to the editor, on the fields they concern.
 func (r *runScreen) finish(res *tooling.Result) {
-	if r.cancel != nil {
-		r.cancel()
-		r.cancel = nil
-	}
 	r.result = res
 	if res.Code == tooling.CodeValidationError {
 		r.phase = phaseEditing
@@ -489,29 +425,33 @@ func (r *runScreen) View() string {
 
 func (r *runScreen) runningView() string {
 	st := r.c.styles
-	elapsed := r.c.now().Sub(r.started)
-	state, wait := "running", "no queue wait"
+	a := r.cur()
+	if a == nil {
+		return ""
+	}
+	now := r.c.now()
+	state, wait := a.state(), "no queue wait"
 	switch {
-	case r.queued && r.waiting:
-		state, wait = "queued", "queue wait "+formatDuration(elapsed)
-	case r.queued:
-		state, wait = "starting", "no queue wait so far"
-	case r.waited:
-		wait = "queue wait ≈" + formatDuration(r.queueWait)
+	case a.queued && a.waiting:
+		wait = "queue wait " + formatDuration(a.wait(now))
+	case a.queued:
+		wait = "no queue wait so far"
+	case a.waited:
+		wait = "queue wait ≈" + formatDuration(a.queueWait)
 	}
-	if r.canceling {
-		state = "canceling"
-	}
-	line := fmt.Sprintf("%s %s %s · %s", r.spin.View(), state, formatDuration(elapsed), wait)
+	line := fmt.Sprintf("%s %s %s · %s", r.c.spin.View(), state, formatDuration(a.elapsed(now)), wait)
 	if p, err := r.c.reg.Policy(r.tool.Name); err == nil {
 		line += " · timeout " + p.Timeout.String()
 	}
 	var b strings.Builder
 	b.WriteString(line)
-	if r.waitingOn != "" {
-		b.WriteString("\n  " + st.Subtle.Render(r.waitingOn))
+	if a.waitingOn != "" {
+		b.WriteString("\n  " + st.Subtle.Render(a.waitingOn))
 	}
-	b.WriteString("\n\n" + st.Faint.Render("esc cancels the call · B shows governance"))
+	if p := a.progressLine(); p != "" {
+		b.WriteString("\n  " + st.Subtle.Render("progress "+p))
+	}
+	b.WriteString("\n\n" + st.Faint.Render("esc cancels the call · b leaves it running in the background · B shows governance"))
 	b.WriteString("\n\n" + st.Label.Render("arguments ") + string(compactJSON(r.args)))
 	return b.String()
 }

@@ -368,20 +368,6 @@ func TestDangerousToolConfirmation(t *testing.T) {
 	h.runDone(3)
 }
 
-func TestRunOnlyOneCallAtATime(t *testing.T) {
-	h := newHarness(t, newTestRegistry(t), 100, 30)
-	openRun(t, h, "demo.slow", `{"ms":60000}`)
-	h.press("ctrl+s")
-	h.press("H")
-	h.send(openRunMsg{name: "demo.echo", args: json.RawMessage(`{"text":"x"}`), start: true})
-	if h.m.run.tool.Name != "demo.slow" || len(h.m.c.history) != 1 {
-		t.Fatal("a second call started while one runs")
-	}
-	h.mustContain("call 1 of demo.slow is still running")
-	h.press("esc")
-	h.runDone(1)
-}
-
 func TestConsentIsAskedForValidArgumentsOnly(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	f := withFakeEditor(h)

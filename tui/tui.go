@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,6 +81,7 @@ type Model struct {
 	history  *historyScreen
 	call     *callScreen
 	board    *boardScreen
+	runs     *runsScreen
 	problems *problemsScreen
 
 	stack    []screen
@@ -90,6 +92,13 @@ type Model struct {
 	helpVP   viewport.Model // the full help, scrollable
 	status   string
 	statusOK bool
+	// toast is a notification that outlives keys until toastTime passes.
+	toast    string
+	toastOK  bool
+	toastGen int
+	// toastTimer ends the notification gen when its time is up; tests
+	// replace it and send toastExpiredMsg themselves.
+	toastTimer func(gen int) tea.Cmd
 
 	width, height int
 }
@@ -147,14 +156,16 @@ func New(reg *tooling.Registry, opts Options) *Model {
 			return fields
 		})
 	}
+	c.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Status))
 	reg.SetConsentFunc(consoleConsent)
-	m := &Model{c: c, width: 80, height: 24}
+	m := &Model{c: c, width: 80, height: 24, toastTimer: toastTick}
 	m.list = newListScreen(c)
 	m.detail = newDetailScreen(c)
 	m.run = newRunScreen(c)
 	m.history = newHistoryScreen(c)
 	m.call = newCallScreen(c)
 	m.board = newBoardScreen(c)
+	m.runs = newRunsScreen(c)
 	m.problems = newProblemsScreen(c)
 	m.stack = []screen{m.list}
 	m.helpVP = viewport.New()
@@ -174,7 +185,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.problems} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.runs, m.problems} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -191,8 +202,8 @@ func (m *Model) openHelp() {
 	m.helpVP.GotoTop()
 }
 
-// shutdown cancels the call in flight, if any.
-func (m *Model) shutdown() { m.run.shutdown() }
+// shutdown cancels the calls in flight.
+func (m *Model) shutdown() { m.c.cancelAll() }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -243,13 +254,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			rec.result = msg.result
 			keep = m.c.keepCmd(rec)
 		}
+		m.c.ended(msg.seq, msg.result)
+		watched := m.top() == m.run && m.run.busy() && m.run.seq == msg.seq
 		cmd := tea.Batch(keep, m.run.Update(msg))
-		if msg.result != nil && m.top() != m.run {
-			m.setStatus(fmt.Sprintf("call %d of %s ended: %s", msg.seq, msg.result.Tool, outcome(msg.result)), msg.result.OK())
+		if msg.result != nil && !watched {
+			cmd = tea.Batch(cmd, m.notify(fmt.Sprintf("call %d of %s ended: %s", msg.seq, msg.result.Tool, outcome(msg.result)), msg.result.OK()))
 		}
 		return m, cmd
+	case toastExpiredMsg:
+		if msg.gen == m.toastGen {
+			m.toast = ""
+		}
+		return m, nil
+	case followRunMsg:
+		return m, m.followRun(msg.seq)
 	case spinner.TickMsg:
-		return m, m.run.Update(msg)
+		return m, m.c.tick(msg)
 	case availabilityMsg:
 		if msg.origin != m.c.origin {
 			return m, nil // checked for the origin before the last change
@@ -352,6 +372,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.push(m.history)
 		case key.Matches(msg, g.Board):
 			return m.push(m.board)
+		case key.Matches(msg, g.Runs):
+			return m.push(m.runs)
 		}
 	}
 	return m.top().Update(msg)
@@ -363,9 +385,9 @@ func (m *Model) askQuit() tea.Cmd {
 	if m.top() == m.list {
 		return m.quit()
 	}
-	running := ""
-	if m.run.busy() {
-		running = m.run.tool.Name
+	var running []string
+	for _, a := range m.c.running() {
+		running = append(running, a.tool)
 	}
 	m.quitAsk = newQuitDialog(m.c, running)
 	return nil
@@ -401,18 +423,12 @@ func (m *Model) pop() tea.Cmd {
 	return m.top().Show()
 }
 
-// openRun opens the run screen of a tool, unless a call of another tool
-// is in flight there.
+// openRun opens the run screen of a tool. A call the screen follows goes
+// on in the background.
 func (m *Model) openRun(msg openRunMsg) tea.Cmd {
 	t, ok := m.c.reg.Lookup(msg.name)
 	if !ok {
 		return statusCmd("no tool named "+msg.name, true)
-	}
-	if m.run.busy() {
-		if msg.start || msg.args != nil || m.run.tool.Name != t.Name {
-			m.setStatus("call "+fmt.Sprint(m.run.seq)+" of "+m.run.tool.Name+" is still running: wait for it or cancel it with esc", false)
-		}
-		return m.push(m.run)
 	}
 	cmd := tea.Batch(m.run.setTool(t, msg.args), m.push(m.run))
 	if msg.start {
@@ -423,6 +439,46 @@ func (m *Model) openRun(msg openRunMsg) tea.Cmd {
 		cmd = tea.Batch(cmd, m.run.start(args, false))
 	}
 	return cmd
+}
+
+// followRun opens the run screen on the call seq in flight.
+func (m *Model) followRun(seq int) tea.Cmd {
+	a := m.c.runOf(seq)
+	if a == nil {
+		return nil
+	}
+	if !a.running() {
+		if rec := m.c.record(seq); rec != nil {
+			m.call.setCall(rec)
+			return m.push(m.call)
+		}
+		return nil
+	}
+	t, ok := m.c.reg.Lookup(a.tool)
+	if !ok {
+		return statusCmd("no tool named "+a.tool, true)
+	}
+	return tea.Batch(m.run.follow(t, a), m.push(m.run))
+}
+
+// toastTime is how long a notification stays in the footer.
+const toastTime = 5 * time.Second
+
+// toastExpiredMsg ends the notification gen.
+type toastExpiredMsg struct{ gen int }
+
+// notify shows a short notification in the footer until toastTime passes
+// (or a newer one replaces it): a call ended while its screen was not on
+// top.
+func (m *Model) notify(text string, ok bool) tea.Cmd {
+	m.toastGen++
+	m.toast, m.toastOK = text, ok
+	return m.toastTimer(m.toastGen)
+}
+
+// toastTick is the notifications' timer.
+func toastTick(gen int) tea.Cmd {
+	return tea.Tick(toastTime, func(time.Time) tea.Msg { return toastExpiredMsg{gen: gen} })
 }
 
 // View draws the header, the screen (or an overlay), the status line and
@@ -455,11 +511,15 @@ func (m *Model) render() string {
 	}
 
 	var status string
-	if m.status != "" {
-		if m.statusOK {
-			status = st.Status.Render(m.status)
+	text, ok := m.status, m.statusOK
+	if text == "" {
+		text, ok = m.toast, m.toastOK
+	}
+	if text != "" {
+		if ok {
+			status = st.Status.Render(text)
 		} else {
-			status = st.StatusErr.Render(m.status)
+			status = st.StatusErr.Render(text)
 		}
 	}
 	var km help.KeyMap = top.KeyMap()
@@ -500,8 +560,10 @@ func (m *Model) header() string {
 	}
 	left := strings.Join(parts, st.Faint.Render(" › "))
 	var right string
-	if m.run.busy() && m.top() != m.run {
-		right = st.Status.Render(m.run.spin.View() + " " + m.run.tool.Name + " " + formatDuration(m.c.now().Sub(m.run.started)))
+	if run := m.c.running(); len(run) == 1 && !(m.top() == m.run && m.run.busy()) {
+		right = st.Status.Render(m.c.spin.View() + " " + run[0].tool + " " + formatDuration(run[0].elapsed(m.c.now())))
+	} else if len(run) > 1 {
+		right = st.Status.Render(m.c.spin.View() + " " + strconv.Itoa(len(run)) + " calls running (R)")
 	} else if n := len(m.c.history); n > 0 {
 		right = st.Faint.Render(plural(n, "call"))
 	}

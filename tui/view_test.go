@@ -86,6 +86,15 @@ var goldenScreens = []struct {
 		h.m.c.history = []*callRecord{{seq: 1, tool: "demo.echo", args: json.RawMessage(`{"text":"hi"}`), result: fixedResult(), started: fixedTime}}
 		h.press("H", "s")
 	}},
+	{"runs", func(t *testing.T, h *harness) {
+		slow := &activeRun{seq: 1, tool: "demo.slow", args: json.RawMessage(`{"ms":60000}`), started: fixedTime.Add(-2500 * time.Millisecond)}
+		slow.progress.Store(&tooling.Progress{Done: 300, Total: 1000, Message: "slept 300 ms"})
+		note := &activeRun{seq: 2, tool: "demo.write_note", started: fixedTime.Add(-1500 * time.Millisecond), queued: true, waiting: true,
+			waitingOn: `waiting for resource "notes" held by demo.write_note (call-0)`}
+		done := &activeRun{seq: 3, tool: "demo.echo", result: fixedResult()}
+		h.m.c.runs = []*activeRun{slow, note, done}
+		h.press("R")
+	}},
 	{"help", func(t *testing.T, h *harness) { h.press("?") }},
 	{"list_problems", func(t *testing.T, h *harness) { loadProblems(h) }},
 	{"problems", func(t *testing.T, h *harness) { loadProblems(h); h.press("P") }},
@@ -188,6 +197,7 @@ func TestHelpOnEveryScreen(t *testing.T) {
 		{"saved", func(t *testing.T, h *harness) { h.press("H", "tab") }, "?", "Keys · Saved calls", "run the saved call"},
 		{"call", func(t *testing.T, h *harness) { h.m.c.store = keptStore(t, 1); h.press("H", "enter") }, "?", "Keys · Call of demo.slow", "re-run the call"},
 		{"board", func(t *testing.T, h *harness) { h.press("B") }, "?", "Keys · Governance", "pause/resume"},
+		{"runs", func(t *testing.T, h *harness) { h.press("R") }, "?", "Keys · Runs", "cancel the call"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, newTestRegistry(t), 120, 40)

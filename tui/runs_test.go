@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// tick sends a frame of the console's spinner, as the runtime does every
+// few tens of milliseconds while calls run: the runs are polled.
+func tick(h *harness) { h.send(spinner.TickMsg{ID: h.m.c.spin.ID()}) }
+
+// A call started in the console does not hold it: b leaves it running,
+// another call runs and ends meanwhile, the runs panel (R) lists both, and
+// enter follows the one in flight, where esc cancels it.
+func TestRunsInTheBackground(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	h.press("ctrl+s")
+	h.mustContain("esc cancels the call · b leaves it running in the background")
+	h.press("b")
+	if h.m.run.busy() || h.m.c.runOf(1) == nil || !h.m.c.runOf(1).running() {
+		t.Fatal("b does not leave the call running in the background")
+	}
+	h.mustContain("call 1 of demo.slow runs in the background")
+	openRun(t, h, "demo.echo", `{"text":"meanwhile"}`)
+	h.press("ctrl+s")
+	if res := h.runDone(2); !res.OK() {
+		t.Fatalf("a call beside one in flight: %s %s", res.Code, res.Message)
+	}
+	h.mustContain(`"text": "meanwhile"`, "demo.slow 0s") // the one in flight, in the header
+	h.press("R")
+	if h.m.top() != h.m.runs {
+		t.Fatal("R does not open the runs panel")
+	}
+	h.mustContain("Runs · 1 call in flight, 1 ended this session", "1  demo.slow", "running", "2  demo.echo", "✓ ok")
+	if v := h.view(); strings.Index(v, "1  demo.slow") > strings.Index(v, "2  demo.echo") {
+		t.Errorf("the call in flight is not listed first:\n%s", v)
+	}
+	h.press("enter")
+	if h.m.top() != h.m.run || !h.m.run.busy() || h.m.run.seq != 1 || h.m.run.tool.Name != "demo.slow" {
+		t.Fatal("enter does not follow the call in flight")
+	}
+	h.mustContain("Run demo.slow", `arguments {"ms":60000}`)
+	h.press("esc")
+	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+		t.Fatalf("esc on the followed call: %s", res.Code)
+	}
+	h.mustContain("✗ error canceled · demo.slow")
+	h.press("R", "enter") // an ended call (the newest first) opens its request and result
+	if h.m.top() != h.m.call || h.m.call.rec.seq != 2 {
+		t.Fatal("enter on an ended call does not open it")
+	}
+}
+
+// gatedTools are an exclusive tool whose calls report progress, then hold
+// their lock until release is closed or they are canceled.
+func gatedTools(release <-chan struct{}) []tooling.Tool {
+	return []tooling.Tool{{
+		Name: "demo.excl", Title: "Exclusive", Description: "One call at a time.",
+		Meta: tooling.Meta{Concurrency: tooling.Exclusive, Timeout: time.Hour},
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			c.ReportProgress(1, 4, "warming up")
+			select {
+			case <-release:
+				return map[string]any{"done": true}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}}
+}
+
+// Two background calls of an exclusive tool: the runs panel and the board
+// show one running and one queued behind it; x in the panel cancels the
+// queued one.
+func TestExclusiveCallsQueueInTheBackground(t *testing.T) {
+	release := make(chan struct{})
+	reg := newTestRegistry(t)
+	for _, tool := range gatedTools(release) {
+		if err := reg.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, reg, 120, 30)
+	openRun(t, h, "demo.excl", "")
+	h.press("ctrl+s", "b", "ctrl+s", "b", "ctrl+s", "b")
+	// A barrier, not a clock: the registry says when call 1 holds the lock
+	// and calls 2 and 3 wait for it.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		g := reg.Governance()
+		if len(g.Locks) == 1 && g.Locks[0].Holder != nil && g.Locks[0].Holder.ID == "call-1" && len(g.Locks[0].Waiters) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the calls never queued: %+v", g.Locks)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tick(h)
+	h.press("R")
+	h.mustContain("Runs · 3 calls in flight", "3 calls running (R)", "1  demo.excl", "running", "25% (1 of 4) · warming up",
+		"2  demo.excl", "queued", `waiting for resource "demo.excl" held by demo.excl (call-1)`)
+	h.press("B")
+	h.mustContain("held by demo.excl (call-1)", "waiting: demo.excl (call-2), demo.excl (call-3)")
+	h.press("esc")
+	h.press("j", "x") // the cursor is on call 2 (in flight, newest first: 3, 2, 1)
+	h.mustContain("canceling call 2 of demo.excl")
+	if res := h.runDone(2); res.Code != tooling.CodeCanceled {
+		t.Fatalf("x: %s", res.Code)
+	}
+	close(release)
+	h.runDone(1)
+	h.runDone(3)
+	h.mustContain("0 calls in flight, 3 ended")
+}
+
+// A call that ends while the person is elsewhere is a notification in the
+// footer; keys do not clear it, its timer does (a newer one's timer does
+// not clear the older). Watching the call's own screen, there is none.
+func TestBackgroundEndNotifies(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.echo", `{"text":"x"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	if h.m.toast != "" {
+		t.Fatalf("a call watched to its end notifies: %q", h.m.toast)
+	}
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	h.press("ctrl+s", "b", "H")
+	h.m.c.runOf(2).stop()
+	h.runDone(2)
+	h.mustContain("call 2 of demo.slow ended: error canceled")
+	h.press("j")
+	h.mustContain("call 2 of demo.slow ended: error canceled")
+	gen := h.m.toastGen
+	h.send(toastExpiredMsg{gen: gen - 1})
+	h.mustContain("call 2 of demo.slow ended")
+	h.send(toastExpiredMsg{gen: gen})
+	h.mustNotContain("call 2 of demo.slow ended")
+}
+
+// The runs panel has its help and a footer that fits 80 columns.
+func TestRunsPanelEmptyAndHelp(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 80, 24)
+	h.press("R")
+	h.mustContain("no calls yet", "enter follow • x cancel")
+	h.press("?")
+	h.mustContain("Keys · Runs", "follow the call (or open its result)", "calls running in the background")
+	_ = json.RawMessage(nil)
+}
