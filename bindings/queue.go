@@ -18,6 +18,12 @@ import (
 //	    queue: {provider: redis, url: "redis://:${REDIS_PASSWORD}@localhost:6379/0"}
 //	  bus:
 //	    queue: {provider: nats, url: "nats://${NATS_USER}:${NATS_PASSWORD}@localhost:4222"}
+//
+// A call's idempotency key makes a repeated publish add nothing: NATS sends
+// it as the message id (Nats-Msg-Id), which the stream remembers for its
+// duplicate window (two minutes unless configured); Redis remembers it for
+// two minutes beside the stream (key STREAM:idempotency:KEY). Either way the
+// repeat answers with the first message's id, marked duplicate.
 type QueueSource struct {
 	// Provider is "redis" (Redis Streams, XADD) or "nats" (NATS JetStream).
 	Provider string `yaml:"provider" json:"provider"`
@@ -76,6 +82,8 @@ const (
 // publisher is a connection to one queue server, safe for concurrent use.
 type publisher interface {
 	publish(ctx context.Context, m *queueMessage) (Outcome, error)
+	// broken reports a client that will not work again.
+	broken() bool
 	close() error
 }
 
@@ -96,7 +104,7 @@ type queueSource struct {
 	name     string
 	provider string
 	url      tmpl // as written, ${NAME} references unresolved
-	dial     func(url string) (publisher, error)
+	dial     func(ctx context.Context, url string) (publisher, error)
 
 	lock   chan struct{} // a mutex that a waiting call can give up on
 	pub    publisher
@@ -168,14 +176,14 @@ func (q *queueSource) client(ctx context.Context, env Env) (publisher, error) {
 	if q.closed {
 		return nil, fmt.Errorf("queue %s: the source is closed", q.name)
 	}
-	if q.pub != nil && q.pubURL == url {
+	if q.pub != nil && q.pubURL == url && !q.pub.broken() {
 		return q.pub, nil
 	}
 	if q.pub != nil {
 		_ = q.pub.close() // the credentials changed: calls still using it fail and may be retried
 		q.pub = nil
 	}
-	p, err := q.dial(url)
+	p, err := q.dial(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -346,4 +354,5 @@ func (b *queueBinding) shadow(m *queueMessage) Outcome {
 var (
 	_ binding   = (*queueBinding)(nil)
 	_ publisher = (*redisPublisher)(nil)
+	_ publisher = (*natsPublisher)(nil)
 )

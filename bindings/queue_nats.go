@@ -1,9 +1,121 @@
 package bindings
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
 
-// dialNATS will connect to NATS JetStream; until then a NATS source is
-// checked when loaded and refuses to publish.
-func dialNATS(string) (publisher, error) {
-	return nil, errors.New("queue: publishing to NATS is not available yet")
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// natsPublisher publishes to NATS JetStream and waits for the stream's
+// acknowledgement. An idempotency key is the message id (Nats-Msg-Id): the
+// stream keeps one message per id within its duplicate window (two
+// minutes unless configured), so a retried publish is acknowledged as a
+// duplicate instead of stored twice.
+type natsPublisher struct {
+	nc *nats.Conn
+	js jetstream.JetStream
+}
+
+// dialNATS connects, within ctx, to the first server of the URL that
+// answers; the client reconnects by itself after that.
+func dialNATS(ctx context.Context, servers string) (publisher, error) {
+	for _, s := range strings.Split(servers, ",") {
+		if _, err := url.Parse(strings.TrimSpace(s)); err != nil {
+			// The parser's message quotes the URL, credentials included.
+			return nil, errors.New("queue: url: not a NATS URL (nats://[user:password@]host:port, tls://..., comma-separated)")
+		}
+	}
+	type result struct {
+		nc  *nats.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		nc, err := nats.Connect(servers, nats.Name("toolexplorer"), nats.NoCallbacksAfterClientClose())
+		done <- result{nc, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		go func() { // the connection is not wanted when it comes
+			if r := <-done; r.nc != nil {
+				r.nc.Close()
+			}
+		}()
+		return nil, &TransientError{Err: fmt.Errorf("queue: nats: connecting: %w", ctx.Err())}
+	}
+	if r.err != nil {
+		return nil, natsError("connecting", r.err)
+	}
+	js, err := jetstream.New(r.nc)
+	if err != nil {
+		r.nc.Close()
+		return nil, fmt.Errorf("queue: nats: %w", err)
+	}
+	return &natsPublisher{nc: r.nc, js: js}, nil
+}
+
+func (p *natsPublisher) publish(ctx context.Context, m *queueMessage) (Outcome, error) {
+	msg := &nats.Msg{Subject: m.subject, Data: m.body}
+	if len(m.headers) > 0 {
+		msg.Header = make(nats.Header, len(m.headers))
+		for _, h := range m.headers {
+			msg.Header.Set(h[0], h[1]) // as written: NATS headers are case-sensitive
+		}
+	}
+	var opts []jetstream.PublishOpt
+	if m.id != "" {
+		opts = append(opts, jetstream.WithMsgID(m.id))
+	}
+	if m.stream != "" {
+		opts = append(opts, jetstream.WithExpectStream(m.stream))
+	}
+	ack, err := p.js.PublishMsg(ctx, msg, opts...)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			return Outcome{}, fmt.Errorf("queue: nats subject %s: no JetStream stream takes it", m.subject)
+		}
+		return Outcome{}, natsError("subject "+m.subject, err)
+	}
+	seq := ack.Stream + "#" + strconv.FormatUint(ack.Sequence, 10)
+	out := map[string]any{"stream": ack.Stream, "sequence": ack.Sequence}
+	status := "published " + seq
+	if ack.Duplicate {
+		out["duplicate"] = true
+		status = "duplicate of " + seq
+	}
+	return Outcome{Output: out, Status: status, ResponseBytes: len(ack.Stream) + 8}, nil
+}
+
+// broken: the client gave up reconnecting; a new one is made.
+func (p *natsPublisher) broken() bool { return p.nc.IsClosed() }
+
+func (p *natsPublisher) close() error {
+	p.nc.Close()
+	return nil
+}
+
+// natsError says what failed; connection failures and timeouts are
+// transient.
+func natsError(what string, err error) error {
+	e := fmt.Errorf("queue: nats %s: %w", what, err)
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return e
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),
+		errors.Is(err, nats.ErrNoServers), errors.Is(err, nats.ErrConnectionClosed),
+		errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected),
+		errors.As(err, &ne):
+		return &TransientError{Err: e}
+	}
+	return e
 }

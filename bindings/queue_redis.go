@@ -21,7 +21,7 @@ const redisDedupeWindow = 2 * time.Minute
 type redisPublisher struct{ c *redis.Client }
 
 // dialRedis makes a client; it connects on its first command.
-func dialRedis(url string) (publisher, error) {
+func dialRedis(_ context.Context, url string) (publisher, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		// The parser's message may quote the URL, credentials included.
@@ -96,6 +96,9 @@ func (p *redisPublisher) publish(ctx context.Context, m *queueMessage) (Outcome,
 }
 
 func (p *redisPublisher) close() error { return p.c.Close() }
+
+// broken is never so: the client dials again as it needs.
+func (p *redisPublisher) broken() bool { return false }
 
 // redisError says what failed; connection failures, timeouts and a server
 // that asks to try again are transient.

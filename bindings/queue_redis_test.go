@@ -152,14 +152,7 @@ func TestQueueRedisIdempotencyKey(t *testing.T) {
 	stream := testStream(t, c)
 	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + addr})
 	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: stream}, src)
-	call := func(key string) Outcome {
-		t.Helper()
-		o, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1"}, IdempotencyKey: key, Env: noEnv})
-		if err != nil {
-			t.Fatalf("key %q: %v", key, err)
-		}
-		return o
-	}
+	call := func(key string) Outcome { t.Helper(); return publishWithKey(t, b, key) }
 	first, again := call("order-A-1"), call("order-A-1")
 	id := first.Output.(map[string]any)["id"]
 	if first.Output.(map[string]any)["duplicate"] != nil || !strings.HasPrefix(first.Status, "published ") {

@@ -321,22 +321,20 @@ func TestQueueShadow(t *testing.T) {
 	}
 }
 
-func TestQueueRedisUnreachable(t *testing.T) {
-	noQueueLeaks(t)
-	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + closedPort(t)})
-	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
-	_, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "1"}, Env: noEnv})
-	var te *TransientError
-	if !errors.As(err, &te) {
-		t.Errorf("err = %v (%T), want a *TransientError", err, err)
+// publishWithKey publishes order A-1 with the idempotency key.
+func publishWithKey(t *testing.T, b binding, key string) Outcome {
+	t.Helper()
+	o, err := b.do(context.Background(), &Request{Args: map[string]any{"order_id": "A-1"}, IdempotencyKey: key, Env: noEnv})
+	if err != nil {
+		t.Fatalf("key %q: %v", key, err)
 	}
+	return o
 }
 
-// TestQueueRedisSilentServer: a server that accepts and never answers
-// holds the call only until its context's deadline; the failure is
-// transient.
-func TestQueueRedisSilentServer(t *testing.T) {
-	noQueueLeaks(t)
+// silentServer is the address of a server that accepts connections and
+// never says a word.
+func silentServer(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -358,13 +356,29 @@ func TestQueueRedisSilentServer(t *testing.T) {
 			c.Close()
 		}
 	})
-	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + l.Addr().String()})
-	b := mustCompileQueue(t, QueueBinding{Source: "events", Stream: "orders"}, src)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	_, err = b.do(ctx, &Request{Args: map[string]any{"order_id": "1"}, Env: noEnv})
-	var te *TransientError
-	if !errors.As(err, &te) {
-		t.Errorf("err = %v (%T), want a *TransientError", err, err)
+	return l.Addr().String()
+}
+
+// TestQueueUnreachable: a server that refuses connections, and one that
+// accepts and never answers (the call is held only until its context's
+// deadline), are transient failures for both providers.
+func TestQueueUnreachable(t *testing.T) {
+	noQueueLeaks(t)
+	for _, provider := range []string{"redis", "nats"} {
+		for name, addr := range map[string]string{"refused": closedPort(t), "silent": silentServer(t)} {
+			src := mustOpenQueue(t, QueueSource{Provider: provider, URL: provider + "://" + addr})
+			qb := QueueBinding{Source: "events", Stream: "orders"}
+			if provider == "nats" {
+				qb = QueueBinding{Source: "events", Subject: "orders.created"}
+			}
+			b := mustCompileQueue(t, qb, src)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			_, err := b.do(ctx, &Request{Args: map[string]any{"order_id": "1"}, Env: noEnv})
+			cancel()
+			var te *TransientError
+			if !errors.As(err, &te) {
+				t.Errorf("%s, %s: err = %v (%T), want a *TransientError", provider, name, err, err)
+			}
+		}
 	}
 }
