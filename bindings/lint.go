@@ -32,10 +32,6 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`://[^/\s:@]+:[^/\s@$]+@`), "a password in a URL"},
 }
 
-// sqlSplice is text placed into a SQL statement rather than bound as a
-// parameter.
-var sqlSplice = regexp.MustCompile(`'\{\{|\{\{|['"]\s*\+|\+\s*['"]|\$\{|%s|%v`)
-
 // Lint reads the tools files at paths (as Load does) and reports plaintext
 // secrets, text interpolated into SQL statements, and the credentials each
 // file uses. A file that does not parse is skipped: Load reports it.
@@ -64,9 +60,10 @@ func Lint(paths []string) LintReport {
 					break
 				}
 			}
-			if strings.Contains(path, ".sql.") && isStatementKey(path) && sqlSplice.MatchString(n.Value) {
-				rep.Problems = append(rep.Problems, Problem{Pos: Pos{File: f, Line: n.Line}, Path: path,
-					Message: "text is spliced into the statement: pass values as parameters bound from the arguments, never as text"})
+			if strings.Contains(path, ".sql.") && isStatementKey(path) {
+				for _, m := range sqlInterpolation(n.Value) {
+					rep.Problems = append(rep.Problems, Problem{Pos: Pos{File: f, Line: n.Line}, Path: path, Message: m})
+				}
 			}
 		})
 		if len(vars) > 0 {

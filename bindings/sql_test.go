@@ -505,3 +505,34 @@ func TestSQLConnectionErrorIsTransientAndHidesSecrets(t *testing.T) {
 		t.Errorf("the error shows the password: %v", err)
 	}
 }
+
+func TestLintReportsSQLInterpolation(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"shop.yaml": `sources:
+  shop:
+    sql: {driver: sqlite, dsn: shop.db}
+tools:
+  - name: shop.find
+    binding:
+      sql:
+        source: shop
+        statement: SELECT * FROM products WHERE name = '${name}'
+  - name: shop.like
+    binding:
+      sql:
+        source: shop
+        statement: SELECT * FROM products WHERE name LIKE '%:q%' OR price + 1 > :p
+`})
+	rep := Lint([]string{dir})
+	file := filepath.Join(dir, "shop.yaml")
+	want := []string{
+		file + `:9: tools[0].binding.sql.statement: "${name}" is text interpolation: pass the value as a :name placeholder`,
+		file + `:14: tools[1].binding.sql.statement: :q inside the string literal '%:q%' is text, never bound: write the placeholder outside the quotes ('%' || :q || '%')`,
+	}
+	var got []string
+	for _, p := range rep.Problems {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lint:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
