@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
+	"github.com/toolexplorer/toolexplorer/tooling/lint"
 )
 
 // demoPrefixes are the name prefixes of the demo tools: the in-process
@@ -190,9 +191,9 @@ func TestToolsMeta(t *testing.T) {
 }
 
 func TestExportProblems(t *testing.T) {
-	for _, p := range export.Problems(tooling.Default) {
-		if isDemo(p.Tool) {
-			t.Errorf("%s (%s): %s", p.Tool, p.Format, p.Message)
+	for _, p := range lint.Registry(tooling.Default) {
+		if p.Check == "export" && isDemo(p.Tool) {
+			t.Errorf("%s", p)
 		}
 	}
 	// Exports for models list what a model may call: demo.llm_only, and

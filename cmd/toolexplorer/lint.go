@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/toolexplorer/toolexplorer/tooling/export"
+	"github.com/toolexplorer/toolexplorer/tooling/lint"
 	"github.com/toolexplorer/toolexplorer/tui/form"
 	"sort"
 	"strings"
@@ -80,9 +80,9 @@ warnings count); 2 for a usage error or a config file that does not load.
 
 // lintReport is the output of lint --json.
 type lintReport struct {
-	Tools    int       `json:"tools"`
-	Count    int       `json:"count"`
-	Problems []problem `json:"problems"`
+	Tools    int            `json:"tools"`
+	Count    int            `json:"count"`
+	Problems []lint.Problem `json:"problems"`
 	// Credentials lists, per tools file, the variables its ${NAME}
 	// references use.
 	Credentials map[string][]string `json:"credentials,omitempty"`
@@ -127,81 +127,23 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// problem is one finding of lint.
-type problem struct {
-	// Tool is the tool at fault, "" for the config.
-	Tool string `json:"tool,omitempty"`
-	// Check is the kind of finding: "export", "config", "input",
-	// "output" or "meta".
-	Check string `json:"check"`
-	// Formats are the export formats concerned, for check "export" (and
-	// "output", which concerns MCP), or "form" (form coverage).
-	Formats []string `json:"formats,omitempty"`
-	// Path is a JSON pointer into the tool's input or output schema.
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
-}
-
-func (p problem) String() string {
-	var b strings.Builder
-	if p.Tool != "" {
-		b.WriteString(p.Tool)
-		b.WriteString(": ")
-	}
-	switch p.Check {
-	case "export":
-		b.WriteString(strings.Join(p.Formats, ", "))
-		b.WriteString(": ")
-	case "form":
-		b.WriteString("form ")
-		b.WriteString(p.Path)
-		b.WriteString(": ")
-	case "tools_file":
-		b.WriteString(p.Path)
-		b.WriteString(": ")
-	case "input", "output":
-		b.WriteString(p.Check)
-		b.WriteString(" schema")
-		if p.Path != "" {
-			b.WriteString(" ")
-			b.WriteString(p.Path)
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(p.Message)
-	return b.String()
-}
-
-// lint gathers every problem: exports, config, then each tool's own.
-func (a *app) lint() []problem {
-	out := []problem{}
+// lint gathers every problem: the config's, the tools files', then each
+// tool's (those of package lint, then the form's), by tool.
+func (a *app) lint() []lint.Problem {
+	out := []lint.Problem{}
 	for _, w := range a.warnings {
-		out = append(out, problem{Check: "config", Message: w})
+		out = append(out, lint.Problem{Check: "config", Message: w})
 	}
 	out = append(out, lintToolFiles(a.fileProblems)...)
 	out = append(out, lintToolFiles(a.fileFindings())...)
-	// One problem per tool and message, naming every format it concerns.
-	byKey := map[[2]string]int{}
-	var exports []problem
-	for _, ep := range export.Problems(a.reg) {
-		key := [2]string{ep.Tool, ep.Message}
-		if i, ok := byKey[key]; ok {
-			exports[i].Formats = append(exports[i].Formats, string(ep.Format))
-			continue
-		}
-		byKey[key] = len(exports)
-		exports = append(exports, problem{Tool: ep.Tool, Check: "export", Formats: []string{string(ep.Format)}, Message: ep.Message})
-	}
-	var tools []problem
-	tools = append(tools, exports...)
+	tools := lint.Registry(a.reg)
 	for _, name := range a.reg.Names() {
 		t, ok := a.reg.Lookup(name)
 		if !ok {
 			continue
 		}
-		tools = append(tools, lintTool(t)...)
 		for _, path := range form.Coverage(t.Input) {
-			tools = append(tools, problem{Tool: name, Check: "form", Path: path,
+			tools = append(tools, lint.Problem{Tool: name, Check: "form", Path: path,
 				Message: "the console's form cannot render this natively and shows a raw JSON box"})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/bindings"
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling/lint"
 )
 
 // loadToolFiles loads the tools files of --tools-dir and the config's
@@ -176,10 +177,10 @@ func (a *app) fileFindings() []bindings.Problem {
 }
 
 // fileProblems turns the problems of tools files into lint's.
-func lintToolFiles(problems []bindings.Problem) []problem {
-	out := make([]problem, len(problems))
+func lintToolFiles(problems []bindings.Problem) []lint.Problem {
+	out := make([]lint.Problem, len(problems))
 	for i, p := range problems {
-		out[i] = problem{Check: "tools_file", Path: fmt.Sprintf("%s:%d", p.File, p.Line), Message: strings.TrimPrefix(p.String(), fmt.Sprintf("%s:%d: ", p.File, p.Line))}
+		out[i] = lint.Problem{Check: "tools_file", Path: fmt.Sprintf("%s:%d", p.File, p.Line), Message: strings.TrimPrefix(p.String(), fmt.Sprintf("%s:%d: ", p.File, p.Line))}
 		if p.Line == 0 {
 			out[i].Path = p.File
 			out[i].Message = strings.TrimPrefix(p.String(), p.File+": ")

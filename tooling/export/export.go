@@ -9,7 +9,6 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
-	"github.com/toolexplorer/toolexplorer/internal/wirename"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -220,66 +219,4 @@ func modelSchema(t tooling.Tool) json.RawMessage {
 		return InputSchema(t)
 	}
 	return b
-}
-
-// Problem is one reason a tool would be refused by a format.
-type Problem struct {
-	Tool    string `json:"tool"`
-	Format  Format `json:"format"`
-	Message string `json:"message"`
-}
-
-// Problems checks every tool of r against the rules of each format: names,
-// a root "type": "object", and no combinators at the root (OpenAI refuses
-// anyOf, oneOf, allOf, enum and not there).
-func Problems(r *tooling.Registry) []Problem {
-	var out []Problem
-	for _, t := range r.List(context.Background(), tooling.Filter{}) {
-		out = append(out, ProblemsOf(t)...)
-	}
-	return out
-}
-
-// ProblemsOf checks one tool against the rules of each format.
-func ProblemsOf(t tooling.Tool) []Problem {
-	var out []Problem
-	add := func(f Format, format string, a ...any) {
-		out = append(out, Problem{Tool: t.Name, Format: f, Message: fmt.Sprintf(format, a...)})
-	}
-	name := toolname.Export(t.Name)
-	if !wirename.Valid(t.Name, 128, true) {
-		add(FormatMCP, "name %q is not 1-128 letters, digits, '_', '-' or '.'", t.Name)
-	}
-	for _, f := range []Format{FormatOpenAI, FormatAnthropic} {
-		if !wirename.Valid(name, 64, false) {
-			add(f, "exported name %q is not 1-64 letters, digits, '_' or '-'", name)
-		}
-	}
-	obj := decodeObject(t.Input)
-	for _, kw := range []string{"anyOf", "oneOf", "allOf", "enum", "not"} {
-		if _, ok := obj[kw]; ok {
-			add(FormatOpenAI, "input schema has %q at its root, which OpenAI refuses: move it into a property", kw)
-		}
-	}
-	if len(t.Output) > 0 {
-		if o := decodeObject(t.Output); o == nil || !typeIsObject(o["type"]) {
-			add(FormatMCP, "output schema must have \"type\": \"object\" at its root (MCP structured content is an object)")
-		}
-	}
-	if strings.TrimSpace(t.Description) == "" {
-		for _, f := range Formats() {
-			add(f, "no description: models choose tools by their description")
-		}
-	}
-	return out
-}
-
-func typeIsObject(t any) bool {
-	switch t := t.(type) {
-	case string:
-		return t == "object"
-	case []any:
-		return len(t) == 1 && t[0] == "object"
-	}
-	return false
 }

@@ -107,37 +107,6 @@ func TestExportLeavesOutDisabledTools(t *testing.T) {
 	}
 }
 
-func TestExportProblems(t *testing.T) {
-	r := tooling.NewRegistry()
-	r.Register(tooling.Tool{Name: "demo.fine", Description: "fine", Run: run})
-	r.Register(tooling.Tool{Name: "demo.union", Description: "union", Run: run,
-		Input: raw(`{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}`)})
-	r.Register(tooling.Tool{Name: "demo.silent", Run: run})
-	got := map[string][]string{}
-	for _, p := range export.Problems(r) {
-		got[p.Tool] = append(got[p.Tool], string(p.Format)+": "+p.Message)
-	}
-	if len(got["demo.fine"]) != 0 {
-		t.Errorf("fine tool has problems: %v", got["demo.fine"])
-	}
-	if len(got["demo.union"]) != 1 || !strings.Contains(got["demo.union"][0], `openai: input schema has "anyOf" at its root`) {
-		t.Errorf("union: %v", got["demo.union"])
-	}
-	if len(got["demo.silent"]) != 3 {
-		t.Errorf("silent: %v", got["demo.silent"])
-	}
-}
-
-func TestExportProblemsOutputSchema(t *testing.T) {
-	r := tooling.NewRegistry()
-	r.Register(tooling.Tool{Name: "demo.scalar_out", Description: "d", Run: run, Output: raw(`{"type":"string"}`)})
-	r.Register(tooling.Tool{Name: "demo.object_out", Description: "d", Run: run, Output: raw(`{"type":"object"}`)})
-	probs := export.Problems(r)
-	if len(probs) != 1 || probs[0].Tool != "demo.scalar_out" || probs[0].Format != export.FormatMCP {
-		t.Fatalf("problems %+v", probs)
-	}
-}
-
 func run(context.Context, tooling.Call) (any, error) { return "ok", nil }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }

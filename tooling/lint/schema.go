@@ -1,77 +1,15 @@
-package main
+package lint
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
-	"github.com/toolexplorer/toolexplorer/tooling"
-	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
-
-// maxModelDescription is the longest function description OpenAI accepts.
-const maxModelDescription = 1024
-
-// lintTool returns the problems of one tool that Register lets through.
-func lintTool(t tooling.Tool) []problem {
-	var out []problem
-	meta := func(format string, args ...any) {
-		out = append(out, problem{Tool: t.Name, Check: "meta", Message: fmt.Sprintf(format, args...)})
-	}
-	if strings.TrimSpace(t.Title) == "" {
-		meta("no title: the console and MCP clients show tools by their title")
-	}
-	if n := utf8.RuneCountInString(t.Description); n > maxModelDescription {
-		meta("the description is %d characters long, over the %d OpenAI accepts", n, maxModelDescription)
-	}
-	seen := map[string]bool{}
-	for _, tag := range t.Meta.Tags {
-		switch {
-		case strings.TrimSpace(tag) == "":
-			meta("Meta.Tags has an empty tag")
-		case seen[tag]:
-			meta("Meta.Tags has %q twice", tag)
-		}
-		seen[tag] = true
-	}
-
-	if len(t.Input) > 0 {
-		if doc, ok := decodeSchema(t.Input); ok {
-			c := &schemaLint{root: doc}
-			c.root1(doc)
-			c.walk(doc, "")
-			for _, f := range c.found {
-				out = append(out, problem{Tool: t.Name, Check: "input", Path: f.path, Message: f.msg})
-			}
-		}
-	}
-	if len(t.Output) > 0 {
-		if doc, ok := decodeSchema(t.Output); ok {
-			if obj, isObj := doc.(map[string]any); !isObj || !typeIs(obj["type"], "object") {
-				out = append(out, problem{Tool: t.Name, Check: "output", Formats: []string{string(export.FormatMCP)},
-					Message: "the root is not \"type\": \"object\": MCP requires an outputSchema to describe an object (wrap the value in a property)"})
-			}
-		}
-	}
-	return out
-}
-
-// decodeSchema decodes a schema with numbers kept exact.
-func decodeSchema(raw json.RawMessage) (any, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, false
-	}
-	return v, true
-}
 
 type finding struct{ path, msg string }
 
