@@ -30,7 +30,8 @@ type HTTPSource struct {
 	// Timeout bounds one attempt, within the call's deadline. Zero: 30s.
 	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// AllowHosts are the hosts besides the base URL's that a redirect may
-	// lead to: "api.example.com" (any port) or "api.example.com:8443".
+	// lead to: "api.example.com" (any port), "api.example.com:8443", or
+	// "*.example.com" (its subdomains, not example.com itself).
 	AllowHosts []string `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty"`
 	// AllowPrivate lets the tools reach loopback, link-local and private
 	// addresses (RFC 1918, ULA, CGNAT, unspecified). Zero: refused, checked

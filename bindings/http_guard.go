@@ -21,6 +21,7 @@ type guard struct {
 	allowHTTP    bool
 	hosts        map[string]bool // host names allowed on any port
 	hostPorts    map[string]bool // host:port allowed
+	suffixes     []string        // ".example.com" of "*.example.com": its subdomains
 	allowPrivate bool
 	// resolve, set by tests, maps the address about to be dialled (host:port)
 	// to another, as a resolver would: a name that resolves to loopback.
@@ -41,8 +42,12 @@ func newGuard(base *url.URL, allow []string, private bool) (*guard, error) {
 		allowPrivate: private,
 	}
 	for _, h := range allow {
+		if sub, ok := strings.CutPrefix(h, "*."); ok && sub != "" && !strings.ContainsAny(sub, "/@?#*: []") {
+			g.suffixes = append(g.suffixes, "."+canonHost(sub))
+			continue
+		}
 		if h == "" || strings.ContainsAny(h, "/@?#* ") {
-			return nil, fmt.Errorf("allow_hosts: %q is not a host or host:port", h)
+			return nil, fmt.Errorf("allow_hosts: %q is not a host, host:port or *.domain", h)
 		}
 		if host, port, err := net.SplitHostPort(h); err == nil {
 			g.hostPorts[net.JoinHostPort(canonHost(host), port)] = true
@@ -78,9 +83,14 @@ func (g *guard) refusal(u *url.URL) string {
 	default:
 		return fmt.Sprintf("scheme %q is not http or https", u.Scheme)
 	}
-	hp := hostPort(u)
-	if hp == g.baseHostPort || g.hostPorts[hp] || g.hosts[canonHost(u.Hostname())] {
+	hp, host := hostPort(u), canonHost(u.Hostname())
+	if hp == g.baseHostPort || g.hostPorts[hp] || g.hosts[host] {
 		return ""
+	}
+	for _, sfx := range g.suffixes {
+		if strings.HasSuffix(host, sfx) {
+			return ""
+		}
 	}
 	return fmt.Sprintf("host %s is neither the source's nor in its allow_hosts", u.Host)
 }

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // seen is what a test server received.
@@ -311,6 +313,7 @@ func TestHTTPRedirectGuard(t *testing.T) {
 		{"another host name", "http://localhost:" + port + "/x", "localhost"},
 		{"the same address, another port", other.URL + "/x", "127.0.0.1:" + port},
 		{"a private address behind a name", "http://internal.example:" + port + "/x", "internal.example"},
+		{"a subdomain", "http://a.internal.example:" + port + "/x", "*.internal.example"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -324,7 +327,11 @@ func TestHTTPRedirectGuard(t *testing.T) {
 				}
 				src := open(t, s)
 				src.guard.resolve = func(addr string) string {
-					return strings.Replace(addr, "internal.example:", "127.0.0.1:", 1)
+					host, p, _ := net.SplitHostPort(addr)
+					if strings.HasSuffix(host, "internal.example") {
+						return "127.0.0.1:" + p
+					}
+					return addr
 				}
 				b := compile(t, HTTPBinding{Source: "api", Path: "/go"}, src, Input{})
 				before := otherRec.count()
@@ -772,6 +779,8 @@ func TestOpenHTTPErrors(t *testing.T) {
 		{HTTPSource{BaseURL: "https://h", Headers: map[string]string{"X-A": "${1BAD}"}}, `"1BAD" is not a variable name`},
 		{HTTPSource{BaseURL: "https://h", Headers: map[string]string{"X-A": "a ${TOKEN"}}, "headers.X-A: ${TOKEN: ${ is not closed"},
 		{HTTPSource{BaseURL: "https://h", AllowHosts: []string{"https://x"}}, "allow_hosts:"},
+		{HTTPSource{BaseURL: "https://h", AllowHosts: []string{"*.x:80"}}, "allow_hosts:"},
+		{HTTPSource{BaseURL: "https://h", AllowHosts: []string{"a.*.x"}}, "allow_hosts:"},
 		{HTTPSource{BaseURL: "https://h", Methods: []string{"CONNECT"}}, "methods:"},
 		{HTTPSource{BaseURL: "https://h", ContentTypes: []string{"json"}}, "content_types:"},
 		{HTTPSource{BaseURL: "https://h", Timeout: -time.Second}, "timeout: negative"},
@@ -893,6 +902,68 @@ func FuzzSelectJSON(f *testing.F) {
 		g, err := decodeJSON(got)
 		if err != nil || mustJSON(t, g) != mustJSON(t, want) {
 			t.Fatalf("%q %s: selected %s, want %s", body, p, got, mustJSON(t, want))
+		}
+	})
+}
+
+func TestGuardRefusal(t *testing.T) {
+	base, _ := url.Parse("https://api.example.com")
+	g, err := newGuard(base, []string{"cdn.example.net", "files.example.org:8443", "*.assets.example", "[::1]:9000", "10.0.0.1"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u, allowed := range map[string]bool{
+		"https://api.example.com/x":       true,
+		"https://API.Example.com.:443/x":  true,
+		"https://api.example.com:8443/x":  false,
+		"http://api.example.com/x":        false,
+		"ftp://api.example.com/x":         false,
+		"https://example.com/x":           false,
+		"https://evil-api.example.com/x":  false,
+		"https://cdn.example.net:1234/x":  true,
+		"https://files.example.org:8443/": true,
+		"https://files.example.org/":      false,
+		"https://a.assets.example/":       true,
+		"https://a.b.assets.example/":     true,
+		"https://assets.example/":         false,
+		"https://evilassets.example/":     false,
+		"https://[::1]:9000/":             true,
+		"https://[::1]:9001/":             false,
+		"https://10.0.0.1:1/":             true,
+	} {
+		parsed, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := g.refusal(parsed); (why == "") != allowed {
+			t.Errorf("%s: refusal %q, want allowed %v", u, why, allowed)
+		}
+	}
+}
+
+// TestHTTPIgnoresProxyEnvironment: a proxy named in the environment would
+// be dialled instead of the destination, so the address check would see
+// the proxy's address; the source's client never uses one. The control is
+// a transport that reads the environment as net/http's default one does.
+func TestHTTPIgnoresProxyEnvironment(t *testing.T) {
+	target, targetRec := server(t, jsonReply(`{"via": "direct"}`))
+	proxy, proxyRec := server(t, jsonReply(`{"via": "proxy"}`))
+	t.Setenv("HTTP_PROXY", proxy.URL)
+	t.Setenv("http_proxy", proxy.URL)
+	t.Setenv("NO_PROXY", "")
+	_, port, _ := net.SplitHostPort(target.Listener.Addr().String())
+	src := open(t, HTTPSource{BaseURL: "http://shop.example:" + port, AllowPrivate: true})
+	src.guard.resolve = func(addr string) string { return strings.Replace(addr, "shop.example:", "127.0.0.1:", 1) }
+	b := compile(t, HTTPBinding{Source: "api"}, src, Input{})
+	if _, err := b.do(context.Background(), &Request{}); err != nil || targetRec.count() != 1 || proxyRec.count() != 0 {
+		t.Fatalf("err %v, %d requests to the destination, %d to the proxy", err, targetRec.count(), proxyRec.count())
+	}
+	t.Run("control", func(t *testing.T) {
+		fromEnv := httpproxy.FromEnvironment().ProxyFunc()
+		src.transport.Proxy = func(r *http.Request) (*url.URL, error) { return fromEnv(r.URL) }
+		src.transport.CloseIdleConnections()
+		if _, err := b.do(context.Background(), &Request{}); err != nil || proxyRec.count() != 1 {
+			t.Fatalf("err %v, %d requests to the proxy", err, proxyRec.count())
 		}
 	})
 }
