@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
 )
 
 // helpView is the full help of a screen: its keys, the keys of every
@@ -46,14 +47,36 @@ func helpView(c *common, s screen, w int) string {
 }
 
 // shortHelpView is the one-line help at the bottom of every screen.
-// While a text field has the focus, q types and only ctrl+c quits.
+// While a text field has the focus, q types and only ctrl+c quits. When
+// the keys do not fit the width, their descriptions are shortened to their
+// first word, then the screen's last keys are left out: the line is never
+// cut in the middle of a key.
 func shortHelpView(c *common, km help.KeyMap, w int, typing bool) string {
 	h := help.New()
 	h.Styles = c.styles.Help
-	h.SetWidth(w)
 	quit := key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit"))
 	if typing {
 		quit = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
 	}
-	return h.ShortHelpView(append(km.ShortHelp(), quit))
+	var keys []key.Binding
+	for _, b := range km.ShortHelp() {
+		if b.Enabled() {
+			keys = append(keys, b)
+		}
+	}
+	line := h.ShortHelpView(append(keys, quit))
+	if lipgloss.Width(line) <= w {
+		return line
+	}
+	for i := range keys {
+		first, _, _ := strings.Cut(keys[i].Help().Desc, " ")
+		keys[i].SetHelp(keys[i].Help().Key, first)
+	}
+	for len(keys) > 0 {
+		if line = h.ShortHelpView(append(keys, quit)); lipgloss.Width(line) <= w {
+			return line
+		}
+		keys = keys[:len(keys)-1]
+	}
+	return h.ShortHelpView([]key.Binding{quit})
 }

@@ -160,7 +160,8 @@ func e2eEnv() []string {
 }
 
 // TestE2EConsoleTmux runs the console in a real terminal (tmux) and uses it
-// as a person would: filter to demo.echo, fill and run its form, submit it
+// as a person would: filter to demo.echo, fill and run its form, search
+// and copy its output, edit its text as lines and run it again, submit it
 // without a required field, run demo.slow and cancel it, open the
 // governance board, and quit, leaving the terminal as it was.
 func TestE2EConsoleTmux(t *testing.T) {
@@ -272,14 +273,40 @@ func TestE2EConsoleTmux(t *testing.T) {
 		t.Errorf("the result has no length 5:\n%s", s)
 	}
 
+	// Search the output, copy the value found: the copy is also shown,
+	// for terminals that ignore OSC 52.
+	c.keys(t, "/")
+	c.waitScreen(t, "enter search", e2eWait)
+	c.text(t, "hi")
+	c.keys(t, "Enter")
+	c.waitAll(t, "match 1 of 1", "/hi: 1 match")
+	c.keys(t, "y")
+	c.waitAll(t, "copied the value at /text", "Copied (also sent to the clipboard with OSC 52):", "│ hi hi")
+
+	// Edit the text as lines: enter opens the editor under the field,
+	// enter there is a line break, esc keeps the lines; the call gets them.
+	c.keys(t, "Escape")
+	c.waitScreen(t, "arguments: form", e2eWait)
+	c.keys(t, "BTab")
+	c.waitMatch(t, `(?m)^› text\*\s+hi\s+enter: lines$`)
+	c.keys(t, "Enter")
+	c.waitScreen(t, "esc closes the editor", e2eWait)
+	c.text(t, " there")
+	c.keys(t, "Enter")
+	c.text(t, "second line")
+	c.waitMatch(t, `(?m)│ hi there\s*$[\s\S]*│ second line`)
+	c.keys(t, "Escape")
+	c.waitMatch(t, `(?m)^› text\*\s+hi there\s+⏎ 2 lines \(ctrl\+e\)`)
+	c.keys(t, "C-s")
+	c.waitAll(t, "✓ ok · demo.echo", `"text": ⏎ 3 lines`, "second line hi there", "strings shown as text")
+
 	// Back to the form, empty the required text and run: the error shows
 	// on the text field and the call is not made.
 	c.keys(t, "Escape")
 	c.waitScreen(t, "arguments: form", e2eWait)
-	c.keys(t, "BTab")
-	c.waitMatch(t, `(?m)^› text\*\s+hi$`)
+	c.waitMatch(t, `(?m)^› text\*\s+hi there\s+⏎ 2 lines`)
 	c.keys(t, "C-u")
-	c.waitMatch(t, `(?m)^› text\*\s+‹text›$`) // the placeholder
+	c.waitMatch(t, `(?m)^› text\*\s+‹text›\s+enter: lines$`) // the placeholder
 	c.keys(t, "C-s")
 	s = c.waitAll(t, "validation_error", "✗ is required")
 	field, errLine, next := lineIndex(s, `^› text\*`), lineIndex(s, `✗ .*required`), lineIndex(s, `^  repeat\s`)

@@ -442,5 +442,15 @@ func (m *Model) KeyMap() KeyMap {
 	k.MoveUp.SetEnabled(item)
 	k.MoveDown.SetEnabled(item)
 	k.Undo.SetEnabled(len(m.removed) > 0)
+	sf, isString := u.(*stringField)
+	k.Text.SetEnabled(isString)
+	k.Editor.SetEnabled(isString)
+	k.Empty.SetEnabled(isString)
+	if isString && sf.area != nil {
+		k.Close.SetHelp("esc/ctrl+e", "close the editor")
+		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Down, &k.Up, &k.PageDown, &k.PageUp, &k.Text, &k.Empty, &k.Add, &k.Remove, &k.MoveUp, &k.MoveDown, &k.Undo, &k.Raw} {
+			b.SetEnabled(false)
+		}
+	}
 	return k
 }

@@ -24,6 +24,9 @@ type KeyMap struct {
 	MoveUp   key.Binding // move the focused item up
 	MoveDown key.Binding // move the focused item down
 	Undo     key.Binding // put back the item or entry removed last
+	Text     key.Binding // edit a string as lines of text; in the text editor, close it
+	Editor   key.Binding // edit a string in $EDITOR
+	Empty    key.Binding // an explicit empty string, or back to none
 	Raw      key.Binding // switch between the form and raw JSON
 	Discard  key.Binding // leave raw JSON the form cannot hold, dropping its edits (when asked)
 	Submit   key.Binding // submit; enter on the last field does too
@@ -47,6 +50,9 @@ func DefaultKeyMap() KeyMap {
 		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move item up")),
 		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move item down")),
 		Undo:     key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo remove")),
+		Text:     key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "edit as lines of text")),
+		Editor:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "edit in $EDITOR")),
+		Empty:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", `empty string ""/none`)),
 		Raw:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "raw JSON")),
 		Discard:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "discard the edits")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
@@ -62,7 +68,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Down, k.Up, k.PageDown, k.PageUp},
-		{k.Toggle, k.Choose, k.Close, k.Null},
+		{k.Toggle, k.Choose, k.Close, k.Null, k.Text, k.Editor, k.Empty},
 		{k.Add, k.Remove, k.Undo, k.MoveUp, k.MoveDown},
 		{k.Raw, k.Discard, k.Submit},
 	}

@@ -17,7 +17,7 @@ func TestPasteLinesIntoALine(t *testing.T) {
 	if v := mustValue(t, m); v != `{"body":"a first line\nsecond line\nthird"}` {
 		t.Fatalf("after the paste: %s", v)
 	}
-	if v := plain(m.View()); !strings.Contains(v, "! pasted 3 lines, breaks kept; typing joins them, ctrl+r keeps them") {
+	if v := plain(m.View()); !strings.Contains(v, "! pasted 3 lines, breaks kept; typing joins them, ctrl+e edits them") {
 		t.Fatalf("the paste is not explained:\n%s", v)
 	}
 	press(m, "ctrl+r") // raw JSON keeps them too

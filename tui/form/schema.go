@@ -1,6 +1,7 @@
 package form
 
 import (
+	"cmp"
 	"encoding/json"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"math"
@@ -152,6 +153,7 @@ type node struct {
 	example     string // the first of "examples" that is a string
 	minLen      int    // -1 when unset
 	maxLen      int
+	mediaType   string // contentMediaType
 	min, max    bound
 	exMin       bound
 	exMax       bound
@@ -280,6 +282,7 @@ func (n *node) own(o *omap, loc string) {
 	}
 	n.minLen = intKeyword(o, "minLength")
 	n.maxLen = intKeyword(o, "maxLength")
+	n.mediaType, _ = o.vals["contentMediaType"].(string)
 	n.minItems = intKeyword(o, "minItems")
 	n.maxItems = intKeyword(o, "maxItems")
 	n.unique, _ = o.vals["uniqueItems"].(bool)
@@ -428,6 +431,7 @@ func (n *node) merge(o *node) {
 	}
 	n.minLen = tighterInt(n.minLen, o.minLen, true)
 	n.maxLen = tighterInt(n.maxLen, o.maxLen, false)
+	n.mediaType = cmp.Or(n.mediaType, o.mediaType)
 	n.minItems = tighterInt(n.minItems, o.minItems, true)
 	n.maxItems = tighterInt(n.maxItems, o.maxItems, false)
 	n.min = tighter(n.min, o.min, true)

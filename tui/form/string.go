@@ -4,17 +4,23 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // stringField is a line of text. Its format, if any, is the placeholder;
 // the registry's validator checks it (Options.Check).
 type stringField struct {
 	fieldBase
-	in     textinput.Model
-	exact  *string // a loaded or pasted value the line cannot show as is (line breaks, ""), kept until edited
-	pasted bool    // exact came from a paste
+	in      textinput.Model
+	exact   *string         // a loaded or pasted value the line cannot show as is (line breaks, ""), kept until edited
+	pasted  bool            // exact came from a paste
+	lines   bool            // the schema suggests text of several lines: enter opens the editor
+	area    *textarea.Model // the text editor, while it is open
+	width   int
+	editErr string // why $EDITOR failed
 }
 
 func newString(fb fieldBase) *stringField {
@@ -30,6 +36,7 @@ func newString(fb fieldBase) *stringField {
 		ph = formatHint(n.format)
 	}
 	f.in = fb.env.newInput(ph)
+	f.lines = suggestsText(fb.n, fb.token)
 	return f
 }
 
@@ -61,10 +68,24 @@ func (f *stringField) set(v any) error {
 
 func (f *stringField) clear() {
 	f.in.SetValue("")
-	f.exact, f.pasted, f.given = nil, false, false
+	f.exact, f.pasted, f.given, f.area = nil, false, false, nil
 }
 
 func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	f.editErr = ""
+	if f.area != nil {
+		return f.editorKey(k)
+	}
+	keys := &f.env.keys
+	switch {
+	case matches(k, keys.Text), f.lines && k.String() == "enter":
+		return true, f.openEditor()
+	case matches(k, keys.Editor):
+		return true, f.externalEditor()
+	case matches(k, keys.Empty):
+		f.toggleEmpty()
+		return true, nil
+	}
 	handled, changed, cmd := inputKey(&f.in, k)
 	if changed {
 		f.exact, f.pasted = nil, false
@@ -74,6 +95,25 @@ func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 }
 
 func (f *stringField) update(msg tea.Msg) tea.Cmd {
+	if e, ok := msg.(editedMsg); ok {
+		if e.path == f.path {
+			if e.err != nil {
+				f.editErr = "$EDITOR: " + e.err.Error()
+			} else {
+				f.setText(e.text)
+			}
+		}
+		return nil
+	}
+	if f.area != nil {
+		a, cmd := f.area.Update(msg)
+		*f.area = a
+		if _, ok := msg.(tea.PasteMsg); ok {
+			f.area.SetHeight(editorHeight(f.area.Value()))
+			f.setText(f.area.Value())
+		}
+		return cmd
+	}
 	if p, ok := msg.(tea.PasteMsg); ok && strings.ContainsAny(p.Content, "\n\r") {
 		f.pasteLines(p.Content)
 		return nil
@@ -108,26 +148,65 @@ func (f *stringField) pasteLines(s string) {
 }
 
 func (f *stringField) widget(c *rctx) string {
-	if f.exact != nil && *f.exact == "" && f.in.Value() == "" {
-		return c.st.Value.Render(`""`) + c.st.Muted.Render("  (an empty string)")
+	switch {
+	case f.exact != nil && *f.exact == "" && f.in.Value() == "":
+		return c.st.Value.Render(`""`) + c.st.Muted.Render("  (an empty string, sent; ctrl+x: none)")
+	case f.area != nil:
+		return c.st.Muted.Render(fmt.Sprintf("%d lines · esc closes the editor · ctrl+o $EDITOR", f.area.LineCount()))
+	case f.exact != nil && strings.Contains(*f.exact, "\n"):
+		first, _, _ := strings.Cut(*f.exact, "\n")
+		n := strings.Count(*f.exact, "\n") + 1
+		return c.st.Value.Render(ansi.Truncate(first, max(c.width-24, 8), "…")) + c.st.Muted.Render(fmt.Sprintf("  ⏎ %d lines (ctrl+e)", n))
+	case f.lines && c.focused:
+		return f.in.View() + c.st.Muted.Render(linesHint)
 	}
 	return f.in.View()
 }
 
-func (f *stringField) focus() tea.Cmd  { return f.in.Focus() }
-func (f *stringField) blur()           { f.in.Blur() }
+// linesHint follows the line of a field whose schema suggests text.
+const linesHint = "  enter: lines"
+
+func (f *stringField) extra(*rctx) []string { return f.editorLines() }
+
+func (f *stringField) focus() tea.Cmd {
+	if f.area != nil {
+		return f.area.Focus()
+	}
+	return f.in.Focus()
+}
+
+func (f *stringField) blur() {
+	f.closeEditor()
+	f.in.Blur()
+}
+
 func (f *stringField) takesText() bool { return true }
-func (f *stringField) setWidth(w int)  { f.in.SetWidth(max(w-1, 1)) }
+func (f *stringField) capturing() bool { return f.area != nil }
+
+func (f *stringField) setWidth(w int) {
+	f.width = w
+	if f.lines {
+		w -= len(linesHint)
+	}
+	f.in.SetWidth(max(w-1, 1))
+	if f.area != nil {
+		f.area.SetWidth(max(w, 20))
+	}
+}
 
 func (f *stringField) check() string {
 	switch {
+	case f.editErr != "":
+		return f.editErr
 	case f.exact == nil || *f.exact == "":
 		return ""
 	case f.pasted:
-		return fmt.Sprintf("pasted %d lines, breaks kept; typing joins them, ctrl+r keeps them",
+		return fmt.Sprintf("pasted %d lines, breaks kept; typing joins them, ctrl+e edits them",
 			strings.Count(*f.exact, "\n")+1)
+	case strings.Contains(*f.exact, "\n"):
+		return ""
 	}
-	return "has line breaks or tabs, kept as loaded; edit it in raw JSON (ctrl+r) to keep them"
+	return "has tabs or other characters the line cannot show, kept as loaded; ctrl+e edits them"
 }
 
 // formatHint is the placeholder of a string with a known format.
