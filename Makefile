@@ -21,8 +21,8 @@ help: ## list the targets
 	@echo 'usage: make TARGET [ARGS=...] [BENCH=...] [FUZZTIME=...]'
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  %-6s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-run: ## build and run the console on the demo tools (ARGS are passed on)
-	CGO_ENABLED=0 $(GO) run ./cmd/toolexplorer $(ARGS)
+run: ## build and run the console on the demo tools and the demo shop's tools files (ARGS are passed on)
+	CGO_ENABLED=0 $(GO) run ./cmd/toolexplorer --demo $(ARGS)
 
 build: ## build a static bin/toolexplorer
 	CGO_ENABLED=0 $(GO) build -o bin/toolexplorer ./cmd/toolexplorer

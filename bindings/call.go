@@ -158,7 +158,7 @@ func (ft *fileTool) run(ctx context.Context, c tooling.Call) (any, error) {
 	if shadow {
 		c.Decide("shadow", "a write in shadow mode: built and returned, not sent")
 	}
-	c.Decide("binding", fmt.Sprintf("%s via source %s, %s: %s (%s)", ft.kind, ft.source, mode, sec.redact(status), plural(attempts, "attempt")))
+	c.Decide("binding", fmt.Sprintf("%s via source %s, %s mode: %s (%s)", ft.kind, ft.source, mode, sec.redact(status), plural(attempts, "attempt")))
 	c.SetDetail("binding", ft.kind)
 	c.SetDetail("source", ft.source)
 	c.SetDetail("mode", mode)
@@ -199,6 +199,17 @@ func (e redactedError) Unwrap() error {
 // markShadow marks a shadow call's output: "shadow": true in an object, or
 // the output wrapped in one.
 func markShadow(o any) any {
+	if _, isMap := o.(map[string]any); !isMap {
+		if b, err := json.Marshal(o); err == nil && len(b) > 0 && b[0] == '{' {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) == nil {
+				if _, taken := m["shadow"]; !taken {
+					m["shadow"] = json.RawMessage("true")
+				}
+				return m
+			}
+		}
+	}
 	if m, ok := o.(map[string]any); ok {
 		if _, taken := m["shadow"]; !taken {
 			c := make(map[string]any, len(m)+1)

@@ -316,3 +316,25 @@ func TestRetries(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkShadow(t *testing.T) {
+	type out struct {
+		Rows int `json:"rows"`
+	}
+	cases := []struct {
+		in   any
+		want string
+	}{
+		{map[string]any{"a": 1}, `{"a":1,"shadow":true}`},
+		{&out{Rows: 2}, `{"rows":2,"shadow":true}`},
+		{map[string]any{"shadow": "x"}, `{"request":{"shadow":"x"},"shadow":true}`},
+		{json.RawMessage(`{"shadow":true,"b":1}`), `{"b":1,"shadow":true}`},
+		{[]int{1}, `{"request":[1],"shadow":true}`},
+	}
+	for _, c := range cases {
+		b, err := json.Marshal(markShadow(c.in))
+		if err != nil || string(b) != c.want {
+			t.Errorf("markShadow(%v) = %s, %v; want %s", c.in, b, err, c.want)
+		}
+	}
+}

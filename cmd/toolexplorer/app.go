@@ -125,6 +125,7 @@ func (a *app) main(args []string) int {
 	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
 	a.toolFileFlags(fs)
 	version := fs.Bool("version", false, "print the version and exit")
+	demo := fs.Bool("demo", false, "also run the demo shop: the tools files of "+demoShopFiles+" on a database and an HTTP API the demo makes on this machine")
 	origin := fs.String("origin", "", "the console calls as origin `O` (default ui)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -139,6 +140,9 @@ func (a *app) main(args []string) int {
 	}
 	rest := fs.Args()
 	a.toolsPath = toolsPath
+	if *demo {
+		defer a.startDemoShop()()
+	}
 	if *origin != "" && len(rest) > 0 {
 		return a.usageError("", "--origin before a command is the console's: give it after the command name (%s --origin %s)", rest[0], *origin)
 	}
