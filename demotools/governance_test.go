@@ -29,7 +29,7 @@ func TestCounterRunsOnTheMainThread(t *testing.T) {
 		}
 		last = out.Value
 	}
-	if g := tooling.Default.Governance(); !g.MainThread.OnMainThread || g.MainThread.ThreadID != os.Getpid() {
+	if g := tooling.Default.Stats(); !g.MainThread.OnMainThread || g.MainThread.ThreadID != os.Getpid() {
 		t.Fatalf("main thread %+v (pid %d)", g.MainThread, os.Getpid())
 	}
 }

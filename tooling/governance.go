@@ -6,31 +6,38 @@ import (
 	"github.com/toolexplorer/toolexplorer/sandbox"
 )
 
-// GovernanceStats is a live picture of governance, cheap enough to read ten
-// times a second: the global slots, every resource lock held or waited for,
-// the main thread, every rate bucket, and the registry's counters (Stats).
+// Stats is a live picture of a registry's governance, cheap enough to read
+// ten times a second: the global slots, every resource lock held or waited
+// for, the main thread, every rate bucket, and the counters of the calls
+// and of every tool called so far.
 //
 // The snapshots of slots, locks, main thread and buckets are those of the
 // primitives of package sandbox, as they are.
-type GovernanceStats struct {
+type Stats struct {
 	Time       time.Time               `json:"time"`
 	Slots      sandbox.SlotStats       `json:"slots"`
 	Locks      []sandbox.LockStats     `json:"locks"`
 	MainThread sandbox.MainThreadStats `json:"main_thread"`
 	Buckets    []sandbox.BucketStats   `json:"buckets"`
-	Stats
+	Tools      []ToolStats             `json:"tools"`     // every tool called so far, sorted by name
+	InFlight   int64                   `json:"in_flight"` // calls between begin and end
+	Abandoned  int64                   `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
+	Events     ObserverStats           `json:"events"`
 }
 
-// Governance returns the live governance picture now.
-func (r *Registry) Governance() GovernanceStats {
+// Stats returns the live picture now.
+func (r *Registry) Stats() Stats {
 	now := time.Now()
-	return GovernanceStats{
+	return Stats{
 		Time:       now,
 		Slots:      r.slots.Stats(),
 		Locks:      r.locks.Stats(),
 		MainThread: r.mainThread().Stats(),
 		Buckets:    r.buckets.Stats(now),
-		Stats:      r.Stats(),
+		Tools:      r.toolStats(),
+		InFlight:   r.inFlight.Load(),
+		Abandoned:  r.abandoned.Load(),
+		Events:     r.obs.stats(),
 	}
 }
 

@@ -39,7 +39,7 @@ func TestMainThreadToolsRunOnTheMainThreadInFIFOOrder(t *testing.T) {
 		defer wg.Done()
 		mustExec(t, r, "t.main", `{"i":0,"block":true}`)
 	}()
-	waitFor(t, func() bool { return r.Governance().MainThread.Current != "" })
+	waitFor(t, func() bool { return r.Stats().MainThread.Current != "" })
 	const n = 50
 	for i := 1; i <= n; i++ {
 		wg.Add(1)
@@ -50,7 +50,7 @@ func TestMainThreadToolsRunOnTheMainThreadInFIFOOrder(t *testing.T) {
 				t.Errorf("call %d: OnMainThread = %s", i, res.Output)
 			}
 		}()
-		waitFor(t, func() bool { return r.Governance().MainThread.QueueDepth == i })
+		waitFor(t, func() bool { return r.Stats().MainThread.QueueDepth == i })
 	}
 	close(gate)
 	wg.Wait()
@@ -64,7 +64,7 @@ func TestMainThreadToolsRunOnTheMainThreadInFIFOOrder(t *testing.T) {
 			t.Fatalf("ran on thread %d, not the main thread %d", tid, os.Getpid())
 		}
 	}
-	if st := r.Governance().MainThread; !st.OnMainThread || st.ThreadID != os.Getpid() || st.QueueDepth != 0 {
+	if st := r.Stats().MainThread; !st.OnMainThread || st.ThreadID != os.Getpid() || st.QueueDepth != 0 {
 		t.Fatalf("main thread stats %+v", st)
 	}
 }

@@ -81,7 +81,7 @@ func TestExclusiveToolsNeverOverlap(t *testing.T) {
 			t.Errorf("%s: %d calls overlapped", name, o.most.Load())
 		}
 	}
-	if g := r.Governance(); len(g.Locks) != 0 || g.Slots.Used != 0 {
+	if g := r.Stats(); len(g.Locks) != 0 || g.Slots.Used != 0 {
 		t.Fatalf("held after all calls: %+v %+v", g.Locks, g.Slots)
 	}
 }
@@ -123,7 +123,7 @@ func TestBusyWhenALockOutlastsTheDeadline(t *testing.T) {
 		done := make(chan *tooling.Result)
 		go func() { res, _ := r.Execute(context.Background(), "kv.hold", nil); done <- res }()
 		synctest.Wait()
-		if n := len(r.Governance().Locks); n != 1 {
+		if n := len(r.Stats().Locks); n != 1 {
 			t.Fatalf("%d locks held, want kv.hold's", n)
 		}
 		start := time.Now()
@@ -178,11 +178,11 @@ func TestRateLimits(t *testing.T) {
 		t.Fatalf("override: %v", err)
 	}
 	var found bool
-	for _, b := range r.Governance().Buckets {
+	for _, b := range r.Stats().Buckets {
 		found = found || b.Key == "t.free" && b.Tokens < 1
 	}
 	if !found {
-		t.Fatalf("buckets %+v", r.Governance().Buckets)
+		t.Fatalf("buckets %+v", r.Stats().Buckets)
 	}
 }
 
@@ -347,7 +347,7 @@ func TestStuckMainThread(t *testing.T) {
 			t.Fatalf("tick gave up after %v under a deadline of %v, want its own 80ms", took, res.Timeout)
 		}
 	}
-	g := r.Governance()
+	g := r.Stats()
 	if !strings.HasPrefix(g.MainThread.Current, "t.hang call ") || g.MainThread.QueueDepth != 0 || g.Abandoned != 1 {
 		t.Fatalf("main thread %+v abandoned %d", g.MainThread, g.Abandoned)
 	}
@@ -368,7 +368,7 @@ func TestCancelingQueuedCallsReleasesEverything(t *testing.T) {
 	holders := make(chan *tooling.Result, 2)
 	go func() { res, _ := r.Execute(context.Background(), "kv.hold", nil); holders <- res }()
 	go func() { res, _ := r.Execute(context.Background(), "m.hold", nil); holders <- res }()
-	waitFor(t, func() bool { g := r.Governance(); return len(g.Locks) == 2 && g.MainThread.Current != "" })
+	waitFor(t, func() bool { g := r.Stats(); return len(g.Locks) == 2 && g.MainThread.Current != "" })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	results := make(chan *tooling.Result, 20)
@@ -377,7 +377,7 @@ func TestCancelingQueuedCallsReleasesEverything(t *testing.T) {
 		go func() { res, _ := r.Execute(ctx, "m.tick", nil); results <- res }()
 	}
 	waitFor(t, func() bool {
-		g := r.Governance()
+		g := r.Stats()
 		waiters := 0
 		for _, l := range g.Locks {
 			waiters += len(l.Waiters)
@@ -390,7 +390,7 @@ func TestCancelingQueuedCallsReleasesEverything(t *testing.T) {
 			t.Fatalf("queued call ended with %q: %s", res.Code, res.Message)
 		}
 	}
-	g := r.Governance()
+	g := r.Stats()
 	for _, l := range g.Locks {
 		if len(l.Waiters) != 0 {
 			t.Fatalf("waiters left: %+v", g.Locks)
@@ -407,7 +407,7 @@ func TestCancelingQueuedCallsReleasesEverything(t *testing.T) {
 	close(release)
 	<-holders
 	<-holders
-	g = r.Governance()
+	g = r.Stats()
 	if len(g.Locks) != 0 || g.Slots.Used != 0 {
 		t.Fatalf("held at the end: %+v %+v", g.Locks, g.Slots)
 	}
@@ -489,7 +489,7 @@ func TestMixedLoad(t *testing.T) {
 			t.Fatalf("call %s: %d begins, %d ends", id, b, ends[id])
 		}
 	}
-	g := r.Governance()
+	g := r.Stats()
 	if len(g.Locks) != 0 || g.Slots.Used != 0 || g.Slots.Waiting != 0 || g.MainThread.QueueDepth != 0 || g.InFlight != 0 {
 		t.Fatalf("governance not back to zero: %+v", g)
 	}
@@ -541,7 +541,7 @@ func TestMainThreadBusyNeverRuns(t *testing.T) {
 	}
 	wg.Wait()
 	waitAbandoned(t, r)
-	waitFor(t, func() bool { return r.Governance().MainThread.Current == "" })
+	waitFor(t, func() bool { return r.Stats().MainThread.Current == "" })
 	busyIDs.Range(func(id, _ any) bool {
 		if _, did := ran.Load(id); did {
 			t.Errorf("call %s was reported busy but ran", id)

@@ -136,7 +136,7 @@ func TestMiddlewareRefuses(t *testing.T) {
 			if ran != 0 {
 				t.Fatalf("the tool ran %d times", ran)
 			}
-			if b := r.Governance().Buckets; len(b) != 0 && b[0].Tokens < 1 {
+			if b := r.Stats().Buckets; len(b) != 0 && b[0].Tokens < 1 {
 				t.Fatalf("a refused call took a rate token: %+v", b)
 			}
 		})
@@ -221,7 +221,7 @@ func TestMiddlewarePanicKeepsHost(t *testing.T) {
 				t.Fatalf("err %v message %q output %s", err, res.Message, res.Output)
 			}
 			// The slot taken for the run is back: the next call runs.
-			if st := r.Governance().Slots; st.Used != 0 {
+			if st := r.Stats().Slots; st.Used != 0 {
 				t.Fatalf("slots in use after the call: %+v", st)
 			}
 		})

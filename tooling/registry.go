@@ -580,17 +580,3 @@ func (r *Registry) SetEnabled(name string, enabled bool) error {
 	e.disabled.Store(!enabled)
 	return nil
 }
-
-// Stats are counters of a registry, cheap to read at any rate: a few atomic
-// loads per tool.
-type Stats struct {
-	Tools     []ToolStats   `json:"tools"`     // every tool called so far, sorted by name
-	InFlight  int64         `json:"in_flight"` // calls between begin and end
-	Abandoned int64         `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
-	Events    ObserverStats `json:"events"`
-}
-
-// Stats returns the registry's counters now.
-func (r *Registry) Stats() Stats {
-	return Stats{Tools: r.toolStats(), InFlight: r.inFlight.Load(), Abandoned: r.abandoned.Load(), Events: r.obs.stats()}
-}

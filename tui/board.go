@@ -24,7 +24,7 @@ type boardScreen struct {
 	c      *common
 	keys   boardKeys
 	vp     viewport.Model
-	stats  tooling.GovernanceStats
+	stats  tooling.Stats
 	gen    int // bumped by Show and Hide: ticks of an older generation are dropped
 	open   bool
 	paused bool

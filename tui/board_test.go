@@ -11,10 +11,10 @@ import (
 
 // fixedGovernance is a governance picture with something in every section.
 // The sections whose types are package sandbox's come from JSON: the
-// console sees them only through the fields of tooling.GovernanceStats.
-func fixedGovernance() tooling.GovernanceStats {
+// console sees them only through the fields of tooling.Stats.
+func fixedGovernance() tooling.Stats {
 	t0 := fixedTime
-	var g tooling.GovernanceStats
+	var g tooling.Stats
 	sections := fmt.Sprintf(`{
 		"slots": {"Limit": 256, "Used": 3, "Waiting": 1},
 		"locks": [{"Key": "notes", "Holder": {"Name": "demo.write_note", "ID": "call-7"}, "HeldSince": %q,
@@ -59,7 +59,7 @@ func TestBoardShowsGovernance(t *testing.T) {
 func TestBoardRefreshesOnlyWhileOpen(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	reads := 0
-	h.m.c.governance = func() tooling.GovernanceStats {
+	h.m.c.governance = func() tooling.Stats {
 		reads++
 		g := fixedGovernance()
 		g.InFlight = int64(reads)

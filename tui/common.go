@@ -30,7 +30,7 @@ type common struct {
 	// newEditor builds the arguments editor of the named tool's schema.
 	newEditor func(tool string, schema json.RawMessage, width, height int) (argsEditor, error)
 	// governance reads the live governance picture for the board.
-	governance func() tooling.GovernanceStats
+	governance func() tooling.Stats
 
 	// problems are what went wrong while loading (Options.Problems).
 	problems []string

@@ -196,7 +196,7 @@ func (c *common) tick(msg spinner.TickMsg) tea.Cmd {
 // poll updates what a call in flight waits for, from the governance
 // picture g: a resource lock it waits for (by call id), or a slot or the
 // main thread when its tool waits and none of its calls runs.
-func (c *common) poll(a *activeRun, g *tooling.GovernanceStats) {
+func (c *common) poll(a *activeRun, g *tooling.Stats) {
 	if !a.queued {
 		return
 	}

@@ -95,7 +95,7 @@ func TestExclusiveCallsQueueInTheBackground(t *testing.T) {
 	// and calls 2 and 3 wait for it.
 	deadline := time.Now().Add(time.Minute)
 	for {
-		g := reg.Governance()
+		g := reg.Stats()
 		if len(g.Locks) == 1 && g.Locks[0].Holder != nil && g.Locks[0].Holder.ID == "call-1" && len(g.Locks[0].Waiters) == 2 {
 			break
 		}

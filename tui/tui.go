@@ -138,7 +138,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		global:     newGlobalKeys(),
 		now:        time.Now,
 		callID:     func(seq int) string { return fmt.Sprintf("%s%d", prefix, seq) },
-		governance: reg.Governance,
+		governance: reg.Stats,
 		avail:      make(map[string]availState),
 		problems:   opts.Problems,
 		toolsFile:  opts.ToolsFile,

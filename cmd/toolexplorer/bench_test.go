@@ -85,7 +85,7 @@ func TestBenchSlowOverlaps(t *testing.T) {
 
 func TestBenchRateLimited(t *testing.T) {
 	needTool(t, "demo.limited")
-	for _, b := range tooling.Default.Governance().Buckets {
+	for _, b := range tooling.Default.Stats().Buckets {
 		if b.Key == "demo.limited" && b.Tokens < 2 {
 			t.Skipf("the bucket of demo.limited holds %.2f tokens: an earlier run in this process took them", b.Tokens)
 		}
