@@ -12,8 +12,6 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // natsServer is an embedded NATS server with JetStream, and a client of
@@ -88,8 +86,8 @@ func streamLen(t *testing.T, st jetstream.Stream) uint64 {
 	return info.State.Msgs
 }
 
-// TestQueueNATSPublish runs a file tool through the registry: the stream
-// holds the message with its headers, and the output gives its sequence.
+// TestQueueNATSPublish: the stream holds the message with its headers, and
+// the output gives its sequence.
 func TestQueueNATSPublish(t *testing.T) {
 	noQueueLeaks(t)
 	ns := startNATS(t, nil)
@@ -99,17 +97,16 @@ func TestQueueNATSPublish(t *testing.T) {
 		Message: map[string]any{"kind": "order.created", "order": "{order_id}", "qty": map[string]any{"$arg": "qty"}},
 		Headers: map[string]string{"X-Tenant": "{tenant}", "x-schema": "order.v1"},
 	}, src)
-	r := queueRegistry(t, b, noEnv)
-	res, err := r.Execute(context.Background(), "shop.order", json.RawMessage(`{"order_id":"A-1","qty":2,"tenant":"acme"}`), tooling.WithConsent())
+	output, err := publishJSON(t, b, noEnv, `{"order_id":"A-1","qty":2,"tenant":"acme"}`)
 	if err != nil {
-		t.Fatalf("Execute: %v (%s)", err, res.Message)
+		t.Fatal(err)
 	}
 	var out struct {
 		Stream   string
 		Sequence uint64
 	}
-	if err := json.Unmarshal(res.Output, &out); err != nil || out.Stream != "ORDERS" || out.Sequence != 1 {
-		t.Fatalf("output %s (%v), want stream ORDERS, sequence 1", res.Output, err)
+	if err := json.Unmarshal(output, &out); err != nil || out.Stream != "ORDERS" || out.Sequence != 1 {
+		t.Fatalf("output %s (%v), want stream ORDERS, sequence 1", output, err)
 	}
 	msg, err := st.GetMsg(context.Background(), out.Sequence)
 	if err != nil {

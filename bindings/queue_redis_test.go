@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // The Redis tests publish to the redis-server at TOOLEXPLORER_TEST_REDIS
@@ -64,8 +62,8 @@ func entries(t *testing.T, c *redis.Client, stream string) []redis.XMessage {
 	return msgs
 }
 
-// TestQueueRedisPublish runs a file tool through the registry: the entry
-// holds the message and the headers, and the output gives its id.
+// TestQueueRedisPublish: the entry holds the message and the headers
+// (a credential's value), and the output gives its id.
 func TestQueueRedisPublish(t *testing.T) {
 	noQueueLeaks(t)
 	addr, c := testRedis(t)
@@ -75,22 +73,22 @@ func TestQueueRedisPublish(t *testing.T) {
 		Message: map[string]any{"kind": "order.created", "order": "{order_id}", "lines": "{lines}"},
 		Headers: map[string]string{"X-Tenant": "{tenant}", "X-Schema": "order.v1", "X-Key": "${QUEUE_TEST_KEY}"},
 	}, src)
-	r := queueRegistry(t, b, func(n string) (string, bool) { return "k-123", n == "QUEUE_TEST_KEY" })
+	env := func(n string) (string, bool) { return "k-123", n == "QUEUE_TEST_KEY" }
 	args := `{"order_id":"A-1","lines":[{"sku":"tea","qty":2}],"tenant":"acme"}`
-	res, err := r.Execute(context.Background(), "shop.order", json.RawMessage(args), tooling.WithConsent())
+	output, err := publishJSON(t, b, env, args)
 	if err != nil {
-		t.Fatalf("Execute: %v (%s)", err, res.Message)
+		t.Fatal(err)
 	}
 	var out struct{ Stream, ID string }
-	if err := json.Unmarshal(res.Output, &out); err != nil {
-		t.Fatalf("output %s: %v", res.Output, err)
+	if err := json.Unmarshal(output, &out); err != nil {
+		t.Fatalf("output %s: %v", output, err)
 	}
 	msgs := entries(t, c, stream)
 	if len(msgs) != 1 {
 		t.Fatalf("the stream holds %d entries, want 1", len(msgs))
 	}
 	if out.Stream != stream || out.ID != msgs[0].ID {
-		t.Errorf("output %s, want stream %s and id %s", res.Output, stream, msgs[0].ID)
+		t.Errorf("output %s, want stream %s and id %s", output, stream, msgs[0].ID)
 	}
 	var msg any
 	if err := json.Unmarshal([]byte(msgs[0].Values["message"].(string)), &msg); err != nil {
@@ -108,8 +106,8 @@ func TestQueueRedisPublish(t *testing.T) {
 	// the message as they were sent.
 	evil := "A-2\r\n*3\r\n$3\r\nDEL\r\n\"}"
 	args2, _ := json.Marshal(map[string]any{"order_id": evil})
-	if res, err := r.Execute(context.Background(), "shop.order", args2, tooling.WithConsent()); err != nil {
-		t.Fatalf("Execute: %v (%s)", err, res.Message)
+	if _, err := publishJSON(t, b, env, string(args2)); err != nil {
+		t.Fatal(err)
 	}
 	msgs = entries(t, c, stream)
 	if len(msgs) != 2 {
