@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -374,31 +375,11 @@ func serverGroup(name string) (string, error) {
 	return g, nil
 }
 
-// snake spells s in lower snake case: camelCase words split, every run of
-// other characters one underscore, no underscore at either end.
+// snake spells s as one segment of a tool name, in lower snake case:
+// camelCase words split, every run of other characters (dots included) one
+// underscore, no underscore at either end.
 func snake(s string) string {
-	var b strings.Builder
-	prev := byte('_') // the last byte written
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			if prev != '_' && (i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' || i > 0 && s[i-1] >= '0' && s[i-1] <= '9') {
-				b.WriteByte('_')
-			}
-			prev = c + 'a' - 'A'
-			b.WriteByte(prev)
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			prev = c
-			b.WriteByte(c)
-		default:
-			if prev != '_' {
-				b.WriteByte('_')
-				prev = '_'
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), "_")
+	return toolname.Snake(strings.ReplaceAll(s, ".", "_"))
 }
 
 // headerClient is an HTTP client that sends headers with every request.
