@@ -35,8 +35,10 @@ const (
 )
 
 func newConfirmDialog(c *common, msg confirmMsg) *confirmDialog {
-	return &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, args: prettyJSON(safeJSON(msg.args)),
+	d := &confirmDialog{c: c, keys: newConfirmKeys(), title: msg.title, body: msg.body, args: prettyJSON(safeJSON(msg.args)),
 		maxTop: -1, yes: msg.yes, session: msg.session}
+	d.keys.Session.SetEnabled(msg.session != nil)
+	return d
 }
 
 // Update handles a key; when the dialog is done it returns the consent

@@ -319,7 +319,7 @@ type confirmKeys struct {
 
 func newConfirmKeys() confirmKeys {
 	return confirmKeys{
-		Yes:     bind([]string{"y", "Y"}, "y", "consent and run"),
+		Yes:     bind([]string{"y", "Y"}, "y", "consent once and run"),
 		Session: bind([]string{"a", "A"}, "a", "allow for this session"),
 		No:      bind([]string{"n", "N", "esc"}, "n/esc", "cancel"),
 		Switch:  bind([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab/←/→", "switch"),
@@ -329,10 +329,12 @@ func newConfirmKeys() confirmKeys {
 }
 
 func (k confirmKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Yes, k.No, short(k.Scroll, "scroll"), short(k.Switch, "switch"), k.Choose}
+	return []key.Binding{short(k.Yes, "once"), short(k.Session, "session"), k.No, short(k.Scroll, "scroll"), short(k.Switch, "switch"), k.Choose}
 }
 
-func (k confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+func (k confirmKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Yes, k.Session, k.No, k.Scroll, k.Switch, k.Choose}}
+}
 
 // keyList is a key map of a few bindings, for the overlays.
 type keyList []key.Binding

@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/help"
+
+	"github.com/toolexplorer/toolexplorer/tui/form"
+)
+
+// The README's console section lists the keys of every screen. The list is
+// made here from the key maps the screens use, so it cannot drift: the test
+// fails when the README differs, and -update rewrites its block.
+
+const (
+	keysBegin = "<!-- keys: made from the key maps by `go test ./tui -run TestREADMEKeys -update`; do not edit -->"
+	keysEnd   = "<!-- end of keys -->"
+)
+
+// keyScreens are the screens and dialogs of the console with their keys.
+func keyScreens() []struct {
+	name string
+	km   help.KeyMap
+} {
+	g := newGlobalKeys()
+	list := newListKeys()
+	list.Problems.SetEnabled(true)
+	running := newRunKeys()
+	running.phase = phaseRunning
+	result := newRunKeys()
+	result.phase = phaseResult
+	editing := keyList{}
+	for _, col := range form.DefaultKeyMap().FullHelp() {
+		editing = append(editing, col...)
+	}
+	editing = append(editing, newRunKeys().Back)
+	return []struct {
+		name string
+		km   help.KeyMap
+	}{
+		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Back, g.Quit, g.ForceQuit}},
+		{"Tool list", list},
+		{"Tool detail", newDetailKeys()},
+		{"Arguments form", editing},
+		{"Arguments as raw JSON", newRawEditor(newStyles(true), nil, 80, 20).keys},
+		{"A call running", running},
+		{"Result and output viewer", result},
+		{"History", newHistoryKeys()},
+		{"A call opened from the history", newCallKeys()},
+		{"Runs panel", newRunsKeys()},
+		{"Governance board", newBoardKeys()},
+		{"Consent dialog", newConfirmKeys()},
+		{"Load problems", newProblemsKeys()},
+		{"Quit dialog", newQuitKeys()},
+	}
+}
+
+// keysMarkdown is the README block: one line per screen, each key with
+// what it does, in the order of the screen's full help.
+func keysMarkdown() string {
+	var b strings.Builder
+	b.WriteString(keysBegin + "\n\n")
+	for _, s := range keyScreens() {
+		var parts []string
+		seen := map[string]bool{}
+		for _, col := range s.km.FullHelp() {
+			for _, k := range col {
+				h := k.Help()
+				id := h.Key + "\x00" + h.Desc
+				if h.Key == "" || seen[id] {
+					continue
+				}
+				seen[id] = true
+				parts = append(parts, "`"+h.Key+"` "+h.Desc)
+			}
+		}
+		b.WriteString("- **" + s.name + "**: " + strings.Join(parts, " · ") + "\n")
+	}
+	b.WriteString("\n" + keysEnd)
+	return b.String()
+}
+
+func TestREADMEKeys(t *testing.T) {
+	const path = "../README.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i, j := strings.Index(readme, keysBegin), strings.Index(readme, keysEnd)
+	if i < 0 || j < i {
+		t.Fatalf("the README has no block of keys between %q and %q", keysBegin, keysEnd)
+	}
+	got, want := readme[i:j+len(keysEnd)], keysMarkdown()
+	if got == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(readme[:i]+want+readme[j+len(keysEnd):]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("the README's keys differ from the key maps (go test ./tui -run TestREADMEKeys -update rewrites them)\n--- README\n%s\n--- key maps\n%s", got, want)
+}
