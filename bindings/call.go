@@ -24,6 +24,7 @@ type fileTool struct {
 	kind        string
 	source      string
 	pos         Pos
+	path        string // in its file, like "tools[3]"
 	b           binding
 	tool        tooling.Tool
 	shadow      bool // the tool or its source says shadow: true

@@ -127,7 +127,6 @@ type loaded struct {
 type loader struct {
 	problems []Problem
 	names    map[string]Pos // tool names seen, across files
-	check    *tooling.Registry
 }
 
 func (l *loader) add(file string, n *yaml.Node, path, msg string) {
@@ -242,6 +241,8 @@ func (l *loader) compile(lf *loaded, opts *Options, set *Set) {
 		lf.vars = append(lf.vars, v)
 	}
 	sort.Strings(lf.vars)
+	// The tools hold what they need; the file's tree would only weigh.
+	lf.root, lf.file = nil, File{}
 }
 
 func exactlyOne(what string, ks []string) string {
@@ -343,19 +344,43 @@ func (l *loader) tool(lf *loaded, ts *ToolSpec, tn *yaml.Node, p string, opts *O
 		Source SourceSpec
 	}{ts, srcSpec})
 	ft.fingerprint = hex.EncodeToString(fp.Sum(nil))
-	if err := l.check.Add(ft.tool); err != nil {
-		var re *tooling.RegisterError
-		if errors.As(err, &re) {
-			for _, m := range re.Problems {
-				l.add(path, tn, p, m)
-			}
-		} else {
-			l.add(path, tn, p, err.Error())
-		}
-		_ = b.close()
-		return nil
-	}
+	ft.path = p
 	return ft
+}
+
+// register checks every tool as a registry's Add does, in one batch (the
+// registry compiles a batch's schemas in parallel), and reports each tool
+// it refuses at the tool.
+func (l *loader) register(tools []*fileTool) {
+	if len(tools) == 0 {
+		return
+	}
+	all := make([]tooling.Tool, len(tools))
+	byName := make(map[string]*fileTool, len(tools))
+	for i, ft := range tools {
+		all[i] = ft.tool
+		byName[ft.name] = ft
+	}
+	err := tooling.NewRegistry().Replace(nil, all)
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var re *tooling.RegisterError
+		if errors.As(e, &re) {
+			if ft := byName[re.Tool]; ft != nil {
+				for _, m := range re.Problems {
+					l.problems = append(l.problems, Problem{Pos: ft.pos, Path: ft.path, Message: m})
+				}
+				continue
+			}
+		}
+		l.problems = append(l.problems, Problem{Message: e.Error()})
+	}
 }
 
 func sourceList(m map[string]SourceSpec) string {

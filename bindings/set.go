@@ -55,13 +55,14 @@ func Load(paths []string, opts Options) (*Set, error) {
 
 func (s *Set) load() error {
 	files, problems := toolFiles(s.paths)
-	l := &loader{problems: problems, names: map[string]Pos{}, check: tooling.NewRegistry()}
+	l := &loader{problems: problems, names: map[string]Pos{}}
 	for _, f := range files {
 		lf := l.parse(f)
 		l.compile(lf, &s.opts, s)
 		s.files = append(s.files, lf)
 		s.tools = append(s.tools, lf.tools...)
 	}
+	l.register(s.tools)
 	if len(l.problems) > 0 {
 		s.closeSources()
 		return &LoadError{Problems: l.problems}
