@@ -46,6 +46,12 @@ type Remote struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	closing   atomic.Bool
+	// done is closed when the session ends, and ended holds why when it
+	// ended while the server was in use (it stopped or dropped the
+	// connection), not because Close was called.
+	done  chan struct{}
+	ended atomic.Pointer[error]
 }
 
 // RemoteTool is one tool of a server as the registry knows it.
@@ -134,7 +140,44 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 		listed = append(listed, tool)
 	}
 	r.add(listed)
+	r.done = make(chan struct{})
+	go r.watch()
 	return r, nil
+}
+
+// watch waits for the session to end and notes why when nobody closed it.
+func (r *Remote) watch() {
+	defer close(r.done)
+	err := r.session.Wait()
+	if r.closing.Load() {
+		return
+	}
+	msg := fmt.Sprintf("the MCP server %q has stopped or closed the connection; restart it to use its tools", r.name)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		msg = fmt.Sprintf("the MCP server %q has stopped (%v); restart it to use its tools", r.name, ee)
+	}
+	ended := errors.New(msg)
+	r.ended.Store(&ended)
+}
+
+// Done is closed when the session with the server ends: the server stopped,
+// dropped the connection, or Close was called.
+func (r *Remote) Done() <-chan struct{} { return r.done }
+
+// Err is nil while the session with the server is up or after Close; once
+// the server has stopped or dropped the connection, it says so, with the
+// end of its stderr. The server's tools are then unavailable with this
+// reason.
+func (r *Remote) Err() error {
+	p := r.ended.Load()
+	if p == nil {
+		return nil
+	}
+	if tail := r.Stderr(); tail != "" {
+		return fmt.Errorf("%w; its stderr ends with: %s", *p, tail)
+	}
+	return *p
 }
 
 // connectError wraps err with the server's stderr, saying when the
@@ -185,6 +228,7 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 	return tooling.Tool{
 		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
 		Meta: metaOf(mt.Annotations), Source: "mcp:" + r.name,
+		Available: func(context.Context, tooling.Call) error { return r.Err() },
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
 			params := &sdk.CallToolParams{Name: remote, Arguments: c.Raw()}
 			token := fmt.Sprintf("%s-%d", r.name, r.seq.Add(1))
@@ -326,11 +370,13 @@ func (r *Remote) Stderr() string {
 // group is killed. Calls in flight fail.
 func (r *Remote) Close() error {
 	r.closeOnce.Do(func() {
+		r.closing.Store(true)
 		for _, t := range r.tools {
 			r.reg.Remove(t.Name)
 		}
 		err := r.session.Close()
 		r.stop()
+		<-r.done
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			err = nil // a server that exits on a signal or with a status as it is stopped

@@ -40,18 +40,40 @@ func TestCancelReachesTheServer(t *testing.T) {
 	waitStderr(t, r, "peer: canceled")
 }
 
-// TestServerThatDies: a call to a server that exited is a tool_error that
-// names it and shows its stderr, and the registry lives on.
+// TestServerThatDies: a call to a server that exited is a tool_error; once
+// the session has ended, the server's tools are unavailable, with a reason
+// that names the server and shows its stderr, and the registry lives on.
 func TestServerThatDies(t *testing.T) {
 	reg := tooling.NewRegistry()
-	connectPeer(t, reg)
+	r := connectPeer(t, reg)
+	if err := r.Err(); err != nil {
+		t.Fatalf("Err of a live server: %v", err)
+	}
 	res, _ := reg.Execute(context.Background(), "peer.die", nil)
 	if res.Code != tooling.CodeToolError {
 		t.Fatalf("code %q (%s), want tool_error", res.Code, res.Message)
 	}
+	<-r.Done()
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), `the MCP server "peer" has stopped`) {
+		t.Fatalf("Err after the server died: %v", err)
+	}
 	res, _ = reg.Execute(context.Background(), "peer.echo", json.RawMessage(`{"text":"x"}`))
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "peer" has stopped`) || !strings.Contains(res.Message, "peer: out of memory") {
-		t.Fatalf("a call after the server died: code %q, message %q; want tool_error with its stderr", res.Code, res.Message)
+	if res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, `the MCP server "peer" has stopped`) || !strings.Contains(res.Message, "peer: out of memory") {
+		t.Fatalf("a call after the server died: code %q, message %q; want unavailable with its stderr", res.Code, res.Message)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close after the server died: %v", err)
+	}
+}
+
+// TestCloseIsNotDeath: a server stopped by Close is not reported as
+// stopped on its own.
+func TestCloseIsNotDeath(t *testing.T) {
+	r := connectPeer(t, tooling.NewRegistry())
+	r.Close()
+	<-r.Done()
+	if err := r.Err(); err != nil {
+		t.Errorf("Err after Close: %v", err)
 	}
 }
 

@@ -54,6 +54,8 @@ type common struct {
 	runs    []*activeRun
 	spin    spinner.Model
 	ticking bool
+	// servers are Options.Servers; nil: none.
+	servers Servers
 }
 
 // availState is what the last availability check of a tool said.

@@ -23,7 +23,7 @@ func helpView(c *common, s screen, w int) string {
 	b.WriteString("\n\n")
 	b.WriteString(st.Label.Render("On every screen"))
 	b.WriteString("\n")
-	b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs}, {g.Back, g.Quit, g.ForceQuit}}))
+	b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers}, {g.Back, g.Quit, g.ForceQuit}}))
 	if _, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")
 		b.WriteString(st.Label.Render("Badges"))
@@ -32,6 +32,7 @@ func helpView(c *common, s screen, w int) string {
 			{"main", "runs on the main thread, one call at a time"},
 			{"excl", "exclusive: never overlaps a call sharing its resources"},
 			{"jail", "confined: runs in a child under landlock, seccomp and limits"},
+			{"remote", "a tool of an MCP server (S lists the servers)"},
 			{"fx", "side effects: write, network, file system or process"},
 			{"consent", "needs consent: the console asks before running it"},
 			{"n/a", "unavailable now (see the detail for why)"},

@@ -28,6 +28,7 @@ type globalKeys struct {
 	History    key.Binding
 	Board      key.Binding
 	Runs       key.Binding
+	Servers    key.Binding
 	Back       key.Binding
 }
 
@@ -40,6 +41,7 @@ func newGlobalKeys() globalKeys {
 		History:    bind([]string{"H"}, "H", "call history"),
 		Board:      bind([]string{"B"}, "B", "governance board"),
 		Runs:       bind([]string{"R"}, "R", "calls running in the background"),
+		Servers:    bind([]string{"S"}, "S", "MCP servers"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
 	}
 }

@@ -599,7 +599,7 @@ func describe(t tooling.Tool) string {
 }
 
 // badges renders a tool's badges: its concurrency (ro, main, excl),
-// confinement (jail), side effects (fx), consent (consent), and why it cannot run (off when
+// confinement (jail), a tool of an MCP server (remote), side effects (fx), consent (consent), and why it cannot run (off when
 // disabled, n/a when unavailable).
 func badges(c *common, it *toolItem) string {
 	st := c.styles
@@ -614,6 +614,9 @@ func badges(c *common, it *toolItem) string {
 	}
 	if it.confined {
 		parts = append(parts, st.BadgeFx.Render("jail"))
+	}
+	if strings.HasPrefix(it.tool.Source, "mcp:") {
+		parts = append(parts, st.BadgeMain.Render("remote"))
 	}
 	if it.effects {
 		parts = append(parts, st.BadgeFx.Render("fx"))

@@ -45,6 +45,9 @@ type Options struct {
 	// "" for none: a call copied as a command line names them, so that it
 	// runs against the same tools and policy.
 	ToolsFile, ConfigFile string
+	// Servers are the MCP servers whose tools are in the registry; S
+	// shows them, and restarts one that failed or stopped. Nil: none.
+	Servers Servers
 	// History keeps every call the console makes, and the history screen
 	// shows the calls kept there before; nil keeps this session's calls
 	// in memory only.
@@ -83,6 +86,7 @@ type Model struct {
 	board    *boardScreen
 	runs     *runsScreen
 	problems *problemsScreen
+	servers  *serversScreen
 
 	stack    []screen
 	confirm  *confirmDialog
@@ -146,6 +150,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		configFile: opts.ConfigFile,
 		store:      opts.History,
 		saved:      opts.Saved,
+		servers:    opts.Servers,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -167,6 +172,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.board = newBoardScreen(c)
 	m.runs = newRunsScreen(c)
 	m.problems = newProblemsScreen(c)
+	m.servers = newServersScreen(c)
 	m.stack = []screen{m.list}
 	m.helpVP = viewport.New()
 	m.helpVP.KeyMap = viewportKeys()
@@ -175,7 +181,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 }
 
 // Init checks the availability of every tool.
-func (m *Model) Init() tea.Cmd { return m.list.Show() }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers)) }
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
 
@@ -185,7 +191,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.runs, m.problems} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.runs, m.problems, m.servers} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -283,6 +289,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.detail.Update(msg)
 	case boardTickMsg:
 		return m, m.board.Update(msg)
+	case serverRestartedMsg, serverStoppedMsg:
+		return m, m.serverChanged(msg)
 	case statusMsg:
 		m.setStatus(msg.text, !msg.isErr)
 		return m, nil
@@ -374,6 +382,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.push(m.board)
 		case key.Matches(msg, g.Runs):
 			return m.push(m.runs)
+		case key.Matches(msg, g.Servers):
+			return m.push(m.servers)
 		}
 	}
 	return m.top().Update(msg)

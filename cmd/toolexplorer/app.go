@@ -9,13 +9,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/bindings"
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
-	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
 )
@@ -46,11 +46,12 @@ type app struct {
 	// toolProblems its tools that could not be added, one line each.
 	toolsPath    string
 	toolProblems []string
-	// flagServers are the --server flags; remotes the servers connected
-	// (from them and the config) and serverProblems what failed, one line
-	// each.
+	// flagServers are the --server flags; servers the servers of them and
+	// of the config, connected or not, guarded by serversMu (the console
+	// restarts them), and serverProblems what failed, one line each.
 	flagServers    []namedServer
-	remotes        []*mcp.Remote
+	serversMu      sync.Mutex
+	servers        []*server
 	serverProblems []string
 	// consoleOrigin is the --origin given without a command: who the
 	// console calls as.

@@ -43,7 +43,17 @@ func runConsole(a *app, _ string) int {
 func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
-		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), Origin: a.consoleOrigin}
+		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), Origin: a.consoleOrigin,
+		Servers: servers(a)}
+}
+
+// servers are the app's MCP servers for the console; nil (no interface
+// value holding a nil pointer) when there are none.
+func servers(a *app) tui.Servers {
+	if cs := newConsoleServers(a); cs != nil {
+		return cs
+	}
+	return nil
 }
 
 // absPath is path made absolute, so that a command line the console

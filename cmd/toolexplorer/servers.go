@@ -123,6 +123,15 @@ func shellWords(s string) ([]string, error) {
 	return words, nil
 }
 
+// server is one MCP server of --server or the config: connected (remote
+// set) or not (err says why).
+type server struct {
+	name   string
+	cfg    config.Server
+	remote *mcp.Remote
+	err    error
+}
+
 // connectServers connects the servers of the config and of --server (which
 // wins for a name both give) and adds their tools to the registry. A server
 // that cannot be connected, or a tool of it the registry refuses, is a
@@ -142,13 +151,14 @@ func (a *app) connectServers(cfg config.Config) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		r, err := mcp.Connect(a.ctx, a.reg, name, byName[name])
-		if err != nil {
-			a.serverProblem(err)
+		s := &server{name: name, cfg: byName[name]}
+		a.servers = append(a.servers, s)
+		s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg)
+		if s.err != nil {
+			a.serverProblem(s.err)
 			continue
 		}
-		a.remotes = append(a.remotes, r)
-		for _, err := range r.Skipped() {
+		for _, err := range s.remote.Skipped() {
 			a.serverProblem(err)
 		}
 	}
@@ -164,23 +174,47 @@ func (a *app) serverProblem(err error) {
 // closes the tools files' sources.
 func (a *app) closeServers() {
 	defer a.closeToolFiles()
-	for _, r := range a.remotes {
-		if err := r.Close(); err != nil {
-			a.errorf("server %q: stopping it: %v", r.Name(), err)
+	a.serversMu.Lock()
+	defer a.serversMu.Unlock()
+	for _, s := range a.servers {
+		if s.remote == nil {
+			continue
+		}
+		if err := s.remote.Close(); err != nil {
+			a.errorf("server %q: stopping it: %v", s.name, err)
 		}
 	}
-	a.remotes = nil
+	a.servers = nil
 }
 
 // remoteOf says where the tool name comes from when it is a server's; nil
 // for a local tool.
 func (a *app) remoteOf(name string) *remoteInfo {
-	for _, r := range a.remotes {
-		for _, t := range r.Tools() {
+	a.serversMu.Lock()
+	defer a.serversMu.Unlock()
+	for _, s := range a.servers {
+		if s.remote == nil {
+			continue
+		}
+		for _, t := range s.remote.Tools() {
 			if t.Name == name {
-				return &remoteInfo{Server: r.Name(), Name: t.Remote}
+				return &remoteInfo{Server: s.remote.Name(), Name: t.Remote}
 			}
 		}
 	}
 	return nil
+}
+
+// target is how a server is reached, as a person would write it.
+func (s *server) target() string {
+	if s.cfg.URL != "" {
+		return s.cfg.URL
+	}
+	words := append([]string{s.cfg.Command}, s.cfg.Args...)
+	for i, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?[]{}()<>|&;~#") {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tui"
+)
+
+// consoleServers shows the app's MCP servers to the console, restarts
+// them, and tells it of each one that stops on its own.
+type consoleServers struct {
+	a       *app
+	stopped chan string
+}
+
+var _ tui.Servers = (*consoleServers)(nil)
+
+// newConsoleServers watches the connected servers; nil when there are
+// none to show.
+func newConsoleServers(a *app) *consoleServers {
+	a.serversMu.Lock()
+	defer a.serversMu.Unlock()
+	if len(a.servers) == 0 {
+		return nil
+	}
+	cs := &consoleServers{a: a, stopped: make(chan string, len(a.servers))}
+	for _, s := range a.servers {
+		cs.watch(s.name, s.remote)
+	}
+	return cs
+}
+
+// watch sends name on stopped when r ends with an error, that is without
+// Close.
+func (cs *consoleServers) watch(name string, r *mcp.Remote) {
+	if r == nil {
+		return
+	}
+	go func() {
+		<-r.Done()
+		if r.Err() != nil {
+			select {
+			case cs.stopped <- name:
+			default: // the console has not read the last ones: it lists the servers anyway
+			}
+		}
+	}()
+}
+
+func (cs *consoleServers) Stopped() <-chan string { return cs.stopped }
+
+func (cs *consoleServers) List() []tui.ServerState {
+	cs.a.serversMu.Lock()
+	defer cs.a.serversMu.Unlock()
+	out := make([]tui.ServerState, 0, len(cs.a.servers))
+	for _, s := range cs.a.servers {
+		st := tui.ServerState{Name: s.name, Target: s.target(), Status: tui.ServerConnected}
+		switch {
+		case s.remote == nil:
+			st.Status = tui.ServerFailed
+			st.Problem = strings.TrimPrefix(s.err.Error(), "mcp: ")
+			var ce *mcp.ConnectError
+			if errors.As(s.err, &ce) {
+				st.Stderr = ce.Stderr
+				st.Problem = ce.Err.Error()
+			}
+		case s.remote.Err() != nil:
+			st.Status = tui.ServerStopped
+			st.Problem = s.remote.Err().Error()
+		}
+		if s.remote != nil {
+			st.Stderr = s.remote.Stderr()
+			if st.Status == tui.ServerStopped {
+				// The problem holds the stderr already.
+				st.Problem, _, _ = strings.Cut(st.Problem, "; its stderr ends with: ")
+			}
+			for _, t := range s.remote.Tools() {
+				st.Tools = append(st.Tools, t.Name)
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Restart stops the named server, if it runs, and connects it again; the
+// config is applied again to its tools (overrides, lists).
+func (cs *consoleServers) Restart(ctx context.Context, name string) error {
+	a := cs.a
+	a.serversMu.Lock()
+	var s *server
+	for _, x := range a.servers {
+		if x.name == name {
+			s = x
+		}
+	}
+	if s == nil {
+		a.serversMu.Unlock()
+		return errors.New("no such server")
+	}
+	old := s.remote
+	s.remote, s.err = nil, errors.New("restarting")
+	a.serversMu.Unlock()
+	if old != nil {
+		_ = old.Close() // a server that died may say how: its state is replaced anyway
+	}
+	// Connecting takes time: the console lists the servers meanwhile.
+	r, err := mcp.Connect(ctx, a.reg, name, s.cfg)
+	a.serversMu.Lock()
+	defer a.serversMu.Unlock()
+	if err != nil {
+		s.err = err
+		return err
+	}
+	if !slices.Contains(a.servers, s) { // the servers were closed meanwhile
+		_ = r.Close()
+		return errors.New("the console is closing")
+	}
+	s.remote, s.err = r, nil
+	cs.watch(name, r)
+	_, err = a.reg.Configure(a.cfg)
+	return err
+}

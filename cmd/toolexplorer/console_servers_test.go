@@ -1,0 +1,73 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui"
+)
+
+// TestConsoleServers: the console's view of the servers: one connected,
+// one that failed with its reason; the connected one killed is reported
+// stopped, its tools unavailable, and a restart brings it back.
+func TestConsoleServers(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(serveEnv, "1")
+	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
+	a.flagServers = []namedServer{{"good", config.Server{Command: exe}}, {"broken", config.Server{Command: "/bin/false"}}}
+	a.connectServers(a.cfg)
+	defer a.closeServers()
+	cs := newConsoleServers(a)
+	list := cs.List()
+	if len(list) != 2 || list[0].Name != "broken" || list[1].Name != "good" {
+		t.Fatalf("servers %+v", list)
+	}
+	if b := list[0]; b.Status != tui.ServerFailed || !strings.Contains(b.Problem, "not an MCP server") || b.Target != "/bin/false" {
+		t.Errorf("broken: %+v", b)
+	}
+	if g := list[1]; g.Status != tui.ServerConnected || g.Problem != "" || len(g.Tools) == 0 {
+		t.Errorf("good: %+v", g)
+	}
+
+	pids := serversOf(os.Getpid(), exe)
+	if len(pids) != 1 {
+		t.Fatalf("server processes %v, want one", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if name := <-cs.Stopped(); name != "good" {
+		t.Fatalf("stopped: %q", name)
+	}
+	if g := cs.List()[1]; g.Status != tui.ServerStopped || !strings.Contains(g.Problem, `the MCP server "good" has stopped`) {
+		t.Errorf("good after the kill: %+v", g)
+	}
+	res, _ := a.reg.Execute(context.Background(), "good.demo_echo", []byte(`{"text":"x"}`))
+	if res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, "has stopped") {
+		t.Errorf("a call after the kill: %s %s", res.Code, res.Message)
+	}
+
+	if err := cs.Restart(context.Background(), "good"); err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if g := cs.List()[1]; g.Status != tui.ServerConnected {
+		t.Errorf("good after the restart: %+v", g)
+	}
+	if res, _ := a.reg.Execute(context.Background(), "good.demo_echo", []byte(`{"text":"back"}`)); !res.OK() || !strings.Contains(string(res.Output), "back") {
+		t.Errorf("a call after the restart: %s %s", res.Code, res.Message)
+	}
+	if err := cs.Restart(context.Background(), "broken"); err == nil || cs.List()[0].Status != tui.ServerFailed {
+		t.Errorf("restart of broken: %v, %+v", err, cs.List()[0])
+	}
+}
