@@ -22,22 +22,26 @@ type Stats struct {
 	Tools      []ToolStats             `json:"tools"`     // every tool called so far, sorted by name
 	InFlight   int64                   `json:"in_flight"` // calls between begin and end
 	Abandoned  int64                   `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
-	Events     ObserverStats           `json:"events"`
+	// Events that observers did not get whole: dropped because an
+	// observer's queue was full, or given to an Observe that panicked.
+	EventsDropped  int64 `json:"events_dropped"`
+	EventsPanicked int64 `json:"events_panicked"`
 }
 
 // Stats returns the live picture now.
 func (r *Registry) Stats() Stats {
 	now := time.Now()
 	return Stats{
-		Time:       now,
-		Slots:      r.slots.Stats(),
-		Locks:      r.locks.Stats(),
-		MainThread: r.mainThread().Stats(),
-		Buckets:    r.buckets.Stats(now),
-		Tools:      r.toolStats(),
-		InFlight:   r.inFlight.Load(),
-		Abandoned:  r.abandoned.Load(),
-		Events:     r.obs.stats(),
+		Time:           now,
+		Slots:          r.slots.Stats(),
+		Locks:          r.locks.Stats(),
+		MainThread:     r.mainThread().Stats(),
+		Buckets:        r.buckets.Stats(now),
+		Tools:          r.toolStats(),
+		InFlight:       r.inFlight.Load(),
+		Abandoned:      r.abandoned.Load(),
+		EventsDropped:  r.obs.dropped.Load(),
+		EventsPanicked: r.obs.panicked.Load(),
 	}
 }
 

@@ -481,8 +481,8 @@ func TestMixedLoad(t *testing.T) {
 	if n != calls {
 		t.Fatalf("%d results for %d calls", n, calls)
 	}
-	if len(begins) != calls || len(ends) != calls || r.Stats().Events.Dropped != 0 {
-		t.Fatalf("%d begins, %d ends, %d dropped", len(begins), len(ends), r.Stats().Events.Dropped)
+	if len(begins) != calls || len(ends) != calls || r.Stats().EventsDropped != 0 {
+		t.Fatalf("%d begins, %d ends, %d dropped", len(begins), len(ends), r.Stats().EventsDropped)
 	}
 	for id, b := range begins {
 		if b != 1 || ends[id] != 1 {

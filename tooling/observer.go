@@ -67,12 +67,6 @@ func (f ObserverFunc) Observe(ctx context.Context, ev Event) { f(ctx, ev) }
 // before further events to it are dropped.
 const observerQueue = 4096
 
-// ObserverStats count events that observers did not get whole.
-type ObserverStats struct {
-	Dropped  int64 `json:"dropped"`  // queue full
-	Panicked int64 `json:"panicked"` // Observe panicked
-}
-
 type observers struct {
 	mu       sync.Mutex
 	list     atomic.Pointer[[]*observerRunner]
@@ -172,10 +166,6 @@ func emit(ctx context.Context, list []*observerRunner, o *observers, ev Event) {
 		}
 		run.mu.RUnlock()
 	}
-}
-
-func (o *observers) stats() ObserverStats {
-	return ObserverStats{Dropped: o.dropped.Load(), Panicked: o.panicked.Load()}
 }
 
 func digest(b []byte) string {

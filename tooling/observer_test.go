@@ -67,7 +67,7 @@ func TestPanickingObserverDoesNotBreakCalls(t *testing.T) {
 	}
 	remove()
 	removeRec()
-	if got := r.Stats().Events.Panicked; got != 10 {
+	if got := r.Stats().EventsPanicked; got != 10 {
 		t.Errorf("panicked %d, want 10", got)
 	}
 	if len(rec.events) != 10 {
@@ -95,7 +95,7 @@ func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
 		t.Fatal("calls stalled behind a blocked observer: they ended only after the hang guard released it")
 	default:
 	}
-	if d := r.Stats().Events.Dropped; d < int64(calls)/2 {
+	if d := r.Stats().EventsDropped; d < int64(calls)/2 {
 		t.Errorf("dropped %d, want about %d", d, calls)
 	}
 	unblock()
