@@ -23,3 +23,37 @@ func TestFooterNeverCut(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftGoesBack: h and left go back where nothing is edited; on the
+// detail, from its first pane only.
+func TestLeftGoesBack(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	for _, k := range []string{"H", "B", "R"} {
+		h.press(k)
+		if h.m.top() == h.m.list {
+			t.Fatalf("%s opened nothing", k)
+		}
+		h.press("h")
+		if h.m.top() != h.m.list {
+			t.Fatalf("h after %s: on %T", k, h.m.top())
+		}
+	}
+	openDetail(t, h, "demo.echo")
+	h.press("tab", "left") // back to the first pane
+	if h.m.top() != h.m.detail || h.m.detail.pane != 0 {
+		t.Fatalf("left on the second pane: %T, pane %d", h.m.top(), h.m.detail.pane)
+	}
+	h.press("left")
+	if h.m.top() != h.m.list {
+		t.Fatalf("left on the first pane: %T", h.m.top())
+	}
+	h.press("left") // the list: nothing below, nothing happens
+	if h.m.top() != h.m.list || h.m.quitAsk != nil {
+		t.Fatal("left on the list did something")
+	}
+	openRun(t, h, "demo.echo", "")
+	h.typeText("h") // typing: h is text
+	if h.m.top() != h.m.run {
+		t.Fatal("h typed in a field went back")
+	}
+}

@@ -30,6 +30,7 @@ type globalKeys struct {
 	Runs       key.Binding
 	Servers    key.Binding
 	Back       key.Binding
+	Left       key.Binding // back too, on the screens that edit nothing (leftGoesBack)
 }
 
 func newGlobalKeys() globalKeys {
@@ -43,6 +44,7 @@ func newGlobalKeys() globalKeys {
 		Runs:       bind([]string{"R"}, "R", "calls running in the background"),
 		Servers:    bind([]string{"S"}, "S", "MCP servers"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
+		Left:       bind([]string{"h", "left"}, "h/←", "back, where nothing is edited"),
 	}
 }
 

@@ -384,6 +384,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.push(m.runs)
 		case key.Matches(msg, g.Servers):
 			return m.push(m.servers)
+		case key.Matches(msg, g.Left) && leftGoesBack(m.top()):
+			return m.pop()
 		}
 	}
 	return m.top().Update(msg)

@@ -13,25 +13,82 @@ import (
 const pickerRows = 8
 
 // picker is the list that opens under an enum, a multi-select or a union.
+// A long one (more choices than it shows) filters them: / and then the
+// text to find.
 type picker struct {
-	open bool
-	at   int // the highlighted line
+	open      bool
+	at        int    // the highlighted line, an index into the labels
+	query     string // lower case; the lines shown contain it
+	filtering bool   // the query takes the typed text
 }
 
-// move moves the highlight; keys other than up and down do nothing.
-func (p *picker) move(e *env, k tea.KeyPressMsg, n int) bool {
+// shown are the lines the query lets through, in order.
+func (p *picker) shown(labels []string) []int {
+	out := make([]int, 0, len(labels))
+	for i, l := range labels {
+		if p.query == "" || strings.Contains(strings.ToLower(l), p.query) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// filterKey handles the keys of the filter of a long picker: / starts it,
+// text narrows the lines, backspace widens them, esc drops the filter;
+// enter and the arrows are left to the caller (choose, move). It reports
+// whether it used k.
+func (p *picker) filterKey(k tea.KeyPressMsg, labels []string) bool {
+	if !p.filtering {
+		if k.String() == "/" && len(labels) > pickerRows {
+			p.filtering = true
+			return true
+		}
+		return false
+	}
+	switch k.String() {
+	case "esc":
+		p.filtering, p.query = false, ""
+	case "enter":
+		p.filtering = false
+		return false
+	case "backspace":
+		if r := []rune(p.query); len(r) > 0 {
+			p.query = string(r[:len(r)-1])
+		}
+	default:
+		if k.Text == "" { // arrows and the like move among the matches
+			return false
+		}
+		p.query += strings.ToLower(k.Text)
+	}
+	if s := p.shown(labels); len(s) > 0 && !slices.Contains(s, p.at) {
+		p.at = s[0]
+	}
+	return true
+}
+
+// move moves the highlight among the lines shown: up and down (k, j),
+// g and G (home, end, pgup, pgdn) to the first and the last; other keys do
+// nothing.
+func (p *picker) move(e *env, k tea.KeyPressMsg, labels []string) bool {
+	s := p.shown(labels)
+	if len(s) == 0 {
+		return false
+	}
+	i := max(slices.Index(s, p.at), 0)
 	switch {
 	case matches(k, e.keys.Up), k.String() == "k" || k.String() == "ctrl+p":
-		p.at = (p.at - 1 + n) % n
+		i = (i - 1 + len(s)) % len(s)
 	case matches(k, e.keys.Down), k.String() == "j" || k.String() == "ctrl+n":
-		p.at = (p.at + 1) % n
-	case matches(k, e.keys.PageUp), k.String() == "home":
-		p.at = 0
-	case matches(k, e.keys.PageDown), k.String() == "end":
-		p.at = n - 1
+		i = (i + 1) % len(s)
+	case matches(k, e.keys.PageUp), k.String() == "home", k.String() == "g":
+		i = 0
+	case matches(k, e.keys.PageDown), k.String() == "end", k.String() == "G":
+		i = len(s) - 1
 	default:
 		return false
 	}
+	p.at = s[i]
 	return true
 }
 
@@ -40,16 +97,29 @@ func (p *picker) lines(c *rctx, labels []string, mark func(i int) string) []stri
 	if !p.open {
 		return nil
 	}
-	from := 0
-	if len(labels) > pickerRows {
-		from = min(max(p.at-pickerRows/2, 0), len(labels)-pickerRows)
-	}
 	var out []string
+	switch {
+	case p.filtering:
+		out = append(out, c.st.Value.Render("/ "+p.query+"▏"))
+	case p.query != "":
+		out = append(out, c.st.Muted.Render("/ "+p.query+" (esc: all)"))
+	case len(labels) > pickerRows:
+		out = append(out, c.st.Muted.Render(fmt.Sprintf("  %d choices · / filters · g/G first/last", len(labels))))
+	}
+	s := p.shown(labels)
+	if len(s) == 0 {
+		return append(out, c.st.Muted.Render("  no choice matches"))
+	}
+	at := max(slices.Index(s, p.at), 0)
+	from := 0
+	if len(s) > pickerRows {
+		from = min(max(at-pickerRows/2, 0), len(s)-pickerRows)
+	}
 	if from > 0 {
 		out = append(out, c.st.Muted.Render(fmt.Sprintf("  ↑ %d more", from)))
 	}
-	to := min(from+pickerRows, len(labels))
-	for i := from; i < to; i++ {
+	to := min(from+pickerRows, len(s))
+	for _, i := range s[from:to] {
 		line := mark(i) + " " + labels[i]
 		if i == p.at {
 			out = append(out, c.st.Cursor.Render("› ")+c.st.Picked.Render(line))
@@ -57,8 +127,8 @@ func (p *picker) lines(c *rctx, labels []string, mark func(i int) string) []stri
 			out = append(out, "  "+line)
 		}
 	}
-	if to < len(labels) {
-		out = append(out, c.st.Muted.Render(fmt.Sprintf("  ↓ %d more", len(labels)-to)))
+	if to < len(s) {
+		out = append(out, c.st.Muted.Render(fmt.Sprintf("  ↓ %d more", len(s)-to)))
 	}
 	return out
 }
@@ -155,15 +225,20 @@ func (f *enumField) clear() { f.cur, f.given = -1, false }
 func (f *enumField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	e := f.env
 	if f.pk.open {
+		if f.pk.filterKey(k, f.labels) {
+			return true, nil
+		}
 		switch {
 		case matches(k, e.keys.Toggle):
-			f.cur = f.choice(f.pk.at)
-			f.pk.open = false
-			f.touch()
+			if slices.Contains(f.pk.shown(f.labels), f.pk.at) {
+				f.cur = f.choice(f.pk.at)
+				f.touch()
+			}
+			f.pk = picker{}
 		case matches(k, e.keys.Close):
-			f.pk.open = false
+			f.pk = picker{}
 		default:
-			f.pk.move(e, k, len(f.labels))
+			f.pk.move(e, k, f.labels)
 		}
 		return true, nil
 	}
@@ -303,13 +378,18 @@ func (f *multiField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 		return false, nil
 	}
+	if f.pk.filterKey(k, f.labels) {
+		return true, nil
+	}
 	switch {
 	case k.String() == "space" || k.String() == "x":
-		f.flip(f.pk.at)
+		if slices.Contains(f.pk.shown(f.labels), f.pk.at) {
+			f.flip(f.pk.at)
+		}
 	case k.String() == "enter" || matches(k, e.keys.Close):
-		f.pk.open = false
+		f.pk = picker{}
 	default:
-		f.pk.move(e, k, len(f.opts))
+		f.pk.move(e, k, f.labels)
 	}
 	return true, nil
 }

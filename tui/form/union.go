@@ -151,14 +151,19 @@ func (f *unionField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	e := f.env
 	labels := f.labels()
 	if f.pk.open {
+		if f.pk.filterKey(k, labels) {
+			return true, nil
+		}
 		switch {
 		case matches(k, e.keys.Toggle):
-			f.choose(f.choice(f.pk.at))
-			f.pk.open = false
+			if slices.Contains(f.pk.shown(labels), f.pk.at) {
+				f.choose(f.choice(f.pk.at))
+			}
+			f.pk = picker{}
 		case matches(k, e.keys.Close):
-			f.pk.open = false
+			f.pk = picker{}
 		default:
-			f.pk.move(e, k, len(labels))
+			f.pk.move(e, k, labels)
 		}
 		return true, nil
 	}
