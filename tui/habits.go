@@ -6,7 +6,7 @@ package tui
 // the result of a call goes back to its arguments on its own.
 func leftGoesBack(s screen) bool {
 	switch s := s.(type) {
-	case *historyScreen, *callScreen, *boardScreen, *runsScreen, *problemsScreen:
+	case *historyScreen, *callScreen, *boardScreen, *runsScreen, *problemsScreen, *serversScreen:
 		return true
 	case *detailScreen:
 		return s.pane == 0

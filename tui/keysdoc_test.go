@@ -40,7 +40,7 @@ func keyScreens() []struct {
 		name string
 		km   help.KeyMap
 	}{
-		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Back, g.Left, g.Quit, g.ForceQuit}},
+		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Servers, g.Back, g.Left, g.Quit, g.ForceQuit}},
 		{"Tool list", list},
 		{"Tool detail", newDetailKeys()},
 		{"Arguments form", editing},
@@ -51,6 +51,7 @@ func keyScreens() []struct {
 		{"A call opened from the history", newCallKeys()},
 		{"Runs panel", newRunsKeys()},
 		{"Governance board", newBoardKeys()},
+		{"MCP servers", newServersKeys()},
 		{"Consent dialog", newConfirmKeys()},
 		{"Load problems", newProblemsKeys()},
 		{"Quit dialog", newQuitKeys()},
