@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -966,4 +967,31 @@ func TestHTTPIgnoresProxyEnvironment(t *testing.T) {
 			t.Fatalf("err %v, %d requests to the proxy", err, proxyRec.count())
 		}
 	})
+}
+
+// TestHTTPCompressedResponse: the cap counts the bytes after decompression,
+// so a small gzip body that inflates past it fails; the control is a cap
+// above its inflated size.
+func TestHTTPCompressedResponse(t *testing.T) {
+	inflated := `"` + strings.Repeat("a", 256<<10) + `"`
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, inflated)
+	zw.Close()
+	srv, _ := server(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(gz.Bytes())
+	})
+	for _, limit := range []int64{64 << 10, 512 << 10} {
+		b := compile(t, HTTPBinding{Source: "api"}, open(t, HTTPSource{BaseURL: srv.URL, AllowPrivate: true, MaxResponseBytes: limit}), Input{})
+		out, err := b.do(context.Background(), &Request{})
+		if limit < int64(len(inflated)) {
+			if err == nil || !strings.Contains(err.Error(), "over max_response_bytes") {
+				t.Errorf("a %d-byte gzip body inflating to %d bytes under a cap of %d: err %v", gz.Len(), len(inflated), limit, err)
+			}
+		} else if err != nil || out.ResponseBytes != len(inflated) {
+			t.Errorf("control: err %v, %d bytes", err, out.ResponseBytes)
+		}
+	}
 }
