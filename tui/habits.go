@@ -1,5 +1,7 @@
 package tui
 
+import tea "charm.land/bubbletea/v2"
+
 // leftGoesBack reports whether h and left go back on screen s, as esc
 // does: on the screens where nothing is edited and left has no other use.
 // The detail goes back from its first pane (left moves between panes);
@@ -12,4 +14,15 @@ func leftGoesBack(s screen) bool {
 		return s.pane == 0
 	}
 	return false
+}
+
+// useBackground picks the palette for the terminal's background: the
+// light one on a light background. Without colours nothing changes.
+func (c *common) useBackground(msg tea.BackgroundColorMsg) {
+	if !c.styles.color || msg.Color == nil {
+		return
+	}
+	if light := !msg.IsDark(); light != c.styles.light {
+		*c.styles = *newStylesFor(false, light)
+	}
 }

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"image/color"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestFooterNeverCut: at 80 columns the one-line help of every screen is
@@ -55,5 +58,29 @@ func TestLeftGoesBack(t *testing.T) {
 	h.typeText("h") // typing: h is text
 	if h.m.top() != h.m.run {
 		t.Fatal("h typed in a field went back")
+	}
+}
+
+// TestLightBackground: on a light terminal the console takes the light
+// palette; without colours it stays plain.
+func TestLightBackground(t *testing.T) {
+	reg := newTestRegistry(t)
+	m := New(reg, Options{})
+	if m.c.styles.light {
+		t.Fatal("light before the terminal said so")
+	}
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if !m.c.styles.light || !m.list.c.styles.light {
+		t.Fatal("a white background did not give the light palette")
+	}
+	dark := m.c.styles.Selected.GetBackground()
+	m.Update(tea.BackgroundColorMsg{Color: color.Black})
+	if m.c.styles.light || m.c.styles.Selected.GetBackground() == dark {
+		t.Fatal("a black background did not give the dark palette back")
+	}
+	plain := New(reg, Options{NoColor: true})
+	plain.Update(tea.BackgroundColorMsg{Color: color.White})
+	if plain.c.styles.light || plain.c.styles.color {
+		t.Fatal("NO_COLOR took a palette")
 	}
 }

@@ -12,6 +12,7 @@ import (
 // is bold, faint, underline and reverse only.
 type styles struct {
 	color bool // colours are on
+	light bool // the palette for a light background
 
 	Header      lipgloss.Style // the breadcrumb line
 	HeaderApp   lipgloss.Style // "toolexplorer"
@@ -62,22 +63,40 @@ type styles struct {
 	Help help.Styles
 }
 
-// The palette, used only when colours are on.
+// palette is the colours of the styles, used only when colours are on.
+type palette struct {
+	accent, accent2, green, red, yellow, orange, grey, dim, text, blue color.Color
+	selBg, selFg                                                       color.Color
+}
+
+// darkPalette is for a dark background (and when the terminal does not
+// say), lightPalette for a light one.
 var (
-	colAccent  = lipgloss.Color("#8B7CF6")
-	colAccent2 = lipgloss.Color("#5FAFD7")
-	colGreen   = lipgloss.Color("#5FD787")
-	colRed     = lipgloss.Color("#FF5F87")
-	colYellow  = lipgloss.Color("#FFD75F")
-	colOrange  = lipgloss.Color("#FFAF5F")
-	colGrey    = lipgloss.Color("#8A8A8A")
-	colDim     = lipgloss.Color("#5F5F5F")
-	colText    = lipgloss.Color("#D0D0D0")
-	colBlue    = lipgloss.Color("#87AFFF")
+	darkPalette = palette{
+		accent: lipgloss.Color("#8B7CF6"), accent2: lipgloss.Color("#5FAFD7"), green: lipgloss.Color("#5FD787"),
+		red: lipgloss.Color("#FF5F87"), yellow: lipgloss.Color("#FFD75F"), orange: lipgloss.Color("#FFAF5F"),
+		grey: lipgloss.Color("#8A8A8A"), dim: lipgloss.Color("#5F5F5F"), text: lipgloss.Color("#D0D0D0"),
+		blue: lipgloss.Color("#87AFFF"), selBg: lipgloss.Color("#3A3A5A"), selFg: lipgloss.Color("#FFFFFF"),
+	}
+	lightPalette = palette{
+		accent: lipgloss.Color("#5B3FD0"), accent2: lipgloss.Color("#00729C"), green: lipgloss.Color("#007A3D"),
+		red: lipgloss.Color("#C4003A"), yellow: lipgloss.Color("#8A6A00"), orange: lipgloss.Color("#B34700"),
+		grey: lipgloss.Color("#5F5F5F"), dim: lipgloss.Color("#8A8A8A"), text: lipgloss.Color("#1C1C1C"),
+		blue: lipgloss.Color("#0050B3"), selBg: lipgloss.Color("#D7D7F5"), selFg: lipgloss.Color("#000000"),
+	}
 )
 
-func newStyles(noColor bool) *styles {
-	s := &styles{color: !noColor}
+func newStyles(noColor bool) *styles { return newStylesFor(noColor, false) }
+
+// newStylesFor are the styles for a light background or a dark one.
+func newStylesFor(noColor, light bool) *styles {
+	pal := darkPalette
+	if light {
+		pal = lightPalette
+	}
+	colAccent, colAccent2, colGreen, colRed, colYellow := pal.accent, pal.accent2, pal.green, pal.red, pal.yellow
+	colOrange, colGrey, colDim, colText, colBlue := pal.orange, pal.grey, pal.dim, pal.text, pal.blue
+	s := &styles{color: !noColor, light: light && !noColor}
 	plain := lipgloss.NewStyle()
 	fg := func(c color.Color) lipgloss.Style {
 		if noColor {
@@ -99,7 +118,7 @@ func newStyles(noColor bool) *styles {
 	s.Bold = plain.Bold(true)
 	s.Selected = plain.Reverse(true)
 	if !noColor {
-		s.Selected = plain.Background(lipgloss.Color("#3A3A5A")).Foreground(lipgloss.Color("#FFFFFF"))
+		s.Selected = plain.Background(pal.selBg).Foreground(pal.selFg)
 	}
 	s.Cursor = fg(colAccent).Bold(true)
 
@@ -154,7 +173,7 @@ func newStyles(noColor bool) *styles {
 	s.Status = fg(colAccent2)
 	s.StatusErr = fg(colRed)
 
-	s.Help = help.DefaultDarkStyles()
+	s.Help = help.DefaultStyles(!light)
 	if noColor {
 		s.Help = help.Styles{
 			Ellipsis: plain, ShortKey: plain.Bold(true), ShortDesc: plain, ShortSeparator: plain,

@@ -180,8 +180,11 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	return m
 }
 
-// Init checks the availability of every tool.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers)) }
+// Init checks the availability of every tool and asks the terminal for its
+// background colour (a light one gets the light palette).
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), tea.RequestBackgroundColor)
+}
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
 
@@ -219,6 +222,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
+	case tea.BackgroundColorMsg:
+		m.c.useBackground(msg)
+		return m, nil
 	case tea.MouseWheelMsg:
 		if m.showHelp {
 			m.helpVP, _ = m.helpVP.Update(msg)
