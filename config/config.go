@@ -54,10 +54,10 @@ type Config struct {
 	DangerousToolConfirmation bool
 	// Tools holds runtime overrides by exact tool name. Nil when none.
 	Tools map[string]ToolOverride
-	// Confinement is the policy of the tools that run confined; it only
-	// narrows what they declare. Default: nothing narrowed, confinement
-	// required, pools of 2 workers.
-	Confinement Confinement
+	// Confinement bounds the tools that run confined; it only narrows what
+	// they declare. Default: nothing narrowed, confinement required, pools
+	// of 2 workers.
+	Confinement ConfinementBounds
 	// Servers are the MCP servers whose tools join the registry, by name
 	// (the group of their tools). Nil when none.
 	Servers map[string]Server

@@ -18,7 +18,7 @@ func TestDefault(t *testing.T) {
 		MaxArgumentBytes: 1048576,
 		MaxOutputBytes:   16777216,
 		MaxFieldErrors:   100,
-		Confinement:      Confinement{PoolSize: 2},
+		Confinement:      ConfinementBounds{PoolSize: 2},
 	}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("Default() = %+v, want %+v", d, want)
@@ -50,7 +50,7 @@ func TestZeroConfigIsTheDefault(t *testing.T) {
 		t.Fatalf("Config{} marshals as\n%s\nwant\n%s", a, b)
 	}
 	// A field set keeps its value; the others take their defaults.
-	if got := (Config{MaxConcurrent: 3, Confinement: Confinement{PoolSize: -1}}).WithDefaults(); got.MaxConcurrent != 3 || got.Confinement.PoolSize != -1 || got.DefaultTimeout != 30*time.Second {
+	if got := (Config{MaxConcurrent: 3, Confinement: ConfinementBounds{PoolSize: -1}}).WithDefaults(); got.MaxConcurrent != 3 || got.Confinement.PoolSize != -1 || got.DefaultTimeout != 30*time.Second {
 		t.Fatalf("WithDefaults() = %+v", got)
 	}
 }
@@ -128,7 +128,7 @@ func TestValidate(t *testing.T) {
 				"demo.slow": {Timeout: time.Second, RatePerMinute: 0.5, Burst: 2},
 				"demo.off":  {Disabled: true},
 			}
-			c.Confinement = Confinement{
+			c.Confinement = ConfinementBounds{
 				Workspace:       "work/space",
 				AllowedRoots:    []string{"/srv/data", "/tmp", "/"},
 				AllowedPorts:    []uint16{443, 1, 65535},
@@ -137,7 +137,7 @@ func TestValidate(t *testing.T) {
 				PoolSize:        64,
 			}
 		}), nil},
-		{"zero confinement", valid(func(c *Config) { c.Confinement = Confinement{} }), nil},
+		{"zero confinement", valid(func(c *Config) { c.Confinement = ConfinementBounds{} }), nil},
 		{"empty confinement lists", valid(func(c *Config) {
 			c.Confinement.AllowedRoots = []string{}
 			c.Confinement.AllowedPorts = []uint16{}
@@ -325,7 +325,7 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 		"demo.slow": {Timeout: 1500 * time.Microsecond, RatePerMinute: 0.5, Burst: 2},
 		"demo.off":  {Disabled: true},
 	}
-	c.Confinement = Confinement{
+	c.Confinement = ConfinementBounds{
 		Workspace:       "../work space",
 		AllowedRoots:    []string{"/srv/data", "/tmp"},
 		AllowedPorts:    []uint16{443, 8080},
@@ -334,7 +334,7 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 		PoolSize:        -1,
 	}
 	zero := Default()
-	zero.Confinement = Confinement{}
+	zero.Confinement = ConfinementBounds{}
 	for _, cfg := range []Config{Default(), c, zero} {
 		data, err := json.Marshal(cfg)
 		if err != nil {

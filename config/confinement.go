@@ -15,15 +15,16 @@ const (
 	maxPoolSize     = 64
 )
 
-// Confinement is the policy applied to confined tools, those that run in a
-// child process under landlock, seccomp and resource limits. Like the
-// overrides of Tools, it can only narrow what such a tool declares: a path
-// outside the allowed roots, a port not allowed or a limit above its cap is
-// dropped or lowered, never added or raised.
-type Confinement struct {
+// ConfinementBounds bound the tools that run confined, in a child process
+// under landlock, seccomp and resource limits (what such a tool declares is
+// its tooling.Confinement). Like the overrides of Tools, they can only
+// narrow what a tool declares: a path outside the allowed roots, a port not
+// allowed or a limit above its cap is dropped or lowered, never added or
+// raised.
+type ConfinementBounds struct {
 	// Workspace is the directory the confined demo tools work in: absolute,
 	// or relative to the directory of the config file it was read from (to
-	// the working directory in a Confinement built in Go); see
+	// the working directory in ConfinementBounds built in Go); see
 	// WorkspaceDir. "" means the default,
 	// <os.UserCacheDir()>/toolexplorer/workspace. The config never creates
 	// it; whoever uses it does.
@@ -65,7 +66,7 @@ var geteuid = os.Geteuid
 
 // Limits are the resource limits of a confined tool's child process: the
 // ones a tool declares (tooling.Confinement.Limits, where a zero field takes
-// the default), and, as Confinement.MaxLimits, the caps on them (each
+// the default), and, as ConfinementBounds.MaxLimits, the caps on them (each
 // positive field caps the tool's own limit, and a zero field does not cap).
 type Limits struct {
 	CPUSeconds    int   // CPU time, in seconds
@@ -84,7 +85,7 @@ type Limits struct {
 // <os.UserCacheDir()>/toolexplorer/workspace, an error when there is no user
 // cache directory; for a host running as root it gives RootWorkspace.
 // WorkspaceDir does not create the directory, nor check that it exists.
-func (c Confinement) WorkspaceDir() (string, error) {
+func (c ConfinementBounds) WorkspaceDir() (string, error) {
 	ws := c.Workspace
 	if strings.ContainsRune(ws, 0) {
 		return "", fmt.Errorf("config: confinement.workspace %q contains a NUL byte", ws)
@@ -110,7 +111,7 @@ func (c Confinement) WorkspaceDir() (string, error) {
 }
 
 // checkConfinement is the part of Validate for the confinement section.
-func (p *problems) checkConfinement(c Confinement) {
+func (p *problems) checkConfinement(c ConfinementBounds) {
 	if strings.ContainsRune(c.Workspace, 0) {
 		p.add("/confinement/workspace", "%s", nulMessage(c.Workspace))
 	}
@@ -164,7 +165,7 @@ func (p *problems) checkConfinement(c Confinement) {
 // applyConfinement sets in c what the confinement section of a file sets.
 // Like apply, it skips values the schema refused, and reports what only Go
 // can tell: numbers too large, and roots that are the same once cleaned.
-func (p *problems) applyConfinement(obj map[string]any, c *Confinement) {
+func (p *problems) applyConfinement(obj map[string]any, c *ConfinementBounds) {
 	if s, ok := obj["workspace"].(string); ok {
 		c.Workspace = s
 		if s != "" && !filepath.IsAbs(s) && p.source != "" {

@@ -24,6 +24,7 @@
 // The package is plain data: it imports the standard library and
 // github.com/santhosh-tekuri/jsonschema/v6 only, and is imported by tooling
 // and cmd. It never reads a default path: the caller decides which file to
-// load. The environment is read in one place only, Confinement.WorkspaceDir,
-// whose default directory is under os.UserCacheDir.
+// load. The environment is read in one place only,
+// ConfinementBounds.WorkspaceDir, whose default directory is under
+// os.UserCacheDir.
 package config

@@ -71,7 +71,7 @@ func TestParseFull(t *testing.T) {
 			"demo.off":  {Disabled: true},
 			"demo.same": {},
 		},
-		Confinement: Confinement{
+		Confinement: ConfinementBounds{
 			Workspace:       "work/space",
 			AllowedRoots:    []string{"/srv/data", "/tmp", "/var/cache", "/"},
 			AllowedPorts:    []uint16{443, 8080, 1000, 65535},
@@ -432,7 +432,7 @@ func TestWorkspaceDir(t *testing.T) {
 	})
 
 	t.Run("NUL byte", func(t *testing.T) {
-		c := Confinement{Workspace: "a\x00b"}
+		c := ConfinementBounds{Workspace: "a\x00b"}
 		if got, err := c.WorkspaceDir(); err == nil {
 			t.Fatalf("WorkspaceDir() = %q, want an error", got)
 		}
@@ -556,10 +556,10 @@ func TestParseDurations(t *testing.T) {
 func TestWorkspaceDirOfRoot(t *testing.T) {
 	defer func(f func() int) { geteuid = f }(geteuid)
 	geteuid = func() int { return 0 }
-	if got, err := (Confinement{}).WorkspaceDir(); err != nil || got != RootWorkspace {
+	if got, err := (ConfinementBounds{}).WorkspaceDir(); err != nil || got != RootWorkspace {
 		t.Fatalf("root default workspace %q, %v; want %q", got, err, RootWorkspace)
 	}
-	if got, _ := (Confinement{Workspace: "/srv/ws"}).WorkspaceDir(); got != "/srv/ws" {
+	if got, _ := (ConfinementBounds{Workspace: "/srv/ws"}).WorkspaceDir(); got != "/srv/ws" {
 		t.Fatalf("a configured workspace is kept for root: %q", got)
 	}
 }

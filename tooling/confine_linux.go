@@ -248,7 +248,7 @@ func checkWriteGrants(write []string, configFile string) error {
 }
 
 // profileOf turns tool name's Confinement into a profile narrowed by the
-// config's policy, with $WORKSPACE expanded.
+// config's confinement bounds, with $WORKSPACE expanded.
 func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, string, []string, error) {
 	cfg := r.cfg.Load()
 	ws, err := cfg.Confinement.WorkspaceDir()
@@ -288,7 +288,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 		roots = append(roots, c.Exec...)
 	}
 	// An empty list of ports in config means no narrowing; in
-	// confine.Policy a non-nil empty list allows nothing, so it becomes nil.
+	// confine.Bounds a non-nil empty list allows nothing, so it becomes nil.
 	var ports []uint16
 	if len(pol.AllowedPorts) > 0 {
 		ports = pol.AllowedPorts
@@ -296,7 +296,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	// The parent holds a response in memory: at most the output cap and
 	// room for a follow-up plan or an error's text and stack.
 	p.Limits.ResponseBytes = uint64(max(cfg.MaxOutputBytes, 0)) + responseRoom
-	narrowed, dropped := p.Narrow(confine.Policy{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
+	narrowed, dropped := p.Narrow(confine.Bounds{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
 		MaxLimits: confineLimits(pol.MaxLimits)})
 	if err := checkWriteGrants(narrowed.WritePaths, cfg.Source); err != nil {
 		return confine.Profile{}, "", nil, err

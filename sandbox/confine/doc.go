@@ -79,7 +79,7 @@
 // by the parent during each call otherwise.
 //
 // [Profile.Narrow] intersects what a caller declares with what the configuration allows
-// ([Policy]): narrowest wins. A [Pool] keeps pre-started, already confined workers per profile.
+// ([Bounds]): narrowest wins. A [Pool] keeps pre-started, already confined workers per profile.
 //
 // # Limits of the design
 //

@@ -165,7 +165,7 @@ func TestSymlinkSwap(t *testing.T) {
 	if e != nil && !strings.Contains(e.What, "symlink") {
 		t.Errorf("refusal: %s, want it to name the symlink", e.What)
 	}
-	narrowed, dropped := Profile{ReadPaths: []string{pub}}.Narrow(Policy{AllowedRoots: []string{f.base}})
+	narrowed, dropped := Profile{ReadPaths: []string{pub}}.Narrow(Bounds{AllowedRoots: []string{f.base}})
 	ok := len(narrowed.ReadPaths) == 0 && len(dropped) == 1 && strings.Contains(dropped[0], "symlink")
 	record("Narrow a ReadPaths dir swapped for a symlink", "dropped", fmt.Sprint(narrowed.ReadPaths, dropped), ok)
 	if !ok {

@@ -137,10 +137,10 @@ func (l Limits) WithDefaults() Limits {
 	}
 }
 
-// Policy is the configuration side of confinement. It can only narrow a Profile (see
+// Bounds are the configuration side of confinement. They can only narrow a Profile (see
 // [Profile.Narrow]); a nil slice does not restrict that dimension, an empty non-nil slice allows
 // nothing, and a zero limit does not cap that limit.
-type Policy struct {
+type Bounds struct {
 	// AllowedRoots bound every path of a profile: a path is kept only if it lies under one of
 	// them (both compared after symlinks are resolved; see Narrow).
 	AllowedRoots []string
@@ -161,7 +161,7 @@ type Policy struct {
 // ports outside the allowed ones are dropped; each limit is the lower of the profile's (or its
 // default) and the policy's cap. The second result says what was dropped or lowered and why, one
 // line each. Narrow never widens: an element is never added.
-func (p Profile) Narrow(pol Policy) (Profile, []string) {
+func (p Profile) Narrow(pol Bounds) (Profile, []string) {
 	var dropped []string
 	var roots []string
 	if pol.AllowedRoots != nil {

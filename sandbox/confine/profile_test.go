@@ -54,7 +54,7 @@ func TestNarrow(t *testing.T) {
 		Env:        []string{"HOME", "", "A=B", "TMPDIR", "HOME"},
 		Limits:     Limits{CPUSeconds: 60, OpenFiles: 10},
 	}
-	pol := Policy{
+	pol := Bounds{
 		AllowedRoots: []string{rootLink},
 		AllowedPorts: []uint16{80, 443},
 		MaxLimits:    Limits{CPUSeconds: 10, MemoryBytes: 1 << 28, OpenFiles: 100},
@@ -102,11 +102,11 @@ func TestNarrow(t *testing.T) {
 		t.Errorf("second Narrow changed the profile: %+v, %v", again, more)
 	}
 	// Nil policy slices do not restrict; empty ones allow nothing.
-	open, _ := p.Narrow(Policy{})
+	open, _ := p.Narrow(Bounds{})
 	if len(open.ConnectTCP) != 3 || !slices.Contains(open.Exec, mustResolve(t, "/bin/sh")) {
 		t.Errorf("the zero policy narrowed: %+v", open)
 	}
-	closed, _ := p.Narrow(Policy{AllowedRoots: []string{}, AllowedPorts: []uint16{}})
+	closed, _ := p.Narrow(Bounds{AllowedRoots: []string{}, AllowedPorts: []uint16{}})
 	if len(closed.ReadPaths)+len(closed.WritePaths)+len(closed.Exec)+len(closed.ConnectTCP)+len(closed.BindTCP) != 0 {
 		t.Errorf("an empty policy allowed something: %+v", closed)
 	}
