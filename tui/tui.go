@@ -222,6 +222,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
+	case tea.MouseClickMsg:
+		return m, m.click(msg)
 	case tea.BackgroundColorMsg:
 		m.c.useBackground(msg)
 		return m, nil
