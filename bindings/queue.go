@@ -324,10 +324,10 @@ func (b *queueBinding) build(req *Request, redact bool) (*queueMessage, error) {
 	return m, nil
 }
 
-// shadow is what a call would publish, without publishing it.
+// shadow is what a call would publish, without publishing it (the loader
+// marks it as a shadow call).
 func (b *queueBinding) shadow(m *queueMessage) Outcome {
 	out := map[string]any{
-		"shadow":   true,
 		"provider": b.src.provider,
 		"source":   b.src.name,
 		"message":  json.RawMessage(m.body),

@@ -204,3 +204,25 @@ tools:
 		}
 	}
 }
+
+// TestQueueExampleFile: the example's queue tool runs offline, in shadow.
+func TestQueueExampleFile(t *testing.T) {
+	set, err := Load([]string{"../examples/tools/events.yaml"}, Options{Env: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	r := tooling.NewRegistry()
+	r.Register(set.Tools()...)
+	res, err := r.Execute(context.Background(), "shop.announce_order",
+		json.RawMessage(`{"order_id": 7, "lines": [{"product_id": 2, "qty": 3}]}`), tooling.WithConsent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"headers":{"X-Channel":"web","X-Schema":"shop.order.v1"},` +
+		`"message":{"lines":[{"product_id":2,"qty":3}],"order_id":7,"type":"order.placed"},` +
+		`"provider":"redis","shadow":true,"source":"shop_events","stream":"shop.orders"}`
+	if string(res.Output) != want {
+		t.Errorf("output %s\nwant   %s", res.Output, want)
+	}
+}

@@ -38,7 +38,10 @@ func dialNATS(ctx context.Context, servers string) (publisher, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		nc, err := nats.Connect(servers, nats.Name("toolexplorer"), nats.NoCallbacksAfterClientClose())
+		nc, err := nats.Connect(servers, nats.Name("toolexplorer"), nats.NoCallbacksAfterClientClose(),
+			// The client's default writes asynchronous errors to stderr, over
+			// the console's screen; a publish reports its own failure.
+			nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
 		done <- result{nc, err}
 	}()
 	var r result

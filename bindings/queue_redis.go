@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
@@ -20,8 +22,16 @@ const redisDedupeWindow = 2 * time.Minute
 // "message", each header in a field of its own.
 type redisPublisher struct{ c *redis.Client }
 
+// quietRedis turns off go-redis's own log, which writes every failed dial
+// to stderr (over the console's screen): each failure is in the call's
+// result already. The log is the process's, so this reaches any other
+// go-redis client of the program; it is done only once a Redis source is
+// used.
+var quietRedis sync.Once
+
 // dialRedis makes a client; it connects on its first command.
 func dialRedis(_ context.Context, url string) (publisher, error) {
+	quietRedis.Do(logging.Disable)
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		// The parser's message may quote the URL, credentials included.

@@ -299,7 +299,7 @@ func TestQueueShadow(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(o.Output)
-	want := `{"headers":{"X-Key":"key ${QUEUE_TEST_KEY}","X-Tenant":"acme"},"idempotency_key":"k1","message":{"id":"A-1"},"provider":"redis","shadow":true,"source":"events","stream":"orders"}`
+	want := `{"headers":{"X-Key":"key ${QUEUE_TEST_KEY}","X-Tenant":"acme"},"idempotency_key":"k1","message":{"id":"A-1"},"provider":"redis","source":"events","stream":"orders"}`
 	if string(got) != want || o.Status != "shadow" {
 		t.Errorf("shadow output %s, status %q;\nwant %s, shadow", got, o.Status, want)
 	}
