@@ -56,6 +56,8 @@ type common struct {
 	ticking bool
 	// servers are Options.Servers; nil: none.
 	servers Servers
+	// toolFiles are Options.ToolFiles; nil: none.
+	toolFiles ToolFiles
 }
 
 // availState is what the last availability check of a tool said.

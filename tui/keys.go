@@ -87,7 +87,10 @@ type listKeys struct {
 	Source      key.Binding
 	Origin      key.Binding
 	Problems    key.Binding // on only when something went wrong while loading
+	Reload      key.Binding // on only with tools files
+	Shadow      key.Binding // on only with tools files
 	typing      bool
+	shadowOn    bool // shadow mode is on: the short help says so
 }
 
 func newListKeys() listKeys {
@@ -103,8 +106,12 @@ func newListKeys() listKeys {
 		Source:      bind([]string{"s"}, "s", "next source"),
 		Origin:      bind([]string{"o"}, "o", "next origin"),
 		Problems:    bind([]string{"P"}, "P", "load problems"),
+		Reload:      bind([]string{"L"}, "L", "reload tools files"),
+		Shadow:      bind([]string{"W"}, "W", "shadow mode for writes on/off"),
 	}
 	k.Problems.SetEnabled(false)
+	k.Reload.SetEnabled(false)
+	k.Shadow.SetEnabled(false)
 	for i, f := range facetNames {
 		n := string(rune('1' + i))
 		k.Facets[i] = bind([]string{n}, n, f)
@@ -120,6 +127,13 @@ func (k listKeys) ShortHelp() []key.Binding {
 	if k.Problems.Enabled() {
 		out = append(out, short(k.Problems, "problems"))
 	}
+	if k.Shadow.Enabled() {
+		if k.shadowOn {
+			out = append(out, short(k.Shadow, "shadow: ON"))
+		} else {
+			out = append(out, short(k.Shadow, "shadow: off"))
+		}
+	}
 	return append(out, bind([]string{"?"}, "?", "help"))
 }
 
@@ -127,7 +141,7 @@ func (k listKeys) FullHelp() [][]key.Binding {
 	facets := append(k.Facets[:], k.ClearFacets, k.Source, k.Origin)
 	return [][]key.Binding{
 		k.navKeys.column(),
-		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle, k.Problems},
+		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle, k.Problems, k.Reload, k.Shadow},
 		facets,
 	}
 }

@@ -91,6 +91,8 @@ func newListScreen(c *common) *listScreen {
 	ti.Placeholder = "filter by name, title, description, parameter"
 	l := &listScreen{c: c, keys: newListKeys(), filter: ti, source: sourceAll}
 	l.keys.Problems.SetEnabled(len(c.problems) > 0)
+	l.keys.Reload.SetEnabled(c.toolFiles != nil)
+	l.keys.Shadow.SetEnabled(c.toolFiles != nil)
 	l.reload()
 	return l
 }
@@ -119,6 +121,7 @@ func (l *listScreen) Typing() bool { return l.filter.Focused() }
 func (l *listScreen) KeyMap() help.KeyMap {
 	k := l.keys
 	k.typing = l.Typing()
+	k.shadowOn = l.c.toolFiles != nil && l.c.toolFiles.Shadow()
 	return k
 }
 
@@ -252,6 +255,10 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Problems):
 		return msgCmd(openProblemsMsg{})
+	case key.Matches(msg, k.Reload):
+		return reloadToolFilesCmd(l.c.toolFiles)
+	case key.Matches(msg, k.Shadow):
+		return toggleShadow(l.c.toolFiles)
 	case key.Matches(msg, k.ClearFacets):
 		l.facets = [numFacets]bool{}
 		l.source = sourceAll

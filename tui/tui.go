@@ -48,6 +48,9 @@ type Options struct {
 	// Servers are the MCP servers whose tools are in the registry; S
 	// shows them, and restarts one that failed or stopped. Nil: none.
 	Servers Servers
+	// ToolFiles are the tools files whose tools are in the registry; L
+	// reloads them and W turns shadow mode on and off. Nil: none.
+	ToolFiles ToolFiles
 	// History keeps every call the console makes, and the history screen
 	// shows the calls kept there before; nil keeps this session's calls
 	// in memory only.
@@ -151,6 +154,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		store:      opts.History,
 		saved:      opts.Saved,
 		servers:    opts.Servers,
+		toolFiles:  opts.ToolFiles,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -299,6 +303,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.board.Update(msg)
 	case serverRestartedMsg, serverStoppedMsg:
 		return m, m.serverChanged(msg)
+	case toolFilesReloadedMsg:
+		return m, m.toolFilesReloaded(msg)
 	case statusMsg:
 		m.setStatus(msg.text, !msg.isErr)
 		return m, nil

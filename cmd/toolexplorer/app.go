@@ -62,6 +62,7 @@ type app struct {
 	flagToolDirs []string
 	flagShadow   bool
 	files        *bindings.Set
+	filesMu      sync.Mutex // guards files across reloads (SIGHUP, the console's L)
 	fileProblems []bindings.Problem
 	fileEnv      map[string][]string // per tools file, the credentials it uses (lint)
 }

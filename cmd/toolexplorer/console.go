@@ -44,7 +44,16 @@ func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), Origin: a.consoleOrigin,
-		Servers: servers(a)}
+		Servers: servers(a), ToolFiles: toolFiles(a)}
+}
+
+// toolFiles are the app's tools files for the console; nil when none are
+// loaded.
+func toolFiles(a *app) tui.ToolFiles {
+	if a.files == nil {
+		return nil
+	}
+	return consoleToolFiles{a}
 }
 
 // servers are the app's MCP servers for the console; nil (no interface

@@ -68,6 +68,8 @@ func (a *app) toolFileErrors(err error) {
 // reloadToolFiles reads the tools files again and swaps their tools in the
 // registry; on error the tools in place stay.
 func (a *app) reloadToolFiles() (bindings.Change, error) {
+	a.filesMu.Lock()
+	defer a.filesMu.Unlock()
 	if a.files == nil {
 		return bindings.Change{}, errors.New("no tools files are loaded (--tools-dir, config tool_files)")
 	}
@@ -113,7 +115,7 @@ func (a *app) reloadOnHangup(report func(string)) (stop func()) {
 			case <-c:
 				ch, err := a.reloadToolFiles()
 				if err != nil {
-					report("tools files not reloaded, the tools in place stay: " + strings.ReplaceAll(strings.TrimPrefix(err.Error(), "bindings: "), "\n", "; "))
+					report("tools files not reloaded, the tools in place stay: " + reloadError(err))
 					continue
 				}
 				report(changeText(ch))
@@ -126,9 +128,42 @@ func (a *app) reloadOnHangup(report func(string)) (stop func()) {
 	}
 }
 
+// reloadError is a reload's error on one line.
+func reloadError(err error) string {
+	return strings.ReplaceAll(strings.TrimPrefix(err.Error(), "bindings: "), "\n", "; ")
+}
+
+// consoleToolFiles are the app's tools files as the console reloads them
+// (L) and switches their shadow mode (W).
+type consoleToolFiles struct{ a *app }
+
+func (c consoleToolFiles) Reload() (string, error) {
+	ch, err := c.a.reloadToolFiles()
+	if err != nil {
+		return "", errors.New(reloadError(err))
+	}
+	return changeText(ch), nil
+}
+
+func (c consoleToolFiles) Shadow() bool {
+	c.a.filesMu.Lock()
+	defer c.a.filesMu.Unlock()
+	return c.a.files != nil && c.a.files.Shadow()
+}
+
+func (c consoleToolFiles) SetShadow(on bool) {
+	c.a.filesMu.Lock()
+	defer c.a.filesMu.Unlock()
+	if c.a.files != nil {
+		c.a.files.SetShadow(on)
+	}
+}
+
 // closeToolFiles removes the tools files' tools from the registry and
 // stops their sources.
 func (a *app) closeToolFiles() {
+	a.filesMu.Lock()
+	defer a.filesMu.Unlock()
 	if a.files != nil {
 		var names []string
 		for _, t := range a.files.Tools() {
@@ -146,6 +181,8 @@ func (a *app) closeToolFiles() {
 
 // bindingOf describes the binding of a tools file's tool; nil for others.
 func (a *app) bindingOf(name string) *bindings.Info {
+	a.filesMu.Lock()
+	defer a.filesMu.Unlock()
 	if a.files == nil {
 		return nil
 	}
