@@ -486,6 +486,10 @@ func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
 		if h != "" {
 			h += "\n\n"
 		}
+		if blocks := contentLines(res.Output, w); blocks != nil {
+			h += st.Label.Render("Content") + st.Subtle.Render(fmt.Sprintf(" (%s from the MCP server)", plural(len(blocks), "block"))) +
+				"\n  " + strings.Join(blocks, "\n  ") + "\n\n"
+		}
 		h += st.Label.Render("Output")
 		if res.Code == tooling.CodeOutputInvalid {
 			h += st.Subtle.Render(" (✗ marks what does not match the output schema)")
