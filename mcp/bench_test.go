@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,8 +37,28 @@ func benchClient(b *testing.B, connect func(sdk.Transport) (*sdk.ServerSession, 
 	return cs
 }
 
+// benchHTTP connects a go-sdk client to h served over HTTP on loopback.
+func benchHTTP(b *testing.B, h http.Handler) *sdk.ClientSession {
+	hs := httptest.NewServer(h)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cs.Close()
+		hs.Close()
+	})
+	return cs
+}
+
 func benchCalls(b *testing.B, cs *sdk.ClientSession) {
-	params := &sdk.CallToolParams{Name: "b.echo", Arguments: json.RawMessage(`{"text":"hello","n":3}`)}
+	benchCall(b, cs, "b.echo", `{"text":"hello","n":3}`)
+}
+
+// benchCall calls tool with args in a loop.
+func benchCall(b *testing.B, cs *sdk.ClientSession, tool, args string) {
+	params := &sdk.CallToolParams{Name: tool, Arguments: json.RawMessage(args)}
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -54,35 +76,61 @@ func benchCalls(b *testing.B, cs *sdk.ClientSession) {
 // arguments with the same validator (Registry.ValidateArgs), decodes them,
 // runs the same function and encodes its output.
 func BenchmarkCallRoundTrip(b *testing.B) {
-	tool := tooling.Tool{Name: "b.echo", Description: "echoes", Input: echoInput, Output: benchOutput,
-		Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: benchEcho}
 	b.Run("server=toolexplorer", func(b *testing.B) {
-		r := tooling.NewRegistry()
-		r.Register(tool)
-		srv := mcp.NewServer(r, mcp.Options{})
+		srv := benchOurServer()
 		benchCalls(b, benchClient(b, func(t sdk.Transport) (*sdk.ServerSession, error) { return srv.Connect(context.Background(), t) }))
 	})
 	b.Run("server=go-sdk", func(b *testing.B) {
-		r := tooling.NewRegistry()
-		r.Register(tool)
-		srv := sdk.NewServer(&sdk.Implementation{Name: "raw", Version: "1"}, nil)
-		srv.AddTool(&sdk.Tool{Name: "b.echo", Description: "echoes", InputSchema: echoInput, OutputSchema: benchOutput},
-			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-				fields, err := r.ValidateArgs("b.echo", req.Params.Arguments)
-				if err != nil || len(fields) > 0 {
-					return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "invalid arguments"}}}, nil
-				}
-				var args map[string]any
-				if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-					return nil, err
-				}
-				text, _ := args["text"].(string)
-				out, err := json.Marshal(map[string]any{"text": text})
-				if err != nil {
-					return nil, err
-				}
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
-			})
+		srv := benchRawServer()
 		benchCalls(b, benchClient(b, func(t sdk.Transport) (*sdk.ServerSession, error) { return srv.Connect(context.Background(), t, nil) }))
 	})
+}
+
+// BenchmarkHTTPCallRoundTrip is BenchmarkCallRoundTrip over streamable
+// HTTP on loopback: this package's Handler against the go-sdk's own
+// handler serving the raw server.
+func BenchmarkHTTPCallRoundTrip(b *testing.B) {
+	b.Run("server=toolexplorer", func(b *testing.B) {
+		benchCalls(b, benchHTTP(b, benchOurServer().Handler(mcp.HTTPOptions{})))
+	})
+	b.Run("server=go-sdk", func(b *testing.B) {
+		srv := benchRawServer()
+		benchCalls(b, benchHTTP(b, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)))
+	})
+}
+
+var benchTool = tooling.Tool{Name: "b.echo", Description: "echoes", Input: echoInput, Output: benchOutput,
+	Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: benchEcho}
+
+// benchOurServer serves benchTool through the registry.
+func benchOurServer() *mcp.Server {
+	r := tooling.NewRegistry()
+	r.Register(benchTool)
+	return mcp.NewServer(r, mcp.Options{})
+}
+
+// benchRawServer is the go-sdk's server with a raw handler of benchTool:
+// the same validator, decoding, function and encoding.
+func benchRawServer() *sdk.Server {
+	r := tooling.NewRegistry()
+	r.Register(benchTool)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "raw", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "b.echo", Description: "echoes", InputSchema: echoInput, OutputSchema: benchOutput},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			fields, err := r.ValidateArgs("b.echo", req.Params.Arguments)
+			if err != nil || len(fields) > 0 {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "invalid arguments"}}}, nil
+			}
+			var args map[string]any
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, err
+			}
+			text, _ := args["text"].(string)
+			out, err := json.Marshal(map[string]any{"text": text})
+			if err != nil {
+				return nil, err
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
+		})
+	return srv
 }

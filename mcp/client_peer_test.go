@@ -25,7 +25,7 @@ import (
 // into .cache/npm. In CI (CI=true) a peer
 // that cannot be installed fails the test; elsewhere the test is skipped
 // with the reason.
-func everything(t *testing.T) config.Server {
+func everything(t testing.TB) config.Server {
 	t.Helper()
 	fail := t.Skipf
 	if os.Getenv("CI") == "true" {

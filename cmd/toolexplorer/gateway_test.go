@@ -17,7 +17,7 @@ import (
 // everythingSpec is the --server command of the reference MCP server,
 // server-everything, installed in the checkout by scripts/install-peers.sh;
 // quoted as a shell would need it.
-func everythingSpec(t *testing.T) string {
+func everythingSpec(t testing.TB) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -23,7 +23,7 @@ var inspectorBin = filepath.Join("..", "..", ".cache", "npm", "node_modules", ".
 
 // needPeer fails the test in CI, where every peer must run, and skips it
 // elsewhere, with why the peer is missing.
-func needPeer(t *testing.T, format string, args ...any) {
+func needPeer(t testing.TB, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatalf(format, args...)

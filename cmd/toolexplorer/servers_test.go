@@ -21,7 +21,7 @@ func init() {
 }
 
 // ourServer is the --server flag of this program serving its demo tools.
-func ourServer(t *testing.T, name string) string {
+func ourServer(t testing.TB, name string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
