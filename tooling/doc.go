@@ -58,14 +58,16 @@
 // around the steps that spend or wait for resources, from the rate token to
 // the output check, so a refusal or a replay spends nothing.
 //
-// Observers (Observe) get a begin and an end event for every call, with
+// Observers (Registry.Observe) get a begin and an end event for every call, with
 // digests and sizes of the arguments and output, never their content, and
 // the call's context values so that they can join its trace. They run
 // asynchronously and cannot change a call.
 //
 // Package tooling/export describes the tools for language models (MCP,
 // OpenAI, Anthropic); OpenAI and Anthropic refuse dots in names, so their
-// names spell "." as "__", and Execute accepts both spellings.
+// names spell "." as "__", and Execute accepts both spellings. Package
+// tooling/lint finds what Register lets through but a model, an MCP client
+// or a person would trip over.
 //
 // A host's main hands over to Main(reg, run) first thing: it gives the
 // process main thread to the scheduler of MainThread tools (package

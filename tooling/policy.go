@@ -166,15 +166,15 @@ func (e *entry) disabledReason() string {
 }
 
 // Policy is what governs a tool's calls now: the tool's declarations as the
-// config in force narrows them.
+// config in force narrows them. Whether a call needs consent and its risk
+// are the tool's own (Meta.NeedsConsent, Meta.EffectiveSafety): the config
+// does not change them.
 type Policy struct {
 	Tool           string        `json:"tool"`
 	Enabled        bool          `json:"enabled"`
 	DisabledReason string        `json:"disabled_reason,omitempty"`
 	Timeout        time.Duration `json:"timeout"`        // before a caller shortens it
 	TimeoutSource  string        `json:"timeout_source"` // "tool", "config default" or "config override"
-	NeedsConsent   bool          `json:"needs_consent"`
-	Safety         Safety        `json:"safety"`         // effective
 	Note           string        `json:"note,omitempty"` // a config override that was ignored, and why
 }
 
@@ -188,7 +188,6 @@ func (r *Registry) Policy(name string) (Policy, error) {
 	reason := e.disabledReason()
 	return Policy{
 		Tool: e.tool.Name, Enabled: reason == "", DisabledReason: reason,
-		Timeout: p.timeout, TimeoutSource: p.timeoutSrc,
-		NeedsConsent: e.tool.Meta.NeedsConsent(), Safety: e.tool.Meta.EffectiveSafety(), Note: p.note,
+		Timeout: p.timeout, TimeoutSource: p.timeoutSrc, Note: p.note,
 	}, nil
 }
