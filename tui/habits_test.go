@@ -84,3 +84,31 @@ func TestLightBackground(t *testing.T) {
 		t.Fatal("NO_COLOR took a palette")
 	}
 }
+
+// TestSplitAtWideTerminals: from 140 columns the list shows the selected
+// tool's detail beside it, following the cursor; narrower, it does not.
+func TestSplitAtWideTerminals(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 160, 40)
+	h.mustContain("demo.echo · Echo", "Overview │ Input")
+	h.press("j")
+	h.mustContain("demo.fail · Fail")
+	h.press("enter")
+	if h.m.top() != h.m.detail || h.m.split() {
+		t.Fatal("enter does not open the detail on its own")
+	}
+	if h.m.detail.w != 160 {
+		t.Fatalf("the detail alone is %d wide", h.m.detail.w)
+	}
+	h.press("esc")
+	if lw, dw := h.m.splitWidths(); h.m.list.w != lw || h.m.detail.w != dw {
+		t.Fatalf("back on the list: list %d wide, detail %d", h.m.list.w, h.m.detail.w)
+	}
+	golden(t, "list_split_160x40", h.view())
+	y, x := lineOf(h, "Input │")
+	h.send(leftClick(x+1, y))
+	if h.m.detail.pane != 1 || h.m.top() != h.m.list {
+		t.Fatalf("a click on the detail's Input tab: pane %d, on %T", h.m.detail.pane, h.m.top())
+	}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.mustNotContain("Overview │ Input")
+}

@@ -63,6 +63,11 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.split() {
+		if lw, _ := m.splitWidths(); x > lw {
+			return m.detail.click(x-lw-2, y)
+		}
+	}
 	if c, ok := m.top().(clicker); ok {
 		return c.click(x, y)
 	}

@@ -206,6 +206,7 @@ func (m *Model) layout() {
 	if m.showHelp {
 		m.helpVP.SetContent(helpView(m.c, m.top(), m.width))
 	}
+	m.sizeSplit()
 }
 
 // openHelp shows the full help of the screen on top.
@@ -219,6 +220,11 @@ func (m *Model) openHelp() {
 func (m *Model) shutdown() { m.c.cancelAll() }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.syncSplit())
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
@@ -436,6 +442,7 @@ func (m *Model) push(s screen) tea.Cmd {
 	}
 	m.stack = append(m.stack, s)
 	s.SetSize(m.width, m.bodyHeight())
+	m.sizeSplit()
 	return s.Show()
 }
 
@@ -446,6 +453,7 @@ func (m *Model) pop() tea.Cmd {
 	}
 	m.top().Hide()
 	m.stack = m.stack[:len(m.stack)-1]
+	m.sizeSplit()
 	return m.top().Show()
 }
 
@@ -532,6 +540,8 @@ func (m *Model) render() string {
 		body = m.confirm.View(w, bodyH)
 	case m.prompt != nil:
 		body = m.prompt.View(w, bodyH)
+	case m.split():
+		body = m.splitView()
 	default:
 		body = top.View()
 	}
