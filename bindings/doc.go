@@ -7,7 +7,7 @@
 //
 //	sources:
 //	  shop:
-//	    sql: {driver: sqlite, dsn: "file:${SHOP_DB}"}
+//	    sql: {driver: sqlite, dsn: "${SHOP_DB}"}
 //	tools:
 //	  - name: shop.list_products
 //	    description: List the products under a price.
@@ -20,6 +20,18 @@
 //	        source: shop
 //	        statement: SELECT id, name, price FROM products WHERE price <= :max_price
 //	        read_only: true
+//
+// Load reads files and directories of them, strictly: every unknown key,
+// wrong type, bad reference and tool a registry would refuse is a Problem
+// with its file, line and path, all at once. The Set it returns holds the
+// tools; add them with Registry.Replace(nil, set.Tools()), replace them with
+// set.Reload(registry), which swaps them in one step, and Close the set when
+// done. Around each binding the loader adds what a file tool needs besides
+// its request: credentials (${NAME}, ${NAME:-default}) resolved at call time
+// and redacted from everything shown, shadow mode (per tool, per source, or
+// SetShadow for all), retries of transient failures with backoff, and the
+// binding's details for observers (tooling.Event.Detail). Lint finds
+// credentials written out and text spliced into SQL.
 //
 // Imports: the standard library, its drivers and clients, config and tooling.
 // tooling never imports this package; the gate in scripts/gate.sh checks it.
