@@ -196,7 +196,7 @@ func newRunKeys() runKeys {
 		Edit:       bind([]string{"e"}, "e", "edit the arguments"),
 		Again:      bind([]string{"r"}, "r", "run again"),
 		Save:       bind([]string{"s"}, "s", "save the call under a name"),
-		Background: bind([]string{"b"}, "b", "leave the call running in the background"),
+		Background: bind([]string{"b"}, "b", "back, leaving the call running in the background"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
 		Left:       bind([]string{"h", "left"}, "h/←", "back to the arguments"),
 		out:        newViewerKeys(),

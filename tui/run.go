@@ -174,9 +174,10 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 					a.stop()
 				}
 			case key.Matches(msg, r.keys.Background):
-				// The call goes on; its end is a notification.
+				// Back to the screen below; the call goes on, and its end is
+				// a notification.
 				r.phase = phaseEditing
-				return statusCmd(fmt.Sprintf("call %d of %s runs in the background: R lists the running calls", r.seq, r.tool.Name), false)
+				return tea.Batch(backCmd, statusCmd(fmt.Sprintf("call %d of %s runs in the background: R lists the running calls", r.seq, r.tool.Name), false))
 			}
 			return nil
 		default:
@@ -451,7 +452,7 @@ func (r *runScreen) runningView() string {
 	if p := a.progressLine(); p != "" {
 		b.WriteString("\n  " + st.Subtle.Render("progress "+p))
 	}
-	b.WriteString("\n\n" + st.Faint.Render("esc cancels the call · b leaves it running in the background · B shows governance"))
+	b.WriteString("\n\n" + st.Faint.Render("esc cancels the call · b goes back and leaves it running · B shows governance"))
 	b.WriteString("\n\n" + st.Label.Render("arguments ") + string(compactJSON(r.args)))
 	return b.String()
 }

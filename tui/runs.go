@@ -248,6 +248,7 @@ type runsScreen struct {
 	keys   runsKeys
 	cursor int
 	offset int
+	picked int // the call under the cursor: it stays there as rows move
 	w, h   int
 }
 
@@ -260,8 +261,20 @@ func (s *runsScreen) Hide()               {}
 func (s *runsScreen) SetSize(w, h int)    { s.w, s.h = w, h; s.clamp() }
 
 func (s *runsScreen) Show() tea.Cmd {
-	s.cursor, s.offset = 0, 0
+	s.cursor, s.offset, s.picked = 0, 0, 0
 	return nil
+}
+
+// follow puts the cursor back on the picked call, which a call ending
+// moves down the rows.
+func (s *runsScreen) follow(rows []*activeRun) {
+	for i, a := range rows {
+		if a.seq == s.picked {
+			s.cursor = i
+			break
+		}
+	}
+	s.clamp()
 }
 
 // rows are the calls listed: in flight first (newest first), then ended
@@ -298,10 +311,16 @@ func (s *runsScreen) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	rows := s.rows()
+	s.follow(rows)
 	var sel *activeRun
 	if s.cursor < len(rows) {
 		sel = rows[s.cursor]
 	}
+	defer func() {
+		if s.cursor < len(rows) {
+			s.picked = rows[s.cursor].seq
+		}
+	}()
 	switch {
 	case key.Matches(k, s.keys.Up):
 		s.cursor--
@@ -339,6 +358,7 @@ func (s *runsScreen) Update(msg tea.Msg) tea.Cmd {
 func (s *runsScreen) View() string {
 	st := s.c.styles
 	rows := s.rows()
+	s.follow(rows)
 	n := len(s.c.running())
 	var b strings.Builder
 	b.WriteString(st.Title.Render("Runs") + st.Subtle.Render(" · "+plural(n, "call")+" in flight, "+strconv.Itoa(len(rows)-n)+" ended this session"))

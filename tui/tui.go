@@ -507,6 +507,7 @@ type toastExpiredMsg struct{ gen int }
 func (m *Model) notify(text string, ok bool) tea.Cmd {
 	m.toastGen++
 	m.toast, m.toastOK = text, ok
+	m.status = "" // older than the notification
 	return m.toastTimer(m.toastGen)
 }
 

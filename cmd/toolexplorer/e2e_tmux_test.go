@@ -159,12 +159,10 @@ func e2eEnv() []string {
 	return env
 }
 
-// TestE2EConsoleTmux runs the console in a real terminal (tmux) and uses it
-// as a person would: filter to demo.echo, fill and run its form, search
-// and copy its output, edit its text as lines and run it again, submit it
-// without a required field, run demo.slow and cancel it, open the
-// governance board, and quit, leaving the terminal as it was.
-func TestE2EConsoleTmux(t *testing.T) {
+// e2eBuild skips the test in -short mode or without tmux (fails without it
+// under CI), and builds the binary; it returns tmux's path and the binary's.
+func e2eBuild(t *testing.T) (tmuxPath, bin string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary and drives it in tmux")
 	}
@@ -179,14 +177,23 @@ func TestE2EConsoleTmux(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command:", err)
 	}
-	start := time.Now()
-
-	bin := filepath.Join(t.TempDir(), "toolexplorer")
+	bin = filepath.Join(t.TempDir(), "toolexplorer")
 	build := exec.Command(goTool, "build", "-o", bin, ".")
 	build.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return tmuxPath, bin
+}
+
+// TestE2EConsoleTmux runs the console in a real terminal (tmux) and uses it
+// as a person would: filter to demo.echo, fill and run its form, search
+// and copy its output, edit its text as lines and run it again, submit it
+// without a required field, run demo.slow and cancel it, open the
+// governance board, and quit, leaving the terminal as it was.
+func TestE2EConsoleTmux(t *testing.T) {
+	start := time.Now()
+	tmuxPath, bin := e2eBuild(t)
 
 	var b [6]byte
 	_, _ = rand.Read(b[:])
