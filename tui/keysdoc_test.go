@@ -36,6 +36,8 @@ func keyScreens() []struct {
 		editing = append(editing, col...)
 	}
 	editing = append(editing, newRunKeys().Back)
+	saved := newHistoryKeys()
+	saved.tab = tabSaved
 	return []struct {
 		name string
 		km   help.KeyMap
@@ -48,6 +50,7 @@ func keyScreens() []struct {
 		{"A call running", running},
 		{"Result and output viewer", result},
 		{"History", newHistoryKeys()},
+		{"Saved calls (tab in the history)", saved},
 		{"A call opened from the history", newCallKeys()},
 		{"Runs panel", newRunsKeys()},
 		{"Governance board", newBoardKeys()},
