@@ -3,7 +3,6 @@ package bindings
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -198,14 +197,10 @@ func (b *httpBinding) accepted() string {
 // the response mapping finds in it.
 func (b *httpBinding) statusError(resp *http.Response, data []byte) error {
 	msg := ""
-	if v, err := decodeJSON(data); err == nil {
-		if b.errPath != nil {
-			if m, ok := lookup(v, b.errPath); ok {
-				if s, isStr := m.(string); isStr {
-					msg = s
-				} else if j, err := json.Marshal(m); err == nil {
-					msg = string(j)
-				}
+	if b.errPath != nil {
+		if m, err := selectJSON(data, b.errPath); err == nil {
+			if json.Unmarshal(m, &msg) != nil {
+				msg = string(m)
 			}
 		}
 	}
@@ -238,17 +233,4 @@ func retryAfter(h string, now time.Time) time.Duration {
 		return min(t.Sub(now), 24*time.Hour)
 	}
 	return 0
-}
-
-func decodeJSON(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON value")
-	}
-	return v, nil
 }

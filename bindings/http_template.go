@@ -412,29 +412,6 @@ func parsePath(p string) ([]string, error) {
 	return parts, nil
 }
 
-// lookup follows a parsed path into a decoded JSON value.
-func lookup(v any, path []string) (any, bool) {
-	for _, step := range path {
-		switch c := v.(type) {
-		case map[string]any:
-			next, ok := c[step]
-			if !ok {
-				return nil, false
-			}
-			v = next
-		case []any:
-			i, err := strconv.Atoi(step)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			v = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 // pointer writes a parsed path as a JSON pointer.
 func pointer(path []string) string {
 	var b strings.Builder

@@ -995,3 +995,40 @@ func TestHTTPCompressedResponse(t *testing.T) {
 		}
 	}
 }
+
+// decodeJSON and lookup are the reference selectJSON is checked against.
+func decodeJSON(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON value")
+	}
+	return v, nil
+}
+
+// lookup follows a parsed path into a decoded JSON value.
+func lookup(v any, path []string) (any, bool) {
+	for _, step := range path {
+		switch c := v.(type) {
+		case map[string]any:
+			next, ok := c[step]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
