@@ -160,3 +160,36 @@ func TestRunsPanelEmptyAndHelp(t *testing.T) {
 	h.mustContain("Keys · Runs", "follow the call (or open its result)", "calls running in the background")
 	_ = json.RawMessage(nil)
 }
+
+// The footers of the history, saved calls, a call opened, the runs panel
+// and a running call fit 80 columns whole: shortened, never cut.
+func TestFootersFit80Columns(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	reg := newTestRegistry(t)
+	for _, tool := range gatedTools(release) {
+		if err := reg.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		open func(h *harness)
+	}{
+		{"history", func(h *harness) { h.press("H") }},
+		{"history search", func(h *harness) { h.press("H", "/") }},
+		{"saved", func(h *harness) { h.press("H", "tab") }},
+		{"call", func(h *harness) { h.m.c.store = keptStore(t, 1); h.press("H", "enter") }},
+		{"runs", func(h *harness) { h.press("R") }},
+		{"running", func(h *harness) { openRun(t, h, "demo.excl", ""); h.press("ctrl+s") }},
+	} {
+		h := newHarness(t, reg, 80, 24)
+		tc.open(h)
+		lines := strings.Split(h.view(), "\n")
+		footer := lines[len(lines)-1]
+		if strings.Contains(footer, "…") || width(footer) > 80 || !strings.HasSuffix(footer, "quit") {
+			t.Errorf("%s: the footer is cut: %q", tc.name, footer)
+		}
+		h.m.c.cancelAll()
+	}
+}
