@@ -74,6 +74,10 @@ type Config struct {
 	// Shadow makes every write of a tools file's tool a shadow call: built
 	// and returned, never sent. Default false.
 	Shadow bool
+	// Keys rebinds the console's keys: a key's name (like "list.run" or
+	// "viewer.copy", listed in the README) to the keys that do it. Nil when
+	// none: the console's own keys.
+	Keys map[string][]string
 	// Source is the file the Config was loaded from, "" for Default().
 	Source string
 }
@@ -224,6 +228,7 @@ type fileConfig struct {
 	ToolFiles                 []string                `json:"tool_files"`
 	EnvFile                   string                  `json:"env_file,omitempty"`
 	Shadow                    bool                    `json:"shadow"`
+	Keys                      map[string][]string     `json:"keys,omitempty"`
 }
 
 type fileOverride struct {
@@ -273,6 +278,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		ToolFiles:                 c.ToolFiles,
 		EnvFile:                   c.EnvFile,
 		Shadow:                    c.Shadow,
+		Keys:                      c.Keys,
 		Confinement: fileConfinement{
 			Workspace:       c.Confinement.Workspace,
 			AllowedRoots:    c.Confinement.AllowedRoots,

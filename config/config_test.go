@@ -321,6 +321,7 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 	c.Whitelist = []string{"demo.*"}
 	c.Blacklist = []string{"demo.fail"}
 	c.DangerousToolConfirmation = true
+	c.Keys = map[string][]string{"list.run": {"x", "ctrl+r"}, "viewer.copy": {"c"}}
 	c.Tools = map[string]ToolOverride{
 		"demo.slow": {Timeout: 1500 * time.Microsecond, RatePerMinute: 0.5, Burst: 2},
 		"demo.off":  {Disabled: true},

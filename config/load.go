@@ -143,6 +143,12 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	}
 	p.applyServers(obj, cfg)
 	p.applyServe(obj, cfg)
+	if keys, ok := obj["keys"].(map[string]any); ok && len(keys) > 0 {
+		cfg.Keys = make(map[string][]string, len(keys))
+		for name, v := range keys {
+			cfg.Keys[name] = stringList(v)
+		}
+	}
 	for _, f := range stringList(obj["tool_files"]) {
 		cfg.ToolFiles = append(cfg.ToolFiles, besideConfig(p.source, f))
 	}

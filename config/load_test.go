@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -131,7 +132,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, keys, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -579,5 +580,20 @@ func TestToolFilesBesideTheConfig(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"tool_files": "tools"}`), "f.json"); err == nil {
 		t.Fatal("tool_files as a string was accepted")
+	}
+}
+
+func TestParseKeys(t *testing.T) {
+	cfg, err := Parse([]byte(`{"keys":{"list.run":["x","ctrl+r"],"viewer.copy":["c"]}}`), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(cfg.Keys); got != "map[list.run:[x ctrl+r] viewer.copy:[c]]" {
+		t.Fatalf("keys %s", got)
+	}
+	for _, bad := range []string{`{"keys":{"list.run":[]}}`, `{"keys":{"Run":["x"]}}`, `{"keys":{"list.run":"x"}}`, `{"keys":{"list.run":[""]}}`} {
+		if _, err := Parse([]byte(bad), "f.json"); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 
+	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tui/form"
 )
 
@@ -82,6 +83,9 @@ func keysMarkdown() string {
 		}
 		b.WriteString("- **" + s.name + "**: " + strings.Join(parts, " · ") + "\n")
 	}
+	m := New(tooling.NewRegistry(), Options{NoColor: true})
+	b.WriteString("\nThe config's `keys` rebinds them by these names, like `\"keys\": {\"list.run\": [\"x\"]}`:\n")
+	b.WriteString(strings.Join(m.keyNames(), " · ") + "\n")
 	b.WriteString("\n" + keysEnd)
 	return b.String()
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// could not be added, config warnings). The list says how many there
 	// are, and P shows them in a screen of their own.
 	Problems []string
+	// Keys rebinds keys by name (config "keys"); a name the console does
+	// not know is a load problem.
+	Keys map[string][]string
 	// Origin is who the console calls as; zero: ui. The o key on the tool
 	// list changes it.
 	Origin tooling.Origin
@@ -177,6 +180,10 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.runs = newRunsScreen(c)
 	m.problems = newProblemsScreen(c)
 	m.servers = newServersScreen(c)
+	if problems := m.rebind(opts.Keys); len(problems) > 0 {
+		c.problems = append(slices.Clip(c.problems), problems...)
+		m.list.keys.Problems.SetEnabled(true)
+	}
 	m.stack = []screen{m.list}
 	m.helpVP = viewport.New()
 	m.helpVP.KeyMap = viewportKeys()

@@ -44,7 +44,7 @@ func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), Origin: a.consoleOrigin,
-		Servers: servers(a), ToolFiles: toolFiles(a)}
+		Servers: servers(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys}
 }
 
 // toolFiles are the app's tools files for the console; nil when none are
