@@ -110,15 +110,16 @@ func (p *redisPublisher) close() error { return p.c.Close() }
 // broken is never so: the client dials again as it needs.
 func (p *redisPublisher) broken() bool { return false }
 
-// redisError says what failed; connection failures, timeouts and a server
-// that asks to try again are transient.
+// redisError says what failed; connection failures, timeouts, a server
+// that asks to try again and a client closed under the call (its source's
+// credentials changed) are transient.
 func redisError(stream string, err error) error {
 	e := fmt.Errorf("queue: redis stream %s: %w", stream, err)
 	var ne net.Error
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, redis.ErrClosed):
+	case errors.Is(err, context.Canceled):
 		return e
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne),
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), errors.Is(err, redis.ErrClosed),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, redis.ErrPoolTimeout),
 		redis.IsLoadingError(err), redis.IsTryAgainError(err), redis.IsMasterDownError(err),
 		redis.IsClusterDownError(err), redis.IsMaxClientsError(err):

@@ -255,3 +255,26 @@ func TestQueueSourceClosed(t *testing.T) {
 		t.Errorf("after close: err = %v, want the source closed", err)
 	}
 }
+
+// TestQueueRedisCredentialsChangeUnderACall: a call whose client is closed
+// because the credentials changed (a new client replaces it) fails with a
+// transient error, so that it may be tried again on the new client.
+func TestQueueRedisCredentialsChangeUnderACall(t *testing.T) {
+	noQueueLeaks(t)
+	addr, c := testRedis(t)
+	stream := testStream(t, c)
+	src := mustOpenQueue(t, QueueSource{Provider: "redis", URL: "redis://" + addr + "/${QUEUE_TEST_DB}"})
+	ctx := context.Background()
+	old, err := src.client(ctx, env(map[string]string{"QUEUE_TEST_DB": "0"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.client(ctx, env(map[string]string{"QUEUE_TEST_DB": "1"})); err != nil {
+		t.Fatal(err)
+	}
+	_, err = old.publish(ctx, &queueMessage{stream: stream, body: []byte(`{}`)})
+	var te *TransientError
+	if !errors.As(err, &te) {
+		t.Errorf("publish on the replaced client: err = %v, want a *TransientError", err)
+	}
+}
