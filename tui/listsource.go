@@ -160,3 +160,17 @@ func (l *listScreen) nextOrigin() tea.Cmd {
 	}
 	return tea.Batch(statusCmd("calls are made as origin "+string(l.c.origin)+" now", false), availabilityCmd(l.c, l.names()))
 }
+
+// originNote says, on the run screen, who the console calls as when it is
+// not ui, and that the origin may not call the tool when it may not.
+func originNote(c *common, tool string) string {
+	st := c.styles
+	var note string
+	if c.origin != tooling.OriginUI {
+		note = "  " + st.Warn.Render("as "+string(c.origin))
+	}
+	if a, ok := c.avail[tool]; ok && a.checked && a.code == tooling.CodeOriginDenied {
+		note += "  " + st.Err.Render("⊘ origin "+string(c.origin)+" may not call it (o on the list changes the origin)")
+	}
+	return note
+}

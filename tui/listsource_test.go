@@ -32,7 +32,15 @@ func TestListOrigin(t *testing.T) {
 	if r := row(h, "demo.ui_only"); !strings.Contains(r, " ⊘llm ") {
 		t.Fatalf("ui_only as llm: %q", r)
 	}
+	openRun(t, h, "demo.ui_only", "")
+	h.mustContain("Run demo.ui_only", "as llm", "⊘ origin llm may not call it")
+	h.press("esc")
+	for h.m.top() != h.m.list {
+		h.press("esc")
+	}
 	openRun(t, h, "demo.echo", `{"text":"x"}`)
+	h.mustContain("as llm")
+	h.mustNotContain("may not call it")
 	h.press("ctrl+s")
 	if res := h.runDone(1); res.Origin != tooling.OriginLLM || !res.OK() {
 		t.Fatalf("the call was made as %q: %s", res.Origin, res.Code)

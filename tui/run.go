@@ -389,6 +389,7 @@ func (r *runScreen) View() string {
 	if r.c.asksConsent(&r.tool) {
 		title += "  " + st.BadgeConsent.Render("asks consent")
 	}
+	title += originNote(r.c, r.tool.Name)
 	switch r.phase {
 	case phaseEditing:
 		mode := "form"

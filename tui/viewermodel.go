@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -46,18 +45,8 @@ type outputViewer struct {
 }
 
 func newOutputViewer(c *common) *outputViewer {
-	ti := textinput.New()
-	ti.Prompt = "/ "
+	ti := newTextInput(c, "/ ")
 	ti.Placeholder = "search the output"
-	s := ti.Styles()
-	s.Cursor.Blink = false
-	if !c.styles.color {
-		plain := lipgloss.NewStyle()
-		s.Focused = textinput.StyleState{Text: plain, Placeholder: plain.Faint(true), Suggestion: plain, Prompt: plain.Bold(true)}
-		s.Blurred = s.Focused
-		s.Cursor.Color = nil
-	}
-	ti.SetStyles(s)
 	return &outputViewer{c: c, keys: newViewerKeys(), search: ti}
 }
 
