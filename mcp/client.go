@@ -97,10 +97,16 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // for absent hints (not read-only, destructive, open-world): a tool that
 // says nothing about itself needs consent.
 //
+// WithElicitation lets the server ask for input during calls.
+//
 // A server that cannot be started, that is not an MCP server or that does
 // not answer before ctx's deadline (30s when ctx has none) is a
 // *ConnectError, and nothing is added.
-func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.Server) (*Remote, error) {
+func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.Server, opts ...ConnectOption) (*Remote, error) {
+	var o connectOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	group, err := serverGroup(name)
 	if err != nil {
 		return nil, &ConnectError{Server: name, Err: err}
@@ -123,8 +129,11 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	default:
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, &sdk.ClientOptions{
-		ProgressNotificationHandler: r.progressed})
+	copts := &sdk.ClientOptions{ProgressNotificationHandler: r.progressed}
+	if o.elicit != nil {
+		copts.ElicitationHandler = elicitHandler(group, o.elicit)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, copts)
 	r.session, err = client.Connect(ctx, t, nil)
 	if err != nil {
 		r.stop()

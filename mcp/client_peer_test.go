@@ -6,12 +6,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/config"
@@ -165,4 +167,59 @@ func sameJSON(a json.RawMessage, b string) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// TestServerEverythingElicitation: server-everything asks for input during
+// a call; the client's answer (accept with content, decline, dismiss)
+// reaches it. Without an answerer the client offers no elicitation and the
+// server leaves the tool out.
+func TestServerEverythingElicitation(t *testing.T) {
+	s := everything(t)
+	ctx := context.Background()
+	r, err := mcp.Connect(ctx, tooling.NewRegistry(), "plain", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range r.Tools() {
+		if rt.Remote == "trigger-elicitation-request" {
+			t.Errorf("a client without an answerer is offered %s", rt.Remote)
+		}
+	}
+	r.Close()
+
+	var mu sync.Mutex
+	var asked []mcp.Elicitation
+	answer := func(content map[string]any, accept bool, err error) mcp.ElicitFunc {
+		return func(ctx context.Context, e mcp.Elicitation) (map[string]any, bool, error) {
+			mu.Lock()
+			asked = append(asked, e)
+			mu.Unlock()
+			return content, accept, err
+		}
+	}
+	for _, c := range []struct {
+		f    mcp.ElicitFunc
+		want string
+	}{
+		{answer(map[string]any{"name": "Ada", "check": true}, true, nil), "- Name: Ada"},
+		{answer(nil, false, nil), "User declined"},
+		{answer(nil, false, errors.New("dismissed")), "User cancelled"},
+	} {
+		reg := tooling.NewRegistry()
+		r, err := mcp.Connect(ctx, reg, "everything", s, mcp.WithElicitation(c.f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Not read-only: the call needs consent, which the test gives.
+		res, _ := reg.Execute(ctx, "everything.trigger_elicitation_request", nil, tooling.WithConsent())
+		r.Close()
+		if !res.OK() || !strings.Contains(string(res.Output), c.want) {
+			t.Errorf("want %q: %s %s %.400s", c.want, res.Code, res.Message, res.Output)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 3 || asked[0].Server != "everything" || !strings.Contains(asked[0].Message, "Please provide inputs") || !strings.Contains(string(asked[0].Schema), `"name"`) {
+		t.Errorf("asked %+v", asked)
+	}
 }

@@ -56,6 +56,8 @@ type common struct {
 	ticking bool
 	// servers are Options.Servers; nil: none.
 	servers Servers
+	// asker is Options.Asker; nil: none.
+	asker *Asker
 	// toolFiles are Options.ToolFiles; nil: none.
 	toolFiles ToolFiles
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// Servers are the MCP servers whose tools are in the registry; S
 	// shows them, and restarts one that failed or stopped. Nil: none.
 	Servers Servers
+	// Asker brings the servers' requests for input during calls, each
+	// shown as a form. Nil: none come.
+	Asker *Asker
 	// ToolFiles are the tools files whose tools are in the registry; L
 	// reloads them and W turns shadow mode on and off. Nil: none.
 	ToolFiles ToolFiles
@@ -93,6 +96,7 @@ type Model struct {
 	runs     *runsScreen
 	problems *problemsScreen
 	servers  *serversScreen
+	ask      *askScreen
 
 	stack    []screen
 	confirm  *confirmDialog
@@ -157,6 +161,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		store:      opts.History,
 		saved:      opts.Saved,
 		servers:    opts.Servers,
+		asker:      opts.Asker,
 		toolFiles:  opts.ToolFiles,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
@@ -180,6 +185,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.runs = newRunsScreen(c)
 	m.problems = newProblemsScreen(c)
 	m.servers = newServersScreen(c)
+	m.ask = newAskScreen(c)
 	if problems := m.rebind(opts.Keys); len(problems) > 0 {
 		c.problems = append(slices.Clip(c.problems), problems...)
 		m.list.keys.Problems.SetEnabled(true)
@@ -194,7 +200,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 // Init checks the availability of every tool and asks the terminal for its
 // background colour (a light one gets the light palette).
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), tea.RequestBackgroundColor)
+	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), watchAskCmd(m.c), tea.RequestBackgroundColor)
 }
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
@@ -205,7 +211,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.runs, m.problems, m.servers} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.runs, m.problems, m.servers, m.ask} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -316,6 +322,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.board.Update(msg)
 	case serverRestartedMsg, serverStoppedMsg:
 		return m, m.serverChanged(msg)
+	case askMsg:
+		return m, m.openAsk(msg)
 	case toolFilesReloadedMsg:
 		return m, m.toolFilesReloaded(msg)
 	case statusMsg:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/bindings"
@@ -18,6 +19,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
+	"github.com/toolexplorer/toolexplorer/tui"
 )
 
 // configEnv names the config file when no --config flag is given.
@@ -53,6 +55,9 @@ type app struct {
 	serversMu      sync.Mutex
 	servers        []*server
 	serverProblems []string
+	// asker asks the person at the console for the input a server requests
+	// during a call; nil when no console is open.
+	asker atomic.Pointer[tui.Asker]
 	// consoleOrigin is the --origin given without a command: who the
 	// console calls as.
 	consoleOrigin tooling.Origin

@@ -32,6 +32,13 @@ func runConsole(a *app, _ string) int {
 	if wd, err := os.Getwd(); err == nil {
 		opts.Saved = history.OpenSaved(history.SavedFile(wd))
 	}
+	asker := tui.NewAsker()
+	opts.Asker = asker
+	a.asker.Store(asker)
+	defer func() {
+		a.asker.Store(nil)
+		asker.Close()
+	}()
 	if err := tui.Run(a.ctx, a.reg, opts); err != nil {
 		a.errorf("console: %v", err)
 		return exitFailed

@@ -109,7 +109,7 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 		_ = old.Close() // a server that died may say how: its state is replaced anyway
 	}
 	// Connecting takes time: the console lists the servers meanwhile.
-	r, err := mcp.Connect(ctx, a.reg, name, s.cfg)
+	r, err := mcp.Connect(ctx, a.reg, name, s.cfg, mcp.WithElicitation(a.elicit))
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	if err != nil {

@@ -123,3 +123,14 @@ func TestE2EInspectorGateway(t *testing.T) {
 		t.Errorf("everything.toggle_simulated_logging through the gateway: exit %d: %v, want consent_required", code, res)
 	}
 }
+
+// TestRunDeclinesElicitation: on the command line nobody can answer a
+// server's request for input during a call: it is declined, and stderr
+// says so.
+func TestRunDeclinesElicitation(t *testing.T) {
+	spec := everythingSpec(t)
+	o := cli(t, "", "run", "--server", "everything="+spec, "everything.trigger_elicitation_request", "--consent", "--args", "{}")
+	if o.code != exitOK || !strings.Contains(o.stdout, "User declined") || !strings.Contains(o.stderr, `server "everything" asked for input during the call (Please provide inputs`) {
+		t.Errorf("run of a tool that asks for input:\n%s", o)
+	}
+}

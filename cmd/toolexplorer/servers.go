@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -153,7 +154,7 @@ func (a *app) connectServers(cfg config.Config) {
 	for _, name := range names {
 		s := &server{name: name, cfg: byName[name]}
 		a.servers = append(a.servers, s)
-		s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg)
+		s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg, mcp.WithElicitation(a.elicit))
 		if s.err != nil {
 			a.serverProblem(s.err)
 			continue
@@ -217,4 +218,15 @@ func (s *server) target() string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// elicit answers a server's request for input during a call: the console
+// asks the person when it is open; a command has no one to ask, declines,
+// and says so on stderr.
+func (a *app) elicit(ctx context.Context, e mcp.Elicitation) (map[string]any, bool, error) {
+	if asker := a.asker.Load(); asker != nil {
+		return asker.Ask(ctx, e.Server, e.Message, e.Schema)
+	}
+	a.errorf("server %q asked for input during the call (%s): declined, there is no console to ask", e.Server, strings.TrimSpace(strings.SplitN(e.Message, "\n", 2)[0]))
+	return nil, false, nil
 }
