@@ -175,6 +175,7 @@ var embedded = []struct {
 	off int
 }{
 	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12}, // IPv4-translated
 	{netip.MustParsePrefix("2002::/16"), 2},
 }
 
