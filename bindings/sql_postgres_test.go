@@ -191,6 +191,7 @@ func TestPostgresArgumentsStayData(t *testing.T) {
 }
 
 func TestPostgresErrors(t *testing.T) {
+	noQueueLeaks(t)
 	f := testPostgres(t)
 	add := mustCompileSQL(t, f.src, SQLBinding{Statement: `INSERT INTO products (name, price) VALUES (:name, 1)`}, props(nil, "name", "string"))
 	_, err := add.do(context.Background(), &Request{Args: map[string]any{"name": "apple"}})

@@ -294,6 +294,7 @@ func TestSQLiteConstraintIsAToolError(t *testing.T) {
 }
 
 func TestSQLiteCancelStopsTheQuery(t *testing.T) {
+	noQueueLeaks(t)
 	f := newSQLite(t)
 	// A query that never ends unless it is interrupted.
 	forever := mustCompileSQL(t, f.src, SQLBinding{
@@ -457,6 +458,7 @@ func TestSQLSourceRefuses(t *testing.T) {
 }
 
 func TestSQLCredentialsAtCallTime(t *testing.T) {
+	noQueueLeaks(t)
 	dir := t.TempDir()
 	src, err := openSQL("shop", &SQLSource{Driver: "sqlite", DSN: "${SHOP_DIR}/${SHOP_FILE:-shop.db}"})
 	if err != nil {
