@@ -67,7 +67,30 @@ func redisDedupeKey(stream, key string) string {
 	return stream + ":idempotency:" + key
 }
 
+// publish adds the message. go-redis heeds a context's deadline but not its
+// cancellation while it waits for the server: the command runs aside and a
+// canceled call returns at once (the command ends by its deadline or the
+// client's timeouts, and may still add the message, as any canceled
+// publish may).
 func (p *redisPublisher) publish(ctx context.Context, m *queueMessage) (Outcome, error) {
+	type result struct {
+		o   Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, err := p.add(ctx, m)
+		done <- result{o, err}
+	}()
+	select {
+	case r := <-done:
+		return r.o, r.err
+	case <-ctx.Done():
+		return Outcome{}, redisError(m.stream, ctx.Err())
+	}
+}
+
+func (p *redisPublisher) add(ctx context.Context, m *queueMessage) (Outcome, error) {
 	fields := make([]any, 0, 2+2*len(m.headers))
 	fields = append(fields, "message", string(m.body))
 	for _, h := range m.headers {

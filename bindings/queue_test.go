@@ -7,6 +7,7 @@ import (
 	"net"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -330,14 +331,17 @@ func publishWithKey(t *testing.T, b binding, key string) Outcome {
 }
 
 // silentServer is the address of a server that accepts connections and
-// never says a word.
-func silentServer(t *testing.T) string {
+// never says a word. accepted receives each connection it accepts, spoke
+// each connection whose client sent something.
+func silentServer(t *testing.T) (addr string, accepted, spoke <-chan struct{}) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	held := make(chan net.Conn, 16)
+	acc, spk := make(chan struct{}, 16), make(chan struct{}, 16)
+	var readers sync.WaitGroup
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -346,6 +350,12 @@ func silentServer(t *testing.T) string {
 				return
 			}
 			held <- c
+			acc <- struct{}{}
+			readers.Go(func() {
+				if _, err := c.Read(make([]byte, 1)); err == nil {
+					spk <- struct{}{}
+				}
+			})
 		}
 	}()
 	t.Cleanup(func() {
@@ -353,8 +363,9 @@ func silentServer(t *testing.T) string {
 		for c := range held {
 			c.Close()
 		}
+		readers.Wait()
 	})
-	return l.Addr().String()
+	return l.Addr().String(), acc, spk
 }
 
 // TestQueueUnreachable: a server that refuses connections, and one that
@@ -363,7 +374,8 @@ func silentServer(t *testing.T) string {
 func TestQueueUnreachable(t *testing.T) {
 	noQueueLeaks(t)
 	for _, provider := range []string{"redis", "nats"} {
-		for name, addr := range map[string]string{"refused": closedPort(t), "silent": silentServer(t)} {
+		silent, _, _ := silentServer(t)
+		for name, addr := range map[string]string{"refused": closedPort(t), "silent": silent} {
 			src := mustOpenQueue(t, QueueSource{Provider: provider, URL: provider + "://" + addr})
 			qb := QueueBinding{Source: "events", Stream: "orders"}
 			if provider == "nats" {
@@ -377,6 +389,45 @@ func TestQueueUnreachable(t *testing.T) {
 			if !errors.As(err, &te) {
 				t.Errorf("%s, %s: err = %v (%T), want a *TransientError", provider, name, err, err)
 			}
+		}
+	}
+}
+
+// TestQueueCanceled: a call to a server that accepted the connection and
+// never answers returns when its context is canceled, although the
+// clients' own timeouts are an hour.
+func TestQueueCanceled(t *testing.T) {
+	noQueueLeaks(t)
+	for _, provider := range []string{"redis", "nats"} {
+		addr, accepted, spoke := silentServer(t)
+		url := provider + "://" + addr
+		qb := QueueBinding{Source: "events", Subject: "orders.created"}
+		if provider == "redis" {
+			url += "/0?dial_timeout=1h&read_timeout=1h&write_timeout=1h"
+			qb = QueueBinding{Source: "events", Stream: "orders"}
+		}
+		b := mustCompileQueue(t, qb, mustOpenQueue(t, QueueSource{Provider: provider, URL: url}))
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := b.do(ctx, &Request{Args: map[string]any{"order_id": "1"}, Env: noEnv})
+			errc <- err
+		}()
+		// The call waits for the server now: the NATS client for the
+		// server's greeting, the Redis client for the answer to its own.
+		if provider == "nats" {
+			<-accepted
+		} else {
+			<-spoke
+		}
+		cancel()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: err = %v, want context.Canceled", provider, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: the canceled call has not returned", provider)
 		}
 	}
 }
