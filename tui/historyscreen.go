@@ -221,16 +221,19 @@ func (h *historyScreen) Update(msg tea.Msg) tea.Cmd {
 		h.clamp()
 		return cmd
 	}
-	if h.searching {
+	if h.searching { // a paste, the cursor's blink
 		var cmd tea.Cmd
 		h.search, cmd = h.search.Update(msg)
+		h.applyQuery()
 		return cmd
 	}
 	return nil
 }
 
-// updateSearch edits the query; the list follows each key.
+// updateSearch edits the query; the list follows each key. enter keeps
+// the query, esc clears it.
 func (h *historyScreen) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
+	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, h.keys.AcceptQuery):
 		h.searching = false
@@ -241,21 +244,20 @@ func (h *historyScreen) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
 		h.search.Blur()
 		h.search.SetValue("")
 	default:
-		var cmd tea.Cmd
 		h.search, cmd = h.search.Update(msg)
-		if h.search.Value() == h.query {
-			return cmd
-		}
-		defer func() { h.cursor, h.offset = 0, 0; h.clamp() }()
-		h.query = h.search.Value()
-		h.reload()
-		return cmd
 	}
-	h.query = ""
-	h.cursor, h.offset = 0, 0
-	h.reload()
-	h.clamp()
-	return nil
+	h.applyQuery()
+	return cmd
+}
+
+// applyQuery lists the calls that match the search as typed.
+func (h *historyScreen) applyQuery() {
+	if q := h.search.Value(); q != h.query {
+		h.query = q
+		h.cursor, h.offset = 0, 0
+		h.reload()
+		h.clamp()
+	}
 }
 
 func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {

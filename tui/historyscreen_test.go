@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -110,6 +112,10 @@ func TestHistorySearch(t *testing.T) {
 	h.press("/")
 	h.typeText("no such call")
 	h.mustContain(`no call matches "no such call"`)
+	h.press("esc", "/")
+	h.send(tea.PasteMsg{Content: "kept 42"}) // a paste searches too
+	h.mustContain(`{"text":"kept 42"}`)
+	h.mustNotContain(`{"text":"kept 41"}`)
 }
 
 // s names a call and keeps it in the saved calls; tab lists them, enter
