@@ -14,6 +14,15 @@ type ToolFiles interface {
 	// SetShadow turns that on or off for the calls that start afterwards.
 	Shadow() bool
 	SetShadow(on bool)
+	// Reloaded gets what each reload made elsewhere (a SIGHUP) said, as
+	// Reload says it; nil when there are none.
+	Reloaded() <-chan ToolFilesReload
+}
+
+// ToolFilesReload is the outcome of a reload made outside the console.
+type ToolFilesReload struct {
+	Text string
+	Err  error
 }
 
 // toolFilesReloadedMsg says that a reload of the tools files ended.
@@ -27,6 +36,24 @@ func reloadToolFilesCmd(f ToolFiles) tea.Cmd {
 	return func() tea.Msg {
 		text, err := f.Reload()
 		return toolFilesReloadedMsg{text: text, err: err}
+	}
+}
+
+// toolFilesWatchedMsg is a reload made outside the console.
+type toolFilesWatchedMsg struct{ toolFilesReloadedMsg }
+
+// watchToolFilesCmd waits for the next reload made outside the console.
+func watchToolFilesCmd(f ToolFiles) tea.Cmd {
+	if f == nil || f.Reloaded() == nil {
+		return nil
+	}
+	ch := f.Reloaded()
+	return func() tea.Msg {
+		r, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return toolFilesWatchedMsg{toolFilesReloadedMsg{text: r.Text, err: r.Err}}
 	}
 }
 

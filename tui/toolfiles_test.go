@@ -12,11 +12,12 @@ import (
 
 // fakeToolFiles adds a tool on each reload, or fails when told to.
 type fakeToolFiles struct {
-	mu     sync.Mutex
-	reg    *tooling.Registry
-	shadow bool
-	fail   error
-	n      int
+	mu       sync.Mutex
+	reg      *tooling.Registry
+	shadow   bool
+	fail     error
+	n        int
+	reloaded chan ToolFilesReload
 }
 
 func (f *fakeToolFiles) Reload() (string, error) {
@@ -32,6 +33,8 @@ func (f *fakeToolFiles) Reload() (string, error) {
 	}
 	return "tools files reloaded: added " + name, nil
 }
+
+func (f *fakeToolFiles) Reloaded() <-chan ToolFilesReload { return f.reloaded }
 
 func (f *fakeToolFiles) Shadow() bool {
 	f.mu.Lock()
@@ -70,8 +73,39 @@ func TestToolFilesKeys(t *testing.T) {
 	f.fail = errors.New("shop.yaml:3: tools[0].nme: unknown key")
 	f.mu.Unlock()
 	h.press("L")
-	h.waitFor("the failed reload", func(m tea.Msg) bool { _, ok := m.(toolFilesReloadedMsg); return ok })
+	reloads := 0
+	h.waitFor("the failed reload", func(m tea.Msg) bool {
+		if _, ok := m.(toolFilesReloadedMsg); ok {
+			reloads++
+		}
+		return reloads == 2
+	})
 	h.mustContain("not reloaded", "file.added")
+}
+
+// A reload made outside the console (a SIGHUP) is said on the status line
+// and the list follows it.
+func TestToolFilesReloadedElsewhere(t *testing.T) {
+	reg := newTestRegistry(t)
+	f := &fakeToolFiles{reg: reg, reloaded: make(chan ToolFilesReload, 1)}
+	h := newHarnessWith(t, reg, Options{ToolFiles: f}, 120, 30)
+	t.Cleanup(func() { close(f.reloaded) }) // before the harness waits for its commands
+	text, err := f.Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.reloaded <- ToolFilesReload{Text: text}
+	h.waitFor("the reload", func(m tea.Msg) bool { _, ok := m.(toolFilesWatchedMsg); return ok })
+	h.mustContain("tools files reloaded: added file.added", "file.added")
+	f.reloaded <- ToolFilesReload{Err: errors.New("f.yaml:1: broken")}
+	n := 0
+	h.waitFor("the failed reload", func(m tea.Msg) bool {
+		if _, ok := m.(toolFilesWatchedMsg); ok {
+			n++
+		}
+		return n == 2
+	})
+	h.mustContain("not reloaded", "f.yaml:1: broken")
 }
 
 // Without tools files, L and W do nothing and are not shown.

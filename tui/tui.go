@@ -200,7 +200,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 // Init checks the availability of every tool and asks the terminal for its
 // background colour (a light one gets the light palette).
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), watchAskCmd(m.c), tea.RequestBackgroundColor)
+	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), watchToolFilesCmd(m.c.toolFiles), watchAskCmd(m.c), tea.RequestBackgroundColor)
 }
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
@@ -326,6 +326,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.openAsk(msg)
 	case toolFilesReloadedMsg:
 		return m, m.toolFilesReloaded(msg)
+	case toolFilesWatchedMsg:
+		return m, tea.Batch(m.toolFilesReloaded(msg.toolFilesReloadedMsg), watchToolFilesCmd(m.c.toolFiles))
 	case statusMsg:
 		m.setStatus(msg.text, !msg.isErr)
 		return m, nil

@@ -67,7 +67,8 @@ type app struct {
 	flagToolDirs []string
 	flagShadow   bool
 	files        *bindings.Set
-	filesMu      sync.Mutex // guards files across reloads (SIGHUP, the console's L)
+	filesMu      sync.Mutex               // guards files across reloads (SIGHUP, the console's L)
+	hangups      chan tui.ToolFilesReload // what SIGHUP's reloads said, for the console
 	fileProblems []bindings.Problem
 	fileEnv      map[string][]string // per tools file, the credentials it uses (lint)
 }
@@ -170,7 +171,8 @@ func (a *app) main(args []string) int {
 				return code
 			}
 			// SIGHUP reloads the tools files; the console lists what is registered.
-			defer a.reloadOnHangup(func(string) {})()
+			a.hangups = make(chan tui.ToolFilesReload, 1)
+			defer a.reloadOnHangup(consoleToolFiles{a, a.hangups}.hangup)()
 			return console(a, configPath)
 		}
 		a.errorf("a command is required")

@@ -60,7 +60,7 @@ func toolFiles(a *app) tui.ToolFiles {
 	if a.files == nil {
 		return nil
 	}
-	return consoleToolFiles{a}
+	return consoleToolFiles{a, a.hangups}
 }
 
 // servers are the app's MCP servers for the console; nil (no interface

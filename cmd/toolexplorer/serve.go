@@ -83,7 +83,13 @@ failed, 2 for a usage error.
 				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token in the config, to the bearer token clients must send", addr, tokenEnv)
 			}
 			// SIGHUP reloads the tools files; MCP clients see the tools change.
-			defer a.reloadOnHangup(func(msg string) { a.errorf("%s", msg) })()
+			defer a.reloadOnHangup(func(text string, err error) {
+				if err != nil {
+					a.errorf("tools files not reloaded, the tools in place stay: %v", err)
+					return
+				}
+				a.errorf("%s", text)
+			})()
 			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent})
 			if addr == "" {
 				t := &sdk.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.rawStdout}}

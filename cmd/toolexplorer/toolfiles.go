@@ -11,6 +11,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/bindings"
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling/lint"
+	"github.com/toolexplorer/toolexplorer/tui"
 )
 
 // loadToolFiles loads the tools files of --tools-dir and the config's
@@ -100,7 +101,7 @@ func changeText(ch bindings.Change) string {
 
 // reloadOnHangup reloads the tools files on each SIGHUP until stop is
 // called, reporting to report. It does nothing without tools files.
-func (a *app) reloadOnHangup(report func(string)) (stop func()) {
+func (a *app) reloadOnHangup(report func(string, error)) (stop func()) {
 	if a.files == nil {
 		return func() {}
 	}
@@ -115,10 +116,10 @@ func (a *app) reloadOnHangup(report func(string)) (stop func()) {
 			case <-c:
 				ch, err := a.reloadToolFiles()
 				if err != nil {
-					report("tools files not reloaded, the tools in place stay: " + reloadError(err))
+					report("", errors.New(reloadError(err)))
 					continue
 				}
-				report(changeText(ch))
+				report(changeText(ch), nil)
 			}
 		}
 	}()
@@ -134,8 +135,23 @@ func reloadError(err error) string {
 }
 
 // consoleToolFiles are the app's tools files as the console reloads them
-// (L) and switches their shadow mode (W).
-type consoleToolFiles struct{ a *app }
+// (L) and switches their shadow mode (W); reloaded gets what a SIGHUP's
+// reload said.
+type consoleToolFiles struct {
+	a        *app
+	reloaded chan tui.ToolFilesReload
+}
+
+func (c consoleToolFiles) Reloaded() <-chan tui.ToolFilesReload { return c.reloaded }
+
+// hangup reports a SIGHUP's reload to the console, dropping it when the
+// console has not taken the one before.
+func (c consoleToolFiles) hangup(text string, err error) {
+	select {
+	case c.reloaded <- tui.ToolFilesReload{Text: text, Err: err}:
+	default:
+	}
+}
 
 func (c consoleToolFiles) Reload() (string, error) {
 	ch, err := c.a.reloadToolFiles()
