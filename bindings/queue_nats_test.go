@@ -24,7 +24,7 @@ type natsServer struct {
 // startNATS starts a server on a random loopback port with its store in a
 // temporary directory, shut down at the end of the test. opts may set
 // users and limits.
-func startNATS(t *testing.T, opts *natsserver.Options) *natsServer {
+func startNATS(t testing.TB, opts *natsserver.Options) *natsServer {
 	t.Helper()
 	if opts == nil {
 		opts = &natsserver.Options{}
@@ -62,7 +62,7 @@ func startNATS(t *testing.T, opts *natsserver.Options) *natsServer {
 }
 
 // stream makes a stream taking orders.>.
-func (s *natsServer) stream(t *testing.T, cfg jetstream.StreamConfig) jetstream.Stream {
+func (s *natsServer) stream(t testing.TB, cfg jetstream.StreamConfig) jetstream.Stream {
 	t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "ORDERS"
