@@ -193,3 +193,21 @@ func TestFootersFit80Columns(t *testing.T) {
 		h.m.c.cancelAll()
 	}
 }
+
+// Quitting with calls in flight names them all; with a history file the
+// calls made are not said to be lost.
+func TestQuitNamesTheCallsInFlight(t *testing.T) {
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: keptStore(t, 1)}, 100, 30)
+	for range 2 {
+		openRun(t, h, "demo.slow", `{"ms":60000}`)
+		h.press("ctrl+s", "b")
+	}
+	h.press("R", "q")
+	h.mustContain("Quitting loses the arguments typed in the forms. The 2 calls", "in flight (demo.slow, demo.slow) are canceled.")
+	h.press("y")
+	for seq := 1; seq <= 2; seq++ {
+		if res := h.runDone(seq); res.Code != tooling.CodeCanceled {
+			t.Fatalf("call %d: %s", seq, res.Code)
+		}
+	}
+}
