@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +26,27 @@ type Server struct {
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
 	Headers map[string]string
+	// Confine, when not nil, starts a command's server confined (Linux):
+	// it may read, write, connect to and start only what Confine grants.
+	Confine *ServerConfinement
+}
+
+// ServerConfinement is what a confined stdio server may reach: nothing
+// but these paths, ports and programs (its own program is always granted),
+// under landlock, seccomp and resource limits, as an unprivileged user when
+// toolexplorer runs as root.
+type ServerConfinement struct {
+	// Read and Write are absolute paths (files, or directories with what
+	// is beneath them) it may read, or read and write.
+	Read, Write []string
+	// Ports are the TCP ports it may connect to.
+	Ports []uint16
+	// Programs are other executables (absolute paths) it may start; an
+	// interpreter (node, python) is one.
+	Programs []string
+	// CPUSeconds and MemoryBytes are its CPU time and address space
+	// limits; 0 takes the confinement's defaults.
+	CPUSeconds, MemoryBytes uint64
 }
 
 // Serve configures the MCP listener of the serve command. MarshalJSON
@@ -90,6 +112,9 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 				continue
 			}
 			s := Server{Args: stringList(e["args"]), Env: stringMap(e["env"]), Headers: stringMap(e["headers"])}
+			if c, ok := e["confine"].(map[string]any); ok {
+				s.Confine = p.serverConfinement(c, at+"/confine")
+			}
 			s.Command, _ = e["command"].(string)
 			s.URL, _ = e["url"].(string)
 			typ, _ := e["type"].(string)
@@ -111,6 +136,9 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 				continue
 			case s.URL == "" && len(s.Headers) > 0:
 				p.add(at, "headers are for a url; a command takes args and env")
+				continue
+			case s.URL != "" && s.Confine != nil:
+				p.add(at+"/confine", "confines a command's server: an HTTP server runs elsewhere")
 				continue
 			}
 			if cfg.Servers == nil {
@@ -147,4 +175,30 @@ func stringMap(v any) map[string]string {
 		}
 	}
 	return out
+}
+
+// serverConfinement reads a server's confine object, which the schema
+// checked.
+func (p *problems) serverConfinement(c map[string]any, at string) *ServerConfinement {
+	sc := &ServerConfinement{Read: stringList(c["read"]), Write: stringList(c["write"]), Programs: stringList(c["programs"])}
+	ports, _ := c["ports"].([]any)
+	for i, v := range ports {
+		if n, ok := p.integerValue(v, fmt.Sprintf("%s/ports/%d", at, i), 17); ok {
+			sc.Ports = append(sc.Ports, uint16(n))
+		}
+	}
+	if n, ok := p.integer(c, "cpu_seconds", at+"/cpu_seconds", 63); ok {
+		sc.CPUSeconds = uint64(n)
+	}
+	if n, ok := p.integer(c, "memory_bytes", at+"/memory_bytes", 63); ok {
+		sc.MemoryBytes = uint64(n)
+	}
+	for _, list := range [][]string{sc.Read, sc.Write, sc.Programs} {
+		for _, path := range list {
+			if !filepath.IsAbs(path) {
+				p.add(at, "%q is not an absolute path", path)
+			}
+		}
+	}
+	return sc
 }

@@ -113,3 +113,25 @@ func TestServeSection(t *testing.T) {
 		}
 	}
 }
+
+func TestServerConfine(t *testing.T) {
+	cfg, err := Parse([]byte(`{"servers": {"fs": {"command": "srv", "confine": {"read": ["/srv/data"], "write": ["/tmp/out"], "ports": [443], "programs": ["/usr/bin/node"], "cpu_seconds": 600, "memory_bytes": 4294967296}}}}`), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &ServerConfinement{Read: []string{"/srv/data"}, Write: []string{"/tmp/out"}, Ports: []uint16{443}, Programs: []string{"/usr/bin/node"}, CPUSeconds: 600, MemoryBytes: 4 << 30}
+	if got := cfg.Servers["fs"].Confine; !reflect.DeepEqual(got, want) {
+		t.Fatalf("confine %+v, want %+v", got, want)
+	}
+	for doc, msg := range map[string]string{
+		`{"servers": {"a": {"url": "http://h/", "confine": {}}}}`:             "/servers/a/confine: confines a command's server",
+		`{"servers": {"a": {"command": "x", "confine": {"read": ["data"]}}}}`: `/servers/a/confine: "data" is not an absolute path`,
+		`{"servers": {"a": {"command": "x", "confine": {"ports": [70000]}}}}`: "/servers/a/confine/ports/0",
+		`{"servers": {"a": {"command": "x", "confine": {"paths": ["/x"]}}}}`:  "/servers/a/confine/paths: unknown key",
+		`{"servers": {"a": {"command": "x", "confine": {"cpu_seconds": 0}}}}`: "/servers/a/confine/cpu_seconds",
+	} {
+		if _, err := Parse([]byte(doc), "f.json"); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", doc, err, msg)
+		}
+	}
+}

@@ -35,7 +35,8 @@ type Remote struct {
 	name    string
 	reg     *tooling.Registry
 	session *sdk.ClientSession
-	proc    *process // nil for an HTTP server
+	proc    *process         // a stdio server; nil for the others
+	jail    *confinedProcess // a confined stdio server
 	tools   []RemoteTool
 	skipped []error
 
@@ -121,6 +122,11 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	switch {
 	case s.Command != "" && s.URL != "":
 		return nil, &ConnectError{Server: name, Err: errors.New("both a command and a url: give one")}
+	case s.Command != "" && s.Confine != nil:
+		if r.jail, err = startConfined(ctx, s); err != nil {
+			return nil, &ConnectError{Server: name, Err: fmt.Errorf("starting it confined: %w", err)}
+		}
+		t = &sdk.IOTransport{Reader: r.jail.out, Writer: r.jail.in}
 	case s.Command != "":
 		r.proc = newProcess(s)
 		t = &sdk.CommandTransport{Command: r.proc.cmd, TerminateDuration: terminateGrace}
@@ -367,10 +373,13 @@ func (r *Remote) Skipped() []error { return append([]error(nil), r.skipped...) }
 // Stderr returns the end of what a stdio server wrote to its stderr
 // (the last few KiB), "" for an HTTP server.
 func (r *Remote) Stderr() string {
-	if r.proc == nil {
-		return ""
+	switch {
+	case r.proc != nil:
+		return r.proc.stderr.String()
+	case r.jail != nil:
+		return r.jail.stderr.String()
 	}
-	return r.proc.stderr.String()
+	return ""
 }
 
 // Close removes the server's tools from the registry, ends the session and
@@ -399,6 +408,9 @@ func (r *Remote) Close() error {
 func (r *Remote) stop() {
 	if r.proc != nil {
 		r.proc.kill()
+	}
+	if r.jail != nil {
+		_ = r.jail.stop() // the server is gone either way; how is in Err and Stderr
 	}
 }
 

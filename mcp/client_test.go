@@ -102,6 +102,15 @@ func peerMain(mode string) int {
 			fmt.Fprintln(os.Stderr, "peer: canceled")
 			return nil, ctx.Err()
 		})
+	s.AddTool(&sdk.Tool{Name: "cat", Description: "reads a file", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: obj(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			b, err := os.ReadFile(args(req)["path"].(string))
+			if err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil
+			}
+			return text(string(b)), nil
+		})
 	s.AddTool(&sdk.Tool{Name: "die", Description: "exits", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 		InputSchema: obj(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -58,7 +58,7 @@ func (cs *consoleServers) List() []tui.ServerState {
 	defer cs.a.serversMu.Unlock()
 	out := make([]tui.ServerState, 0, len(cs.a.servers))
 	for _, s := range cs.a.servers {
-		st := tui.ServerState{Name: s.name, Target: s.target(), Status: tui.ServerConnected}
+		st := tui.ServerState{Name: s.name, Target: s.target(), Status: tui.ServerConnected, Confinement: confinementText(s.cfg.Confine)}
 		switch {
 		case s.remote == nil:
 			st.Status = tui.ServerFailed

@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -69,5 +71,43 @@ func TestConsoleServers(t *testing.T) {
 	}
 	if err := cs.Restart(context.Background(), "broken"); err == nil || cs.List()[0].Status != tui.ServerFailed {
 		t.Errorf("restart of broken: %v, %+v", err, cs.List()[0])
+	}
+}
+
+// TestConfinedServerDescribed: a confined server's tools work, and
+// describe and the console's servers say what the server may reach.
+func TestConfinedServerDescribed(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil { // the confined server runs as nobody under root
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "toolexplorer")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	command, _ := json.Marshal(bin)
+	cfg := writeFile(t, "c.json", `{"servers": {"jailed": {"command": `+string(command)+`, "env": {"`+serveEnv+`": "1"},
+  "confine": {"read": ["/usr/share"], "ports": [443]}}}}`)
+	o := cli(t, "", "--config", cfg, "describe", "jailed.demo_echo")
+	if strings.Contains(o.stderr, "confine: unavailable") && os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") != "1" {
+		t.Skipf("not applicable: confinement cannot be applied on this machine: %s", o.stderr)
+	}
+	want := "server confinement: confined (landlock, seccomp, limits); reads: /usr/share; writes: none; TCP ports: 443; other programs: none"
+	if o.code != exitOK || !strings.Contains(o.stdout, want) {
+		t.Fatalf("describe of a confined server's tool: want %q\n%s", want, o)
+	}
+	o = cli(t, "", "--config", cfg, "run", "jailed.demo_echo", "--args", `{"text":"from the jail"}`)
+	if o.code != exitOK || !strings.Contains(o.stdout, "from the jail") {
+		t.Errorf("a call of a confined server's tool:\n%s", o)
 	}
 }

@@ -89,6 +89,9 @@ func writeDescription(w io.Writer, info *toolInfo) {
 	fmt.Fprintf(w, "exported as %s\n", info.ExportName)
 	if r := info.Remote; r != nil {
 		fmt.Fprintf(w, "remote: tool %q of the MCP server %q\n", r.Name, r.Server)
+		if r.Confinement != "" {
+			fmt.Fprintf(w, "server confinement: %s\n", r.Confinement)
+		}
 	}
 	if b := info.Binding; b != nil {
 		fmt.Fprintf(w, "binding: %s, source %q, declared at %s:%d", b.Kind, b.Source, b.File, b.Line)

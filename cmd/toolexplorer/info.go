@@ -45,6 +45,9 @@ type toolInfo struct {
 type remoteInfo struct {
 	Server string `json:"server"`
 	Name   string `json:"name"`
+	// Confinement says what a confined server may reach; "" when it runs
+	// unconfined.
+	Confinement string `json:"confinement,omitempty"`
 }
 
 // metaInfo spells out a tool's Meta with its zero values resolved.

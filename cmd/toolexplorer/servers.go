@@ -199,7 +199,7 @@ func (a *app) remoteOf(name string) *remoteInfo {
 		}
 		for _, t := range s.remote.Tools() {
 			if t.Name == name {
-				return &remoteInfo{Server: s.remote.Name(), Name: t.Remote}
+				return &remoteInfo{Server: s.remote.Name(), Name: t.Remote, Confinement: confinementText(s.cfg.Confine)}
 			}
 		}
 	}
@@ -229,4 +229,30 @@ func (a *app) elicit(ctx context.Context, e mcp.Elicitation) (map[string]any, bo
 	}
 	a.errorf("server %q asked for input during the call (%s): declined, there is no console to ask", e.Server, strings.TrimSpace(strings.SplitN(e.Message, "\n", 2)[0]))
 	return nil, false, nil
+}
+
+// confinementText says what a confined server may reach; "" for nil.
+func confinementText(c *config.ServerConfinement) string {
+	if c == nil {
+		return ""
+	}
+	list := func(what string, items []string) string {
+		if len(items) == 0 {
+			return what + ": none"
+		}
+		return what + ": " + strings.Join(items, ", ")
+	}
+	ports := make([]string, len(c.Ports))
+	for i, p := range c.Ports {
+		ports[i] = fmt.Sprint(p)
+	}
+	parts := []string{"confined (landlock, seccomp, limits)", list("reads", c.Read), list("writes", c.Write),
+		list("TCP ports", ports), list("other programs", c.Programs)}
+	if c.CPUSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("CPU: %d s", c.CPUSeconds))
+	}
+	if c.MemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("memory: %d bytes", c.MemoryBytes))
+	}
+	return strings.Join(parts, "; ")
 }

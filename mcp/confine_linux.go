@@ -1,0 +1,206 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+)
+
+// serverHandler is the name of the confined child's handler that runs a
+// stdio server.
+const serverHandler = "mcp.server"
+
+func init() { confine.Handle(serverHandler, runServer) }
+
+// serverRequest is what the confined child runs: the server's program,
+// arguments and environment, talking MCP over the FIFOs in Dir.
+type serverRequest struct {
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
+}
+
+// runServer runs in the confined child: it starts the server with its
+// stdin, stdout and stderr on the FIFOs the parent made, and waits for it.
+// The server inherits the child's Landlock rules, seccomp filter and
+// limits.
+func runServer(ctx context.Context, req []byte) ([]byte, error) {
+	var r serverRequest
+	if err := json.Unmarshal(req, &r); err != nil {
+		return nil, err
+	}
+	in, err := os.OpenFile(filepath.Join(r.Dir, "in"), os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(filepath.Join(r.Dir, "out"), os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	errf, err := os.OpenFile(filepath.Join(r.Dir, "err"), os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer errf.Close()
+	cmd := exec.CommandContext(ctx, r.Path, r.Args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = in, out, errf, r.Env
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(errf, "toolexplorer: cannot start the server confined: %v\n", err)
+		return nil, err
+	}
+	err = cmd.Wait()
+	return []byte(`{}`), err
+}
+
+// confinedProcess is a stdio server started by a confined child.
+type confinedProcess struct {
+	dir    string
+	cancel context.CancelFunc
+	done   chan error // the child's end
+	stderr *tail
+	in     *os.File // the server's stdin, written here
+	out    *os.File // the server's stdout, read here
+}
+
+// startConfined starts the server s under its confinement: a confined
+// child of this binary (landlock, seccomp, limits; an unprivileged user
+// when this process is root) starts it with what s.Confine grants, and
+// the server speaks MCP over FIFOs in a private directory.
+func startConfined(ctx context.Context, s config.Server) (*confinedProcess, error) {
+	path, err := exec.LookPath(s.Command)
+	if err != nil {
+		return nil, err
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "toolexplorer-mcp-")
+	if err != nil {
+		return nil, err
+	}
+	p := &confinedProcess{dir: dir, done: make(chan error, 1), stderr: &tail{max: stderrTail}}
+	fail := func(err error) (*confinedProcess, error) {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	for _, name := range []string{"in", "out", "err"} {
+		if err := unix.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			return fail(err)
+		}
+	}
+	if os.Geteuid() == 0 { // the child runs as nobody
+		for _, name := range []string{"", "in", "out", "err"} {
+			if err := os.Chown(filepath.Join(dir, name), 65534, 65534); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	c := s.Confine
+	prof := confine.Profile{
+		ReadPaths:  c.Read,
+		WritePaths: append([]string{dir}, c.Write...),
+		Exec:       append([]string{path}, c.Programs...),
+		ConnectTCP: c.Ports,
+		Limits:     confine.Limits{CPUSeconds: c.CPUSeconds, MemoryBytes: c.MemoryBytes},
+	}
+	env := make([]string, 0, len(s.Env))
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+s.Env[k])
+	}
+	req, err := json.Marshal(serverRequest{Path: path, Args: s.Args, Env: env, Dir: dir})
+	if err != nil {
+		return fail(err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() {
+		_, err := confine.Run(runCtx, serverHandler, prof, req)
+		p.done <- err
+	}()
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	open := func(name string, flag int) chan opened {
+		ch := make(chan opened, 1)
+		go func() {
+			f, err := os.OpenFile(filepath.Join(dir, name), flag, 0)
+			ch <- opened{f, err}
+		}()
+		return ch
+	}
+	inC, outC, errC := open("in", os.O_WRONLY), open("out", os.O_RDONLY), open("err", os.O_RDONLY)
+	var files [3]*os.File
+	var failure error
+	for i, ch := range []chan opened{inC, outC, errC} {
+		select {
+		case o := <-ch:
+			files[i], failure = o.f, o.err
+		case err := <-p.done:
+			failure = fmt.Errorf("the confined server did not start: %w", err)
+			p.done <- err
+		case <-ctx.Done():
+			failure = ctx.Err()
+		}
+		if failure != nil {
+			break
+		}
+	}
+	if failure != nil {
+		cancel()
+		// Opens still waiting end once the other side is open.
+		for _, name := range []string{"in", "out", "err"} {
+			if f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR, 0); err == nil {
+				defer f.Close()
+			}
+		}
+		for _, ch := range []chan opened{inC, outC, errC} {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}
+		<-p.done
+		return fail(failure)
+	}
+	p.in, p.out = files[0], files[1]
+	go func() {
+		_, _ = io.Copy(p.stderr, files[2])
+		files[2].Close()
+	}()
+	return p, nil
+}
+
+// stop ends the server: its stdin is closed, the child's process group is
+// killed, and the FIFOs are removed.
+func (p *confinedProcess) stop() error {
+	p.in.Close()
+	p.cancel()
+	err := <-p.done
+	p.done <- err
+	p.out.Close()
+	os.RemoveAll(p.dir)
+	var ce *confine.Error
+	if errors.As(err, &ce) && ce.Kind == confine.Canceled {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,22 @@
+//go:build !linux
+
+package mcp
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/toolexplorer/toolexplorer/config"
+)
+
+type confinedProcess struct {
+	stderr  *tail
+	in, out *os.File
+}
+
+func startConfined(context.Context, config.Server) (*confinedProcess, error) {
+	return nil, errors.New("a confined server needs Linux (landlock and seccomp)")
+}
+
+func (*confinedProcess) stop() error { return nil }
