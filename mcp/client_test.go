@@ -166,7 +166,7 @@ func TestConnectAddsRemoteTools(t *testing.T) {
 	for _, rt := range r.Tools() {
 		got = append(got, rt.Name+"="+rt.Remote)
 	}
-	want := "peer.add_numbers=addNumbers peer.block=block peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn peer.steps=steps" // the server lists them by name
+	want := "peer.add_numbers=addNumbers peer.block=block peer.cat=cat peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn peer.steps=steps" // the server lists them by name
 	if strings.Join(got, " ") != want {
 		t.Fatalf("tools %q, want %q", strings.Join(got, " "), want)
 	}
