@@ -59,9 +59,6 @@ func envVars(s string) (names []string, defaulted map[string]bool) {
 	return names, defaulted
 }
 
-// ProcessEnv resolves credentials from the process environment.
-func ProcessEnv() Env { return os.LookupEnv }
-
 // EnvFile returns an Env that resolves a variable from the process
 // environment or, when it is not set there, from the env file at path:
 // lines NAME=VALUE, with blank lines and lines starting with # skipped, an

@@ -46,7 +46,11 @@ func TestLoadRegistersAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := strings.Join(s.Files(), ","); got != filepath.Join(dir, "a.json")+","+filepath.Join(dir, "b.yaml") {
+	var read []string
+	for _, lf := range s.files {
+		read = append(read, lf.path)
+	}
+	if got := strings.Join(read, ","); got != filepath.Join(dir, "a.json")+","+filepath.Join(dir, "b.yaml") {
 		t.Fatalf("files read: %s", got)
 	}
 	tools := s.Tools()

@@ -3,6 +3,7 @@ package bindings
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
 	"sort"
 	"sync"
@@ -45,7 +46,7 @@ func Load(paths []string, opts Options) (*Set, error) {
 	s := &Set{paths: append([]string(nil), paths...), opts: opts, env: opts.Env, shadow: new(atomic.Bool)}
 	s.shadow.Store(opts.Shadow)
 	if s.env == nil {
-		s.env = ProcessEnv()
+		s.env = os.LookupEnv
 	}
 	if err := s.load(); err != nil {
 		return nil, err
@@ -75,15 +76,6 @@ func (s *Set) Tools() []tooling.Tool {
 	out := make([]tooling.Tool, len(s.tools))
 	for i, ft := range s.tools {
 		out[i] = ft.tool
-	}
-	return out
-}
-
-// Files returns the tools files read, in the order read.
-func (s *Set) Files() []string {
-	out := make([]string, len(s.files))
-	for i, lf := range s.files {
-		out[i] = lf.path
 	}
 	return out
 }

@@ -45,7 +45,7 @@ func (a *app) startDemoShop() (stop func()) {
 	}
 	ln, err := net.Listen("tcp", demoShopAddr)
 	if err != nil {
-		a.demoProblem("the demo shop's API cannot listen on %s (its HTTP tools will fail): %v", demoShopAddr, err)
+		a.demoProblem("the demo shop's API cannot listen on %s (its HTTP tools reach whatever does, such as another demo, or fail): %v", demoShopAddr, err)
 		return stop
 	}
 	srv := &http.Server{Handler: demoShopAPI(), ReadHeaderTimeout: 5 * time.Second}

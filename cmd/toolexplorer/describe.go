@@ -105,7 +105,7 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		if len(b.Env) > 0 {
 			fmt.Fprintf(w, "credentials: %s\n", strings.Join(b.Env, ", "))
 		}
-		fmt.Fprintf(w, "%s\n", prettyJSON(b.Binding, "  "))
+		fmt.Fprintf(w, "  %s\n", prettyJSON(b.Binding, "  "))
 	}
 	fmt.Fprintln(w)
 	if info.Description == "" {
