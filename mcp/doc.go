@@ -30,6 +30,12 @@
 // against their outputSchema. Remote.Close removes them and stops the
 // server and whatever it started.
 //
-// Imports: the standard library, the MCP SDK, config and tooling. tooling never
-// imports this package; the gate in scripts/gate.sh checks it.
+// A stdio server whose config entry has confine runs confined: a confined
+// child of the binary (sandbox/confine) starts it under landlock, seccomp
+// and limits, and the client talks to it over FIFOs; the host's main must
+// call the confine entry point first (tooling.Main does).
+//
+// Imports: the standard library, the MCP SDK, config, tooling and
+// sandbox/confine (for confined servers). tooling never imports this
+// package; the gate in scripts/gate.sh checks it.
 package mcp

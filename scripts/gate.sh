@@ -28,7 +28,7 @@
 #   import-direction      sandbox imports only its own subpackages; config imports no project package;
 #                         tooling imports only sandbox and config; tui only tooling, config and
 #                         history; mcp, bindings, ledger, telemetry, state and history only tooling
-#                         and config (never the reverse); nothing outside cmd/NAME imports cmd/NAME; internal/ packages are
+#                         and config (mcp also sandbox/confine, to start a confined server) (never the reverse); nothing outside cmd/NAME imports cmd/NAME; internal/ packages are
 #                         leaves (they import no other project package) that every package may import.
 # This script checks what grep is good at:
 #   doc-go                every package directory (one with a non-test .go file) has a doc.go whose

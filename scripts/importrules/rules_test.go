@@ -72,6 +72,8 @@ func TestRules(t *testing.T) {
 		{"scripts/importrules", kindGo, testMod + "/tooling", "import-direction"},
 		// packages still to come plug into tooling, never the reverse
 		{"mcp", kindGo, testMod + "/tooling", ""},
+		{"mcp", kindGo, testMod + "/sandbox/confine", ""},
+		{"mcp", kindGo, testMod + "/sandbox", "import-direction"},
 		{"ledger", kindGo, testMod + "/config", ""},
 		{"state/redis", kindGo, testMod + "/tooling", ""},
 		{"telemetry", kindGo, testMod + "/tui", "import-direction"},
