@@ -80,7 +80,7 @@ type HTTPBinding struct {
 type HTTPResponse struct {
 	// Data locates the output in the JSON body, as a JSON pointer
 	// ("/data/items") or a dotted path ("data.items", "$.data.items").
-	// Zero: the whole body.
+	// Zero, "/" or "$": the whole body.
 	Data string `yaml:"data,omitempty" json:"data,omitempty"`
 	// Error locates the error message in the JSON body of an error status,
 	// like Data. Zero: the start of the body.
