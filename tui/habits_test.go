@@ -112,3 +112,23 @@ func TestSplitAtWideTerminals(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.mustNotContain("Overview │ Input")
 }
+
+// TestLinesEditorGolden: the run screen with a field edited as lines.
+func TestLinesEditorGolden(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		name := map[int]string{80: "run_lines_80x24", 120: "run_lines_120x40"}[size[0]]
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, newTestRegistry(t), size[0], size[1])
+			openRun(t, h, "demo.write_note", "")
+			h.typeText("k")
+			h.press("tab", "enter") // note: its name suggests text
+			h.typeText("first line")
+			h.press("enter")
+			h.typeText("second line")
+			if !h.m.top().Typing() || !h.m.run.editor.Capturing() {
+				t.Fatal("the editor does not take the keys")
+			}
+			golden(t, name, h.view())
+		})
+	}
+}
