@@ -572,3 +572,34 @@ func FuzzSQLJSONValues(f *testing.F) {
 		}
 	})
 }
+
+func TestSQLiteBusyIsTransient(t *testing.T) {
+	f := newSQLite(t)
+	src, err := openSQL("shop", &SQLSource{Driver: "sqlite", DSN: f.path + "?_busy_timeout=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.close()
+	// Another connection holds the write lock.
+	conn, err := f.db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	add := mustCompileSQL(t, src, SQLBinding{Statement: `INSERT INTO products (name, price) VALUES (:name, 1)`}, props(nil, "name", "string"))
+	_, err = add.do(context.Background(), &Request{Args: map[string]any{"name": "figs"}})
+	var te *TransientError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "locked") {
+		t.Errorf("a write while another holds the lock: %v (%T), want a TransientError", err, err)
+	}
+	if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	// Once the lock is released, the same call succeeds.
+	if _, err := add.do(context.Background(), &Request{Args: map[string]any{"name": "figs"}}); err != nil {
+		t.Errorf("after the lock is released: %v", err)
+	}
+}
