@@ -52,6 +52,12 @@ func TestPickerFilter(t *testing.T) {
 	if v := plain(m.View()); !strings.Contains(v, "no choice matches") {
 		t.Fatalf("no match:\n%s", v)
 	}
+	press(m, "esc") // drops the filter, the picker stays open
+	if v := plain(m.View()); !strings.Contains(v, "12 choices · / filters") || strings.Contains(v, "no choice matches") || !m.Capturing() {
+		t.Fatalf("esc in the filter:\n%s", v)
+	}
+	press(m, "/")
+	typeText(m, "zz")
 	press(m, "enter", "enter") // nothing to choose: the choice stays
 	if v := mustValue(t, m); v != `{"country":"Germany"}` {
 		t.Fatalf("enter on no match: %s", v)
