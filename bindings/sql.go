@@ -263,6 +263,11 @@ func compileSQL(b *SQLBinding, src *sqlSource, in Input) (binding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("statement: %v", err)
 	}
+	for _, m := range sqlBrace.FindAllStringSubmatch(b.Statement, -1) {
+		if _, ok := in.Properties[m[1]]; ok {
+			return nil, fmt.Errorf("statement: %q is text interpolation: pass the value as a :name placeholder", m[0])
+		}
+	}
 	types := make([]string, len(st.params))
 	for i, p := range st.params {
 		t, ok := in.Properties[p]

@@ -241,8 +241,11 @@ func leadingWord(s string) string {
 }
 
 var (
-	// {name}, {{name}}, ${name}: a template would splice text.
-	sqlTemplate = regexp.MustCompile(`\$\{[^}]*\}?|\{\{[^}]*\}?\}?|\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}`)
+	// {{name}}, ${name}: a template would splice text.
+	sqlTemplate = regexp.MustCompile(`\$\{[^}]*\}?|\{\{[^}]*\}?\}?`)
+	// {name}: a template outside a literal; inside one, also a PostgreSQL
+	// array ('{sale}'), refused when it names an input property.
+	sqlBrace = regexp.MustCompile(`\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}`)
 	// printf and Python format verbs: %s, %d, %v, %(name)s.
 	sqlFormat = regexp.MustCompile(`%(\([A-Za-z_][A-Za-z0-9_]*\))?[sdvq]\b`)
 	// Host-language concatenation: '...' + name, name + '...', " + name + ".
@@ -252,7 +255,8 @@ var (
 )
 
 // sqlInterpolation lists the signs of text interpolation in a statement, each
-// a sentence naming what was found: templates (${x}, {{x}}, {x}), format
+// a sentence naming what was found: templates (${x}, {{x}}, {x} outside
+// quotes; compileSQL also refuses '{x}' when x is an input property), format
 // verbs (%s), concatenation with a quote, and a :name inside a string
 // literal, where it would be text and never bound. A statement passes only
 // values, through its :name placeholders. The tools-file lint reports these
@@ -273,6 +277,11 @@ func sqlInterpolation(stmt string) []string {
 		return out
 	}
 	for _, t := range toks {
+		if t.code {
+			for _, m := range sqlBrace.FindAllString(t.text, -1) {
+				out = append(out, fmt.Sprintf("%q is text interpolation: pass the value as a :name placeholder", m))
+			}
+		}
 		if !t.literal {
 			continue
 		}

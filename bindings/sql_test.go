@@ -362,6 +362,8 @@ func TestSQLCompileRefuses(t *testing.T) {
 		{src, `SELECT * FROM t WHERE a = '${name}'`, `"${name}" is text interpolation`},
 		{src, `SELECT * FROM t WHERE a = {{name}}`, `"{{name}}" is text interpolation`},
 		{src, `SELECT * FROM t WHERE a = '{name}'`, `"{name}" is text interpolation`},
+		{src, `SELECT * FROM t WHERE a = { n }`, `"{ n }" is text interpolation`},
+		{src, `SELECT * FROM t WHERE a = {other}`, `"{other}" is text interpolation`},
 		{src, `SELECT * FROM t WHERE a = '%s'`, `"%s" is a format verb`},
 		{src, `SELECT * FROM t WHERE a = %(name)s`, `"%(name)s" is a format verb`},
 		{src, `SELECT * FROM t WHERE a = '" + name + "'`, `concatenates text`},
@@ -384,6 +386,10 @@ func TestSQLCompileRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want %q", tc.stmt, err, tc.want)
 		}
+	}
+	// An array literal that names no property is SQL, not a template.
+	if _, err := compileSQL(&SQLBinding{Statement: `SELECT * FROM t WHERE tags @> '{sale}' AND a = :name`}, pg, in); err != nil {
+		t.Errorf("an array literal: %v", err)
 	}
 	if _, err := compileSQL(&SQLBinding{Statement: `SELECT 1`, MaxRows: -1}, src, in); err == nil || !strings.Contains(err.Error(), "max_rows") {
 		t.Errorf("max_rows -1: %v", err)
@@ -432,6 +438,7 @@ func TestSQLInterpolationAcceptsPlainSQL(t *testing.T) {
 		`SELECT * FROM t WHERE a LIKE '%' || :q || '%' AND b LIKE '%smith%'`,
 		`SELECT '{"a":1}'::jsonb, price + 1, "col" + 2 FROM t`,
 		`UPDATE t SET at = '2026-01-02 03:04:05' WHERE id = :id`,
+		`SELECT * FROM t WHERE tags @> '{sale}' AND ids = '{1,2}'`,
 	} {
 		if p := sqlInterpolation(stmt); len(p) > 0 {
 			t.Errorf("%s: %q", stmt, p)
