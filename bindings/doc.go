@@ -24,7 +24,7 @@
 // Load reads files and directories of them, strictly: every unknown key,
 // wrong type, bad reference and tool a registry would refuse is a Problem
 // with its file, line and path, all at once. The Set it returns holds the
-// tools; add them with Registry.Replace(nil, set.Tools()), replace them with
+// tools; add them with set.Register(registry), replace them with
 // set.Reload(registry), which swaps them in one step, and Close the set when
 // done. Around each binding the loader adds what a file tool needs besides
 // its request: credentials (${NAME}, ${NAME:-default}) resolved at call time

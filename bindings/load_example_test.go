@@ -47,7 +47,7 @@ tools:
 	}
 	defer set.Close()
 	reg := tooling.NewRegistry()
-	if err := reg.Replace(nil, set.Tools()); err != nil {
+	if err := set.Register(reg); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,39 @@ func TestReloadUnderCalls(t *testing.T) {
 	}
 	if got := f.closed.Load(); got != 41 {
 		t.Fatalf("%d sources closed, want 41 (one per set)", got)
+	}
+}
+
+// A file tool whose name a Go tool already has is placed in its file, when
+// registered and when reloaded; a failed reload keeps the tools in place.
+func TestRegisterPlacesRefusals(t *testing.T) {
+	useFakes(t)
+	dir := writeFiles(t, map[string]string{"f.yaml": reloadA})
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.gone", Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }})
+	s, err := Load([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Register(r)
+	var le *LoadError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "f.yaml:9: tools[2]: a tool with this name is already registered") {
+		t.Fatalf("Register: %v", err)
+	}
+	if got := strings.Join(r.Names(), ","); got != "t.gone" {
+		t.Fatalf("a refused Register added tools: %s", got)
+	}
+	r2 := tooling.NewRegistry()
+	if err := s.Register(r2); err != nil {
+		t.Fatal(err)
+	}
+	r2.Register(tooling.Tool{Name: "t.new", Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }})
+	write(t, dir, "f.yaml", reloadB)
+	if _, _, err := s.Reload(r2); !errors.As(err, &le) || !strings.Contains(err.Error(), "f.yaml:10: tools[2]: a tool with this name is already registered") {
+		t.Fatalf("Reload: %v", err)
+	}
+	if got := strings.Join(r2.Names(), ","); got != "t.change,t.gone,t.keep,t.new" {
+		t.Fatalf("tools after a refused reload: %s", got)
 	}
 }

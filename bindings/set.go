@@ -116,6 +116,45 @@ func (s *Set) Info(name string) (Info, bool) {
 	return Info{}, false
 }
 
+// Register adds the set's tools to r in one step (all or none). A tool r
+// refuses, such as one whose name a Go tool has, is a *LoadError naming
+// where the file declares it.
+func (s *Set) Register(r *tooling.Registry) error {
+	return s.place(r.Replace(nil, s.Tools()))
+}
+
+// place turns the registry's refusals of s's tools into a *LoadError with
+// each tool's file, line and path; other errors pass unchanged.
+func (s *Set) place(err error) error {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	le := &LoadError{}
+	for _, e := range errs {
+		var re *tooling.RegisterError
+		if !errors.As(e, &re) {
+			return err
+		}
+		var ft *fileTool
+		for _, t := range s.tools {
+			if t.name == re.Tool {
+				ft = t
+			}
+		}
+		if ft == nil {
+			return err
+		}
+		for _, m := range re.Problems {
+			le.Problems = append(le.Problems, Problem{Pos: ft.pos, Path: ft.path, Message: m})
+		}
+	}
+	return le
+}
+
 // Change says what a reload changed, by tool name, each list sorted.
 type Change struct {
 	Added   []string `json:"added,omitempty"`
@@ -142,7 +181,7 @@ func (s *Set) Reload(r *tooling.Registry) (*Set, Change, error) {
 	}
 	if err := r.Replace(remove, next.Tools()); err != nil {
 		next.closeSources()
-		return nil, Change{}, err
+		return nil, Change{}, next.place(err)
 	}
 	s.next.Store(next)
 	go s.Close() //nolint:errcheck // closing the old set waits for its calls; its error has no one to go to

@@ -34,8 +34,7 @@ func (a *app) loadToolFiles(cfg config.Config, keep bool) int {
 	}
 	set, err := bindings.Load(paths, opts)
 	if err == nil {
-		err = a.reg.Replace(nil, set.Tools())
-		if err != nil {
+		if err = set.Register(a.reg); err != nil {
 			_ = set.Close()
 		}
 	}
