@@ -481,7 +481,7 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 			return
 		}
 		if fields, more, stopped := e.out.validate(v, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
-			res.Fields, res.MoreFields = fields, more
+			res.Fields, res.MoreFields, res.InvalidOutput = fields, more, b
 			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields, more, stopped), "invalid argument: "))
 			return
 		}

@@ -373,6 +373,12 @@ func TestOutputSizeCap(t *testing.T) {
 			if tt.msg == over && len(res.Fields) != 0 {
 				t.Fatalf("fields %v on an oversized output", res.Fields)
 			}
+			// Only an output the schema refused is kept, apart, for people to see.
+			if schemaRefused := len(res.Fields) > 0; schemaRefused != (len(res.InvalidOutput) > 0) {
+				t.Fatalf("invalid output %q with fields %v: want it exactly when the schema refused the output", res.InvalidOutput, res.Fields)
+			} else if schemaRefused && !json.Valid(res.InvalidOutput) {
+				t.Fatalf("invalid output %q is not the JSON the tool returned", res.InvalidOutput)
+			}
 			if end.Code != tooling.CodeOutputInvalid || end.OutputSize != 0 {
 				t.Fatalf("observer saw code %q and an output of %d bytes", end.Code, end.OutputSize)
 			}

@@ -90,6 +90,11 @@ type Result struct {
 	// fields (the message then says "at least").
 	MoreFields int             `json:"more_fields,omitempty"`
 	Output     json.RawMessage `json:"output,omitempty"` // the tool's output as JSON, when ok
+	// InvalidOutput is, for output_invalid from the output schema, the output
+	// the tool returned, so that a person can see where it is wrong (Fields
+	// gives the paths). A host must not use it as the tool's answer; it is
+	// never set for an output over the size cap or that is not JSON.
+	InvalidOutput json.RawMessage `json:"invalid_output,omitempty"`
 	// Plan is the tool's follow-up plan (see Followup), passed on untouched.
 	Plan json.RawMessage `json:"post_execution_plan,omitempty"`
 	// Stack is the panicking goroutine's stack, for code panic.

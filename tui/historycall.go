@@ -77,11 +77,7 @@ func (s *callScreen) show(anew bool) {
 	var out []byte
 	var fields []tooling.FieldError
 	if res := s.rec.result; res != nil {
-		res = safeResult(res)
-		out = res.Output
-		if res.Code == tooling.CodeOutputInvalid {
-			fields = res.Fields
-		}
+		out, fields = shownOutput(safeResult(res))
 	}
 	s.out.setOutput(out, fields, head, tail)
 }

@@ -339,11 +339,17 @@ func (r *runScreen) finish(res *tooling.Result) {
 	r.phase, r.finished = phaseResult, r.c.now()
 	res = safeResult(res)
 	head, tail := resultFrame(r.c.styles, res, r.w)
-	var fields []tooling.FieldError
-	if res.Code == tooling.CodeOutputInvalid {
-		fields = res.Fields
+	out, fields := shownOutput(res)
+	r.out.setOutput(out, fields, head, tail)
+}
+
+// shownOutput is the output a result shows: the tool's output, or for
+// output_invalid the output that failed its schema with the failing fields.
+func shownOutput(res *tooling.Result) (json.RawMessage, []tooling.FieldError) {
+	if res.Code == tooling.CodeOutputInvalid && len(res.InvalidOutput) > 0 {
+		return res.InvalidOutput, res.Fields
 	}
-	r.out.setOutput(res.Output, fields, head, tail)
+	return res.Output, nil
 }
 
 // retryTickMsg redraws the retry-after countdown of call seq.
@@ -484,11 +490,11 @@ func resultHeader(st *styles, res *tooling.Result) string {
 // plan and the governance decisions after it.
 func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
 	h, t := resultSections(st, res, w)
-	if len(res.Output) > 0 {
+	if out, _ := shownOutput(res); len(out) > 0 {
 		if h != "" {
 			h += "\n\n"
 		}
-		if blocks := contentLines(res.Output, w); blocks != nil {
+		if blocks := contentLines(out, w); blocks != nil {
 			h += st.Label.Render("Content") + st.Subtle.Render(fmt.Sprintf(" (%s from the MCP server)", plural(len(blocks), "block"))) +
 				"\n  " + strings.Join(blocks, "\n  ") + "\n\n"
 		}
@@ -497,7 +503,7 @@ func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
 			h += st.Subtle.Render(" (✗ marks what does not match the output schema)")
 		}
 	}
-	if t != "" && (h != "" || len(res.Output) > 0) {
+	if out, _ := shownOutput(res); t != "" && (h != "" || len(out) > 0) {
 		t = "\n" + t
 	}
 	if h != "" {

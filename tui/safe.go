@@ -20,6 +20,9 @@ func safeResult(res *tooling.Result) *tooling.Result {
 	if r.Output != nil {
 		r.Output = []byte(termtext.String(string(r.Output)))
 	}
+	if r.InvalidOutput != nil {
+		r.InvalidOutput = []byte(termtext.String(string(r.InvalidOutput)))
+	}
 	if r.Plan != nil {
 		r.Plan = []byte(termtext.String(string(r.Plan)))
 	}

@@ -187,9 +187,9 @@ func TestViewerMarksOutputInvalid(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.echo", "")
 	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: tooling.StatusError, Code: tooling.CodeOutputInvalid,
-		Message: "demo.echo returned output that does not match its output schema",
-		Fields:  []tooling.FieldError{{Path: "/text", Message: "must be a string, got a number"}, {Path: "/a~1b/0", Message: "must be at most 3"}},
-		Output:  json.RawMessage(`{"text":7,"a/b":[9]}`)})
+		Message:       "demo.echo returned output that does not match its output schema",
+		Fields:        []tooling.FieldError{{Path: "/text", Message: "must be a string, got a number"}, {Path: "/a~1b/0", Message: "must be at most 3"}},
+		InvalidOutput: json.RawMessage(`{"text":7,"a/b":[9]}`)})
 	h.mustContain(`✗   "text": 7,  ← must be a string, got a number`, `✗     9  ← must be at most 3`, "✗ marks what does not match the output schema")
 }
 
