@@ -11,14 +11,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestE2EConsoleRemoteTmux starts the console in a real terminal (tmux)
 // with --server everything=... (the reference MCP server, installed by
 // scripts/install-peers.sh), finds that server's echo among the tools, runs
-// it through its form and reads the result, then quits: the server is
-// stopped with the console.
+// it through its form and reads the result; the server killed is shown
+// stopped and restarted from the servers screen; then it quits: the server
+// is stopped with the console.
 func TestE2EConsoleRemoteTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives it in tmux")
@@ -99,13 +101,28 @@ func TestE2EConsoleRemoteTmux(t *testing.T) {
 		t.Fatalf("the control: want one server process started by the console, found %v", servers)
 	}
 
+	// The server dies: the console says so; S shows it stopped, and r
+	// there starts it again.
+	if err := syscall.Kill(servers[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.waitAll(t, "server everything has stopped")
+	c.keys(t, "S")
+	c.waitAll(t, "MCP servers · 1 server", "stopped", "r restarts it")
+	c.keys(t, "r")
+	c.waitAll(t, "server everything restarted", "connected")
+	restarted := serversOf(consoles[0], everything)
+	if len(restarted) != 1 || restarted[0] == servers[0] {
+		t.Fatalf("after the restart: server processes %v (the first was %d)", restarted, servers[0])
+	}
+
 	// Quit: the console exits and the server with it.
 	c.keys(t, "q")
 	c.waitScreen(t, "Quit toolexplorer?", e2eWait)
 	c.keys(t, "y")
 	c.waitScreen(t, exited+"0", e2eWait)
-	if running(servers[0]) {
-		t.Errorf("the server %d still runs after the console quit", servers[0])
+	if running(restarted[0]) {
+		t.Errorf("the server %d still runs after the console quit", restarted[0])
 	}
 }
 
