@@ -69,6 +69,11 @@ type app struct {
 	files        *bindings.Set
 	filesMu      sync.Mutex               // guards files across reloads (SIGHUP, the console's L)
 	hangups      chan tui.ToolFilesReload // what SIGHUP's reloads said, for the console
+	// hungUp, when set, is asked first on SIGHUP: true when the terminal
+	// has gone and the program is ending, so there is nothing to reload.
+	hungUp func() bool
+	// consoleCtx is the console's context, canceled when its terminal goes.
+	consoleCtx   context.Context
 	fileProblems []bindings.Problem
 	fileEnv      map[string][]string // per tools file, the credentials it uses (lint)
 }
@@ -170,7 +175,19 @@ func (a *app) main(args []string) int {
 			if code := a.loadConfig(configPath, false); code != exitOK {
 				return code
 			}
-			// SIGHUP reloads the tools files; the console lists what is registered.
+			// SIGHUP reloads the tools files; the console lists what is
+			// registered. A SIGHUP that comes because the console's terminal
+			// went away (its window closed) ends the console instead.
+			ctx, cancel := context.WithCancel(a.ctx)
+			defer cancel()
+			a.consoleCtx = ctx
+			a.hungUp = func() bool {
+				if isTerminal(a.stdin) {
+					return false
+				}
+				cancel()
+				return true
+			}
 			a.hangups = make(chan tui.ToolFilesReload, 1)
 			defer a.reloadOnHangup(consoleToolFiles{a, a.hangups}.hangup)()
 			return console(a, configPath)

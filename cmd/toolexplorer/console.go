@@ -39,7 +39,11 @@ func runConsole(a *app, _ string) int {
 		a.asker.Store(nil)
 		asker.Close()
 	}()
-	if err := tui.Run(a.ctx, a.reg, opts); err != nil {
+	ctx := a.ctx
+	if a.consoleCtx != nil {
+		ctx = a.consoleCtx
+	}
+	if err := tui.Run(ctx, a.reg, opts); err != nil {
 		a.errorf("console: %v", err)
 		return exitFailed
 	}

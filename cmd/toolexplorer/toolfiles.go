@@ -113,6 +113,9 @@ func (a *app) reloadOnHangup(report func(string, error)) (stop func()) {
 			case <-done:
 				return
 			case <-c:
+				if a.hungUp != nil && a.hungUp() {
+					return
+				}
 				ch, err := a.reloadToolFiles()
 				if err != nil {
 					report("", errors.New(reloadError(err)))
