@@ -243,6 +243,16 @@ func textKey(k tea.KeyPressMsg) bool {
 	return false
 }
 
+// moveKey reports whether k, a textKey, only moves the cursor.
+func moveKey(k tea.KeyPressMsg) bool {
+	switch k.String() {
+	case "left", "right", "home", "end", "ctrl+a", "ctrl+b", "ctrl+f",
+		"alt+left", "alt+right", "alt+b", "alt+f", "ctrl+left", "ctrl+right":
+		return true
+	}
+	return false
+}
+
 // inputKey passes a key to a text input and reports whether its text changed.
 func inputKey(in *textinput.Model, k tea.KeyPressMsg) (bool, bool, tea.Cmd) {
 	if !textKey(k) {

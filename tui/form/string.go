@@ -86,6 +86,13 @@ func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		f.toggleEmpty()
 		return true, nil
 	}
+	if f.exact != nil && strings.Contains(*f.exact, "\n") && textKey(k) && !moveKey(k) {
+		// The line shows the breaks as spaces: an edit there would join the
+		// lines. It goes to the editor instead, at the end of the text.
+		open := f.openEditor()
+		_, cmd := f.editorKey(k)
+		return true, tea.Batch(open, cmd)
+	}
 	handled, changed, cmd := inputKey(&f.in, k)
 	if changed {
 		f.exact, f.pasted = nil, false
@@ -114,7 +121,7 @@ func (f *stringField) update(msg tea.Msg) tea.Cmd {
 		}
 		return cmd
 	}
-	if p, ok := msg.(tea.PasteMsg); ok && strings.ContainsAny(p.Content, "\n\r") {
+	if p, ok := msg.(tea.PasteMsg); ok && (strings.ContainsAny(p.Content, "\n\r") || f.exact != nil && strings.Contains(*f.exact, "\n")) {
 		f.pasteLines(p.Content)
 		return nil
 	}
@@ -201,7 +208,7 @@ func (f *stringField) check() string {
 	case f.exact == nil || *f.exact == "":
 		return ""
 	case f.pasted:
-		return fmt.Sprintf("pasted %d lines, breaks kept; typing joins them, ctrl+e edits them",
+		return fmt.Sprintf("pasted %d lines, breaks kept; typing edits them as lines (ctrl+e)",
 			strings.Count(*f.exact, "\n")+1)
 	case strings.Contains(*f.exact, "\n"):
 		return ""
