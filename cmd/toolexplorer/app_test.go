@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -137,6 +138,8 @@ func TestHelp(t *testing.T) {
 			// Every command accepts the flags the main help lists for all.
 			check{[]string{"help", c.name}, "\n  --config FILE "},
 			check{[]string{"help", c.name}, "\n  --tools FILE "},
+			check{[]string{"help", c.name}, "\n  --tools-dir DIR "},
+			check{[]string{"help", c.name}, "\n  --shadow "},
 		)
 	}
 	checks = append(checks, check{[]string{"run", "demo.echo", "--args", "{}", "--help"}, "--args-file FILE"})
@@ -151,6 +154,25 @@ func TestHelp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMainHelpNamesEveryFlag: each flag toolexplorer accepts before a
+// command is in its help.
+func TestMainHelpNamesEveryFlag(t *testing.T) {
+	help := cli(t, "", "--help").stdout
+	fs := flag.NewFlagSet("toolexplorer", flag.ContinueOnError)
+	var configPath, toolsPath string
+	var servers []namedServer
+	sharedFlags(fs, &configPath, &toolsPath, &servers)
+	(&app{}).toolFileFlags(fs)
+	for _, name := range []string{"version", "demo", "origin"} {
+		fs.Bool(name, false, "")
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(help, "\n  --"+f.Name+" ") {
+			t.Errorf("the main help does not name --%s:\n%s", f.Name, help)
+		}
+	})
 }
 
 func TestHelpDocumentsExitStatuses(t *testing.T) {

@@ -42,7 +42,7 @@ func (a *app) printMainHelp(w io.Writer) {
 	b.WriteString(`toolexplorer lists, inspects and runs the tools registered in this program.
 
 Usage:
-  toolexplorer [--config FILE] [--tools FILE] [--server NAME=CMD|URL] COMMAND [flags] [arguments]
+  toolexplorer [--config FILE] [--tools-dir DIR] [--server NAME=CMD|URL] COMMAND [flags] [arguments]
 
 Commands:
 `)
@@ -63,6 +63,14 @@ Flags:
                   (words separated by spaces) or reached at a streamable HTTP
                   URL, as NAME.tool; repeatable. Every command accepts it too;
                   the config's "servers" or "mcpServers" section adds more
+  --tools-dir DIR also load the tools files (*.yaml, *.yml, *.json) of DIR, or
+                  one file: HTTP, SQL and queue tools declared in files;
+                  repeatable. Every command accepts it too, as does the config's
+                  "tool_files"
+  --shadow        run every write of a tools file's tool in shadow mode: built
+                  and shown, never sent
+  --demo          also run the demo shop (make run does): the tools files of
+                  ` + demoShopFiles + ` on a database and an HTTP API it makes here
   --origin O      the console calls as origin O: ui (the default), app, llm,
                   system or one the tools name; o on the tool list changes it
   --version       print the version and exit
@@ -80,6 +88,7 @@ func printCommandHelp(w io.Writer, c *command) {
 	var configPath, toolsPath string
 	var servers []namedServer
 	sharedFlags(fs, &configPath, &toolsPath, &servers)
+	(&app{}).toolFileFlags(fs)
 	c.setup(fs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage: toolexplorer %s %s\n\n", c.name, c.args)
