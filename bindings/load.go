@@ -154,13 +154,14 @@ func (l *loader) parse(path string) *loaded {
 	}
 	before := len(l.problems)
 	checkNode(&doc, reflectFile, "", func(n *yaml.Node, p, msg string) { l.add(path, n, p, msg) })
-	if len(l.problems) > before {
-		return lf
-	}
 	if err := doc.Decode(&lf.file); err != nil {
-		l.yamlError(path, err)
+		if len(l.problems) == before {
+			l.yamlError(path, err)
+		}
 		return lf
 	}
+	// A file whose only faults are unknown keys still decodes: the checks of
+	// its sources and tools run too, so that one pass reports every problem.
 	lf.root = doc.Content[0]
 	return lf
 }

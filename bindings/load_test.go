@@ -116,6 +116,16 @@ tools:
 			"f.yaml:4: sources.api.extra: unknown key \"extra\"",
 			"f.yaml:7: tools[0].titel: unknown key \"titel\"",
 			"f.yaml:8: tools[0].meta.colour: unknown key \"colour\""}},
+		{"an unknown key and a bad source, both reported", `sources:
+  api:
+    http: {}
+tools:
+  - name: a.b
+    titel: x
+    binding: {http: {source: apx}}
+`, []string{
+			"f.yaml:6: tools[0].titel: unknown key \"titel\"",
+			"f.yaml:7: tools[0].binding.http.source: no source \"apx\""}},
 		{"wrong types", `tools:
   - name: [a]
     meta:

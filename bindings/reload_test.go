@@ -65,6 +65,12 @@ func TestReloadReportsChangesAndKeepsToolsOnError(t *testing.T) {
 	if _, err := r.Execute(context.Background(), "t.gone", nil); err != nil {
 		t.Fatalf("old tool after a failed reload: %v", err)
 	}
+	// The refused reload checked the file's sources and tools too (to report
+	// every problem) and closed the source it opened for that.
+	refused := f.closed.Load()
+	if refused != 1 {
+		t.Fatalf("%d sources closed after a refused reload, want its own one", refused)
+	}
 
 	write(t, dir, "f.yaml", reloadB)
 	next, ch, err := s.Reload(r)
@@ -84,8 +90,8 @@ func TestReloadReportsChangesAndKeepsToolsOnError(t *testing.T) {
 	if err := s.Close(); err != nil { // waits for the close Reload started
 		t.Fatal(err)
 	}
-	if f.closed.Load() != 1 {
-		t.Fatalf("%d sources closed, want the old set's one", f.closed.Load())
+	if f.closed.Load() != refused+1 {
+		t.Fatalf("%d sources closed, want the old set's one more than %d", f.closed.Load(), refused)
 	}
 	if _, _, err := next.Reload(r); err != nil {
 		t.Fatalf("a reload with nothing changed: %v", err)
