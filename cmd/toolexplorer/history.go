@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -16,7 +17,7 @@ import (
 
 var historyCommand = &command{
 	name:     "history",
-	args:     "[--json] [--limit N] [--tool NAME] [--search TEXT]",
+	args:     "[--json] [--limit N] [--tool NAME] [--search TEXT] | --saved [--json]",
 	summary:  "list the calls made by run and by the console",
 	noConfig: true,
 	help: `Lists the calls kept in the history, the oldest first and the newest last:
@@ -39,24 +40,31 @@ at any depth, is kept as "[redacted]".
 With --json, each call is printed as the JSON object it is kept as, one
 per line (JSON Lines).
 
+--saved lists instead the saved calls of the current directory (kept in
+.toolexplorer/saved.json by the console's s key), sorted by name.
+
 Exit status: 0, or 2 for a usage error or a history that cannot be read.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		var (
-			asJSON       bool
-			limit        int
-			tool, search string
+			asJSON, saved bool
+			limit         int
+			tool, search  string
 		)
 		fs.BoolVar(&asJSON, "json", false, "print each call as a JSON object, one per line")
 		fs.IntVar(&limit, "limit", 20, "show the newest `N` calls (0: all)")
 		fs.StringVar(&tool, "tool", "", "only the calls of the tool `NAME`")
 		fs.StringVar(&search, "search", "", "only the calls whose tool, code or arguments contain every word of `TEXT`")
+		fs.BoolVar(&saved, "saved", false, "list the saved calls of the current directory instead")
 		return func(a *app, args []string) int {
 			if len(args) > 0 {
 				return a.usageError("history", "unexpected argument %q (use --tool or --search)", args[0])
 			}
 			if limit < 0 {
 				return a.usageError("history", "--limit must be 0 or more, got %d", limit)
+			}
+			if saved {
+				return a.listSaved(asJSON)
 			}
 			path, err := history.DefaultPath(a.getenv)
 			if err != nil {
@@ -155,4 +163,47 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
 	if err := history.Open(path).Append(e); err != nil {
 		fmt.Fprintf(a.stderr, "toolexplorer: warning: the call is not kept in the history: %v\n", err)
 	}
+}
+
+// listSaved prints the saved calls of the current directory.
+func (a *app) listSaved(asJSON bool) int {
+	wd, err := os.Getwd()
+	if err != nil {
+		a.errorf("history: %v", err)
+		return exitUsage
+	}
+	coll := history.OpenSaved(history.SavedFile(wd))
+	list, err := coll.List()
+	if err != nil {
+		a.errorf("%v", err)
+		return exitUsage
+	}
+	if asJSON {
+		for _, s := range list {
+			b, err := jsonenc.Marshal(s)
+			if err != nil {
+				a.errorf("cannot encode JSON: %v", err)
+				return exitFailed
+			}
+			if _, err := a.stdout.Write(append(b, '\n')); err != nil {
+				a.errorf("cannot write output: %v", err)
+				return exitFailed
+			}
+		}
+		return exitOK
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(a.stdout, "no saved calls in %s\n", coll.Path())
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTOOL\tARGS")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(s.Name), s.Tool, termtext.Line(string(s.Args)))
+	}
+	if err := tw.Flush(); err != nil {
+		a.errorf("cannot write output: %v", err)
+		return exitFailed
+	}
+	return exitOK
 }

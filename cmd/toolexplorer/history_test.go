@@ -101,3 +101,28 @@ func TestHistoryOffAndUnwritable(t *testing.T) {
 		t.Fatalf("run with an unwritable history: %+v", o)
 	}
 }
+
+// history --saved lists the saved calls of the current directory.
+func TestHistorySaved(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if o := cli(t, "", "history", "--saved"); o.code != exitOK || !strings.Contains(o.stdout, "no saved calls in "+history.SavedFile(dir)) {
+		t.Fatalf("no saved calls: %+v", o)
+	}
+	coll := history.OpenSaved(history.SavedFile(dir))
+	for _, name := range []string{"zeta", "alpha"} {
+		if err := coll.Save(history.Saved{Name: name, Tool: "demo.echo", Args: json.RawMessage(`{"text":"` + name + `"}`)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := cli(t, "", "history", "--saved")
+	lines := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	if o.code != exitOK || len(lines) != 3 || !strings.HasPrefix(lines[1], "alpha") || !strings.Contains(lines[2], `{"text":"zeta"}`) {
+		t.Fatalf("history --saved:\n%s", o.stdout)
+	}
+	o = cli(t, "", "history", "--saved", "--json")
+	var s history.Saved
+	if lines := strings.Split(strings.TrimSpace(o.stdout), "\n"); len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &s) != nil || s.Name != "alpha" {
+		t.Fatalf("history --saved --json:\n%s", o.stdout)
+	}
+}
