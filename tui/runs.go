@@ -348,8 +348,9 @@ func (s *runsScreen) Update(msg tea.Msg) tea.Cmd {
 		if !sel.running() {
 			return statusCmd("call "+strconv.Itoa(sel.seq)+" has ended already", true)
 		}
+		// The row says canceling; its end is the notification. (A status
+		// line, made by a command, could come after that notification.)
 		sel.stop()
-		return statusCmd("canceling call "+strconv.Itoa(sel.seq)+" of "+sel.tool, false)
 	}
 	s.clamp()
 	return nil
