@@ -113,7 +113,7 @@ func TestExclusiveCallsQueueInTheBackground(t *testing.T) {
 	h.press("B")
 	h.mustContain("held by demo.excl (call-1)", "waiting: demo.excl (call-2), demo.excl (call-3)")
 	h.press("esc")
-	h.press("j", "x") // the cursor is on call 2 (in flight, newest first: 3, 2, 1)
+	h.press("j", "x")          // the cursor is on call 2 (in flight, newest first: 3, 2, 1)
 	h.mustContain("canceling") // the row of call 2, until its end comes
 	if res := h.runDone(2); res.Code != tooling.CodeCanceled {
 		t.Fatalf("x: %s", res.Code)
