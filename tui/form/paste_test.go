@@ -61,4 +61,9 @@ func TestTypingIntoLoadedLines(t *testing.T) {
 	if v := mustValue(t, m); v != `{"title":"first\nsecond"}` {
 		t.Fatalf("a backspace after the editor closed: %s", v)
 	}
+	press(m, "esc")
+	press(m, "ctrl+u") // clears the whole text, as it clears a line
+	if v := mustValue(t, m); v != `{}` {
+		t.Fatalf("ctrl+u on lines: %s", v)
+	}
 }

@@ -87,6 +87,10 @@ func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, nil
 	}
 	if f.exact != nil && strings.Contains(*f.exact, "\n") && textKey(k) && !moveKey(k) {
+		if k.String() == "ctrl+u" { // the line's "delete to its start": the whole text goes
+			f.setText("")
+			return true, nil
+		}
 		// The line shows the breaks as spaces: an edit there would join the
 		// lines. It goes to the editor instead, at the end of the text.
 		open := f.openEditor()
