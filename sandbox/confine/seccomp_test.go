@@ -202,7 +202,7 @@ func TestSeccompX32Refused(t *testing.T) {
 	}
 }
 
-// seccompAlwaysDenied is the list issue 4 and the design name, by name, and a few more: every one
+// seccompAlwaysDenied is the list of calls the design names as always denied, and a few more: every one
 // is EPERM under every policy.
 var seccompAlwaysDenied = map[string]uint32{
 	"ptrace": unix.SYS_PTRACE, "process_vm_readv": unix.SYS_PROCESS_VM_READV, "process_vm_writev": unix.SYS_PROCESS_VM_WRITEV,
