@@ -221,7 +221,7 @@ func (s *Store) trim() error {
 	return nil
 }
 
-// Newest opens the store for reading, newest entry first. A store whose
+// Newest opens the store for reading, the call started last first. A store whose
 // file does not exist yet reads as empty.
 func (s *Store) Newest() (*Reader, error) {
 	f, err := os.Open(s.path)
@@ -251,22 +251,48 @@ func (s *Store) Newest() (*Reader, error) {
 // readChunk is how much a Reader reads from the file at a time.
 const readChunk = 64 << 10
 
-// Reader reads a store's entries from the newest to the oldest, a chunk
-// of the file at a time from its end. Lines that do not decode (a write
-// cut short, a hand edit) are skipped and counted.
+// Reader reads a store's entries newest start first, a chunk of the file
+// at a time from its end. Lines that do not decode (a write cut short, a
+// hand edit) are skipped and counted.
+//
+// An entry is appended when its call ends, so the file is in the order
+// the calls ended. The Reader holds back the entries read until no older
+// line can hold a call that started later: every older line was written
+// before the earliest end read so far (give or take orderSlack).
 type Reader struct {
 	f    *os.File
 	pos  int64  // the file's bytes before pos are not read yet
 	buf  []byte // read, not yet returned: the first line may be partial
 	torn bool   // the file does not end with a newline: its last line is cut short
+
+	held     []Entry   // decoded, not yet returned
+	earliest time.Time // the earliest end of the entries read so far
+	eof      bool      // every line is read
 	// Skipped counts the lines skipped so far.
 	Skipped int
 }
 
-// Next returns the next older entry, or io.EOF after the oldest.
+// orderSlack is how long after a call's end its entry may be written:
+// the console keeps a call in the background, a moment after it ends.
+const orderSlack = time.Second
+
+// Next returns the entry of the next earlier started call, or io.EOF
+// after the last.
 func (r *Reader) Next() (Entry, error) {
 	for {
+		if i := r.latest(); i >= 0 && (r.eof || !r.held[i].Time.Before(r.earliest.Add(orderSlack))) {
+			e := r.held[i]
+			r.held = append(r.held[:i], r.held[i+1:]...)
+			return e, nil
+		}
+		if r.eof {
+			return Entry{}, io.EOF
+		}
 		line, err := r.nextLine()
+		if errors.Is(err, io.EOF) {
+			r.eof = true
+			continue
+		}
 		if err != nil {
 			return Entry{}, err
 		}
@@ -278,19 +304,34 @@ func (r *Reader) Next() (Entry, error) {
 			r.Skipped++
 			continue
 		}
-		return e, nil
+		if end := e.end(); r.earliest.IsZero() || end.Before(r.earliest) {
+			r.earliest = end
+		}
+		r.held = append(r.held, e)
 	}
 }
 
-// NextRaw returns the next older line as it is stored, for a search that
-// looks at the text before it decodes it, or io.EOF.
-func (r *Reader) NextRaw() ([]byte, error) {
-	for {
-		line, err := r.nextLine()
-		if err != nil || len(bytes.TrimSpace(line)) > 0 {
-			return line, err
+// latest is the index of the held entry that started last (the first
+// read among equals), -1 when none is held.
+func (r *Reader) latest() int {
+	best := -1
+	for i := range r.held {
+		if best < 0 || r.held[i].Time.After(r.held[best].Time) {
+			best = i
 		}
 	}
+	return best
+}
+
+// end is when e's call ended, as well as the entry tells.
+func (e *Entry) end() time.Time {
+	end := e.Time
+	if res := e.Result; res != nil && !res.Started.IsZero() {
+		if t := res.Started.Add(res.Wait + res.Run); t.After(end) {
+			end = t
+		}
+	}
+	return end
 }
 
 // nextLine returns the last line not yet returned, without its newline.
@@ -340,8 +381,8 @@ func (r *Reader) Close() error {
 	return r.f.Close()
 }
 
-// Last returns the newest n entries (0: all) that keep accepts (nil: all),
-// newest first.
+// Last returns the n entries (0: all) that keep accepts (nil: all) of the
+// calls started last, the last started first.
 func (s *Store) Last(n int, keep func(*Entry) bool) ([]Entry, error) {
 	r, err := s.Newest()
 	if err != nil {

@@ -295,3 +295,39 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+// The file holds the calls in the order they ended; it reads in the order
+// they started, the last started first.
+func TestReadInStartOrder(t *testing.T) {
+	s := history.Open(filepath.Join(t.TempDir(), "h.jsonl"))
+	call := func(name string, start, took time.Duration) history.Entry {
+		e := entry(0)
+		e.Tool, e.Time = name, t0.Add(start)
+		e.Result.Started, e.Result.Wait, e.Result.Run = t0.Add(start), 0, took
+		return e
+	}
+	// Appended as they end: "old" at 1s, "short" at 6s, "long" at 12s,
+	// "last" at 20s.
+	for _, e := range []history.Entry{
+		call("old", 0, time.Second),
+		call("short", 5*time.Second, time.Second),
+		call("long", 2*time.Second, 10*time.Second),
+		call("last", 19*time.Second, time.Second),
+	} {
+		if err := s.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := readAll(t, s)
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Tool)
+	}
+	if want := "last short long old"; strings.Join(names, " ") != want {
+		t.Errorf("read %q, want %q", strings.Join(names, " "), want)
+	}
+	last, err := s.Last(2, nil)
+	if err != nil || len(last) != 2 || last[0].Tool != "last" || last[1].Tool != "short" {
+		t.Errorf("Last(2) = %v, %v; want last, short", last, err)
+	}
+}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -43,6 +42,8 @@ type historyScreen struct {
 	items      []*callRecord // the calls shown, newest first
 	reader     *history.Reader
 	sessionIDs map[string]bool // call ids of this session: kept, but listed from memory
+	session    []*callRecord   // this session's calls not listed yet, the last started first
+	peek       *history.Entry  // the next kept call, read but not listed yet
 	readErr    string
 	search     textinput.Model
 	searching  bool
@@ -106,18 +107,19 @@ func (h *historyScreen) closeReader() {
 	}
 }
 
-// reload lists this session's calls that match the query, and opens the
-// store to read the kept ones after them.
+// reload lists afresh the calls that match the query: this session's and
+// the kept ones, merged in the order they started, read as the list needs
+// them.
 func (h *historyScreen) reload() {
 	h.closeReader()
-	h.items, h.readErr = h.items[:0], ""
+	h.items, h.readErr, h.session, h.peek = h.items[:0], "", h.session[:0], nil
 	h.sessionIDs = make(map[string]bool, len(h.c.history))
 	for i := len(h.c.history) - 1; i >= 0; i-- {
 		rec := h.c.history[i]
 		h.sessionIDs[h.c.callID(rec.seq)] = true
 		e := history.Entry{Tool: rec.tool, Args: rec.args, Result: rec.result}
 		if history.Matches(&e, h.query) {
-			h.items = append(h.items, rec)
+			h.session = append(h.session, rec)
 		}
 	}
 	if h.c.store == nil {
@@ -131,46 +133,46 @@ func (h *historyScreen) reload() {
 	h.reader = r
 }
 
-// fill reads kept calls from the store until n are listed or it is read
-// to its start. A line is decoded only when its text has every word of
-// the query.
+// fill lists calls until n are listed or none is left: of this session's
+// and the kept ones, the one that started last first.
 func (h *historyScreen) fill(n int) {
-	words := bytes.Fields(bytes.ToLower([]byte(h.query)))
-	for len(h.items) < n && h.reader != nil {
-		raw, err := h.reader.NextRaw()
+	for len(h.items) < n {
+		if h.peek == nil {
+			h.peek = h.nextKept()
+		}
+		switch {
+		case len(h.session) > 0 && (h.peek == nil || !h.session[0].started.Before(h.peek.Time)):
+			h.items = append(h.items, h.session[0])
+			h.session = h.session[1:]
+		case h.peek != nil:
+			h.items = append(h.items, keptRecord(h.peek))
+			h.peek = nil
+		default:
+			return
+		}
+	}
+}
+
+// nextKept reads the next kept call that matches the query and is not of
+// this session, nil after the last.
+func (h *historyScreen) nextKept() *history.Entry {
+	for h.reader != nil {
+		e, err := h.reader.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				h.readErr = err.Error()
 			}
 			h.closeReader()
-			break
-		}
-		if len(words) > 0 {
-			low := bytes.ToLower(raw)
-			if !allContained(low, words) {
-				continue
-			}
-		}
-		var e history.Entry
-		if json.Unmarshal(raw, &e) != nil || e.Tool == "" {
-			continue
+			return nil
 		}
 		if e.Result != nil && h.sessionIDs[e.Result.CallID] {
 			continue
 		}
 		if history.Matches(&e, h.query) {
-			h.items = append(h.items, keptRecord(&e))
+			return &e
 		}
 	}
-}
-
-func allContained(s []byte, words [][]byte) bool {
-	for _, w := range words {
-		if !bytes.Contains(s, w) {
-			return false
-		}
-	}
-	return true
+	return nil
 }
 
 // keptRecord is a call read from the store, as the screens show calls.

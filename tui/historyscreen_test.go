@@ -33,7 +33,8 @@ func keptStore(t testing.TB, n int) *history.Store {
 	}
 	fail := fixedFailure()
 	fail.CallID = "cli-fail"
-	if err := s.Append(history.Entry{Time: day.Add(time.Hour), Tool: "demo.slow", Args: json.RawMessage(`{"ms":1000}`), Origin: tooling.OriginUI,
+	// An hour after the first, and after the last.
+	if err := s.Append(history.Entry{Time: day.Add(max(time.Hour, time.Duration(n)*time.Minute)), Tool: "demo.slow", Args: json.RawMessage(`{"ms":1000}`), Origin: tooling.OriginUI,
 		Via: history.ViaConsole, Result: fail}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestHistoryListsKeptCallsLazily(t *testing.T) {
 	h.press("ctrl+s")
 	h.runDone(1)
 	h.press("H")
-	h.mustContain("03:04:05      demo.echo  ✓ ok", `{"text":"now"}`, "Jan 01 04:04  demo.slow  ✗ timeout", "Jan 01 19:43  demo.echo", `{"text":"kept 999"}`)
+	h.mustContain("03:04:05      demo.echo  ✓ ok", `{"text":"now"}`, "Jan 01 19:44  demo.slow  ✗ timeout", "Jan 01 19:43  demo.echo", `{"text":"kept 999"}`)
 	if v := h.view(); strings.Count(v, `"text":"now"`) != 1 {
 		t.Errorf("this session's call is listed twice (from memory and from the store):\n%s", v)
 	}
@@ -179,4 +180,35 @@ func TestHistoryExport(t *testing.T) {
 	}
 	h.press("x", "enter") // the file exists now: refused, not overwritten
 	h.mustContain("file exists")
+}
+
+// The history lists the calls the last started first, this session's and
+// the kept ones together, whatever order they ended in.
+func TestHistoryListsByStart(t *testing.T) {
+	store := history.Open(filepath.Join(t.TempDir(), "history.jsonl"))
+	keep := func(text string, start, took time.Duration) {
+		res := fixedResult()
+		res.CallID, res.Started, res.Wait, res.Run = "cli-"+text, fixedTime.Add(start), 0, took
+		if err := store.Append(history.Entry{Time: fixedTime.Add(start), Tool: "demo.echo", Args: json.RawMessage(`{"text":"` + text + `"}`),
+			Origin: tooling.OriginApp, Via: history.ViaRun, Result: res}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep("short", -10*time.Second, time.Second)   // ended at -9s
+	keep("long", -20*time.Second, 15*time.Second) // ended at -5s
+	keep("later", time.Second, time.Second)       // started after this session's call
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 24)
+	openRun(t, h, "demo.echo", `{"text":"now"}`)
+	h.press("ctrl+s")
+	h.runDone(1)
+	h.press("H")
+	v := h.view()
+	last := -1
+	for _, text := range []string{"later", "now", "short", "long"} {
+		i := strings.Index(v, `{"text":"`+text+`"}`)
+		if i < last {
+			t.Fatalf("%q is not listed after the calls started later:\n%s", text, v)
+		}
+		last = i
+	}
 }
