@@ -240,7 +240,7 @@ func (c *common) poll(a *activeRun, g *tooling.Stats) {
 type followRunMsg struct{ seq int }
 
 // runsScreen is the runs panel: every call of this session started from
-// the console, the ones in flight first, with their state, elapsed time,
+// the console, the newest first, with their state, elapsed time,
 // queue wait and progress. Enter follows one (or opens its result), x
 // cancels it.
 type runsScreen struct {
@@ -265,8 +265,8 @@ func (s *runsScreen) Show() tea.Cmd {
 	return nil
 }
 
-// follow puts the cursor back on the picked call, which a call ending
-// moves down the rows.
+// follow puts the cursor back on the picked call: a call started since
+// adds a row above it.
 func (s *runsScreen) follow(rows []*activeRun) {
 	for i, a := range rows {
 		if a.seq == s.picked {
@@ -277,16 +277,12 @@ func (s *runsScreen) follow(rows []*activeRun) {
 	s.clamp()
 }
 
-// rows are the calls listed: in flight first (newest first), then ended
-// (newest first).
+// rows are the calls listed, the newest first: by number, whether in
+// flight or ended, so that no row moves when a call ends.
 func (s *runsScreen) rows() []*activeRun {
 	out := make([]*activeRun, 0, len(s.c.runs))
-	for pass := range 2 {
-		for i := len(s.c.runs) - 1; i >= 0; i-- {
-			if a := s.c.runs[i]; a.running() == (pass == 0) {
-				out = append(out, a)
-			}
-		}
+	for i := len(s.c.runs) - 1; i >= 0; i-- {
+		out = append(out, s.c.runs[i])
 	}
 	return out
 }

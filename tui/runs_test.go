@@ -40,10 +40,10 @@ func TestRunsInTheBackground(t *testing.T) {
 		t.Fatal("R does not open the runs panel")
 	}
 	h.mustContain("Runs · 1 call in flight, 1 ended this session", "1  demo.slow", "running", "2  demo.echo", "✓ ok")
-	if v := h.view(); strings.Index(v, "1  demo.slow") > strings.Index(v, "2  demo.echo") {
-		t.Errorf("the call in flight is not listed first:\n%s", v)
+	if v := h.view(); strings.Index(v, "2  demo.echo") > strings.Index(v, "1  demo.slow") {
+		t.Errorf("the newest call is not listed first:\n%s", v)
 	}
-	h.press("enter")
+	h.press("j", "enter")
 	if h.m.top() != h.m.run || !h.m.run.busy() || h.m.run.seq != 1 || h.m.run.tool.Name != "demo.slow" {
 		t.Fatal("enter does not follow the call in flight")
 	}
@@ -53,7 +53,7 @@ func TestRunsInTheBackground(t *testing.T) {
 		t.Fatalf("esc on the followed call: %s", res.Code)
 	}
 	h.mustContain("✗ error canceled · demo.slow")
-	h.press("R", "enter") // an ended call (the newest first) opens its request and result
+	h.press("R", "enter") // an ended call opens its request and result
 	if h.m.top() != h.m.call || h.m.call.rec.seq != 2 {
 		t.Fatal("enter on an ended call does not open it")
 	}
@@ -113,7 +113,7 @@ func TestExclusiveCallsQueueInTheBackground(t *testing.T) {
 	h.press("B")
 	h.mustContain("held by demo.excl (call-1)", "waiting: demo.excl (call-2), demo.excl (call-3)")
 	h.press("esc")
-	h.press("j", "x")          // the cursor is on call 2 (in flight, newest first: 3, 2, 1)
+	h.press("j", "x")          // the cursor is on call 2 (newest first: 3, 2, 1)
 	h.mustContain("canceling") // the row of call 2, until its end comes
 	if res := h.runDone(2); res.Code != tooling.CodeCanceled {
 		t.Fatalf("x: %s", res.Code)
@@ -124,6 +124,40 @@ func TestExclusiveCallsQueueInTheBackground(t *testing.T) {
 	h.runDone(1)
 	h.runDone(3)
 	h.mustContain("0 calls in flight, 3 ended")
+}
+
+// The rows keep their order as calls end: x cancels the call under the
+// cursor, its row stays put, and the next keys act on the rows as seen.
+func TestRunsRowsStayPut(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	reg := newTestRegistry(t)
+	for _, tool := range gatedTools(release) {
+		if err := reg.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, reg, 120, 30)
+	for range 3 {
+		openRun(t, h, "demo.excl", "")
+		h.press("ctrl+s", "b")
+	}
+	h.press("R", "x") // the cursor is on call 3, the newest
+	if res := h.runDone(3); res.Code != tooling.CodeCanceled {
+		t.Fatalf("x: %s", res.Code)
+	}
+	h.mustContain("›    3  demo.excl")
+	v := h.view()
+	if i3, i2, i1 := strings.Index(v, "3  demo.excl"), strings.Index(v, "2  demo.excl"), strings.Index(v, "1  demo.excl"); !(i3 < i2 && i2 < i1) {
+		t.Errorf("the rows are not in the order of the calls, newest first:\n%s", v)
+	}
+	h.press("j", "enter")
+	if h.m.top() != h.m.run || h.m.run.seq != 2 {
+		t.Fatalf("j then enter below the canceled call 3 does not follow call 2")
+	}
+	h.m.c.cancelAll()
+	h.runDone(1)
+	h.runDone(2)
 }
 
 // A call that ends while the person is elsewhere is a notification in the
