@@ -131,17 +131,26 @@ func TestSavedCalls(t *testing.T) {
 	if h.m.prompt == nil {
 		t.Fatal("s on a result asks for no name")
 	}
-	h.mustContain("Save this call of demo.echo as")
-	h.press("ctrl+u")
-	h.typeText("greeting")
+	h.mustContain("Save this call of demo.echo as", "demo.echo")
+	h.typeText("greeting") // replaces the suggested name
 	h.press("enter")
 	h.mustContain(`saved as "greeting"`)
+	h.press("s", "enter") // enter takes the suggested name
+	h.mustContain(`saved as "demo.echo"`)
+	h.press("s", "tab")
+	h.typeText(" 2") // tab edits the suggested name
+	h.press("enter")
+	h.mustContain(`saved as "demo.echo 2"`)
+	for _, name := range []string{"demo.echo", "demo.echo 2"} {
+		if err := saved.Delete(name); err != nil {
+			t.Fatal(err)
+		}
+	}
 	list, err := saved.List()
 	if err != nil || len(list) != 1 || list[0].Name != "greeting" || string(list[0].Args) != `{"text":"to keep"}` {
 		t.Fatalf("saved %+v, %v", list, err)
 	}
 	h.press("H", "s")
-	h.press("ctrl+u")
 	h.typeText("second")
 	h.press("enter")
 	h.press("tab")

@@ -11,33 +11,37 @@ import (
 // promptMsg opens a one-line prompt over the screen: enter sends what
 // submit returns for the text typed, esc closes it and does nothing.
 type promptMsg struct {
-	title  string
-	value  string // the text the prompt starts with
-	submit func(text string) tea.Cmd
+	title   string
+	suggest string // shown in the empty input: enter takes it, typing replaces it, tab edits it
+	submit  func(text string) tea.Cmd
 }
 
-func promptCmd(title, value string, submit func(string) tea.Cmd) tea.Cmd {
-	return msgCmd(promptMsg{title: title, value: value, submit: submit})
+func promptCmd(title, suggest string, submit func(string) tea.Cmd) tea.Cmd {
+	return msgCmd(promptMsg{title: title, suggest: suggest, submit: submit})
 }
 
 // promptDialog is the open prompt.
 type promptDialog struct {
-	c      *common
-	title  string
-	input  textinput.Model
-	submit func(string) tea.Cmd
-	keys   keyList
-	done   bool
+	c       *common
+	title   string
+	suggest string
+	input   textinput.Model
+	submit  func(string) tea.Cmd
+	keys    keyList
+	done    bool
 }
 
 func newPromptDialog(c *common, msg promptMsg) *promptDialog {
 	ti := newTextInput(c, "")
-	ti.SetValue(msg.value)
-	ti.CursorEnd()
+	ti.Placeholder = msg.suggest
 	ti.Focus()
-	return &promptDialog{c: c, title: msg.title, input: ti, submit: msg.submit,
-		keys: keyList{bind([]string{"enter"}, "enter", "ok"), bind([]string{"esc"}, "esc", "cancel")}}
+	return &promptDialog{c: c, title: msg.title, suggest: msg.suggest, input: ti, submit: msg.submit,
+		keys: keyList{bind([]string{"enter"}, "enter", "ok"), bind([]string{"esc"}, "esc", "cancel"),
+			bind([]string{"tab"}, "tab", "edit the suggestion")}}
 }
+
+// untouched says the input is empty: enter takes the suggestion.
+func (p *promptDialog) untouched() bool { return p.input.Value() == "" && p.suggest != "" }
 
 // Update handles a message while the prompt is open; on enter or esc the
 // prompt is done.
@@ -46,9 +50,18 @@ func (p *promptDialog) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(k, p.keys[0]):
 			p.done = true
+			if p.untouched() {
+				return p.submit(p.suggest)
+			}
 			return p.submit(p.input.Value())
 		case key.Matches(k, p.keys[1]):
 			p.done = true
+			return nil
+		case key.Matches(k, p.keys[2]):
+			if p.untouched() {
+				p.input.SetValue(p.suggest)
+				p.input.CursorEnd()
+			}
 			return nil
 		}
 	}
@@ -62,7 +75,11 @@ func (p *promptDialog) View(w, h int) string {
 	st := p.c.styles
 	inner := min(max(w-8, 20), 72)
 	p.input.SetWidth(inner - 2)
-	box := st.Dialog.Width(inner + 4).Render(st.Title.Render(ansi.Truncate(p.title, inner, "…")) + "\n\n" + p.input.View())
+	body := st.Title.Render(ansi.Truncate(p.title, inner, "…")) + "\n\n" + p.input.View()
+	if p.untouched() {
+		body += "\n" + st.Faint.Render(ansi.Truncate("enter takes it · typing replaces it · tab edits it", inner, "…"))
+	}
+	box := st.Dialog.Width(inner + 4).Render(body)
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }
 
