@@ -35,6 +35,10 @@ type Entry struct {
 	Config    string `json:"config,omitempty"`
 	ToolsFile string `json:"tools_file,omitempty"`
 	Source    string `json:"source,omitempty"`
+	// ToolDirs are the tools files and directories loaded (--tools-dir),
+	// absolute, nil for none; Demo says the demo shop ran (--demo).
+	ToolDirs []string `json:"tool_dirs,omitempty"`
+	Demo     bool     `json:"demo,omitempty"`
 	// Result is the call's whole result. Its Output is dropped when larger
 	// than MaxOutputBytes; OutputOmitted then says how large it was.
 	Result        *tooling.Result `json:"result"`

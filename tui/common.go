@@ -36,6 +36,9 @@ type common struct {
 	problems []string
 	// toolsFile and configFile are Options.ToolsFile and ConfigFile.
 	toolsFile, configFile string
+	// toolDirs and demo are Options.ToolDirs and Demo.
+	toolDirs []string
+	demo     bool
 
 	// origin is who the console calls as (Options.Origin).
 	origin tooling.Origin

@@ -17,11 +17,24 @@ import (
 // origin of a program (app).
 
 // commandLine formats a call as a toolexplorer command line, quoted for a
-// POSIX shell. It is the call the console made: as origin ui, with the
-// tools file and the config file the console was started with.
+// POSIX shell. It is the call as it was made: as origin ui, with the
+// tools files, the demo shop, the tools file and the config file it was
+// made with (a kept call's own, else the console's).
 func commandLine(rec *callRecord, _ *tooling.Tool, c *common) string {
+	toolsFile, configFile, dirs, demo := c.toolsFile, c.configFile, c.toolDirs, c.demo
+	if e := rec.kept; e != nil {
+		toolsFile, configFile, dirs, demo = e.ToolsFile, e.Config, e.ToolDirs, e.Demo
+		if len(dirs) == 0 && !demo && strings.HasPrefix(e.Source, "file:") {
+			// Kept before the tools files were: the tool's own file.
+			dirs = []string{strings.TrimPrefix(e.Source, "file:")}
+		}
+	}
 	var b strings.Builder
-	b.WriteString("toolexplorer run ")
+	b.WriteString("toolexplorer ")
+	if demo {
+		b.WriteString("--demo ")
+	}
+	b.WriteString("run ")
 	b.WriteString(shellQuoteName(rec.tool))
 	b.WriteString(" --args ")
 	b.WriteString(shellQuote(string(callArgs(rec))))
@@ -29,11 +42,14 @@ func commandLine(rec *callRecord, _ *tooling.Tool, c *common) string {
 	if rec.consent {
 		b.WriteString(" --consent")
 	}
-	if c.toolsFile != "" {
-		b.WriteString(" --tools " + shellQuotePath(c.toolsFile))
+	for _, d := range dirs {
+		b.WriteString(" --tools-dir " + shellQuotePath(d))
 	}
-	if c.configFile != "" {
-		b.WriteString(" --config " + shellQuotePath(c.configFile))
+	if toolsFile != "" {
+		b.WriteString(" --tools " + shellQuotePath(toolsFile))
+	}
+	if configFile != "" {
+		b.WriteString(" --config " + shellQuotePath(configFile))
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -211,6 +212,32 @@ func TestNoHTMLEscapingInResultAndCopies(t *testing.T) {
 		h.press(tc.key)
 		if got := clipboard(h); got != tc.text {
 			t.Errorf("%s: clipboard %q, want %q", tc.key, got, tc.text)
+		}
+	}
+}
+
+// The command line copied from a kept call names what that call was made
+// with: its tools files, the demo shop, its config; one of this session
+// names the console's.
+func TestCopiedCommandLineNamesTheToolsFiles(t *testing.T) {
+	console := &common{toolDirs: []string{"/work/console tools"}, configFile: "/c.json"}
+	for _, tc := range []struct {
+		name string
+		rec  *callRecord
+		want string
+	}{
+		{"this session", &callRecord{seq: 1, tool: "shop.list", args: json.RawMessage(`{}`)},
+			`toolexplorer run shop.list --args '{}' --origin ui --tools-dir '/work/console tools' --config /c.json`},
+		{"kept", keptRecord(&history.Entry{Tool: "shop.list", Args: json.RawMessage(`{}`), Config: "/etc/te.json",
+			ToolDirs: []string{"/work/tools", "/work/more/one.yaml"}, Source: "file:/work/tools/shop.yaml"}),
+			`toolexplorer run shop.list --args '{}' --origin ui --tools-dir /work/tools --tools-dir /work/more/one.yaml --config /etc/te.json`},
+		{"kept with the demo", keptRecord(&history.Entry{Tool: "shop.list", Args: json.RawMessage(`{}`), Demo: true, Source: "file:tools/shop.yaml"}),
+			`toolexplorer --demo run shop.list --args '{}' --origin ui`},
+		{"kept without its tools files", keptRecord(&history.Entry{Tool: "shop.list", Args: json.RawMessage(`{}`), Source: "file:/work/tools/shop.yaml"}),
+			`toolexplorer run shop.list --args '{}' --origin ui --tools-dir /work/tools/shop.yaml`},
+	} {
+		if got := commandLine(tc.rec, nil, console); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
 	}
 }

@@ -48,6 +48,11 @@ type Options struct {
 	// "" for none: a call copied as a command line names them, so that it
 	// runs against the same tools and policy.
 	ToolsFile, ConfigFile string
+	// ToolDirs are the tools files and directories loaded (--tools-dir),
+	// absolute; Demo says the demo shop runs (--demo). A call copied as a
+	// command line names them too.
+	ToolDirs []string
+	Demo     bool
 	// Servers are the MCP servers whose tools are in the registry; S
 	// shows them, and restarts one that failed or stopped. Nil: none.
 	Servers Servers
@@ -158,6 +163,8 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		toolsFile:  opts.ToolsFile,
 		origin:     cmp.Or(opts.Origin, tooling.OriginUI),
 		configFile: opts.ConfigFile,
+		toolDirs:   opts.ToolDirs,
+		demo:       opts.Demo,
 		store:      opts.History,
 		saved:      opts.Saved,
 		servers:    opts.Servers,

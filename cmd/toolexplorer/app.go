@@ -65,10 +65,13 @@ type app struct {
 	// the tools files loaded (from them and the config), and fileProblems
 	// what kept them from loading, for lint.
 	flagToolDirs []string
-	flagShadow   bool
-	files        *bindings.Set
-	filesMu      sync.Mutex               // guards files across reloads (SIGHUP, the console's L)
-	hangups      chan tui.ToolFilesReload // what SIGHUP's reloads said, for the console
+	// demo says the demo shop runs (--demo): its tools files are among
+	// flagToolDirs.
+	demo       bool
+	flagShadow bool
+	files      *bindings.Set
+	filesMu    sync.Mutex               // guards files across reloads (SIGHUP, the console's L)
+	hangups    chan tui.ToolFilesReload // what SIGHUP's reloads said, for the console
 	// hungUp, when set, is asked first on SIGHUP: true when the terminal
 	// has gone and the program is ending, so there is nothing to reload.
 	hungUp func() bool

@@ -37,6 +37,7 @@ func (a *app) startDemoShop() (stop func()) {
 		return stop
 	}
 	a.flagToolDirs = append(a.flagToolDirs, demoShopFiles)
+	a.demo = true
 	path, err := demoShopDB()
 	if err != nil {
 		a.demoProblem("the demo shop's database: %v", err)

@@ -148,7 +148,7 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
 		return
 	}
 	e := history.Entry{Time: res.Started, Tool: res.Tool, Origin: res.Origin, Consent: consent, Via: history.ViaRun,
-		Config: absPath(a.configFile), ToolsFile: absPath(a.toolsPath), Result: res}
+		Config: absPath(a.configFile), ToolsFile: absPath(a.toolsPath), ToolDirs: a.toolDirs(), Demo: a.demo, Result: res}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/history"
@@ -124,5 +125,26 @@ func TestHistorySaved(t *testing.T) {
 	var s history.Saved
 	if lines := strings.Split(strings.TrimSpace(o.stdout), "\n"); len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &s) != nil || s.Name != "alpha" {
 		t.Fatalf("history --saved --json:\n%s", o.stdout)
+	}
+}
+
+// A call of a tools file's tool is kept with the tools files loaded, by
+// their absolute paths, so that the call can be made again.
+func TestRunKeepsTheToolsFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	t.Setenv(history.FileEnv, path)
+	t.Setenv("FILES_TEST_TOKEN", "x-token-value")
+	var got atomic.Value
+	dir := writeToolsDir(t, echoServer(t, &got).URL)
+	if o := cli(t, "", "--tools-dir", dir, "run", "filetest.get", "--args", `{"id":"7"}`); o.code != exitOK {
+		t.Fatalf("run: %+v", o)
+	}
+	entries, err := history.Open(path).Last(1, nil)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("kept %v, %v", entries, err)
+	}
+	abs, _ := filepath.Abs(dir)
+	if e := entries[0]; len(e.ToolDirs) != 1 || e.ToolDirs[0] != abs || e.Demo {
+		t.Errorf("kept with tools files %q, demo %v; want [%s]", e.ToolDirs, e.Demo, abs)
 	}
 }

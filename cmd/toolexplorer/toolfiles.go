@@ -243,3 +243,16 @@ func lintToolFiles(problems []bindings.Problem) []lint.Problem {
 	}
 	return out
 }
+
+// toolDirs are the --tools-dir paths given, absolute, without the demo
+// shop's (--demo says it); nil for none.
+func (a *app) toolDirs() []string {
+	var out []string
+	for _, d := range a.flagToolDirs {
+		if a.demo && d == demoShopFiles {
+			continue
+		}
+		out = append(out, absPath(d))
+	}
+	return out
+}
