@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -50,8 +51,8 @@ func helpView(c *common, s screen, w int) string {
 // shortHelpView is the one-line help at the bottom of every screen.
 // While a text field has the focus, q types and only ctrl+c quits. When
 // the keys do not fit the width, their descriptions are shortened to their
-// first word, then the screen's last keys are left out: the line is never
-// cut in the middle of a key.
+// first word, then the screen's last keys are left out, the help key last
+// of all: the line is never cut in the middle of a key.
 func shortHelpView(c *common, km help.KeyMap, w int, typing bool) string {
 	h := help.New()
 	h.Styles = c.styles.Help
@@ -73,11 +74,23 @@ func shortHelpView(c *common, km help.KeyMap, w int, typing bool) string {
 		first, _, _ := strings.Cut(keys[i].Help().Desc, " ")
 		keys[i].SetHelp(keys[i].Help().Key, first)
 	}
-	for len(keys) > 0 {
-		if line = h.ShortHelpView(append(keys, quit)); lipgloss.Width(line) <= w {
-			return line
-		}
-		keys = keys[:len(keys)-1]
+	// The help key stays last: the keys before it are left out.
+	var tail []key.Binding
+	if n := len(keys); n > 0 && keys[n-1].Help().Key == "?" {
+		keys, tail = keys[:n-1], keys[n-1:]
 	}
-	return h.ShortHelpView([]key.Binding{quit})
+	for {
+		if line = h.ShortHelpView(slices.Concat(keys, tail, []key.Binding{quit})); lipgloss.Width(line) <= w || len(keys) == 0 && len(tail) == 0 {
+			break
+		}
+		if len(keys) > 0 {
+			keys = keys[:len(keys)-1]
+		} else {
+			tail = nil
+		}
+	}
+	if lipgloss.Width(line) > w {
+		return h.ShortHelpView([]key.Binding{quit})
+	}
+	return line
 }

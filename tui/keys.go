@@ -123,18 +123,21 @@ func (k listKeys) ShortHelp() []key.Binding {
 	if k.typing {
 		return []key.Binding{k.AcceptQuery, k.ClearQuery, bind([]string{"up"}, "↑/↓", "move")}
 	}
-	out := []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off"), bind([]string{"1"}, "1-6", "facets")}
+	// Shadow mode's state is one word, which shortening keeps whole; it
+	// and the problems come before the facets, which a narrow footer
+	// leaves out first.
+	out := []key.Binding{k.Filter, short(k.Open, "open"), k.Run, short(k.Toggle, "on/off")}
+	if k.Shadow.Enabled() {
+		if k.shadowOn {
+			out = append(out, short(k.Shadow, "shadow:ON"))
+		} else {
+			out = append(out, short(k.Shadow, "shadow:off"))
+		}
+	}
 	if k.Problems.Enabled() {
 		out = append(out, short(k.Problems, "problems"))
 	}
-	if k.Shadow.Enabled() {
-		if k.shadowOn {
-			out = append(out, short(k.Shadow, "shadow: ON"))
-		} else {
-			out = append(out, short(k.Shadow, "shadow: off"))
-		}
-	}
-	return append(out, bind([]string{"?"}, "?", "help"))
+	return append(out, bind([]string{"1"}, "1-6", "facets"), bind([]string{"?"}, "?", "help"))
 }
 
 func (k listKeys) FullHelp() [][]key.Binding {

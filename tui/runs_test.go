@@ -195,8 +195,9 @@ func TestRunsPanelEmptyAndHelp(t *testing.T) {
 	_ = json.RawMessage(nil)
 }
 
-// The footers of the history, saved calls, a call opened, the runs panel
-// and a running call fit 80 columns whole: shortened, never cut.
+// The footers of the history, saved calls, a call opened, the runs panel,
+// a running call and the tool list with tools files fit 80 columns whole:
+// shortened, never cut.
 func TestFootersFit80Columns(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
@@ -208,21 +209,28 @@ func TestFootersFit80Columns(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
+		opts Options
 		open func(h *harness)
 	}{
-		{"history", func(h *harness) { h.press("H") }},
-		{"history search", func(h *harness) { h.press("H", "/") }},
-		{"saved", func(h *harness) { h.press("H", "tab") }},
-		{"call", func(h *harness) { h.m.c.store = keptStore(t, 1); h.press("H", "enter") }},
-		{"runs", func(h *harness) { h.press("R") }},
-		{"running", func(h *harness) { openRun(t, h, "demo.excl", ""); h.press("ctrl+s") }},
+		{"history", Options{}, func(h *harness) { h.press("H") }},
+		{"history search", Options{}, func(h *harness) { h.press("H", "/") }},
+		{"saved", Options{}, func(h *harness) { h.press("H", "tab") }},
+		{"call", Options{}, func(h *harness) { h.m.c.store = keptStore(t, 1); h.press("H", "enter") }},
+		{"runs", Options{}, func(h *harness) { h.press("R") }},
+		{"running", Options{}, func(h *harness) { openRun(t, h, "demo.excl", ""); h.press("ctrl+s") }},
+		{"list with tools files", Options{ToolFiles: &fakeToolFiles{reg: reg}}, func(h *harness) {}},
+		{"list with tools files, shadow on", Options{ToolFiles: &fakeToolFiles{reg: reg, shadow: true}}, func(h *harness) {}},
+		{"list with tools files and problems", Options{ToolFiles: &fakeToolFiles{reg: reg}, Problems: []string{"a problem"}}, func(h *harness) {}},
 	} {
-		h := newHarness(t, reg, 80, 24)
+		h := newHarnessWith(t, reg, tc.opts, 80, 24)
 		tc.open(h)
 		lines := strings.Split(h.view(), "\n")
 		footer := lines[len(lines)-1]
 		if strings.Contains(footer, "…") || width(footer) > 80 || !strings.HasSuffix(footer, "quit") {
 			t.Errorf("%s: the footer is cut: %q", tc.name, footer)
+		}
+		if tc.opts.ToolFiles != nil && (!strings.Contains(footer, "? help") || !strings.Contains(footer, "W shadow:off") && !strings.Contains(footer, "W shadow:ON")) {
+			t.Errorf("%s: the footer leaves out the help or shadow mode's state: %q", tc.name, footer)
 		}
 		h.m.c.cancelAll()
 	}

@@ -55,12 +55,12 @@ func TestToolFilesKeys(t *testing.T) {
 	reg := newTestRegistry(t)
 	f := &fakeToolFiles{reg: reg}
 	h := newHarnessWith(t, reg, Options{ToolFiles: f}, 120, 30)
-	h.mustContain("W shadow: off")
+	h.mustContain("W shadow:off")
 	h.press("W")
 	if !f.Shadow() {
 		t.Fatal("W did not turn shadow mode on")
 	}
-	h.mustContain("shadow mode on", "W shadow: ON")
+	h.mustContain("shadow mode on", "W shadow:ON")
 	h.press("W")
 	if f.Shadow() {
 		t.Fatal("W did not turn shadow mode off")
