@@ -3,61 +3,29 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"math"
 	"slices"
 	"sort"
-	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// Defaults of the keys a file leaves out; schema.json says the same.
-const (
-	defaultTimeout          = 30 * time.Second
-	defaultMaxConcurrent    = 256
-	defaultMaxArgumentBytes = 1 << 20
-	defaultMaxOutputBytes   = 16 << 20
-	defaultMaxFieldErrors   = 100
-)
-
-// Config is the configuration of toolexplorer. Its zero value is the
-// default configuration: every zero field means the default its comment
-// names (WithDefaults spells them out).
+// Config is the configuration of toolexplorer: the registry's Settings,
+// which Registry.Configure takes, and the keys of the application (the
+// console, the servers, the tools files). Its zero value is the default
+// configuration: every zero field means the default its comment names
+// (WithDefaults spells them out).
 type Config struct {
-	// Disabled is the master switch: true refuses every call with code
-	// "disabled" (the file's "enabled": false). Zero: tools are enabled.
-	Disabled bool
-	// DefaultTimeout is the timeout of the tools that declare none.
-	// Zero: 30s.
-	DefaultTimeout time.Duration
-	// MaxConcurrent bounds the calls running at once across all tools.
-	// Zero: 256.
-	MaxConcurrent int
-	// MaxArgumentBytes bounds the size of a call's arguments; larger ones
-	// are refused. Zero: 1 MiB.
-	MaxArgumentBytes int64
-	// MaxOutputBytes bounds the size of a tool's output once encoded as
-	// JSON; a call whose output is larger fails with code "output_invalid".
-	// Zero: 16 MiB.
-	MaxOutputBytes int64
-	// MaxFieldErrors is how many failing fields a refused call lists (the
-	// first ones by path); the result counts the others. Zero: 100.
-	MaxFieldErrors int
-	// Whitelist holds tool names or patterns (see Match). When not empty,
-	// only the tools it matches are enabled.
-	Whitelist []string
-	// Blacklist holds tool names or patterns that are disabled. The
-	// whitelist wins when both match: a non-empty whitelist alone decides.
-	Blacklist []string
+	// Settings are the keys that configure the registry: "enabled"
+	// (Disabled), default_timeout, the max_ bounds, whitelist, blacklist,
+	// tools (per-tool overrides) and confinement. Source is the file the
+	// Config was loaded from, "" for Default().
+	tooling.Settings
 	// DangerousToolConfirmation makes the console ask before every
 	// side-effecting tool, not only those that require consent. Default
 	// false.
 	DangerousToolConfirmation bool
-	// Tools holds runtime overrides by exact tool name. Nil when none.
-	Tools map[string]ToolOverride
-	// Confinement bounds the tools that run confined; it only narrows what
-	// they declare. Default: nothing narrowed, confinement required, pools
-	// of 2 workers.
-	Confinement ConfinementBounds
 	// Servers are the MCP servers whose tools join the registry, by name
 	// (the group of their tools). Nil when none.
 	Servers map[string]Server
@@ -78,20 +46,6 @@ type Config struct {
 	// "viewer.copy", listed in the README) to the keys that do it. Nil when
 	// none: the console's own keys.
 	Keys map[string][]string
-	// Source is the file the Config was loaded from, "" for Default().
-	Source string
-}
-
-// ToolOverride narrows what one tool declares at runtime: a shorter timeout,
-// a lower rate or burst, or disabled. It never widens a declaration: a
-// longer timeout or a higher rate than the tool's own is ignored (a tool
-// that declares none gets the override). A zero field keeps the tool's own
-// value.
-type ToolOverride struct {
-	Timeout       time.Duration // 0 = no override
-	RatePerMinute float64       // 0 = no override
-	Burst         int           // 0 = no override
-	Disabled      bool          // disables the tool, whatever the whitelist says
 }
 
 // Default returns the configuration used when there is no file, and the
@@ -99,56 +53,11 @@ type ToolOverride struct {
 func Default() Config { return Config{}.WithDefaults() }
 
 // WithDefaults returns c with every zero field that stands for a default
-// set to that default, so that a reader of the result needs no rule about
-// zero values.
+// set to that default (tooling.Settings.WithDefaults), so that a reader of
+// the result needs no rule about zero values.
 func (c Config) WithDefaults() Config {
-	def := func(v *int64, d int64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	if c.DefaultTimeout == 0 {
-		c.DefaultTimeout = defaultTimeout
-	}
-	if c.MaxConcurrent == 0 {
-		c.MaxConcurrent = defaultMaxConcurrent
-	}
-	def(&c.MaxArgumentBytes, defaultMaxArgumentBytes)
-	def(&c.MaxOutputBytes, defaultMaxOutputBytes)
-	if c.MaxFieldErrors == 0 {
-		c.MaxFieldErrors = defaultMaxFieldErrors
-	}
-	if c.Confinement.PoolSize == 0 {
-		c.Confinement.PoolSize = defaultPoolSize
-	}
+	c.Settings = c.Settings.WithDefaults()
 	return c
-}
-
-// ToolEnabled reports whether c lets the tool named name run, and if not,
-// why, in words fit for a refusal with code "disabled". In order: the
-// master switch, the tool's Disabled override, then the whitelist when it
-// is not empty (only the tools it matches are enabled), else the blacklist.
-func (c Config) ToolEnabled(name string) (ok bool, reason string) {
-	if c.Disabled {
-		return false, "every tool is disabled by the config (enabled: false)"
-	}
-	if c.Tools[name].Disabled {
-		return false, fmt.Sprintf("%s is disabled by the config (tools.%s.disabled)", name, name)
-	}
-	if len(c.Whitelist) > 0 {
-		for _, p := range c.Whitelist {
-			if Match(p, name) {
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%s is not in the config whitelist", name)
-	}
-	for _, p := range c.Blacklist {
-		if Match(p, name) {
-			return false, fmt.Sprintf("%s is disabled by the config blacklist (%q)", name, p)
-		}
-	}
-	return true, ""
 }
 
 // Validate checks a Config built in Go against the rules a file obeys, with
@@ -158,17 +67,18 @@ func (c Config) ToolEnabled(name string) (ok bool, reason string) {
 // clean (Parse cleans them). The error, when not nil, is an Errors.
 func (c Config) Validate() error {
 	p := &problems{source: c.Source}
+	d := Default()
 	if c.DefaultTimeout < 0 {
-		p.add("/default_timeout", "must be a positive duration, got %s (0 means the default, %s)", c.DefaultTimeout, time.Duration(defaultTimeout))
+		p.add("/default_timeout", "must be a positive duration, got %s (0 means the default, %s)", c.DefaultTimeout, d.DefaultTimeout)
 	}
 	for _, f := range []struct {
 		at   string
 		v, d int64
 	}{
-		{"/max_concurrent", int64(c.MaxConcurrent), defaultMaxConcurrent},
-		{"/max_argument_bytes", c.MaxArgumentBytes, defaultMaxArgumentBytes},
-		{"/max_output_bytes", c.MaxOutputBytes, defaultMaxOutputBytes},
-		{"/max_field_errors", int64(c.MaxFieldErrors), defaultMaxFieldErrors},
+		{"/max_concurrent", int64(c.MaxConcurrent), int64(d.MaxConcurrent)},
+		{"/max_argument_bytes", c.MaxArgumentBytes, d.MaxArgumentBytes},
+		{"/max_output_bytes", c.MaxOutputBytes, d.MaxOutputBytes},
+		{"/max_field_errors", int64(c.MaxFieldErrors), int64(d.MaxFieldErrors)},
 	} {
 		if f.v < 0 {
 			p.add(f.at, "must be at least 1, got %d (0 means the default, %d)", f.v, f.d)

@@ -8,18 +8,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func TestDefault(t *testing.T) {
 	d := Default()
-	want := Config{
+	want := Config{Settings: tooling.Settings{
 		DefaultTimeout:   30 * time.Second,
 		MaxConcurrent:    256,
 		MaxArgumentBytes: 1048576,
 		MaxOutputBytes:   16777216,
 		MaxFieldErrors:   100,
-		Confinement:      ConfinementBounds{PoolSize: 2},
-	}
+		Confinement:      tooling.ConfinementBounds{PoolSize: 2},
+	}}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("Default() = %+v, want %+v", d, want)
 	}
@@ -35,9 +37,6 @@ func TestZeroConfigIsTheDefault(t *testing.T) {
 	if err := zero.Validate(); err != nil {
 		t.Fatalf("Config{}.Validate() = %v", err)
 	}
-	if ok, reason := zero.ToolEnabled("demo.echo"); !ok {
-		t.Fatalf("Config{} disables demo.echo: %s", reason)
-	}
 	if got := zero.WithDefaults(); !reflect.DeepEqual(got, Default()) {
 		t.Fatalf("Config{}.WithDefaults() = %+v, want %+v", got, Default())
 	}
@@ -50,7 +49,7 @@ func TestZeroConfigIsTheDefault(t *testing.T) {
 		t.Fatalf("Config{} marshals as\n%s\nwant\n%s", a, b)
 	}
 	// A field set keeps its value; the others take their defaults.
-	if got := (Config{MaxConcurrent: 3, Confinement: ConfinementBounds{PoolSize: -1}}).WithDefaults(); got.MaxConcurrent != 3 || got.Confinement.PoolSize != -1 || got.DefaultTimeout != 30*time.Second {
+	if got := (Config{Settings: tooling.Settings{MaxConcurrent: 3, Confinement: tooling.ConfinementBounds{PoolSize: -1}}}).WithDefaults(); got.MaxConcurrent != 3 || got.Confinement.PoolSize != -1 || got.DefaultTimeout != 30*time.Second {
 		t.Fatalf("WithDefaults() = %+v", got)
 	}
 }
@@ -124,26 +123,26 @@ func TestValidate(t *testing.T) {
 		{"full", valid(func(c *Config) {
 			c.Whitelist = []string{"demo.*", "*.read", "*"}
 			c.Blacklist = []string{"demo.fail"}
-			c.Tools = map[string]ToolOverride{
+			c.Tools = map[string]tooling.Override{
 				"demo.slow": {Timeout: time.Second, RatePerMinute: 0.5, Burst: 2},
 				"demo.off":  {Disabled: true},
 			}
-			c.Confinement = ConfinementBounds{
+			c.Confinement = tooling.ConfinementBounds{
 				Workspace:       "work/space",
 				AllowedRoots:    []string{"/srv/data", "/tmp", "/"},
 				AllowedPorts:    []uint16{443, 1, 65535},
-				MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 256 << 20, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
+				MaxLimits:       tooling.Limits{CPUSeconds: 10, MemoryBytes: 256 << 20, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
 				AllowUnconfined: true,
 				PoolSize:        64,
 			}
 		}), nil},
-		{"zero confinement", valid(func(c *Config) { c.Confinement = ConfinementBounds{} }), nil},
+		{"zero confinement", valid(func(c *Config) { c.Confinement = tooling.ConfinementBounds{} }), nil},
 		{"empty confinement lists", valid(func(c *Config) {
 			c.Confinement.AllowedRoots = []string{}
 			c.Confinement.AllowedPorts = []uint16{}
 		}), nil},
 		{"zero override fields keep the tool's own", valid(func(c *Config) {
-			c.Tools = map[string]ToolOverride{"demo.slow": {}}
+			c.Tools = map[string]tooling.Override{"demo.slow": {}}
 		}), nil},
 		{"limits", valid(func(c *Config) {
 			c.DefaultTimeout = -time.Second
@@ -170,7 +169,7 @@ func TestValidate(t *testing.T) {
 			`config: go: /blacklist/0: "demo.e*" is not a tool name or pattern (use e.g. "demo.echo", "demo.*", "*")`,
 		}},
 		{"tools", valid(func(c *Config) {
-			c.Tools = map[string]ToolOverride{
+			c.Tools = map[string]tooling.Override{
 				"demo.*":    {},
 				"a/b":       {},
 				"demo.slow": {Timeout: -1, RatePerMinute: math.NaN(), Burst: -2},
@@ -202,7 +201,7 @@ func TestValidate(t *testing.T) {
 			"config: go: /confinement/allowed_ports/3: 80 is listed twice (also at /confinement/allowed_ports/0)",
 		}},
 		{"confinement limits", valid(func(c *Config) {
-			c.Confinement.MaxLimits = Limits{CPUSeconds: -1, MemoryBytes: -2, OpenFiles: -3, FileSizeBytes: -4, Processes: -5}
+			c.Confinement.MaxLimits = tooling.Limits{CPUSeconds: -1, MemoryBytes: -2, OpenFiles: -3, FileSizeBytes: -4, Processes: -5}
 		}), []string{
 			"config: go: /confinement/max_limits/cpu_seconds: must not be negative, got -1 (0 does not cap)",
 			"config: go: /confinement/max_limits/memory_bytes: must not be negative, got -2 (0 does not cap)",
@@ -214,7 +213,7 @@ func TestValidate(t *testing.T) {
 		{"confinement pool size too large", valid(func(c *Config) { c.Confinement.PoolSize = 65 }), []string{
 			"config: go: /confinement/pool_size: must be at most 64, got 65",
 		}},
-		{"no source", Config{DefaultTimeout: time.Second, MaxConcurrent: -1}, []string{
+		{"no source", Config{Settings: tooling.Settings{DefaultTimeout: time.Second, MaxConcurrent: -1}}, []string{
 			"config: /max_concurrent: must be at least 1, got -1 (0 means the default, 256)",
 		}},
 	}
@@ -272,45 +271,6 @@ func TestErrorString(t *testing.T) {
 	}
 }
 
-func TestToolEnabled(t *testing.T) {
-	base := Default()
-	tests := []struct {
-		name   string
-		edit   func(*Config)
-		tool   string
-		want   bool
-		reason string
-	}{
-		{"default", func(*Config) {}, "demo.echo", true, ""},
-		{"master switch", func(c *Config) { c.Disabled = true }, "demo.echo", false,
-			"every tool is disabled by the config (enabled: false)"},
-		{"blacklisted", func(c *Config) { c.Blacklist = []string{"demo.*"} }, "demo.echo", false,
-			`demo.echo is disabled by the config blacklist ("demo.*")`},
-		{"not blacklisted", func(c *Config) { c.Blacklist = []string{"demo.fail"} }, "demo.echo", true, ""},
-		{"whitelisted", func(c *Config) { c.Whitelist = []string{"demo.echo"} }, "demo.echo", true, ""},
-		{"not whitelisted", func(c *Config) { c.Whitelist = []string{"demo.echo"} }, "demo.fail", false,
-			"demo.fail is not in the config whitelist"},
-		{"whitelist wins", func(c *Config) {
-			c.Whitelist = []string{"demo.*"}
-			c.Blacklist = []string{"demo.echo"}
-		}, "demo.echo", true, ""},
-		{"override disables", func(c *Config) {
-			c.Whitelist = []string{"*"}
-			c.Tools = map[string]ToolOverride{"demo.echo": {Disabled: true}}
-		}, "demo.echo", false, "demo.echo is disabled by the config (tools.demo.echo.disabled)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := base
-			tt.edit(&c)
-			ok, reason := c.ToolEnabled(tt.tool)
-			if ok != tt.want || reason != tt.reason {
-				t.Fatalf("ToolEnabled(%q) = %v, %q; want %v, %q", tt.tool, ok, reason, tt.want, tt.reason)
-			}
-		})
-	}
-}
-
 func TestMarshalJSONRoundTrip(t *testing.T) {
 	c := Default()
 	c.Disabled = true
@@ -322,20 +282,20 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 	c.Blacklist = []string{"demo.fail"}
 	c.DangerousToolConfirmation = true
 	c.Keys = map[string][]string{"list.run": {"x", "ctrl+r"}, "viewer.copy": {"c"}}
-	c.Tools = map[string]ToolOverride{
+	c.Tools = map[string]tooling.Override{
 		"demo.slow": {Timeout: 1500 * time.Microsecond, RatePerMinute: 0.5, Burst: 2},
 		"demo.off":  {Disabled: true},
 	}
-	c.Confinement = ConfinementBounds{
+	c.Confinement = tooling.ConfinementBounds{
 		Workspace:       "../work space",
 		AllowedRoots:    []string{"/srv/data", "/tmp"},
 		AllowedPorts:    []uint16{443, 8080},
-		MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 1 << 40, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
+		MaxLimits:       tooling.Limits{CPUSeconds: 10, MemoryBytes: 1 << 40, OpenFiles: 64, FileSizeBytes: 1 << 20, Processes: 32},
 		AllowUnconfined: true,
 		PoolSize:        -1,
 	}
 	zero := Default()
-	zero.Confinement = ConfinementBounds{}
+	zero.Confinement = tooling.ConfinementBounds{}
 	for _, cfg := range []Config{Default(), c, zero} {
 		data, err := json.Marshal(cfg)
 		if err != nil {

@@ -2,116 +2,19 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// Defaults and bounds of the confinement section; schema.json says the same.
-const (
-	defaultPoolSize = 2
-	maxPoolSize     = 64
-)
-
-// ConfinementBounds bound the tools that run confined, in a child process
-// under landlock, seccomp and resource limits (what such a tool declares is
-// its tooling.Confinement). Like the overrides of Tools, they can only
-// narrow what a tool declares: a path outside the allowed roots, a port not
-// allowed or a limit above its cap is dropped or lowered, never added or
-// raised.
-type ConfinementBounds struct {
-	// Workspace is the directory the confined demo tools work in: absolute,
-	// or relative to the directory of the config file it was read from (to
-	// the working directory in ConfinementBounds built in Go); see
-	// WorkspaceDir. "" means the default,
-	// <os.UserCacheDir()>/toolexplorer/workspace. The config never creates
-	// it; whoever uses it does.
-	Workspace string
-	// AllowedRoots bounds the paths a confined tool may be granted: only
-	// those under one of these roots are kept (the workspace is always
-	// allowed). Absolute and clean paths. Empty (nil or of length 0): the
-	// workspace and the tool's own programs only.
-	AllowedRoots []string
-	// AllowedPorts, when not empty, bounds the TCP ports a confined tool may
-	// be granted to connect to: 1 to 65535. Empty (nil or of length 0)
-	// narrows nothing.
-	AllowedPorts []uint16
-	// MaxLimits caps the resource limits of a confined tool; a zero field
-	// does not cap.
-	MaxLimits Limits
-	// AllowUnconfined lets a confined tool run without confinement when
-	// confinement cannot be applied on this machine, every such result
-	// saying so. Default false: such a call is refused with code
-	// "sandbox_unavailable".
-	AllowUnconfined bool
-	// PoolSize is the number of confined workers started ahead of the calls,
-	// per profile: at most 64. Zero: 2. Negative: none, a child started for
-	// every call (the file's "pool_size": 0).
-	PoolSize int
-
-	// dir is the directory of the config file a relative Workspace was
-	// read from, "" when there is none (or no Source).
-	dir string
-}
-
-// RootWorkspace is the default workspace of a host running as root: the
-// confined children run as an unprivileged user, who cannot enter root's
-// private cache directory.
-const RootWorkspace = "/var/lib/toolexplorer/workspace"
-
-// geteuid is os.Geteuid; tests replace it.
-var geteuid = os.Geteuid
-
-// Limits are the resource limits of a confined tool's child process: the
-// ones a tool declares (tooling.Confinement.Limits, where a zero field takes
-// the default), and, as ConfinementBounds.MaxLimits, the caps on them (each
-// positive field caps the tool's own limit, and a zero field does not cap).
-type Limits struct {
-	CPUSeconds    int   // CPU time, in seconds
-	MemoryBytes   int64 // address space
-	OpenFiles     int   // open file descriptors
-	FileSizeBytes int64 // the largest file written
-	Processes     int   // processes and threads
-	TmpBytes      int64 // what the private temp dir may hold
-	TmpInodes     int   // entries in the private temp dir
-}
-
-// WorkspaceDir returns the directory of Workspace, made absolute and clean.
-// A relative Workspace is relative to the directory of the config file it
-// was read from, when Parse or Load was given a source (Config.Source), else
-// to the working directory. An empty Workspace gives
-// <os.UserCacheDir()>/toolexplorer/workspace, an error when there is no user
-// cache directory; for a host running as root it gives RootWorkspace.
-// WorkspaceDir does not create the directory, nor check that it exists.
-func (c ConfinementBounds) WorkspaceDir() (string, error) {
-	ws := c.Workspace
-	if strings.ContainsRune(ws, 0) {
-		return "", fmt.Errorf("config: confinement.workspace %q contains a NUL byte", ws)
-	}
-	if ws == "" && geteuid() == 0 {
-		// Confined children of a root host run as an unprivileged user,
-		// who cannot reach root's private cache directory.
-		ws = RootWorkspace
-	} else if ws == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("config: no default confinement workspace: %w", err)
-		}
-		ws = filepath.Join(cache, "toolexplorer", "workspace")
-	} else if !filepath.IsAbs(ws) && c.dir != "" {
-		ws = filepath.Join(c.dir, ws)
-	}
-	abs, err := filepath.Abs(ws)
-	if err != nil {
-		return "", fmt.Errorf("config: confinement workspace %q: %w", ws, err)
-	}
-	return abs, nil
-}
+// The bound of the confinement section's pool_size; schema.json says the same.
+const maxPoolSize = 64
 
 // checkConfinement is the part of Validate for the confinement section.
-func (p *problems) checkConfinement(c ConfinementBounds) {
+func (p *problems) checkConfinement(c tooling.ConfinementBounds) {
 	if strings.ContainsRune(c.Workspace, 0) {
 		p.add("/confinement/workspace", "%s", nulMessage(c.Workspace))
 	}
@@ -165,12 +68,9 @@ func (p *problems) checkConfinement(c ConfinementBounds) {
 // applyConfinement sets in c what the confinement section of a file sets.
 // Like apply, it skips values the schema refused, and reports what only Go
 // can tell: numbers too large, and roots that are the same once cleaned.
-func (p *problems) applyConfinement(obj map[string]any, c *ConfinementBounds) {
+func (p *problems) applyConfinement(obj map[string]any, c *tooling.ConfinementBounds) {
 	if s, ok := obj["workspace"].(string); ok {
 		c.Workspace = s
-		if s != "" && !filepath.IsAbs(s) && p.source != "" {
-			c.dir = filepath.Dir(p.source)
-		}
 	}
 	const roots = "/confinement/allowed_roots"
 	arr, _ := obj["allowed_roots"].([]any)

@@ -6,6 +6,10 @@
 // Default(). README.md in this directory documents every key, and
 // toolexplorer.json is a complete example.
 //
+// The keys that configure the registry are a tooling.Settings, embedded in
+// Config: a host passes cfg.Settings to Registry.Configure. The other keys
+// are the application's (the console, MCP servers, serve, tools files).
+//
 // In Go, the zero Config is the default configuration too: each zero field
 // stands for its default (a zero Disabled enables the tools, a zero
 // DefaultTimeout is 30s, a zero Confinement.PoolSize is 2 workers), and
@@ -21,10 +25,8 @@
 // "group.name" grammar of the registry; a pattern segment "*" stands for any
 // one segment, and a last segment "*" for the rest of the name.
 //
-// The package is plain data: it imports the standard library and
-// github.com/santhosh-tekuri/jsonschema/v6 only, and is imported by tooling
-// and cmd. It never reads a default path: the caller decides which file to
-// load. The environment is read in one place only,
-// ConfinementBounds.WorkspaceDir, whose default directory is under
-// os.UserCacheDir.
+// The package is plain data: it imports the standard library, tooling (for
+// Settings) and a JSON Schema validator, and tooling never imports it. It
+// never reads a default path: the caller decides which file to load, nor
+// the environment.
 package config

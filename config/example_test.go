@@ -18,7 +18,7 @@ func ExampleParse() {
 		return
 	}
 	fmt.Println(cfg.DefaultTimeout, cfg.MaxConcurrent, cfg.Tools["demo.slow"].Timeout)
-	fmt.Println(cfg.ToolEnabled("demo.fail"))
+	fmt.Println(cfg.Blacklist)
 
 	_, err = config.Parse([]byte(`{
   "default_timeout": "3 seconds",
@@ -31,7 +31,7 @@ func ExampleParse() {
 	}
 	// Output:
 	// 10s 256 200ms
-	// false demo.fail is disabled by the config blacklist ("demo.fail")
+	// [demo.fail]
 	// config: toolexplorer.json: /default_timeout: "3 seconds" is not a duration (use e.g. "500ms", "30s", "2m")
 	// config: toolexplorer.json: /tools/demo.slow/timout: unknown key (did you mean "timeout"?)
 	// first: /default_timeout at line 2, column 22

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"io/fs"
 	"math"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // Load reads the config file at path and parses it (see Parse). A file that
@@ -115,7 +117,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 			continue
 		}
 		at := "/tools/" + jsonpointer.Escape(name)
-		var o ToolOverride
+		var o tooling.Override
 		if d, ok := p.duration(t, "timeout", at+"/timeout"); ok {
 			o.Timeout = d
 		}
@@ -134,7 +136,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 			o.Disabled = v
 		}
 		if cfg.Tools == nil {
-			cfg.Tools = map[string]ToolOverride{}
+			cfg.Tools = map[string]tooling.Override{}
 		}
 		cfg.Tools[name] = o
 	}

@@ -1,16 +1,18 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -57,32 +59,30 @@ func TestParseFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{
-		Disabled:                  true,
-		DefaultTimeout:            90 * time.Second,
-		MaxConcurrent:             8,
-		MaxArgumentBytes:          1000,
-		MaxOutputBytes:            65536,
-		MaxFieldErrors:            7,
-		Whitelist:                 []string{"demo.*", "*.read", "*"},
-		Blacklist:                 []string{"demo.fail"},
-		DangerousToolConfirmation: true,
-		Tools: map[string]ToolOverride{
+	want := Config{Settings: tooling.Settings{
+		Disabled:         true,
+		DefaultTimeout:   90 * time.Second,
+		MaxConcurrent:    8,
+		MaxArgumentBytes: 1000,
+		MaxOutputBytes:   65536,
+		MaxFieldErrors:   7,
+		Whitelist:        []string{"demo.*", "*.read", "*"},
+		Blacklist:        []string{"demo.fail"},
+		Tools: map[string]tooling.Override{
 			"demo.slow": {Timeout: 200 * time.Millisecond, RatePerMinute: 0.5, Burst: 2},
 			"demo.off":  {Disabled: true},
 			"demo.same": {},
 		},
-		Confinement: ConfinementBounds{
+		Confinement: tooling.ConfinementBounds{
 			Workspace:       "work/space",
 			AllowedRoots:    []string{"/srv/data", "/tmp", "/var/cache", "/"},
 			AllowedPorts:    []uint16{443, 8080, 1000, 65535},
-			MaxLimits:       Limits{CPUSeconds: 10, MemoryBytes: 268435456, OpenFiles: 64, FileSizeBytes: 1048576, Processes: 32},
+			MaxLimits:       tooling.Limits{CPUSeconds: 10, MemoryBytes: 268435456, OpenFiles: 64, FileSizeBytes: 1048576, Processes: 32},
 			AllowUnconfined: true,
 			PoolSize:        -1,
-			dir:             ".",
 		},
 		Source: "full.json",
-	}
+	}, DangerousToolConfirmation: true}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
 	}
@@ -348,111 +348,6 @@ func TestErrorPosition(t *testing.T) {
 	}
 }
 
-func TestWorkspaceDir(t *testing.T) {
-	defer func(f func() int) { geteuid = f }(geteuid)
-	geteuid = func() int { return 1000 }
-	cache := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", cache)
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	def := filepath.Join(cache, "toolexplorer", "workspace")
-	abs := filepath.Join(t.TempDir(), "ws")
-	tests := []struct {
-		name      string
-		source    string // the file Parse is given
-		workspace string
-		want      string
-	}{
-		{"default", "", "", def},
-		{"default whatever the source", "/etc/toolexplorer/config.json", "", def},
-		{"absolute", "/etc/toolexplorer/config.json", abs, abs},
-		{"absolute, cleaned", "", abs + "/./x/..//", abs},
-		{"relative to the config file", "/etc/toolexplorer/config.json", "ws", "/etc/toolexplorer/ws"},
-		{"relative to the config file, upwards", "/etc/toolexplorer/config.json", "../ws/", "/etc/ws"},
-		{"relative to a relative config file", "conf/f.json", "ws", filepath.Join(wd, "conf", "ws")},
-		{"relative to a config file in the working directory", "f.json", "./ws", filepath.Join(wd, "ws")},
-		{"relative without a source", "", "ws", filepath.Join(wd, "ws")},
-		{"dot", "/etc/toolexplorer/config.json", ".", "/etc/toolexplorer"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ws, _ := json.Marshal(tt.workspace)
-			cfg, err := Parse([]byte(`{"confinement": {"workspace": `+string(ws)+`}}`), tt.source)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := cfg.Confinement.WorkspaceDir()
-			if err != nil || got != tt.want {
-				t.Fatalf("WorkspaceDir() = %q, %v; want %q", got, err, tt.want)
-			}
-			// The directory a relative workspace is relative to goes with
-			// the Confinement, and MarshalJSON leaves the workspace as written.
-			moved := Default()
-			moved.Confinement = cfg.Confinement
-			if got, err := moved.Confinement.WorkspaceDir(); err != nil || got != tt.want {
-				t.Fatalf("WorkspaceDir() of a copy = %q, %v; want %q", got, err, tt.want)
-			}
-			data, err := json.Marshal(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := Parse(data, tt.source)
-			if err != nil || !reflect.DeepEqual(back, cfg) {
-				t.Fatalf("round trip of %s: %+v, %v; want %+v", data, back, err, cfg)
-			}
-		})
-	}
-	if _, err := os.Stat(def); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("WorkspaceDir() created %s (stat: %v)", def, err)
-	}
-
-	t.Run("built in Go", func(t *testing.T) {
-		c := Default()
-		c.Source = "/etc/toolexplorer/config.json"
-		c.Confinement.Workspace = "ws"
-		if got, err := c.Confinement.WorkspaceDir(); err != nil || got != filepath.Join(wd, "ws") {
-			t.Fatalf("WorkspaceDir() = %q, %v; want %q", got, err, filepath.Join(wd, "ws"))
-		}
-	})
-
-	t.Run("loaded", func(t *testing.T) {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "toolexplorer.json")
-		if err := os.WriteFile(path, []byte(`{"confinement": {"workspace": "ws"}}`), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := cfg.Confinement.WorkspaceDir(); err != nil || got != filepath.Join(dir, "ws") {
-			t.Fatalf("WorkspaceDir() = %q, %v; want %q", got, err, filepath.Join(dir, "ws"))
-		}
-	})
-
-	t.Run("NUL byte", func(t *testing.T) {
-		c := ConfinementBounds{Workspace: "a\x00b"}
-		if got, err := c.WorkspaceDir(); err == nil {
-			t.Fatalf("WorkspaceDir() = %q, want an error", got)
-		}
-	})
-
-	t.Run("no user cache directory", func(t *testing.T) {
-		t.Setenv("XDG_CACHE_HOME", "")
-		t.Setenv("HOME", "")
-		c := Default().Confinement
-		if got, err := c.WorkspaceDir(); err == nil {
-			t.Fatalf("WorkspaceDir() = %q, want an error", got)
-		}
-		c.Workspace = "/srv/ws"
-		if got, err := c.WorkspaceDir(); err != nil || got != "/srv/ws" {
-			t.Fatalf("WorkspaceDir() = %q, %v; want /srv/ws", got, err)
-		}
-	})
-}
-
 func TestExampleFileLoads(t *testing.T) {
 	cfg, err := Load("toolexplorer.json")
 	if err != nil {
@@ -467,8 +362,8 @@ func TestExampleFileLoads(t *testing.T) {
 	if cfg.MaxOutputBytes != Default().MaxOutputBytes {
 		t.Errorf("MaxOutputBytes = %d, want the default %d", cfg.MaxOutputBytes, Default().MaxOutputBytes)
 	}
-	if ok, _ := cfg.ToolEnabled("demo.fail"); ok {
-		t.Error("demo.fail is enabled; the example blacklists it")
+	if !slices.Contains(cfg.Blacklist, "demo.fail") {
+		t.Error("demo.fail is not blacklisted; the example blacklists it")
 	}
 	if !reflect.DeepEqual(cfg.Confinement, Default().Confinement) {
 		t.Errorf("Confinement = %+v, want the defaults %+v", cfg.Confinement, Default().Confinement)
@@ -551,17 +446,6 @@ func TestParseDurations(t *testing.T) {
 		if cfg.DefaultTimeout != tt.want {
 			t.Errorf("%q = %v, want %v", tt.in, cfg.DefaultTimeout, tt.want)
 		}
-	}
-}
-
-func TestWorkspaceDirOfRoot(t *testing.T) {
-	defer func(f func() int) { geteuid = f }(geteuid)
-	geteuid = func() int { return 0 }
-	if got, err := (ConfinementBounds{}).WorkspaceDir(); err != nil || got != RootWorkspace {
-		t.Fatalf("root default workspace %q, %v; want %q", got, err, RootWorkspace)
-	}
-	if got, _ := (ConfinementBounds{Workspace: "/srv/ws"}).WorkspaceDir(); got != "/srv/ws" {
-		t.Fatalf("a configured workspace is kept for root: %q", got)
 	}
 }
 

@@ -1,10 +1,6 @@
 package config
 
-import (
-	"strings"
-
-	"github.com/toolexplorer/toolexplorer/internal/toolname"
-)
+import "github.com/toolexplorer/toolexplorer/internal/toolname"
 
 // ValidName reports whether name is a tool name: two or more lower snake
 // case segments joined by dots, like "demo.echo" or "fs.read_file". The
@@ -32,29 +28,4 @@ func ValidPattern(pattern string) bool { return toolname.ValidPattern(pattern) }
 // Nothing else is special: "demo.ec*" matches only a tool of that very
 // name, which ValidPattern refuses. An empty pattern or name matches
 // nothing.
-func Match(pattern, name string) bool {
-	if pattern == "" || name == "" {
-		return false
-	}
-	ps, ns := strings.Split(pattern, "."), strings.Split(name, ".")
-	for i, p := range ps {
-		if i >= len(ns) || ns[i] == "" {
-			return false
-		}
-		if p == "*" {
-			if i == len(ps)-1 {
-				for _, n := range ns[i:] {
-					if n == "" {
-						return false
-					}
-				}
-				return true
-			}
-			continue
-		}
-		if p != ns[i] {
-			return false
-		}
-	}
-	return len(ns) == len(ps)
-}
+func Match(pattern, name string) bool { return toolname.Match(pattern, name) }

@@ -32,17 +32,12 @@ func confinedWorkspace(t *testing.T, ports ...uint16) string {
 			t.Fatal(err)
 		}
 	}
-	old := tooling.Default.Config()
-	cfg := old
-	cfg.Confinement.Workspace = ws
-	cfg.Confinement.PoolSize = -1
-	cfg.Confinement.AllowUnconfined = false
-	cfg.Confinement.AllowedPorts = ports
+	cfg := tooling.Settings{Confinement: tooling.ConfinementBounds{Workspace: ws, PoolSize: -1, AllowedPorts: ports}}
 	if _, err := tooling.Default.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if _, err := tooling.Default.Configure(old); err != nil {
+		if _, err := tooling.Default.Configure(tooling.Settings{}); err != nil {
 			t.Errorf("restoring the config: %v", err)
 		}
 	})

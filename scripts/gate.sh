@@ -25,8 +25,8 @@
 #                         golang.org/x/net/bpf.
 #   tui-no-sandbox        tui/ never imports sandbox: it sees governance through tooling.
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
-#   import-direction      sandbox imports only its own subpackages; config imports no project package;
-#                         tooling imports only sandbox and config; tui only tooling, config and
+#   import-direction      sandbox imports only its own subpackages; config imports only tooling;
+#                         tooling imports only sandbox (never config); tui only tooling, config and
 #                         history; mcp, bindings, ledger, telemetry, state and history only tooling
 #                         and config (mcp also sandbox/confine, to start a confined server) (never the reverse); nothing outside cmd/NAME imports cmd/NAME; internal/ packages are
 #                         leaves (they import no other project package) that every package may import.
@@ -463,7 +463,6 @@ plant_case() {
 				"reflect"
 				"testing"
 
-				_ "@MOD@/config"
 				_ "@MOD@/sandbox"
 			)
 
@@ -551,10 +550,18 @@ plant_case() {
 			}
 		EOF
 		;;
+	29)
+		want_rule=import-direction
+		plant tooling/zz_gate_plant.go <<-'EOF'
+			package @PKG@
+
+			import _ "@MOD@/config" // want
+		EOF
+		;;
 	*) return 1 ;;
 	esac
 }
-readonly NCASES=28
+readonly NCASES=29
 
 # run_case N plants case N in a fresh copy of $base, runs the gate there and writes
 # "rc|fired-at-place|mentioned|others|rule|file:line" to $tmp/res.N and the output to $tmp/out.N.

@@ -166,9 +166,7 @@ func governedRegistry(b *testing.B, slots int) *Registry {
 	r.Register(Tool{Name: "bench.governed", Input: benchSchema, Run: benchRun,
 		Meta: Meta{Concurrency: Exclusive, Resources: []string{"bench"}, Rate: Rate{PerMinute: 1e12, Burst: 1 << 30}}})
 	r.Register(Tool{Name: "bench.free", Input: benchSchema, Run: benchRun, Meta: Meta{Concurrency: ReadOnly}})
-	cfg := r.Config()
-	cfg.MaxConcurrent = slots
-	r.Configure(cfg)
+	r.Configure(Settings{MaxConcurrent: slots})
 	return r
 }
 

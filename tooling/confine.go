@@ -1,7 +1,5 @@
 package tooling
 
-import "github.com/toolexplorer/toolexplorer/config"
-
 // Confinement is what a confined tool may reach. A tool with a non-nil
 // Meta.Confine never runs in the host process: each call runs in a child
 // process of the host binary, confined by landlock (paths, TCP ports, IPC
@@ -39,11 +37,11 @@ type Confinement struct {
 	// Env names the variables of the host's environment passed on.
 	Env []string
 	// Limits are resource limits of the child, of the same type as the
-	// caps of the config's confinement.max_limits; zero fields take safe
+	// caps of ConfinementBounds.MaxLimits; zero fields take safe
 	// defaults (30 s of CPU, 1 GiB of memory, 256 open files, 64 MiB files,
 	// 512 processes, a temporary directory of 256 MiB and 16384 entries).
 	// Negative fields are refused by Register.
-	Limits config.Limits
+	Limits Limits
 	// Reuse lets one pre-started worker serve several calls of this tool
 	// (faster; the calls then share the worker's memory and temp dir). A
 	// worker never serves another tool, retires after a call that left a

@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
@@ -251,7 +250,7 @@ func checkWriteGrants(write []string, configFile string) error {
 // config's confinement bounds, with $WORKSPACE expanded.
 func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, string, []string, error) {
 	cfg := r.cfg.Load()
-	ws, err := cfg.Confinement.WorkspaceDir()
+	ws, err := cfg.workspaceDir()
 	if err != nil {
 		return confine.Profile{}, "", nil, err
 	}
@@ -305,8 +304,8 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 }
 
 // confineLimits is l as the limits of a confined child (Register and
-// config.Validate refuse negative fields).
-func confineLimits(l config.Limits) confine.Limits {
+// Configure refuse negative fields).
+func confineLimits(l Limits) confine.Limits {
 	u := func(v int64) uint64 { return uint64(max(v, 0)) }
 	return confine.Limits{CPUSeconds: u(int64(l.CPUSeconds)), MemoryBytes: u(l.MemoryBytes), OpenFiles: u(int64(l.OpenFiles)),
 		FileSizeBytes: u(l.FileSizeBytes), Processes: u(int64(l.Processes)), TmpBytes: u(l.TmpBytes), TmpInodes: u(int64(l.TmpInodes))}

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
@@ -35,7 +34,7 @@ func TestExpandPorts(t *testing.T) {
 // ports, which then narrow the tool's other ports.
 func TestProfilePortMarker(t *testing.T) {
 	r := NewRegistry()
-	cfg := config.Default()
+	cfg := Settings{}
 	cfg.Confinement.Workspace = t.TempDir()
 	cfg.Confinement.AllowedPorts = []uint16{4321}
 	if _, err := r.Configure(cfg); err != nil {
@@ -62,7 +61,7 @@ func TestProfilePortMarker(t *testing.T) {
 // confinement never share a worker: the profile carries the tool's name.
 func TestReusedWorkersPerTool(t *testing.T) {
 	r := NewRegistry()
-	cfg := config.Default()
+	cfg := Settings{}
 	cfg.Confinement.Workspace = t.TempDir()
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
@@ -80,7 +79,7 @@ func TestReusedWorkersPerTool(t *testing.T) {
 // nothing else.
 func TestAllowedRootsDefault(t *testing.T) {
 	r := NewRegistry()
-	cfg := config.Default()
+	cfg := Settings{}
 	base, err := os.MkdirTemp("", "roots-") // reachable by the children's user
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +113,7 @@ func TestWriteGrantsGuardConfigAndProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewRegistry()
-	cfg := config.Default()
+	cfg := Settings{}
 	cfg.Confinement.Workspace = filepath.Join(base, "ws")
 	cfg.Source = filepath.Join(base, "ws", "toolexplorer.json")
 	if _, err := r.Configure(cfg); err != nil {
@@ -191,13 +190,13 @@ func TestWorkspaceNotHandedOverWithContent(t *testing.T) {
 // capped by the config's max_limits.
 func TestTmpBudget(t *testing.T) {
 	r := NewRegistry()
-	cfg := config.Default()
+	cfg := Settings{}
 	cfg.Confinement.Workspace = t.TempDir()
 	cfg.Confinement.MaxLimits.TmpBytes = 8 << 20
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, dropped, err := r.profileOf("t.tmp", &Confinement{Limits: config.Limits{TmpBytes: 64 << 20, TmpInodes: 100}})
+	p, _, dropped, err := r.profileOf("t.tmp", &Confinement{Limits: Limits{TmpBytes: 64 << 20, TmpInodes: 100}})
 	if err != nil || p.Limits.TmpBytes != 8<<20 || p.Limits.TmpInodes != 100 || len(dropped) != 1 {
 		t.Errorf("tmp budget %d bytes, %d entries (dropped %v, %v); want 8 MiB and 100", p.Limits.TmpBytes, p.Limits.TmpInodes, dropped, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -115,13 +114,13 @@ func TestConfinedTools(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.Confinement.Workspace = ws
 	cfg.Confinement.PoolSize = -1
 	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer hosted.Configure(config.Default())
+	defer hosted.Configure(tooling.Settings{})
 	ctx := context.Background()
 
 	res, err := hosted.Execute(ctx, "conftest.read", raw(`{"path":"note.txt"}`))
@@ -173,13 +172,13 @@ func itoa(n int) string {
 // back is held to max_output_bytes like the output of an in-process tool.
 func TestConfinedOutputSizeCap(t *testing.T) {
 	requireConfinement(t)
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.MaxOutputBytes = 64
 	cfg.Confinement.PoolSize = -1
 	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer hosted.Configure(config.Default())
+	defer hosted.Configure(tooling.Settings{})
 	const over = "output is 65 bytes, over the limit of 64 bytes (config max_output_bytes)"
 	tests := []struct {
 		name string

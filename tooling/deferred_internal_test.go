@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
@@ -69,13 +68,13 @@ func TestConfinedChildDefersSchemas(t *testing.T) {
 	if e := r.lookup("conftest.plain"); e.deferred || e.in == nil {
 		t.Fatalf("host entry deferred=%v compiled=%v", e.deferred, e.in != nil)
 	}
-	cfg := config.Default()
+	cfg := Settings{}
 	cfg.Confinement.Workspace = t.TempDir()
 	cfg.Confinement.PoolSize = -1
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer r.Configure(config.Default())
+	defer r.Configure(Settings{})
 	res, err := r.Execute(context.Background(), "conftest.inspect", nil)
 	if err != nil {
 		t.Fatalf("%v: %s", err, res.Message)
@@ -108,10 +107,10 @@ func TestConfinedCallCompilesNoSchema(t *testing.T) {
 		t.Skipf("confinement unavailable here: %v", err)
 	}
 	r := hostedRegistry()
-	defer r.Configure(config.Default())
+	defer r.Configure(Settings{})
 	defer endConfinement()              // stops the workers started ahead
 	for _, pool := range []int{-1, 2} { // -1: no pool
-		cfg := config.Default()
+		cfg := Settings{}
 		cfg.Confinement.Workspace = t.TempDir()
 		cfg.Confinement.PoolSize = pool
 		if _, err := r.Configure(cfg); err != nil {
@@ -156,12 +155,12 @@ func BenchmarkConfinedPooled(b *testing.B) {
 		b.Skipf("confinement unavailable here: %v", err)
 	}
 	r := hostedRegistry()
-	cfg := config.Default()
+	cfg := Settings{}
 	cfg.Confinement.Workspace = b.TempDir()
 	if _, err := r.Configure(cfg); err != nil {
 		b.Fatal(err)
 	}
-	defer r.Configure(config.Default())
+	defer r.Configure(Settings{})
 	defer endConfinement()
 	for _, name := range []string{"conftest.bare", "conftest.wide"} {
 		b.Run(strings.TrimPrefix(name, "conftest."), func(b *testing.B) {

@@ -27,7 +27,7 @@
 // matches the Code with errors.Is:
 //
 //	look-up            not_found (with did-you-mean and a forgotten-import hint)
-//	enabled            disabled (config enabled/whitelist/blacklist/overrides, SetEnabled)
+//	enabled            disabled (Settings: Disabled, Whitelist, Blacklist, Tools; SetEnabled)
 //	origin             origin_denied
 //	availability       unavailable (with the tool's reason)
 //	arguments          validation_error (size cap, malformed JSON, every failing field)
@@ -74,6 +74,11 @@
 // sandbox), serves confined calls of reg in the re-executed children, runs
 // run and exits with its result. No init of this module locks a thread.
 //
-// Imports: the standard library, config and sandbox. Never reflect nor any
-// UI package: the gate in scripts/gate.sh checks it.
+// A host configures a registry with Settings (Configure): bounds, which
+// tools are enabled, per-tool overrides and confinement bounds; package
+// config reads them from the config file.
+//
+// Imports: the standard library and sandbox. Never config (config imports
+// tooling), reflect nor any UI package: the gate in scripts/gate.sh checks
+// it.
 package tooling

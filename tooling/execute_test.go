@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -274,7 +274,7 @@ func TestValidationReportsEveryField(t *testing.T) {
 func TestArgumentSizeCap(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.text", Run: run, Input: raw(`{"type":"object","properties":{"s":{"type":"string"}}}`)})
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.MaxArgumentBytes = 64
 	r.Configure(cfg)
 	small := `{"s":"` + strings.Repeat("a", 50) + `"}`
@@ -311,7 +311,7 @@ func TestOutputSizeCap(t *testing.T) {
 	r.Register(tooling.Tool{Name: "t.followup", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
 		return tooling.Followup{Output: strings.Repeat("a", int(c.Int("n"))-2), Plan: map[string]any{"next": "t.sized"}}, nil
 	}})
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.MaxOutputBytes = 64
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
@@ -397,13 +397,10 @@ func argInt(t *testing.T, obj, key string) int64 {
 }
 
 func TestOutputSizeCapDefault(t *testing.T) {
-	if got := config.Default().MaxOutputBytes; got != 16<<20 {
+	if got := (tooling.Settings{}).WithDefaults().MaxOutputBytes; got != 16<<20 {
 		t.Fatalf("default MaxOutputBytes = %d, want 16 MiB", got)
 	}
 	r := tooling.NewRegistry()
-	if got := r.Config().MaxOutputBytes; got != 16<<20 {
-		t.Fatalf("a new registry's MaxOutputBytes = %d, want 16 MiB", got)
-	}
 	var out json.RawMessage
 	r.Register(tooling.Tool{Name: "t.big", Run: func(context.Context, tooling.Call) (any, error) { return out, nil }})
 	tests := []struct {
@@ -532,21 +529,21 @@ func TestDisabledByConfigAndRuntime(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		mod     func(*config.Config)
+		mod     func(*tooling.Settings)
 		enabled map[string]bool
 		reason  string
 	}{
-		{"defaults", func(*config.Config) {}, map[string]bool{"a.one": true, "a.two": true, "b.one": true}, ""},
-		{"master switch", func(c *config.Config) { c.Disabled = true }, map[string]bool{"a.one": false, "b.one": false}, "enabled: false"},
-		{"blacklist", func(c *config.Config) { c.Blacklist = []string{"a.*"} }, map[string]bool{"a.one": false, "a.two": false, "b.one": true}, "blacklist"},
-		{"whitelist", func(c *config.Config) { c.Whitelist = []string{"a.one"} }, map[string]bool{"a.one": true, "a.two": false, "b.one": false}, "whitelist"},
-		{"whitelist wins", func(c *config.Config) { c.Whitelist = []string{"a.one"}; c.Blacklist = []string{"a.one"} }, map[string]bool{"a.one": true}, ""},
-		{"override", func(c *config.Config) { c.Tools = map[string]config.ToolOverride{"b.one": {Disabled: true}} }, map[string]bool{"a.one": true, "b.one": false}, "tools.b.one.disabled"},
+		{"defaults", func(*tooling.Settings) {}, map[string]bool{"a.one": true, "a.two": true, "b.one": true}, ""},
+		{"master switch", func(c *tooling.Settings) { c.Disabled = true }, map[string]bool{"a.one": false, "b.one": false}, "enabled: false"},
+		{"blacklist", func(c *tooling.Settings) { c.Blacklist = []string{"a.*"} }, map[string]bool{"a.one": false, "a.two": false, "b.one": true}, "blacklist"},
+		{"whitelist", func(c *tooling.Settings) { c.Whitelist = []string{"a.one"} }, map[string]bool{"a.one": true, "a.two": false, "b.one": false}, "whitelist"},
+		{"whitelist wins", func(c *tooling.Settings) { c.Whitelist = []string{"a.one"}; c.Blacklist = []string{"a.one"} }, map[string]bool{"a.one": true}, ""},
+		{"override", func(c *tooling.Settings) { c.Tools = map[string]tooling.Override{"b.one": {Disabled: true}} }, map[string]bool{"a.one": true, "b.one": false}, "tools.b.one.disabled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newReg()
-			cfg := config.Default()
+			cfg := tooling.Settings{}
 			tt.mod(&cfg)
 			r.Configure(cfg)
 			for name, want := range tt.enabled {
@@ -578,7 +575,7 @@ func TestTimeoutResolution(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.declared", Meta: tooling.Meta{Timeout: time.Second}, Run: run})
 	r.Register(tooling.Tool{Name: "t.undeclared", Run: run})
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.DefaultTimeout = 2 * time.Second
 	r.Configure(cfg)
 	check := func(name string, want time.Duration, opts ...tooling.Option) {
@@ -592,12 +589,12 @@ func TestTimeoutResolution(t *testing.T) {
 	check("t.declared", 300*time.Millisecond, tooling.WithTimeout(300*time.Millisecond))
 	check("t.declared", time.Second, tooling.WithTimeout(time.Hour)) // callers cannot lengthen
 
-	cfg.Tools = map[string]config.ToolOverride{"t.declared": {Timeout: 500 * time.Millisecond}, "t.undeclared": {Timeout: 5 * time.Second}}
+	cfg.Tools = map[string]tooling.Override{"t.declared": {Timeout: 500 * time.Millisecond}, "t.undeclared": {Timeout: 5 * time.Second}}
 	r.Configure(cfg)
 	check("t.declared", 500*time.Millisecond)
 	check("t.undeclared", 5*time.Second) // the tool declared none: the override replaces the default
 
-	cfg.Tools = map[string]config.ToolOverride{"t.declared": {Timeout: time.Minute}}
+	cfg.Tools = map[string]tooling.Override{"t.declared": {Timeout: time.Minute}}
 	r.Configure(cfg)
 	res := mustExec(t, r, "t.declared", ``)
 	if res.Timeout != time.Second {
@@ -750,8 +747,8 @@ func TestRequiredSets(t *testing.T) {
 func TestPolicy(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.p", Meta: tooling.Meta{Timeout: time.Second, Effects: tooling.EffectWrite}, Run: run})
-	cfg := config.Default()
-	cfg.Tools = map[string]config.ToolOverride{"t.p": {Timeout: time.Minute}}
+	cfg := tooling.Settings{}
+	cfg.Tools = map[string]tooling.Override{"t.p": {Timeout: time.Minute}}
 	r.Configure(cfg)
 	p, err := r.Policy("t.p")
 	if err != nil || !p.Enabled || p.Timeout != time.Second || p.TimeoutSource != "tool" || !strings.Contains(p.Note, "never lengthen") {
@@ -804,13 +801,17 @@ func TestDecodeRefusesCaseTwins(t *testing.T) {
 
 func TestConfigureRefusesInvalidConfig(t *testing.T) {
 	r := codeRegistry(t)
-	_, err := r.Configure(config.Config{Blacklist: []string{"t.ok"}, MaxArgumentBytes: -1})
-	if err == nil || !strings.Contains(err.Error(), "max_argument_bytes") {
-		t.Fatalf("invalid config accepted: %v", err)
+	_, err := r.Configure(tooling.Settings{Blacklist: []string{"t.ok"}, MaxArgumentBytes: -1})
+	if err == nil || err.Error() != "tooling: Configure: MaxArgumentBytes must not be negative, got -1 (0 means the default)" {
+		t.Fatalf("invalid settings accepted: %v", err)
 	}
 	mustExec(t, r, "t.ok", `{"n":1}`) // nothing was applied
-	if r.Config().MaxArgumentBytes != config.Default().MaxArgumentBytes {
-		t.Fatal("invalid config partly applied")
+	_, err = r.Configure(tooling.Settings{Tools: map[string]tooling.Override{"t.ok": {RatePerMinute: math.NaN(), Burst: -1}},
+		Confinement: tooling.ConfinementBounds{MaxLimits: tooling.Limits{Processes: -2}}})
+	for _, want := range []string{`Tools["t.ok"].Burst must not be negative`, `Tools["t.ok"].RatePerMinute must be a finite number`, "Confinement.MaxLimits has a negative limit"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Configure: %v; want %q", err, want)
+		}
 	}
 }
 
@@ -818,17 +819,15 @@ func TestConfigureRefusesInvalidConfig(t *testing.T) {
 // limit its default.
 func TestConfigureZeroConfigIsTheDefault(t *testing.T) {
 	r := codeRegistry(t)
-	if _, err := r.Configure(config.Config{MaxConcurrent: 7}); err != nil {
+	if _, err := r.Configure(tooling.Settings{MaxConcurrent: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Configure(config.Config{}); err != nil {
+	if _, err := r.Configure(tooling.Settings{}); err != nil {
 		t.Fatal(err)
 	}
 	mustExec(t, r, "t.ok", `{"n":1}`)
-	got, _ := json.Marshal(r.Config())
-	want, _ := json.Marshal(config.Default())
-	if string(got) != string(want) || r.Config().MaxConcurrent != 256 {
-		t.Fatalf("Config() = %s, want %s", got, want)
+	if got := r.Stats().Slots.Limit; got != 256 {
+		t.Fatalf("slots after the zero Settings: %d, want 256", got)
 	}
 }
 
@@ -925,7 +924,7 @@ func TestFieldErrorsCapped(t *testing.T) {
 		t.Fatalf("message %.200s", res.Message)
 	}
 
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.MaxFieldErrors = 3
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -170,8 +169,8 @@ func TestRateLimits(t *testing.T) {
 	}
 
 	// Per-tool overrides narrow: a tool with no rate gets one.
-	cfg := config.Default()
-	cfg.Tools = map[string]config.ToolOverride{"t.free": {RatePerMinute: 1, Burst: 1}}
+	cfg := tooling.Settings{}
+	cfg.Tools = map[string]tooling.Override{"t.free": {RatePerMinute: 1, Burst: 1}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.free", ``)
 	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, tooling.CodeRateLimited) {
@@ -194,8 +193,8 @@ func TestRateLimitHintNamesTheSource(t *testing.T) {
 	r.Register(tooling.Tool{Name: "t.meta", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1}}, Run: run})
 	r.Register(tooling.Tool{Name: "t.conf", Run: run})
 	r.Register(tooling.Tool{Name: "t.lowered", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 60, Burst: 5}}, Run: run})
-	cfg := config.Default()
-	cfg.Tools = map[string]config.ToolOverride{"t.conf": {RatePerMinute: 1, Burst: 1}, "t.lowered": {RatePerMinute: 1, Burst: 1}}
+	cfg := tooling.Settings{}
+	cfg.Tools = map[string]tooling.Override{"t.conf": {RatePerMinute: 1, Burst: 1}, "t.lowered": {RatePerMinute: 1, Burst: 1}}
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -218,8 +217,8 @@ func TestRateLimitHintNamesTheSource(t *testing.T) {
 func TestRateOverrideNeverWidens(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.slowrate", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1, Burst: 1}}, Run: run})
-	cfg := config.Default()
-	cfg.Tools = map[string]config.ToolOverride{"t.slowrate": {RatePerMinute: 600, Burst: 50}}
+	cfg := tooling.Settings{}
+	cfg.Tools = map[string]tooling.Override{"t.slowrate": {RatePerMinute: 600, Burst: 50}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.slowrate", ``)
 	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, tooling.CodeRateLimited) {
@@ -296,7 +295,7 @@ func TestGlobalSlotsLimitConcurrency(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 			return nil, nil
 		}})
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.MaxConcurrent = 3
 	r.Configure(cfg)
 	var wg sync.WaitGroup

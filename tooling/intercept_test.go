@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -287,7 +286,7 @@ func TestMiddlewareAfterConfigChecks(t *testing.T) {
 	r.Use(func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) { saw = true; return next(ctx, c) }
 	})
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.Blacklist = []string{"t.ok"}
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)

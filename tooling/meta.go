@@ -337,7 +337,7 @@ func (m *Meta) check() []string {
 			}
 		}
 		l := m.Confine.Limits
-		if min(int64(l.CPUSeconds), l.MemoryBytes, int64(l.OpenFiles), l.FileSizeBytes, int64(l.Processes), l.TmpBytes, int64(l.TmpInodes)) < 0 {
+		if negativeLimits(l) {
 			p = append(p, fmt.Sprintf("Meta.Confine.Limits has a negative limit (%+v): limits are 0 (the default) or more", l))
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/sandbox"
 )
 
@@ -25,37 +25,35 @@ type toolPolicy struct {
 	lockKeys                                    []string
 }
 
-// Configure applies cfg to r: enabled, whitelist, blacklist, default
-// timeout, argument size cap, global slots and per-tool overrides.
-// Overrides change runtime settings only and never widen what a tool
-// declared: a timeout override longer than the tool's own is ignored, and
-// so is a higher rate or burst. A zero field of cfg means its default (the
-// zero Config is the default configuration). A config that config.Validate
-// refuses is not applied and its problems are returned. The warnings name
-// each name or pattern in cfg that matches no registered tool.
-func (r *Registry) Configure(cfg config.Config) (warnings []string, err error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// Configure applies s to r: enabled, whitelist, blacklist, default
+// timeout, size caps, global slots, per-tool overrides and confinement
+// bounds. Overrides change runtime settings only and never widen what a
+// tool declared: a timeout override longer than the tool's own is ignored,
+// and so is a higher rate or burst. A zero field of s means its default
+// (the zero Settings are the defaults). Settings with a negative number or
+// a rate that is not finite are not applied: the error names each such
+// field. The warnings name each name or pattern in s that matches no
+// registered tool.
+func (r *Registry) Configure(s Settings) (warnings []string, err error) {
+	if p := s.problems(); len(p) > 0 {
+		return nil, fmt.Errorf("tooling: Configure: %s", strings.Join(p, "; "))
 	}
-	c := cfg.WithDefaults()
+	c := s.WithDefaults()
 	r.cfg.Store(&c)
 	r.slots.Resize(c.MaxConcurrent)
 	for _, e := range r.entries() {
 		e.pol.Store(policyFor(e, &c))
 	}
-	return r.unmatchedConfigNames(cfg), nil
+	return r.unmatchedConfigNames(&s), nil
 }
-
-// Config returns the config in force, its defaults spelled out.
-func (r *Registry) Config() config.Config { return *r.cfg.Load() }
 
 // unmatchedConfigNames lists, as warnings, the whitelist and blacklist
 // entries and per-tool overrides in cfg that match no registered tool.
-func (r *Registry) unmatchedConfigNames(cfg config.Config) []string {
+func (r *Registry) unmatchedConfigNames(cfg *Settings) []string {
 	names := r.Names()
 	matchesAny := func(pattern string) bool {
 		for _, n := range names {
-			if config.Match(pattern, n) {
+			if toolname.Match(pattern, n) {
 				return true
 			}
 		}
@@ -92,11 +90,11 @@ func didYouMean(name string, names []string) string {
 	return ""
 }
 
-func policyFor(e *entry, cfg *config.Config) *toolPolicy {
+func policyFor(e *entry, cfg *Settings) *toolPolicy {
 	name := e.tool.Name
 	p := &toolPolicy{}
 	ov, hasOv := cfg.Tools[name]
-	if ok, reason := cfg.ToolEnabled(name); !ok {
+	if ok, reason := cfg.enabled(name); !ok {
 		p.disabled = reason
 	}
 	p.timeout, p.timeoutSrc = e.tool.Meta.Timeout, "tool"
@@ -140,7 +138,7 @@ func policyFor(e *entry, cfg *config.Config) *toolPolicy {
 // effectiveRate narrows the declared rate by a config override: a lower
 // rate or burst applies, a higher one is ignored; a tool that declares no
 // rate gets the override.
-func effectiveRate(decl Rate, ov config.ToolOverride, hasOv bool) sandbox.Rate {
+func effectiveRate(decl Rate, ov Override, hasOv bool) sandbox.Rate {
 	if decl.Unlimited() {
 		if !hasOv || ov.RatePerMinute <= 0 {
 			return sandbox.Rate{}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -13,10 +12,10 @@ func TestConfigureWarnsOfUnmatchedNames(t *testing.T) {
 	for _, name := range []string{"kv.get", "kv.wipe", "net.fetch", "app.only"} {
 		r.Register(tooling.Tool{Name: name, Run: run})
 	}
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.Whitelist = []string{"kv.*", "kv.gte"}
 	cfg.Blacklist = []string{"zz.*"}
-	cfg.Tools = map[string]config.ToolOverride{"net.fech": {Timeout: 1}}
+	cfg.Tools = map[string]tooling.Override{"net.fech": {Timeout: 1}}
 	warns, err := r.Configure(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -43,7 +42,7 @@ func TestRegisterRefuses(t *testing.T) {
 		{"rate NaN", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: math.NaN()}}}, []string{"PerMinute is NaN"}},
 		{"burst without rate", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Rate: tooling.Rate{Burst: 3}}}, []string{"limits nothing"}},
 		{"bad origin", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Origins: []tooling.Origin{"LLM"}}}, []string{`Origins has "LLM"`}},
-		{"negative limit", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Confine: &tooling.Confinement{Limits: config.Limits{MemoryBytes: -1}}}}, []string{"Confine.Limits has a negative limit", "MemoryBytes:-1"}},
+		{"negative limit", tooling.Tool{Name: "demo.bad", Run: run, Meta: tooling.Meta{Confine: &tooling.Confinement{Limits: tooling.Limits{MemoryBytes: -1}}}}, []string{"Confine.Limits has a negative limit", "MemoryBytes:-1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

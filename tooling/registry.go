@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/sandbox"
 )
@@ -25,7 +24,7 @@ type Registry struct {
 	exports map[string]string // toolname.Export(name) -> name, to keep exported names unique
 	sorted  []*entry          // nil when a registration made it stale
 
-	cfg atomic.Pointer[config.Config]
+	cfg atomic.Pointer[Settings] // with its defaults spelled out
 	obs observers
 
 	consent consents
@@ -60,11 +59,11 @@ type entry struct {
 // package-level functions use.
 var Default = NewRegistry()
 
-// NewRegistry returns an empty registry with the default config.
+// NewRegistry returns an empty registry with the default Settings.
 func NewRegistry() *Registry {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	cfg := config.Default()
+	cfg := Settings{}.WithDefaults()
 	r := &Registry{tools: make(map[string]*entry), exports: make(map[string]string), prefix: hex.EncodeToString(b[:]) + "-",
 		slots: sandbox.NewSlots(cfg.MaxConcurrent), locks: sandbox.NewLocks(), buckets: sandbox.NewBuckets()}
 	r.cfg.Store(&cfg)

@@ -42,6 +42,8 @@ type common struct {
 
 	// origin is who the console calls as (Options.Origin).
 	origin tooling.Origin
+	// dangerous is Options.ConfirmDangerous.
+	dangerous bool
 	// avail is the last availability check of each tool, for origin.
 	avail map[string]availState
 	// history is this session's calls, oldest first.
@@ -125,7 +127,7 @@ func (c *common) asksConsent(t *tooling.Tool) bool {
 	if t.Meta.NeedsConsent() {
 		return true
 	}
-	return c.reg.Config().DangerousToolConfirmation && t.Meta.Dangerous()
+	return c.dangerous && t.Meta.Dangerous()
 }
 
 // fit makes s exactly w columns wide and h lines high: longer lines are

@@ -14,7 +14,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -348,9 +347,7 @@ func TestDangerousToolConfirmation(t *testing.T) {
 	}
 	h.runDone(1)
 
-	cfg := config.Default()
-	cfg.DangerousToolConfirmation = true
-	reg.Configure(cfg)
+	h.m.c.dangerous = true // config dangerous_tool_confirmation
 	h.press("e", "ctrl+s")
 	if h.m.confirm == nil {
 		t.Fatal("dangerous_tool_confirmation does not ask before a network tool")
@@ -451,9 +448,7 @@ func TestConsentForThisSession(t *testing.T) {
 	}
 	// The key a works as the button does; a tool the config alone asks
 	// about offers consent once only.
-	cfg := config.Default()
-	cfg.DangerousToolConfirmation = true
-	reg.Configure(cfg)
+	h.m.c.dangerous = true // config dangerous_tool_confirmation
 	openRun(t, h, "demo.fetch", `{"url":"https://example.com"}`)
 	h.press("ctrl+s")
 	if h.m.confirm == nil || strings.Contains(h.view(), "Allow for this session") {

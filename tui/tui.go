@@ -40,6 +40,10 @@ type Options struct {
 	// Keys rebinds keys by name (config "keys"); a name the console does
 	// not know is a load problem.
 	Keys map[string][]string
+	// ConfirmDangerous makes the console ask before every tool with side
+	// effects, not only those that need consent (config
+	// dangerous_tool_confirmation).
+	ConfirmDangerous bool
 	// Origin is who the console calls as; zero: ui. The o key on the tool
 	// list changes it.
 	Origin tooling.Origin
@@ -162,6 +166,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		problems:   opts.Problems,
 		toolsFile:  opts.ToolsFile,
 		origin:     cmp.Or(opts.Origin, tooling.OriginUI),
+		dangerous:  opts.ConfirmDangerous,
 		configFile: opts.ConfigFile,
 		toolDirs:   opts.ToolDirs,
 		demo:       opts.Demo,

@@ -311,7 +311,7 @@ func (a *app) loadConfig(path string, keep bool) int {
 	if code := a.loadToolFiles(cfg, keep); code != exitOK {
 		return code
 	}
-	warnings, err := a.reg.Configure(cfg)
+	warnings, err := a.reg.Configure(cfg.Settings)
 	if err != nil {
 		a.configErrors(err, fromEnv)
 		return exitUsage
@@ -335,7 +335,7 @@ func (a *app) startNoWorkers() {
 	cfg := a.cfg
 	cfg.Confinement.PoolSize = -1
 	// Accepted already with a larger pool: no new warning or error.
-	_, _ = a.reg.Configure(cfg)
+	_, _ = a.reg.Configure(cfg.Settings)
 }
 
 // configErrors prints each problem of a config file on its own line:

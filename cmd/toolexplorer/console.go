@@ -55,7 +55,7 @@ func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin,
-		Servers: servers(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys}
+		Servers: servers(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation}
 }
 
 // toolFiles are the app's tools files for the console; nil when none are

@@ -122,6 +122,6 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 	}
 	s.remote, s.err = r, nil
 	cs.watch(name, r)
-	_, err = a.reg.Configure(a.cfg)
+	_, err = a.reg.Configure(a.cfg.Settings)
 	return err
 }

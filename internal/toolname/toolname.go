@@ -96,3 +96,34 @@ func Snake(name string) string {
 	}
 	return strings.Trim(strings.ReplaceAll(b.String(), "__", "_"), "_.")
 }
+
+// Match reports whether the tool named name matches pattern, as
+// config.Match documents: segments compare as with path.Match, the dot
+// playing the part of the slash, and a last segment "*" stands for the rest
+// of the name. An empty pattern or name matches nothing.
+func Match(pattern, name string) bool {
+	if pattern == "" || name == "" {
+		return false
+	}
+	ps, ns := strings.Split(pattern, "."), strings.Split(name, ".")
+	for i, p := range ps {
+		if i >= len(ns) || ns[i] == "" {
+			return false
+		}
+		if p == "*" {
+			if i == len(ps)-1 {
+				for _, n := range ns[i:] {
+					if n == "" {
+						return false
+					}
+				}
+				return true
+			}
+			continue
+		}
+		if p != ns[i] {
+			return false
+		}
+	}
+	return len(ns) == len(ps)
+}

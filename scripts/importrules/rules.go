@@ -82,8 +82,8 @@ type layer struct {
 var layers = map[string]layer{
 	"internal": {nil, "internal packages are leaves every package may import: they import no other project package, not %s"},
 	"sandbox":  {nil, "sandbox knows nothing of the rest of the project: it imports only its own subpackages, not %s"},
-	"config":   {nil, "config is plain data: it imports no other project package, not %s"},
-	"tooling":  {[]string{"sandbox", "config"}, "tooling imports only sandbox and config from this project, not %s"},
+	"config":   {[]string{"tooling"}, "config is plain data around tooling.Settings: it imports only tooling from this project, not %s"},
+	"tooling":  {[]string{"sandbox"}, "tooling imports only sandbox from this project (config imports tooling: a host passes tooling.Settings), not %s"},
 	"tui":      {[]string{"tooling", "config", "history"}, "tui imports only tooling, config and history from this project, not %s"},
 	"scripts":  {nil, "the gate's programs import no project package, not %s"},
 	"cmd":      {[]string{"*"}, ""},

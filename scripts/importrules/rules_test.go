@@ -56,9 +56,11 @@ func TestRules(t *testing.T) {
 		// import-direction
 		{"sandbox", kindGo, testMod + "/tooling", "import-direction"},
 		{"sandbox/confine", kindGo, testMod + "/sandbox", ""},
-		{"config", kindGo, testMod + "/tooling", "import-direction"},
+		{"config", kindGo, testMod + "/tooling", ""},
+		{"config", kindGo, testMod + "/sandbox", "import-direction"},
 		{"tooling", kindGo, testMod + "/sandbox/confine", ""},
-		{"tooling", kindGo, testMod + "/config", ""},
+		{"tooling", kindGo, testMod + "/config", "import-direction"},
+		{"tooling", kindXTest, testMod + "/config", "import-direction"},
 		{"tooling", kindGo, testMod + "/tui", "import-direction"},
 		{"tooling/tooltest", kindGo, testMod + "/tooling", ""},
 		{"tui/form", kindGo, testMod + "/tooling", ""},

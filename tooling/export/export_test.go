@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
@@ -88,7 +87,7 @@ func TestExportOpenAIAndAnthropicNamesAreReversible(t *testing.T) {
 
 func TestExportLeavesOutDisabledTools(t *testing.T) {
 	r := exportRegistry()
-	cfg := config.Default()
+	cfg := tooling.Settings{}
 	cfg.Blacklist = []string{"kv.*"}
 	r.Configure(cfg)
 	var got []string

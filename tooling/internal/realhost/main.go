@@ -38,9 +38,8 @@ func run(reg *tooling.Registry) int {
 		fmt.Fprintln(os.Stderr, "usage: realhost -calls N")
 		return 2
 	}
-	cfg := reg.Config()
-	cfg.Confinement.PoolSize = -1 // a child per call
-	if _, err := reg.Configure(cfg); err != nil {
+	// A child per call.
+	if _, err := reg.Configure(tooling.Settings{Confinement: tooling.ConfinementBounds{PoolSize: -1}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
