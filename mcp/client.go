@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -37,6 +36,8 @@ type Remote struct {
 	session *sdk.ClientSession
 	proc    *process         // a stdio server; nil for the others
 	jail    *confinedProcess // a confined stdio server
+	url     string           // an HTTP server's
+	probe   *httpProbe       // what an HTTP server answered that is not MCP
 	tools   []RemoteTool
 	skipped []error
 
@@ -112,9 +113,11 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	if err != nil {
 		return nil, &ConnectError{Server: name, Err: err}
 	}
+	var wait time.Duration // the deadline set here, for the messages
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, connectTimeout)
+		wait = connectTimeout
+		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
 	r := &Remote{name: group, reg: reg}
@@ -129,9 +132,10 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 		t = &sdk.IOTransport{Reader: r.jail.out, Writer: r.jail.in}
 	case s.Command != "":
 		r.proc = newProcess(s)
-		t = &sdk.CommandTransport{Command: r.proc.cmd, TerminateDuration: terminateGrace}
+		t = r.proc
 	case s.URL != "":
-		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers), MaxRetries: -1}
+		r.url, r.probe = s.URL, &httpProbe{}
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: probeClient(s.Headers, r.probe), MaxRetries: -1}
 	default:
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
 	}
@@ -143,14 +147,14 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	r.session, err = client.Connect(ctx, t, nil)
 	if err != nil {
 		r.stop()
-		return nil, r.connectError(ctx, fmt.Errorf("not an MCP server, or it failed to start: %w", err))
+		return nil, r.connectError(r.connectFailure(ctx, "initialize", wait, err))
 	}
 	var listed []*sdk.Tool
 	for tool, err := range r.session.Tools(ctx, nil) {
 		if err != nil {
 			_ = r.session.Close()
 			r.stop()
-			return nil, r.connectError(ctx, fmt.Errorf("tools/list: %w", err))
+			return nil, r.connectError(r.connectFailure(ctx, "tools/list", wait, err))
 		}
 		listed = append(listed, tool)
 	}
@@ -195,12 +199,8 @@ func (r *Remote) Err() error {
 	return *p
 }
 
-// connectError wraps err with the server's stderr, saying when the
-// deadline passed.
-func (r *Remote) connectError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		err = fmt.Errorf("no answer in time (%w): %w", ctx.Err(), err)
-	}
+// connectError wraps err with the server's stderr.
+func (r *Remote) connectError(err error) error {
 	return &ConnectError{Server: r.name, Stderr: r.Stderr(), Err: err}
 }
 
@@ -214,7 +214,7 @@ func (r *Remote) add(listed []*sdk.Tool) {
 			err = r.reg.Add(t)
 		}
 		if err != nil {
-			r.skipped = append(r.skipped, fmt.Errorf("mcp: server %q: tool %q: %w", r.name, mt.Name, err))
+			r.skipped = append(r.skipped, skippedTool(r.name, mt.Name, err))
 			continue
 		}
 		taken[name] = true
@@ -276,12 +276,10 @@ func (r *Remote) progressed(_ context.Context, req *sdk.ProgressNotificationClie
 	}
 }
 
-// callError adds the server's stderr tail to an error of the connection,
-// and says so when the server is gone.
+// callError says why a call got no usable answer (see callFailure), with
+// the server's stderr tail.
 func (r *Remote) callError(err error) error {
-	if errors.Is(err, sdk.ErrConnectionClosed) {
-		err = fmt.Errorf("the MCP server %q has stopped or closed the connection; connect it again to use its tools (%w)", r.name, err)
-	}
+	err = r.callFailure(err)
 	if tail := r.Stderr(); tail != "" {
 		return fmt.Errorf("%w; the server's stderr ends with: %s", err, tail)
 	}
@@ -447,27 +445,6 @@ func serverGroup(name string) (string, error) {
 // underscore, no underscore at either end.
 func snake(s string) string {
 	return toolname.Snake(strings.ReplaceAll(s, ".", "_"))
-}
-
-// headerClient is an HTTP client that sends headers with every request.
-func headerClient(h map[string]string) *http.Client {
-	if len(h) == 0 {
-		return nil
-	}
-	return &http.Client{Transport: headerTransport{h, http.DefaultTransport}}
-}
-
-type headerTransport struct {
-	h    map[string]string
-	next http.RoundTripper
-}
-
-func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range t.h {
-		req.Header.Set(k, v)
-	}
-	return t.next.RoundTrip(req)
 }
 
 // environ is the process environment with env added, sorted for a stable

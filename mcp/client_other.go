@@ -2,8 +2,15 @@
 
 package mcp
 
-import "os/exec"
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
 
 func ownGroup(*exec.Cmd) {}
 
 func killGroup(int) {}
+
+// terminate cannot ask p to exit: there is no SIGTERM; p is killed.
+func terminate(*os.Process) error { return errors.New("no SIGTERM") }

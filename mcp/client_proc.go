@@ -1,9 +1,16 @@
 package mcp
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/config"
 )
@@ -11,16 +18,25 @@ import (
 // stderrTail is how much of a stdio server's stderr is kept.
 const stderrTail = 4 << 10
 
+// stdoutHead is how much of the start of a stdio server's stdout is kept,
+// to show what a program that is not an MCP server wrote.
+const stdoutHead = 512
+
 // process is a stdio server's child process.
 type process struct {
 	cmd    *exec.Cmd
 	stderr *tail
+	stdout *head
+
+	mu     sync.Mutex
+	waited bool
+	exit   error // what cmd.Wait returned, once waited
 }
 
 func newProcess(s config.Server) *process {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Env = environ(s.Env)
-	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}}
+	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}, stdout: &head{max: stdoutHead}}
 	cmd.Stderr = p.stderr
 	ownGroup(cmd)
 	return p
@@ -31,6 +47,94 @@ func (p *process) kill() {
 	if p.cmd.Process != nil {
 		killGroup(p.cmd.Process.Pid)
 	}
+}
+
+// started reports whether the server's program could be started.
+func (p *process) started() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd.Process != nil
+}
+
+// exited returns what the server's exit was (an *exec.ExitError, or nil
+// for status 0) and whether it has been waited for.
+func (p *process) exited() (error, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exit, p.waited
+}
+
+// Connect starts the server as sdk.CommandTransport does (closing the
+// connection closes its stdin, then it has terminateGrace to exit before
+// SIGTERM, then SIGKILL), and keeps the start of its stdout and its exit,
+// which say why a program is not an MCP server.
+func (p *process) Connect(ctx context.Context) (sdk.Connection, error) {
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	err = p.cmd.Start()
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	t := &sdk.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, p.stdout)), Writer: &stdinCloser{p, stdin}}
+	return t.Connect(ctx)
+}
+
+// stdinCloser is a server's stdin; closing it stops the server.
+type stdinCloser struct {
+	p     *process
+	stdin io.WriteCloser
+}
+
+func (s *stdinCloser) Write(b []byte) (int, error) { return s.stdin.Write(b) }
+
+// Close closes the server's stdin and waits for it to exit, sending it
+// SIGTERM after terminateGrace, then SIGKILL. It returns what cmd.Wait
+// returned.
+func (s *stdinCloser) Close() error {
+	if err := s.stdin.Close(); err != nil {
+		return fmt.Errorf("closing stdin: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := s.p.cmd.Wait()
+		s.p.mu.Lock()
+		s.p.exit, s.p.waited = err, true
+		s.p.mu.Unlock()
+		done <- err
+	}()
+	wait := func() (error, bool) {
+		t := time.NewTimer(terminateGrace)
+		defer t.Stop()
+		select {
+		case err := <-done:
+			return err, true
+		case <-t.C:
+			return nil, false
+		}
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	if terminate(s.p.cmd.Process) == nil {
+		if err, ok := wait(); ok {
+			return err
+		}
+	}
+	if err := s.p.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	return errors.New("the server does not exit, even killed")
 }
 
 // tail keeps the last max bytes written to it.
@@ -62,4 +166,26 @@ func (t *tail) String() string {
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// head keeps the first max bytes written to it.
+type head struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (h *head) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := h.max - len(h.b); n > 0 {
+		h.b = append(h.b, p[:min(n, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *head) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return string(h.b)
 }

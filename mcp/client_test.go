@@ -37,6 +37,9 @@ func init() {
 // tools; "crash" writes to stderr and exits; "chatter" writes text that is
 // not MCP to stdout and exits.
 func peerMain(mode string) int {
+	if raw, ok := strings.CutPrefix(mode, "raw-"); ok {
+		return rawPeer(raw)
+	}
 	switch mode {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "peer: cannot open the database")
@@ -302,12 +305,15 @@ func TestConnectFailures(t *testing.T) {
 		server config.Server
 		want   []string
 	}{
-		{"missing", config.Server{Command: "/nonexistent/server"}, []string{`server "x"`, "no such file"}},
-		{"crash", peer(t, "crash"), []string{"not an MCP server", "cannot open the database"}},
-		{"chatter", peer(t, "chatter"), []string{"not an MCP server"}},
+		{"missing", config.Server{Command: "/nonexistent/server"}, []string{`server "x": cannot start "/nonexistent/server": no such file or directory`}},
+		{"not in PATH", config.Server{Command: "toolexplorer-no-such-program"}, []string{`cannot start "toolexplorer-no-such-program": there is no program of that name in $PATH`}},
+		{"crash", peer(t, "crash"), []string{`it exited (exit status 3) before answering "initialize": it is not an MCP server, or it failed to start; its stderr ends with: peer: cannot open the database`}},
+		{"exits at once", config.Server{Command: "true"}, []string{`it exited with status 0 before answering "initialize"`}},
+		{"chatter", peer(t, "chatter"), []string{`not an MCP server: it wrote "hello, I am not a protocol" on its standard output, where an MCP server writes only MCP messages`}},
+		{"echoes", config.Server{Command: "cat"}, []string{"not an MCP server: it wrote back the request it was sent"}},
 		{"neither", config.Server{}, []string{"neither a command nor a url"}},
 		{"both", config.Server{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
-		{"refused", config.Server{URL: "http://127.0.0.1:1/mcp"}, []string{"not an MCP server"}},
+		{"refused", config.Server{URL: "http://127.0.0.1:1/mcp"}, []string{"nothing listens at http://127.0.0.1:1/mcp (connection refused)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -345,7 +351,7 @@ func TestConnectDeadline(t *testing.T) {
 		t.Fatal("connected to a server that never answers")
 	}
 	var ce *mcp.ConnectError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "no answer in time") || !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `no answer to "initialize" before the deadline`) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want a *ConnectError saying there was no answer in time", err)
 	}
 }

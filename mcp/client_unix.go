@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -18,3 +19,6 @@ func ownGroup(cmd *exec.Cmd) {
 func killGroup(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 }
+
+// terminate asks p to exit.
+func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }

@@ -286,7 +286,7 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 	}
 	if fields, more, stopped := e.in.validate(obj, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
 		res.Fields, res.MoreFields = fields, more
-		res.fail(CodeValidationError, summarize(fields, more, stopped))
+		res.fail(CodeValidationError, summarize("argument", fields, more, stopped))
 		return false
 	}
 	call.Args = obj
@@ -381,18 +381,19 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// summarize puts field errors on one line.
-func summarize(fields []FieldError, more int, stopped bool) string {
+// summarize puts field errors on one line; what names one of them
+// ("argument" for the arguments, "field" for an output).
+func summarize(what string, fields []FieldError, more int, stopped bool) string {
 	var b strings.Builder
 	switch {
 	case stopped:
-		fmt.Fprintf(&b, "at least %d invalid arguments, the first %d listed (config max_field_errors; validation stopped there): ", len(fields)+more, len(fields))
+		fmt.Fprintf(&b, "at least %d invalid %ss, the first %d listed (config max_field_errors; validation stopped there): ", len(fields)+more, what, len(fields))
 	case more > 0:
-		fmt.Fprintf(&b, "%d invalid arguments, the first %d listed (config max_field_errors): ", len(fields)+more, len(fields))
+		fmt.Fprintf(&b, "%d invalid %ss, the first %d listed (config max_field_errors): ", len(fields)+more, what, len(fields))
 	case len(fields) == 1:
-		b.WriteString("invalid argument: ")
+		b.WriteString("invalid " + what + ": ")
 	default:
-		fmt.Fprintf(&b, "%d invalid arguments: ", len(fields))
+		fmt.Fprintf(&b, "%d invalid %ss: ", len(fields), what)
 	}
 	for i, f := range fields {
 		if i > 0 {
@@ -482,7 +483,7 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 		}
 		if fields, more, stopped := e.out.validate(v, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
 			res.Fields, res.MoreFields, res.InvalidOutput = fields, more, b
-			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize(fields, more, stopped), "invalid argument: "))
+			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize("field", fields, more, stopped), "invalid field: "))
 			return
 		}
 	}

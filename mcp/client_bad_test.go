@@ -1,0 +1,211 @@
+//go:build linux
+
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// rawTools is the tools/list result of rawPeer: tools whose schemas do not
+// compile beside tools whose results are not what they should be.
+const rawTools = `{"tools":[
+ {"name":"ok","inputSchema":{"type":"object"}},
+ {"name":"bad_regex","inputSchema":{"type":"object","properties":{"x":{"type":"string","pattern":"(["}}}},
+ {"name":"type_seven","inputSchema":{"type":"object","properties":{"x":{"type":7}}}},
+ {"name":"ref_nowhere","inputSchema":{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}},
+ {"name":"ref_remote","inputSchema":{"type":"object","properties":{"x":{"$ref":"https://schemas.example.com/x.json"}}}},
+ {"name":"bad_output_schema","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"minimum":"zero"}}}},
+ {"name":"lies","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n","s"]}},
+ {"name":"video","inputSchema":{"type":"object"}},
+ {"name":"bad_image","inputSchema":{"type":"object"}},
+ {"name":"die","inputSchema":{"type":"object"}}]}`
+
+// rawResults are rawPeer's tools/call results by tool.
+var rawResults = map[string]string{
+	"ok":        `{"content":[{"type":"text","text":"ran"}]}`,
+	"lies":      `{"content":[],"structuredContent":{"n":"many"}}`,
+	"video":     `{"content":[{"type":"video","url":"x"}]}`,
+	"bad_image": `{"content":[{"type":"image","data":"!!not base64","mimeType":"image/png"}]}`,
+}
+
+// rawPeer is an MCP server over stdio that writes its answers by hand, to
+// send what the SDK's server would not. Mode "nolist" never answers
+// tools/list; "crashlist" exits on it; "tools" lists rawTools.
+func rawPeer(mode string) int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || m.ID == nil {
+			continue // a notification
+		}
+		reply := func(result string) { fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", m.ID, result) }
+		switch m.Method {
+		case "initialize":
+			var p struct {
+				Version string `json:"protocolVersion"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			reply(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`, p.Version))
+		case "tools/list":
+			switch mode {
+			case "nolist":
+				continue
+			case "crashlist":
+				fmt.Fprintln(os.Stderr, "raw: cannot list")
+				return 6
+			}
+			reply(rawTools)
+		case "tools/call":
+			var p struct{ Name string }
+			_ = json.Unmarshal(m.Params, &p)
+			if p.Name == "die" {
+				fmt.Fprintln(os.Stderr, "raw: segfault")
+				return 139
+			}
+			reply(rawResults[p.Name])
+		default:
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID)
+		}
+	}
+	return 0
+}
+
+// TestToolsThatDoNotCompileAreLeftOut: each tool whose schema does not
+// compile (a bad pattern, a type that is not one, a $ref to nowhere or to
+// the network) is left out with one message that names the server, the tool
+// and the problem; the other tools are added.
+func TestToolsThatDoNotCompileAreLeftOut(t *testing.T) {
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var names []string
+	for _, tool := range r.Tools() {
+		names = append(names, tool.Remote)
+	}
+	if got := strings.Join(names, " "); got != "ok lies video bad_image die" {
+		t.Errorf("tools added: %s", got)
+	}
+	want := map[string]string{
+		"bad_regex":         "input schema does not compile: pattern at /properties/x",
+		"type_seven":        "input schema does not compile: type at /properties/x",
+		"ref_nowhere":       `input schema does not compile: json-pointer in "#/$defs/missing" not found`,
+		"ref_remote":        `external $ref "https://schemas.example.com/x.json" is not loaded`,
+		"bad_output_schema": "output schema does not compile: minimum at /properties/n",
+	}
+	skipped := r.Skipped()
+	if len(skipped) != len(want) {
+		t.Errorf("%d tools left out, want %d: %v", len(skipped), len(want), skipped)
+	}
+	for _, err := range skipped {
+		msg := err.Error()
+		tool, _, _ := strings.Cut(strings.TrimPrefix(msg, `mcp: server "raw": tool "`), `"`)
+		w, ok := want[tool]
+		if !ok || !strings.HasPrefix(msg, fmt.Sprintf(`mcp: server "raw": tool %q left out: `, tool)) || !strings.Contains(msg, w) {
+			t.Errorf("left out: %s\nwant it to name the tool and say %q", msg, w)
+		}
+		if strings.Contains(msg, "Register(") {
+			t.Errorf("the message speaks of the registry's function: %s", msg)
+		}
+	}
+}
+
+// TestResultsThatAreNotMCP: a result that breaks its output schema lists
+// its fields; one the SDK cannot read, or a server that dies during the
+// call, is a tool_error that says what happened.
+func TestResultsThatAreNotMCP(t *testing.T) {
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res, _ := reg.Execute(context.Background(), "raw.lies", nil, tooling.WithConsent())
+	if res.Code != tooling.CodeOutputInvalid || len(res.Fields) != 2 || !strings.Contains(res.Message, "2 invalid fields: /n: ") {
+		t.Errorf("structuredContent against its outputSchema: code %q, %d fields, message %q", res.Code, len(res.Fields), res.Message)
+	}
+	for tool, want := range map[string]string{
+		"raw.video":     `the MCP server "raw" answered with a result that is not valid MCP: unrecognized content type "video"`,
+		"raw.bad_image": `the MCP server "raw" answered with a result that is not valid MCP: illegal base64 data`,
+	} {
+		res, _ := reg.Execute(context.Background(), tool, nil, tooling.WithConsent())
+		if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, want) {
+			t.Errorf("%s: code %q, message %q; want tool_error saying %q", tool, res.Code, res.Message, want)
+		}
+	}
+	res, _ = reg.Execute(context.Background(), "raw.die", nil, tooling.WithConsent())
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "raw" stopped (exit status 139) during the call; restart it`) || !strings.Contains(res.Message, "raw: segfault") {
+		t.Errorf("a server that dies during the call: code %q, message %q", res.Code, res.Message)
+	}
+}
+
+// TestConnectStepFailures: a server that answers initialize, then exits or
+// never answers tools/list, says which step failed.
+func TestConnectStepFailures(t *testing.T) {
+	reg := tooling.NewRegistry()
+	_, err := mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-crashlist"))
+	if err == nil || !strings.Contains(err.Error(), `it answered "initialize", then exited (exit status 6) before answering "tools/list"; its stderr ends with: raw: cannot list`) {
+		t.Errorf("a server that exits on tools/list: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = mcp.Connect(ctx, reg, "raw", peer(t, "raw-nolist"))
+	if err == nil || !strings.Contains(err.Error(), `it answered "initialize", then no answer to "tools/list" before the deadline`) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a server that never answers tools/list: %v", err)
+	}
+	if reg.Len() != 0 {
+		t.Errorf("%d tools added", reg.Len())
+	}
+}
+
+// TestURLsThatAreNotMCP: a URL that serves a web page, nothing, or wants
+// credentials says so, and what to check.
+func TestURLsThatAreNotMCP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch req.URL.Path {
+		case "/page":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<html><body>Welcome</body></html>")
+		case "/private":
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+		case "/broken":
+			http.Error(w, "database down", http.StatusInternalServerError)
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	defer srv.Close()
+	for path, want := range map[string]string{
+		"/page":    srv.URL + "/page serves a web page (text/html), not MCP: give the URL of the server's MCP endpoint",
+		"/nothing": srv.URL + "/nothing answers 404 Not Found: it is not an MCP endpoint; check the path",
+		"/private": srv.URL + "/private answers 401 Unauthorized: the server wants credentials; give them in the server's headers",
+		"/broken":  srv.URL + `/broken answers 500 Internal Server Error: "database down"`,
+	} {
+		reg := tooling.NewRegistry()
+		_, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: srv.URL + path})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v\nwant it to say %q", path, err, want)
+		}
+	}
+}

@@ -1,0 +1,287 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// connectFailure says why the server could not be connected at the step
+// ("initialize", "tools/list") that failed with err, in the user's terms:
+// what the program or URL did instead of speaking MCP, and what to check.
+// wait is the deadline Connect set itself, 0 when the caller set it.
+func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Duration, err error) error {
+	if p := r.proc; p != nil {
+		if !p.started() {
+			return startFailure(p.cmd.Path, p.cmd.Args[0], err)
+		}
+		if out := p.stdout.String(); notMCP(out) {
+			return explain(err, "not an MCP server: it wrote %s on its standard output, where an MCP server writes only MCP messages (JSON-RPC; logs go to stderr)", quoteLine(out))
+		}
+		if out := p.stdout.String(); strings.Contains(out, `"method":"initialize"`) || strings.Contains(out, `"method":"server/discover"`) {
+			return explain(err, "not an MCP server: it wrote back the request it was sent, as a program that copies its input does")
+		}
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return explain(err, "canceled while waiting for its answer to %q", step)
+		}
+		within := "before the deadline"
+		if wait > 0 {
+			within = "within " + wait.String()
+		}
+		if step == "initialize" {
+			return fmt.Errorf("no answer to %q %s (%w): it is not an MCP server, or it is waiting for something (a download, a login, input)", step, within, ctx.Err())
+		}
+		return fmt.Errorf("it answered \"initialize\", then no answer to %q %s (%w)", step, within, ctx.Err())
+	}
+	if p := r.proc; p != nil {
+		if exit, ok := p.exited(); ok {
+			how := "with status 0"
+			if exit != nil {
+				how = "(" + exit.Error() + ")"
+			}
+			if step != "initialize" {
+				return explain(err, "it answered \"initialize\", then exited %s before answering %q", how, step)
+			}
+			return explain(err, "it exited %s before answering %q: it is not an MCP server, or it failed to start", how, step)
+		}
+	}
+	if r.probe != nil {
+		if msg := r.probe.failure(r.url); msg != "" {
+			return explain(err, "%s", msg)
+		}
+		if msg := netFailure(r.url, err); msg != "" {
+			return explain(err, "%s", msg)
+		}
+		if strings.Contains(err.Error(), "failed to decode response") {
+			return explain(err, "%s answers with JSON that is not an MCP message (JSON-RPC 2.0): give the URL of the server's MCP endpoint", r.url)
+		}
+	}
+	var we *jsonrpc.Error
+	if !closed(err) && errors.As(err, &we) {
+		return explain(err, "it answered %q with an error (%v): it is not an MCP server, or not one this client can talk to", step, we)
+	}
+	if step == "initialize" {
+		return fmt.Errorf("not an MCP server, or it failed to start: %w", err)
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+// explained is an error with a message for the user that keeps the error
+// it explains for errors.Is and errors.As.
+type explained struct {
+	msg string
+	err error
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.err }
+
+func explain(err error, format string, args ...any) error {
+	return &explained{fmt.Sprintf(format, args...), err}
+}
+
+// startFailure says why the program could not be started.
+func startFailure(path, name string, err error) error {
+	var ee *exec.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound):
+		return explain(err, "cannot start %q: there is no program of that name in $PATH", ee.Name)
+	case errors.As(err, &pe):
+		if path == "" {
+			path = name
+		}
+		return fmt.Errorf("cannot start %q: %w", path, pe.Err)
+	}
+	return fmt.Errorf("cannot start %q: %w", name, err)
+}
+
+// closed reports whether err says the connection ended.
+func closed(err error) bool {
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// notMCP reports whether a server's stdout starts with something that is
+// not a JSON-RPC message.
+func notMCP(out string) bool {
+	out = strings.TrimLeft(out, " \t\r\n")
+	return out != "" && out[0] != '{' && out[0] != '['
+}
+
+// quoteLine quotes the first line of s, cut at 80 bytes.
+func quoteLine(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	line, rest, _ := strings.Cut(s, "\n")
+	more := strings.TrimSpace(rest) != ""
+	line = strings.TrimRight(line, "\r")
+	if len(line) > 80 {
+		line, more = line[:80], true
+	}
+	q := fmt.Sprintf("%q", line)
+	if more {
+		q += "..."
+	}
+	return q
+}
+
+// netFailure says why nothing answered at url; "" when err is not about
+// reaching it.
+func netFailure(url string, err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("nothing listens at %s (connection refused): is the server running, on that port?", url)
+	case errors.As(err, &dns):
+		return fmt.Sprintf("cannot reach %s: the host %q is not known (%v)", url, dns.Name, dns.Err)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return fmt.Sprintf("cannot reach %s: %v", url, oe)
+	}
+	return ""
+}
+
+// callFailure says why a call failed when the server's answer did not
+// come or could not be read.
+func (r *Remote) callFailure(err error) error {
+	if closed(err) {
+		if r.done != nil {
+			t := time.NewTimer(terminateGrace + time.Second)
+			select {
+			case <-r.done: // the server's exit is known
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		how := "stopped or closed the connection"
+		if p := r.proc; p != nil {
+			if exit, ok := p.exited(); ok && exit != nil {
+				how = "stopped (" + exit.Error() + ")"
+			} else if ok {
+				how = "exited with status 0"
+			}
+		}
+		return explain(err, "the MCP server %q %s during the call; restart it to use its tools", r.name, how)
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return explain(err, "the MCP server %q refused the call: %v", r.name, we)
+	}
+	if r.probe != nil {
+		if msg := netFailure(r.url, err); msg != "" {
+			return explain(err, "%s", msg)
+		}
+	}
+	msg := strings.TrimPrefix(err.Error(), `calling "tools/call": `)
+	return explain(err, "the MCP server %q answered with a result that is not valid MCP: %s", r.name, msg)
+}
+
+// httpProbe notes the first answer of an HTTP server that is not an MCP
+// message (a status that is not a success, a web page), to say what the
+// URL serves instead.
+type httpProbe struct {
+	mu     sync.Mutex
+	status int
+	ctype  string
+	body   string
+}
+
+// probeTransport sends headers with every request and shows the answers
+// that are not MCP to the probe.
+type probeTransport struct {
+	h     map[string]string
+	probe *httpProbe
+	next  http.RoundTripper
+}
+
+// probeClient is the HTTP client of a server: it sends headers with every
+// request and notes in probe the first answer that is not MCP.
+func probeClient(h map[string]string, probe *httpProbe) *http.Client {
+	return &http.Client{Transport: probeTransport{h, probe, http.DefaultTransport}}
+}
+
+func (t probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.h) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.h {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost {
+		return resp, err
+	}
+	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ok := resp.StatusCode/100 == 2 && (ctype == "" || ctype == "application/json" || ctype == "text/event-stream")
+	if ok {
+		return resp, nil
+	}
+	b := make([]byte, 512)
+	n, _ := io.ReadFull(resp.Body, b)
+	b = b[:n]
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(b), resp.Body), resp.Body}
+	t.probe.mu.Lock()
+	if t.probe.status == 0 {
+		t.probe.status, t.probe.ctype, t.probe.body = resp.StatusCode, ctype, string(b)
+	}
+	t.probe.mu.Unlock()
+	return resp, nil
+}
+
+// failure says what the URL answered instead of MCP; "" when it did not.
+func (p *httpProbe) failure(url string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	code := p.status
+	if code == 0 {
+		return ""
+	}
+	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	switch {
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+		return fmt.Sprintf("%s answers %s: it is not an MCP endpoint; check the path (servers often serve MCP at /mcp)", url, status)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return fmt.Sprintf("%s answers %s: the server wants credentials; give them in the server's headers in the config (such as Authorization)", url, status)
+	case code/100 != 2:
+		msg := fmt.Sprintf("%s answers %s", url, status)
+		if p.body != "" && p.ctype != "text/html" {
+			msg += ": " + quoteLine(p.body)
+		}
+		return msg
+	case p.ctype == "text/html":
+		return fmt.Sprintf("%s serves a web page (text/html), not MCP: give the URL of the server's MCP endpoint (often ending in /mcp)", url)
+	}
+	return fmt.Sprintf("%s answers with %s, not MCP (JSON or an event stream): give the URL of the server's MCP endpoint", url, p.ctype)
+}
+
+// skippedTool says why the server's tool was left out, with the problems
+// the registry found and not the registry's own wording around them.
+func skippedTool(server, tool string, err error) error {
+	msg := err.Error()
+	var re *tooling.RegisterError
+	if errors.As(err, &re) {
+		msg = strings.Join(re.Problems, "; ")
+	}
+	return explain(err, "mcp: server %q: tool %q left out: %s", server, tool, msg)
+}
