@@ -52,14 +52,16 @@ lint: ## gofmt, go vet (also for macOS and Windows) and staticcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # Each target fuzzes for FUZZTIME: the whole call, the quick check against the general validator
-# on generated schemas and values, the registry's JSON decoder against encoding/json. The
+# on generated schemas and values, the registry's JSON decoder against encoding/json, the fork of
+# the JSON Schema library (internal/jsonschema) against its upstream on generated schemas and values. The
 # generator's input hardly ever shrinks (a shorter input makes another schema), so minimizing
 # is kept short there: at the default of a minute per new input the fuzzer spends most of its
 # time on it.
-fuzz: ## fuzz ExecuteTool, the quick check and the JSON decoder, FUZZTIME each
+fuzz: ## fuzz ExecuteTool, the quick check, the JSON decoder and the JSON Schema fork, FUZZTIME each
 	$(GO) test -run '^$$' -fuzz '^FuzzExecute$$' -fuzztime $(FUZZTIME) ./tooling
 	$(GO) test -run '^$$' -fuzz '^FuzzQuickGenerated$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tooling
 	$(GO) test -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME) ./tooling
+	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/jsonschema
 
 gate: ## the boundary gate, then its self-test
 	scripts/gate.sh

@@ -26,7 +26,7 @@
 // one segment, and a last segment "*" for the rest of the name.
 //
 // The package is plain data: it imports the standard library, tooling (for
-// Settings) and a JSON Schema validator, and tooling never imports it. It
-// never reads a default path: the caller decides which file to load, nor
-// the environment.
+// Settings) and the project's JSON Schema validator (internal/jsonschema),
+// and tooling never imports it. It never reads a default path: the caller
+// decides which file to load, nor the environment.
 package config

@@ -12,11 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema/kind"
 	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema"
 )
 
 // defaultsPlan fills schema defaults into decoded arguments: for each

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema"
 )
 
 // quick is a check compiled from a schema that uses only the common keywords (type, properties,

@@ -1,14 +1,13 @@
 package tooling
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"hash/fnv"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/internal/choice"
 )
 
 // The quick check answers "valid" without the general validator, so it is tested against the
@@ -29,8 +28,7 @@ import (
 // so that short inputs still give whole schemas and the fuzzer's mutations steer the first
 // choices.
 type quickGen struct {
-	b     []byte
-	rng   *rand.Rand
+	*choice.Stream
 	draft int // 4, 6, 7, 2019 or 2020
 
 	defs    map[string]any // the definitions made so far, by name
@@ -38,28 +36,10 @@ type quickGen struct {
 }
 
 func newQuickGen(b []byte) *quickGen {
-	h := fnv.New64a()
-	h.Write(b)
-	return &quickGen{b: b, rng: rand.New(rand.NewPCG(h.Sum64(), uint64(len(b)))), defs: map[string]any{}}
+	return &quickGen{Stream: choice.New(b), defs: map[string]any{}}
 }
 
-// intn returns a choice in [0, n).
-func (g *quickGen) intn(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	if len(g.b) > 0 {
-		c := int(g.b[0])
-		g.b = g.b[1:]
-		return c % n
-	}
-	return g.rng.IntN(n)
-}
-
-// chance is true with about pct percent.
-func (g *quickGen) chance(pct int) bool { return g.intn(100) < pct }
-
-func pick[T any](g *quickGen, from ...T) T { return from[g.intn(len(from))] }
+func pick[T any](g *quickGen, from ...T) T { return choice.Pick(g.Stream, from...) }
 
 var (
 	quickGenNames    = []string{"a", "b", "c", "é", "", "a b", "0"}
@@ -98,7 +78,7 @@ func (g *quickGen) sub(depth int) any {
 	if depth > 3 {
 		return g.leaf()
 	}
-	switch g.intn(20) {
+	switch g.Intn(20) {
 	case 0:
 		if g.draft == 4 { // no boolean schemas yet
 			return map[string]any{}
@@ -133,7 +113,7 @@ func (g *quickGen) sub(depth int) any {
 // leaf is a schema for a string, a number, an integer, a boolean or null (or a union of them).
 func (g *quickGen) leaf() map[string]any {
 	s := map[string]any{}
-	switch g.intn(8) {
+	switch g.Intn(8) {
 	case 0, 1, 2:
 		s["type"] = "string"
 		g.stringKeywords(s)
@@ -155,30 +135,30 @@ func (g *quickGen) leaf() map[string]any {
 }
 
 func (g *quickGen) stringKeywords(s map[string]any) {
-	if g.chance(30) {
-		s["minLength"] = json.Number(strconv.Itoa(g.intn(4)))
+	if g.Chance(30) {
+		s["minLength"] = json.Number(strconv.Itoa(g.Intn(4)))
 	}
-	if g.chance(30) {
-		s["maxLength"] = json.Number(strconv.Itoa(g.intn(5)))
+	if g.Chance(30) {
+		s["maxLength"] = json.Number(strconv.Itoa(g.Intn(5)))
 	}
-	if g.chance(20) {
+	if g.Chance(20) {
 		s["pattern"] = pick(g, quickGenPatterns...)
 	}
-	if g.chance(20) {
+	if g.Chance(20) {
 		f := pick(g, quickGenFormats...)
 		s["format"] = f
 		if f == "regex" {
 			g.refused = true
 		}
 	}
-	if g.chance(25) {
+	if g.Chance(25) {
 		var enum []any
-		for range 1 + g.intn(4) {
+		for range 1 + g.Intn(4) {
 			if e := pick(g, quickGenStrings...); !slices.Contains(enum, any(e)) { // draft 4 wants them distinct
 				enum = append(enum, e)
 			}
 		}
-		if g.chance(25) {
+		if g.Chance(25) {
 			enum = append(enum, pick[any](g, nil, json.Number("1"), true, json.Number("1.0"), []any{}, map[string]any{}))
 			g.refused = true
 		}
@@ -188,34 +168,34 @@ func (g *quickGen) stringKeywords(s map[string]any) {
 
 func (g *quickGen) numberKeywords(s map[string]any) {
 	bound := func() json.Number {
-		if g.chance(12) {
+		if g.Chance(12) {
 			g.refused = true
 			return json.Number(pick(g, "0.5", "-1.5", "1e20", "9223372036854775808", "-9223372036854775809", "1e-3"))
 		}
-		if g.chance(5) {
+		if g.Chance(5) {
 			return json.Number(pick(g, "2.0", "1e1", "9223372036854775807", "-9223372036854775808")) // integers all the same
 		}
 		return json.Number(pick(g, quickGenInts...))
 	}
 	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
-		if !g.chance(20) {
+		if !g.Chance(20) {
 			continue
 		}
 		if g.draft == 4 && (k == "exclusiveMinimum" || k == "exclusiveMaximum") {
 			// draft 4: a boolean that makes minimum or maximum exclusive
 			if s["minimum"] != nil && k == "exclusiveMinimum" || s["maximum"] != nil && k == "exclusiveMaximum" {
-				s[k] = g.chance(50)
+				s[k] = g.Chance(50)
 			}
 			continue
 		}
 		s[k] = bound()
 	}
-	if g.chance(15) {
-		if g.chance(15) {
+	if g.Chance(15) {
+		if g.Chance(15) {
 			g.refused = true
 			s["multipleOf"] = json.Number(pick(g, "0.5", "1.5", "1e20"))
 		} else {
-			s["multipleOf"] = json.Number(strconv.Itoa(1 + g.intn(4)))
+			s["multipleOf"] = json.Number(strconv.Itoa(1 + g.Intn(4)))
 		}
 	}
 }
@@ -228,23 +208,23 @@ func (g *quickGen) object(depth int) map[string]any {
 }
 
 func (g *quickGen) objectKeywords(s map[string]any, depth int) {
-	if g.chance(85) {
+	if g.Chance(85) {
 		props := map[string]any{}
-		for range g.intn(4) {
+		for range g.Intn(4) {
 			if name := pick(g, quickGenNames...); props[name] == nil { // no schema made and dropped
 				props[name] = g.sub(depth + 1)
 			}
 		}
 		s["properties"] = props
 	}
-	if g.chance(40) && !(g.draft == 4 && g.chance(50)) {
+	if g.Chance(40) && !(g.draft == 4 && g.Chance(50)) {
 		req := []any{pick(g, quickGenNames...)}
 		if name := pick(g, quickGenNames...); name != req[0] {
 			req = append(req, name)
 		}
 		s["required"] = req
 	}
-	switch g.intn(6) {
+	switch g.Intn(6) {
 	case 0:
 		s["additionalProperties"] = false
 	case 1:
@@ -252,11 +232,11 @@ func (g *quickGen) objectKeywords(s map[string]any, depth int) {
 	case 2:
 		s["additionalProperties"] = g.sub(depth + 1)
 	}
-	if g.chance(15) {
-		s["minProperties"] = json.Number(strconv.Itoa(g.intn(3)))
+	if g.Chance(15) {
+		s["minProperties"] = json.Number(strconv.Itoa(g.Intn(3)))
 	}
-	if g.chance(15) {
-		s["maxProperties"] = json.Number(strconv.Itoa(g.intn(4)))
+	if g.Chance(15) {
+		s["maxProperties"] = json.Number(strconv.Itoa(g.Intn(4)))
 	}
 }
 
@@ -268,35 +248,35 @@ func (g *quickGen) array(depth int) map[string]any {
 }
 
 func (g *quickGen) arrayKeywords(s map[string]any, depth int) {
-	if g.chance(75) {
-		if g.draft < 2020 && g.chance(10) {
+	if g.Chance(75) {
+		if g.draft < 2020 && g.Chance(10) {
 			s["items"] = []any{g.sub(depth + 1)} // a tuple
 			g.refused = true
 		} else {
 			s["items"] = g.sub(depth + 1)
 		}
 	}
-	if g.chance(25) {
-		s["minItems"] = json.Number(strconv.Itoa(g.intn(3)))
+	if g.Chance(25) {
+		s["minItems"] = json.Number(strconv.Itoa(g.Intn(3)))
 	}
-	if g.chance(25) {
-		s["maxItems"] = json.Number(strconv.Itoa(g.intn(4)))
+	if g.Chance(25) {
+		s["maxItems"] = json.Number(strconv.Itoa(g.Intn(4)))
 	}
-	if g.chance(30) {
-		s["uniqueItems"] = g.chance(80)
+	if g.Chance(30) {
+		s["uniqueItems"] = g.Chance(80)
 	}
 }
 
 // ref puts a schema under the definitions and refers to it, sometimes with siblings, sometimes
 // to a definition being built (a cycle) or to the root.
 func (g *quickGen) ref(depth int) map[string]any {
-	if g.chance(8) {
+	if g.Chance(8) {
 		g.refused = true // a cycle through the root
 		return map[string]any{"$ref": "#"}
 	}
 	name := "d" + strconv.Itoa(len(g.defs))
 	g.defs[name] = true // reserved; a cycle back to it is possible while it is built
-	if g.chance(5) {
+	if g.Chance(5) {
 		g.defs[name] = map[string]any{"$ref": "#/" + g.defsKey() + "/" + name}
 		g.refused = true
 	} else {
@@ -306,9 +286,9 @@ func (g *quickGen) ref(depth int) map[string]any {
 	if g.draft < 2019 {
 		g.refused = true
 	}
-	if g.chance(30) {
+	if g.Chance(30) {
 		g.stringKeywords(s)
-		if g.chance(50) {
+		if g.Chance(50) {
 			s["type"] = pick(g, "string", "integer", "object")
 		}
 	}
@@ -318,7 +298,7 @@ func (g *quickGen) ref(depth int) map[string]any {
 // maybeRefused adds, now and then, a keyword quick leaves to the validator (one the schema's
 // draft has: a keyword a draft does not know is ignored by the validator too).
 func (g *quickGen) maybeRefused(s map[string]any) {
-	if !g.chance(10) {
+	if !g.Chance(10) {
 		return
 	}
 	leaf := func() any { return g.leaf() }
@@ -361,20 +341,20 @@ func (g *quickGen) maybeRefused(s map[string]any) {
 
 // value makes a value near schema s: mostly one that conforms, with edges and mistakes.
 func (g *quickGen) value(s any, depth int) any {
-	if depth > 6 || g.chance(6) {
+	if depth > 6 || g.Chance(6) {
 		return g.anyValue(depth)
 	}
 	m, ok := s.(map[string]any)
 	if !ok {
 		return g.anyValue(depth)
 	}
-	if r, ok := m["$ref"].(string); ok && g.chance(70) {
+	if r, ok := m["$ref"].(string); ok && g.Chance(70) {
 		if def, ok := g.defs[strings.TrimPrefix(r, "#/"+g.defsKey()+"/")]; ok {
 			return g.value(def, depth+1)
 		}
 		return g.anyValue(depth) // "#"
 	}
-	if e, ok := m["enum"].([]any); ok && g.chance(70) {
+	if e, ok := m["enum"].([]any); ok && g.Chance(70) {
 		return pick(g, e...)
 	}
 	var types []string
@@ -386,7 +366,7 @@ func (g *quickGen) value(s any, depth int) any {
 			types = append(types, x.(string))
 		}
 	}
-	if len(types) == 0 || g.chance(5) {
+	if len(types) == 0 || g.Chance(5) {
 		types = []string{"string", "integer", "number", "boolean", "null", "array", "object"}
 	}
 	switch pick(g, types...) {
@@ -395,12 +375,12 @@ func (g *quickGen) value(s any, depth int) any {
 	case "integer":
 		return g.intValue(m)
 	case "number":
-		if g.chance(50) {
+		if g.Chance(50) {
 			return g.intValue(m)
 		}
 		return json.Number(pick(g, "0.5", "-0.5", "1.5", "2.5e0", "1e-3", "3.0", "-0.0", "1E400", "5.000001", "4.999999"))
 	case "boolean":
-		return g.chance(50)
+		return g.Chance(50)
 	case "null":
 		return nil
 	case "array":
@@ -420,17 +400,17 @@ func numOr(v any, def int) int {
 }
 
 func (g *quickGen) stringValue(m map[string]any) any {
-	if g.chance(60) {
+	if g.Chance(60) {
 		lo, hi := numOr(m["minLength"], 0), numOr(m["maxLength"], 6)
 		if hi < lo {
 			hi = lo
 		}
-		n := lo + g.intn(hi-lo+2) // sometimes one over
+		n := lo + g.Intn(hi-lo+2) // sometimes one over
 		r := []rune(pick(g, "a", "b", "é", "😀", "1", " "))[0]
 		out := make([]rune, n)
 		for i := range out {
 			out[i] = r
-			if g.chance(30) {
+			if g.Chance(30) {
 				out[i] = []rune(pick(g, "a", "b", "c", "é", "1", "-"))[0]
 			}
 		}
@@ -442,23 +422,23 @@ func (g *quickGen) stringValue(m map[string]any) any {
 // intValue is an integer at or near the bounds, written in any of JSON's ways.
 func (g *quickGen) intValue(m map[string]any) any {
 	var n int64
-	switch g.intn(5) {
+	switch g.Intn(5) {
 	case 0:
-		n = int64(numOr(m["minimum"], 0) + g.intn(3) - 1)
+		n = int64(numOr(m["minimum"], 0) + g.Intn(3) - 1)
 	case 1:
-		n = int64(numOr(m["maximum"], 0) + g.intn(3) - 1)
+		n = int64(numOr(m["maximum"], 0) + g.Intn(3) - 1)
 	case 2:
-		n = int64(numOr(m["exclusiveMinimum"], 0) + g.intn(3) - 1)
+		n = int64(numOr(m["exclusiveMinimum"], 0) + g.Intn(3) - 1)
 	case 3:
-		n = int64(numOr(m["exclusiveMaximum"], 0) + g.intn(3) - 1)
+		n = int64(numOr(m["exclusiveMaximum"], 0) + g.Intn(3) - 1)
 	default:
-		n = int64(g.intn(21) - 10)
+		n = int64(g.Intn(21) - 10)
 	}
-	if mul := numOr(m["multipleOf"], 0); mul > 0 && g.chance(50) {
+	if mul := numOr(m["multipleOf"], 0); mul > 0 && g.Chance(50) {
 		n -= n % int64(mul)
 	}
 	s := strconv.FormatInt(n, 10)
-	switch g.intn(12) {
+	switch g.Intn(12) {
 	case 0:
 		s += ".0"
 	case 1:
@@ -480,15 +460,15 @@ func (g *quickGen) arrayValue(m map[string]any, depth int) any {
 	if hi < lo {
 		hi = lo
 	}
-	n := lo + g.intn(hi-lo+2)
-	if g.chance(5) || m["uniqueItems"] == true && g.chance(20) {
-		n = 15 + g.intn(6) // uniqueItems takes another way above 16 items
+	n := lo + g.Intn(hi-lo+2)
+	if g.Chance(5) || m["uniqueItems"] == true && g.Chance(20) {
+		n = 15 + g.Intn(6) // uniqueItems takes another way above 16 items
 	}
 	out := make([]any, 0, n)
 	items := m["items"]
 	for range n {
-		if len(out) > 0 && g.chance(15) {
-			out = append(out, out[g.intn(len(out))]) // a duplicate
+		if len(out) > 0 && g.Chance(15) {
+			out = append(out, out[g.Intn(len(out))]) // a duplicate
 			continue
 		}
 		out = append(out, g.value(items, depth+1))
@@ -501,17 +481,17 @@ func (g *quickGen) objectValue(m map[string]any, depth int) any {
 	props, _ := m["properties"].(map[string]any)
 	req, _ := m["required"].([]any)
 	for _, r := range req {
-		if g.chance(90) {
+		if g.Chance(90) {
 			name := r.(string)
 			out[name] = g.value(props[name], depth+1)
 		}
 	}
 	for name, p := range props {
-		if g.chance(60) {
+		if g.Chance(60) {
 			out[name] = g.value(p, depth+1)
 		}
 	}
-	if g.chance(20) {
+	if g.Chance(20) {
 		out[pick(g, "x", "a", "é")] = g.value(m["additionalProperties"], depth+1)
 	}
 	return out
@@ -519,11 +499,11 @@ func (g *quickGen) objectValue(m map[string]any, depth int) any {
 
 // anyValue is an arbitrary small value.
 func (g *quickGen) anyValue(depth int) any {
-	switch g.intn(7) {
+	switch g.Intn(7) {
 	case 0:
 		return nil
 	case 1:
-		return g.chance(50)
+		return g.Chance(50)
 	case 2:
 		return json.Number(pick(g, append(quickGenInts, "0.5", "1e3", "-2.5", "99999999999999999999")...))
 	case 3, 4:
@@ -532,7 +512,7 @@ func (g *quickGen) anyValue(depth int) any {
 		if depth > 4 {
 			return []any{}
 		}
-		return []any{g.anyValue(depth + 1), g.anyValue(depth + 1)}[:g.intn(3)]
+		return []any{g.anyValue(depth + 1), g.anyValue(depth + 1)}[:g.Intn(3)]
 	default:
 		if depth > 4 {
 			return map[string]any{}
@@ -595,11 +575,6 @@ func checkQuickGenerated(t *testing.T, b []byte, st *quickGenStats) {
 	}
 }
 
-// quickGenSeed is the n-th input of the bounded run.
-func quickGenSeed(n uint64) []byte {
-	return binary.LittleEndian.AppendUint64(nil, n*0x9e3779b97f4a7c15)
-}
-
 // TestQuickGenerated is the bounded run of FuzzQuickGenerated that every test run makes. It also
 // checks that the generator is worth its name: most schemas compile, both kinds (with and
 // without a quick check) are made, and quick decides a fair share of the valid values.
@@ -610,7 +585,7 @@ func TestQuickGenerated(t *testing.T) {
 	}
 	var st quickGenStats
 	for i := range n {
-		checkQuickGenerated(t, quickGenSeed(uint64(i)), &st)
+		checkQuickGenerated(t, choice.Seed(uint64(i)), &st)
 	}
 	t.Logf("%+v", st)
 	if st.uncompiled > st.schemas/10 {
@@ -630,7 +605,7 @@ func TestQuickGenerated(t *testing.T) {
 // testdata/fuzz/FuzzQuickGenerated.
 func FuzzQuickGenerated(f *testing.F) {
 	for i := range 16 {
-		f.Add(quickGenSeed(uint64(i)))
+		f.Add(choice.Seed(uint64(i)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkQuickGenerated(t, b, &quickGenStats{})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema"
 )
 
 // quickSchemas are schemas with a quick check, each a different mix of keywords, and some

@@ -12,12 +12,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema"
+	"github.com/toolexplorer/toolexplorer/internal/jsonschema/kind"
 	"github.com/toolexplorer/toolexplorer/internal/pattern"
 )
 

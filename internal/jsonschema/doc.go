@@ -1,0 +1,29 @@
+// Package jsonschema compiles JSON Schemas (drafts 4, 6, 7, 2019-09 and
+// 2020-12) and validates JSON values against them. It is a fork of
+// github.com/santhosh-tekuri/jsonschema/v6 at v6.0.3, under the Apache
+// License 2.0 (the LICENSE file of this directory), kept in the project
+// because that module compiles the meta-schemas of all its drafts in its
+// package init, which every program importing it pays at start (about 3 ms
+// and 1.7 MB of allocations: a confined tool's child process paid it on every
+// call), and it offers no way to defer that.
+//
+// Its API is upstream's. The changes made to upstream's code:
+//
+//   - The meta-schemas and their vocabularies are compiled on first need (the
+//     first schema validated against its meta-schema: AddResource or
+//     Compile), once, under a sync.Once (loadMetaSchemas), not in init. The
+//     compiler that compiles them is marked bootstrap and never waits for
+//     them. The compiled vocabulary schemas are kept in Draft.vocabSchemas;
+//     Draft.allVocabs, read without that lock, only names them.
+//   - Import paths are the fork's; this file and kind/doc.go are added.
+//   - Tests: upstream's tests are kept, with the fork's import paths, but for
+//     the example that loads a schema over HTTPS (removed) and the
+//     JSON-Schema-Test-Suite git submodule (not included: TestSuites runs
+//     testdata/Extra-Test-Suite only). lazy_test.go checks that no meta-schema
+//     is compiled before the first Compile, also from many goroutines at once;
+//     differential_test.go fuzzes the fork against upstream, which the module
+//     requires for that test only.
+//
+// It imports the standard library and golang.org/x/text only, and no package
+// of the project.
+package jsonschema
