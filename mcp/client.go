@@ -146,15 +146,17 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, copts)
 	r.session, err = client.Connect(ctx, t, nil)
 	if err != nil {
+		err = r.connectError(r.connectFailure(ctx, "initialize", wait, err))
 		r.stop()
-		return nil, r.connectError(r.connectFailure(ctx, "initialize", wait, err))
+		return nil, err
 	}
 	var listed []*sdk.Tool
 	for tool, err := range r.session.Tools(ctx, nil) {
 		if err != nil {
 			_ = r.session.Close()
+			err = r.connectError(r.connectFailure(ctx, "tools/list", wait, err))
 			r.stop()
-			return nil, r.connectError(r.connectFailure(ctx, "tools/list", wait, err))
+			return nil, err
 		}
 		listed = append(listed, tool)
 	}

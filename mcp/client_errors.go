@@ -31,6 +31,9 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 		if !p.started() {
 			return startFailure(p.cmd.Path, p.cmd.Args[0], err)
 		}
+		if _, ok := p.exited(); ok {
+			p.drained(time.Second)
+		}
 		if out := p.stdout.String(); notMCP(out) {
 			return explain(err, "not an MCP server: it wrote %s on its standard output, where an MCP server writes only MCP messages (JSON-RPC; logs go to stderr)", quoteLine(out))
 		}

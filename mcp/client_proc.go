@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -28,6 +29,10 @@ type process struct {
 	stderr *tail
 	stdout *head
 
+	out    *os.File      // the read end of its stdout, once started
+	read    chan struct{} // closed once something, or the end, was read from its stdout
+	readSet sync.Once
+
 	mu     sync.Mutex
 	waited bool
 	exit   error // what cmd.Wait returned, once waited
@@ -36,17 +41,45 @@ type process struct {
 func newProcess(s config.Server) *process {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Env = environ(s.Env)
-	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}, stdout: &head{max: stdoutHead}}
+	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}, stdout: &head{max: stdoutHead}, read: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	ownGroup(cmd)
 	return p
 }
 
-// kill kills whatever is left of the server's process group.
+// kill kills whatever is left of the server's process group and closes
+// its stdout.
 func (p *process) kill() {
 	if p.cmd.Process != nil {
 		killGroup(p.cmd.Process.Pid)
 	}
+	if p.out != nil {
+		p.out.Close()
+	}
+}
+
+// drained waits, at most for d, until the start of what the server wrote
+// on its stdout before it exited, or its end, has been read (a process it
+// started may hold its stdout open), so that p.stdout holds it.
+func (p *process) drained(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.read:
+	case <-t.C:
+	}
+}
+
+// Read reads the server's stdout, keeping its start.
+func (p *process) Read(b []byte) (int, error) {
+	n, err := p.out.Read(b)
+	if n > 0 {
+		_, _ = p.stdout.Write(b[:n])
+	}
+	if n > 0 || err != nil {
+		p.readSet.Do(func() { close(p.read) })
+	}
+	return n, err
 }
 
 // started reports whether the server's program could be started.
@@ -67,23 +100,31 @@ func (p *process) exited() (error, bool) {
 // Connect starts the server as sdk.CommandTransport does (closing the
 // connection closes its stdin, then it has terminateGrace to exit before
 // SIGTERM, then SIGKILL), and keeps the start of its stdout and its exit,
-// which say why a program is not an MCP server.
+// which say why a program is not an MCP server. Its stdout is a pipe of
+// its own, which cmd.Wait does not close: what a server wrote before it
+// exited can still be read (kill closes it).
 func (p *process) Connect(ctx context.Context) (sdk.Connection, error) {
-	stdout, err := p.cmd.StdoutPipe()
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	p.cmd.Stdout = w
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {
+		out.Close()
+		w.Close()
 		return nil, err
 	}
 	p.mu.Lock()
 	err = p.cmd.Start()
 	p.mu.Unlock()
+	w.Close() // the server has its own copy
 	if err != nil {
+		out.Close()
 		return nil, err
 	}
-	t := &sdk.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, p.stdout)), Writer: &stdinCloser{p, stdin}}
+	p.out = out
+	t := &sdk.IOTransport{Reader: io.NopCloser(p), Writer: &stdinCloser{p, stdin}}
 	return t.Connect(ctx)
 }
 

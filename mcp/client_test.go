@@ -310,6 +310,7 @@ func TestConnectFailures(t *testing.T) {
 		{"crash", peer(t, "crash"), []string{`it exited (exit status 3) before answering "initialize": it is not an MCP server, or it failed to start; its stderr ends with: peer: cannot open the database`}},
 		{"exits at once", config.Server{Command: "true"}, []string{`it exited with status 0 before answering "initialize"`}},
 		{"chatter", peer(t, "chatter"), []string{`not an MCP server: it wrote "hello, I am not a protocol" on its standard output, where an MCP server writes only MCP messages`}},
+		{"usage", config.Server{Command: "sh", Args: []string{"-c", "echo 'usage: server PORT'; exit 2"}}, []string{`not an MCP server: it wrote "usage: server PORT" on its standard output`}},
 		{"echoes", config.Server{Command: "cat"}, []string{"not an MCP server: it wrote back the request it was sent"}},
 		{"neither", config.Server{}, []string{"neither a command nor a url"}},
 		{"both", config.Server{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
