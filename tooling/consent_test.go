@@ -50,7 +50,7 @@ func TestConsentFuncDecisions(t *testing.T) {
 	}
 	// Once: this call runs; the next one asks again.
 	answer = tooling.ConsentOnce
-	if res := exec("t.delete"); res.Status != tooling.StatusOK || !hasDecision(res, "consent", "given for this call") {
+	if res := exec("t.delete"); res.Status != "ok" || !hasDecision(res, "consent", "given for this call") {
 		t.Fatalf("once: %+v", res)
 	}
 	answer = tooling.ConsentDeny
@@ -59,12 +59,12 @@ func TestConsentFuncDecisions(t *testing.T) {
 	}
 	// Session: scoped to the tool and the origin.
 	answer = tooling.ConsentSession
-	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginUI)); res.Status != tooling.StatusOK {
+	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginUI)); res.Status != "ok" {
 		t.Fatalf("session: %+v", res)
 	}
 	answer = tooling.ConsentDeny
 	n := len(asked)
-	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginUI)); res.Status != tooling.StatusOK || len(asked) != n ||
+	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginUI)); res.Status != "ok" || len(asked) != n ||
 		!hasDecision(res, "consent", "given earlier for this session") {
 		t.Fatalf("session, second call: %q asked %d times", res.Code, len(asked)-n)
 	}
@@ -128,7 +128,7 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentOnce, nil
 	})
 	res, err = r.Execute(ctx, "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.CodeCanceled) || res.Status != tooling.StatusDenied {
+	if !errors.Is(err, tooling.CodeCanceled) || res.Status != "denied" {
 		t.Fatalf("canceled: %v %q", err, res.Status)
 	}
 	if len(ran) != 0 {

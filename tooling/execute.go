@@ -105,17 +105,14 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 
 	r.execute(ctx, res, e, name, args, &o)
 
-	res.Status = StatusOf(res.Code)
-	if res.Status == StatusError && !res.ran {
-		res.Status = StatusDenied // canceled or out of time before the tool started: nothing happened
-	}
+	res.Status = statusOf(res.Code, res.ran)
 	if len(obs) > 0 {
 		emit(obsCtx, obs, &r.obs, Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
 			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail})
 	}
 	r.inFlight.Add(-1)
-	if res.Status == StatusOK {
+	if res.Status == statusOK {
 		return res, nil
 	}
 	return res, &Error{Code: res.Code, Tool: res.Tool, Message: res.Message, Result: res, Err: res.cause}

@@ -66,30 +66,30 @@ func TestExecuteCodes(t *testing.T) {
 		opts     []tooling.Option
 		code     tooling.Code
 		sentinel error
-		status   tooling.Status
+		status   string
 		msg      string // must occur in the message
 	}{
-		{"ok", nil, "t.ok", `{"n":2}`, nil, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"exported name", nil, "t__ok", `{"n":2}`, nil, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"not found", nil, "t.okk", `{}`, nil, tooling.CodeNotFound, tooling.CodeNotFound, tooling.StatusDenied, `did you mean "t.ok"`},
-		{"origin denied", nil, "t.llm", ``, nil, tooling.CodeOriginDenied, tooling.CodeOriginDenied, tooling.StatusDenied, `origin "app" may not call t.llm (allowed: llm)`},
-		{"origin allowed", nil, "t.llm", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"unavailable", nil, "t.offline", ``, nil, tooling.CodeUnavailable, tooling.CodeUnavailable, tooling.StatusDenied, "generator offline"},
-		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "/n: must be at least 1, got 0"},
-		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "malformed JSON"},
-		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "must be a JSON object, got an array"},
-		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "/n: number out of range"},
-		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "/n: number out of range"},
-		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, tooling.StatusDenied, "unexpected data after the value"},
-		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.CodeConsentRequired, tooling.StatusDenied, "needs consent"},
-		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK, nil, tooling.StatusOK, ""},
-		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.CodeTimeout, tooling.StatusError, "timed out"},
-		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.CodeTimeout, tooling.StatusError, "deadline 20ms"},
-		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.CodeCanceled, tooling.StatusDenied, "canceled by its caller before it started"},
-		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.CodeToolError, tooling.StatusError, "wrapped: boom"},
-		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.CodePanic, tooling.StatusError, "t.panic panicked: kaboom"},
-		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, tooling.StatusError, "/ok: must be true"},
-		{"output unencodable", nil, "t.unencodable", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, tooling.StatusError, "cannot be encoded as JSON"},
+		{"ok", nil, "t.ok", `{"n":2}`, nil, tooling.CodeOK, nil, "ok", ""},
+		{"exported name", nil, "t__ok", `{"n":2}`, nil, tooling.CodeOK, nil, "ok", ""},
+		{"not found", nil, "t.okk", `{}`, nil, tooling.CodeNotFound, tooling.CodeNotFound, "denied", `did you mean "t.ok"`},
+		{"origin denied", nil, "t.llm", ``, nil, tooling.CodeOriginDenied, tooling.CodeOriginDenied, "denied", `origin "app" may not call t.llm (allowed: llm)`},
+		{"origin allowed", nil, "t.llm", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK, nil, "ok", ""},
+		{"unavailable", nil, "t.offline", ``, nil, tooling.CodeUnavailable, tooling.CodeUnavailable, "denied", "generator offline"},
+		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "/n: must be at least 1, got 0"},
+		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "malformed JSON"},
+		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "must be a JSON object, got an array"},
+		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "/n: number out of range"},
+		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "/n: number out of range"},
+		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "unexpected data after the value"},
+		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.CodeConsentRequired, "denied", "needs consent"},
+		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK, nil, "ok", ""},
+		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.CodeTimeout, "error", "timed out"},
+		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.CodeTimeout, "error", "deadline 20ms"},
+		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.CodeCanceled, "denied", "canceled by its caller before it started"},
+		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.CodeToolError, "error", "wrapped: boom"},
+		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.CodePanic, "error", "t.panic panicked: kaboom"},
+		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, "error", "/ok: must be true"},
+		{"output unencodable", nil, "t.unencodable", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, "error", "cannot be encoded as JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,7 +353,7 @@ func TestOutputSizeCap(t *testing.T) {
 			end := rec.events[1]
 			if tt.code == tooling.CodeOK {
 				n := int(argInt(t, tt.args, "n"))
-				if err != nil || res.Status != tooling.StatusOK || len(res.Output) != n || string(res.Output) != sizedOutput(n) {
+				if err != nil || res.Status != "ok" || len(res.Output) != n || string(res.Output) != sizedOutput(n) {
 					t.Fatalf("err %v status %q output %d bytes %q", err, res.Status, len(res.Output), res.Output)
 				}
 				if end.OutputSize != n {
@@ -361,7 +361,7 @@ func TestOutputSizeCap(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Status != tooling.StatusError {
+			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Status != "error" {
 				t.Fatalf("err %v status %q", err, res.Status)
 			}
 			if res.Message != tt.msg {

@@ -39,7 +39,7 @@ func FuzzExecute(f *testing.F) {
 			if res == nil || res.Status == "" {
 				t.Fatalf("no result for %q", args)
 			}
-			if (res.Status == tooling.StatusOK) != (err == nil) || (res.Status != tooling.StatusOK) == (res.Code == "") {
+			if (res.Status == "ok") != (err == nil) || (res.Status != "ok") == (res.Code == "") {
 				t.Fatalf("status %q code %q err %v for %q", res.Status, res.Code, err, args)
 			}
 			if res.Code != "" && res.Code != tooling.CodeValidationError {

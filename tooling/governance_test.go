@@ -127,7 +127,7 @@ func TestBusyWhenALockOutlastsTheDeadline(t *testing.T) {
 		}
 		start := time.Now()
 		res, err := r.Execute(context.Background(), "kv.get", nil, tooling.WithTimeout(50*time.Millisecond))
-		if !errors.Is(err, tooling.CodeBusy) || res.Status != tooling.StatusDenied || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
+		if !errors.Is(err, tooling.CodeBusy) || res.Status != "denied" || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
 			t.Fatalf("err %v message %q", err, res.Message)
 		}
 		if took := time.Since(start); took < 50*time.Millisecond || took > 60*time.Millisecond || res.Wait < 50*time.Millisecond {
@@ -155,7 +155,7 @@ func TestRateLimits(t *testing.T) {
 	}
 	mustExec(t, r, "t.once", `{}`)
 	res, err := r.Execute(context.Background(), "t.once", raw(`{}`))
-	if !errors.Is(err, tooling.CodeRateLimited) || res.Status != tooling.StatusDenied {
+	if !errors.Is(err, tooling.CodeRateLimited) || res.Status != "denied" {
 		t.Fatalf("second call: %v", err)
 	}
 	if res.RetryAfter < 55*time.Second || res.RetryAfter > 61*time.Second || !strings.Contains(res.Message, "retry in") {

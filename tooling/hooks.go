@@ -32,7 +32,7 @@ func prepareCall(tool any, args []byte, o toolhook.CallOptions) (any, error) {
 	res := Result{CallID: o.ID, Tool: t.Name, Origin: origin}
 	call := Call{ID: o.ID, Tool: t.Name, Origin: origin, Tenant: o.Tenant, Consent: o.Consent, meta: &e.tool.Meta, reg: r, workspace: o.Workspace}
 	if !r.decodeArgs(&res, e, &call, args) {
-		res.Status = StatusDenied
+		res.Status = statusDenied
 		return nil, &Error{Code: res.Code, Tool: t.Name, Message: res.Message, Result: &res}
 	}
 	return call, nil

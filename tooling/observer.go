@@ -37,7 +37,7 @@ type Event struct {
 	ArgsSize     int
 	OutputSHA256 string // end only, when there is output
 	OutputSize   int
-	Status       Status // end only
+	Status       string // end only: as Result.Status
 	Code         Code   // end only
 	Wait, Run    time.Duration
 	// Detail is what the tool said of the call for the audit trail

@@ -44,7 +44,7 @@ func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
 		t.Fatalf("begin %+v", begin)
 	}
 	out := sha256.Sum256([]byte(`{"n":42}`))
-	if end.Status != tooling.StatusOK || end.OutputSHA256 != hex.EncodeToString(out[:]) || end.OutputSize != 8 {
+	if end.Status != "ok" || end.OutputSHA256 != hex.EncodeToString(out[:]) || end.OutputSize != 8 {
 		t.Fatalf("end %+v", end)
 	}
 	if rec.events[3].Code != tooling.CodeNotFound || rec.events[5].Code != tooling.CodePanic {

@@ -45,27 +45,28 @@ var allCodes = [...]Code{CodeOK, CodeNotFound, CodeDisabled, CodeOriginDenied, C
 	CodeConsentRequired, CodeRefused, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
 	CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
 
-// Status of a finished call.
-type Status string
-
+// The statuses of a finished call (Result.Status).
 const (
-	StatusOK     Status = "ok"     // the tool ran and its output is in the result
-	StatusDenied Status = "denied" // refused before the tool ran; nothing happened
-	StatusError  Status = "error"  // the tool ran (or was started) and failed
+	statusOK     = "ok"
+	statusDenied = "denied"
+	statusError  = "error"
 )
 
-// StatusOf tells whether a code is a refusal (the tool never ran) or a
-// failure. A call canceled or timed out before its tool started is also
-// reported as denied in its Result: nothing happened.
-func StatusOf(c Code) Status {
+// statusOf is the status of a call that ended with code c, its tool
+// started (ran) or not: a call canceled or timed out before its tool
+// started is denied, since nothing happened.
+func statusOf(c Code, ran bool) string {
 	switch c {
 	case CodeOK:
-		return StatusOK
+		return statusOK
 	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeConsentRequired,
 		CodeRateLimited, CodeBusy, CodeSandboxUnavailable:
-		return StatusDenied
+		return statusDenied
 	}
-	return StatusError
+	if !ran {
+		return statusDenied
+	}
+	return statusError
 }
 
 // Decision is one governance step taken for a call, in order.
@@ -76,10 +77,14 @@ type Decision struct {
 
 // Result is the full account of one call. ExecuteTool always returns one.
 type Result struct {
-	CallID  string       `json:"call_id"`
-	Tool    string       `json:"tool"`
-	Origin  Origin       `json:"origin"`
-	Status  Status       `json:"status"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Origin Origin `json:"origin"`
+	// Status is "ok"; "denied": refused before the tool ran, so nothing
+	// happened (every code of the steps before the run, and a call canceled
+	// or out of time before its tool started); or "error": the tool ran,
+	// or was started, and failed.
+	Status  string       `json:"status"`
 	Code    Code         `json:"code,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Hint    string       `json:"hint,omitempty"`   // how to fix it, when there is something to say
@@ -116,11 +121,11 @@ type Result struct {
 }
 
 // OK reports whether the call succeeded.
-func (r *Result) OK() bool { return r.Status == StatusOK }
+func (r *Result) OK() bool { return r.Status == statusOK }
 
 // Err returns the call's error, nil when it succeeded.
 func (r *Result) Err() error {
-	if r.Status == StatusOK {
+	if r.Status == statusOK {
 		return nil
 	}
 	return &Error{Code: r.Code, Tool: r.Tool, Message: r.Message, Result: r, Err: r.cause}

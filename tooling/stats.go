@@ -95,7 +95,7 @@ func (c *toolCounters) finish(res *Result) {
 	c.byCode[codeIndex(res.Code)].Add(1)
 	total := res.Wait + res.Run
 	c.lastNS.Store(int64(total))
-	if StatusOf(res.Code) != StatusDenied {
+	if statusOf(res.Code, true) != statusDenied { // a refusal says nothing of latency
 		c.latency.record(total)
 	}
 }

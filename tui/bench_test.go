@@ -163,7 +163,7 @@ func BenchmarkResultScroll(b *testing.B) {
 			reg := benchRegistry(b, 1)
 			m := New(reg, Options{})
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-			showResult(m, &tooling.Result{Tool: "bench", Status: tooling.StatusOK, Output: out})
+			showResult(m, &tooling.Result{Tool: "bench", Status: "ok", Output: out})
 			m.Update(keyMsg("pgdown")) // away from the top, so that k, g and pgup move
 			m.Update(keyMsg("pgdown"))
 			back := map[string]string{"j": "k", "k": "j", "g": "G", "G": "g", "pgup": "pgdown", "pgdown": "pgup"}[k]
@@ -190,7 +190,7 @@ func BenchmarkResultShow(b *testing.B) {
 	reg := benchRegistry(b, 1)
 	m := New(reg, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	res := &tooling.Result{Tool: "bench", Status: tooling.StatusOK, Output: out}
+	res := &tooling.Result{Tool: "bench", Status: "ok", Output: out}
 	showResult(m, res)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -534,9 +534,9 @@ func (h *historyScreen) savedView() string {
 // outcomeBadge is a result's outcome in a few columns: ✓ ok, ⊘ code, ✗ code.
 func outcomeBadge(st *styles, res *tooling.Result) string {
 	switch res.Status {
-	case tooling.StatusOK:
+	case "ok":
 		return st.OK.Render("✓ ok")
-	case tooling.StatusDenied:
+	case "denied":
 		return st.Err.Render("⊘ " + string(res.Code))
 	}
 	return st.Err.Render("✗ " + string(res.Code))

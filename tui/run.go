@@ -471,9 +471,9 @@ func resultHeader(st *styles, res *tooling.Result) string {
 	}
 	var status string
 	switch res.Status {
-	case tooling.StatusOK:
+	case "ok":
 		status = st.OK.Render("✓ ok")
-	case tooling.StatusDenied:
+	case "denied":
 		status = st.Err.Render("⊘ denied " + string(res.Code))
 	default:
 		status = st.Err.Render("✗ error " + string(res.Code))

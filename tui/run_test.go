@@ -468,7 +468,7 @@ func TestConsentForThisSession(t *testing.T) {
 func TestRunScrollsAHugeResult(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 80, 24)
 	out := bigOutput(64 << 10)
-	res := &tooling.Result{Tool: "demo.echo", Status: tooling.StatusOK, Output: out}
+	res := &tooling.Result{Tool: "demo.echo", Status: "ok", Output: out}
 	showResult(h.m, res)
 	v := h.m.run.out
 	h.mustContain("✓ ok · demo.echo", "Output", `"body": ⏎ 875 lines`, "paragraph 000000: lorem")
@@ -527,12 +527,12 @@ func TestRunScrollsAHugeResult(t *testing.T) {
 func TestResultCountsMoreFields(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.echo", "")
-	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: tooling.StatusDenied, Code: tooling.CodeValidationError,
+	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "denied", Code: tooling.CodeValidationError,
 		Message: "3 invalid arguments, the first 1 listed (config max_field_errors): /text: is required but missing",
 		Fields:  []tooling.FieldError{{Path: "/text", Keyword: "required", Message: "is required but missing"}}, MoreFields: 2})
 	h.mustContain("✗ is required but missing", "validation_error: 3 arguments to fix, the first 1 marked on the fields (config max_field_errors)")
 
-	h.m.run.finish(&tooling.Result{CallID: "call-2", Tool: "demo.echo", Status: tooling.StatusError, Code: tooling.CodeOutputInvalid,
+	h.m.run.finish(&tooling.Result{CallID: "call-2", Tool: "demo.echo", Status: "error", Code: tooling.CodeOutputInvalid,
 		Message: "demo.echo returned output that does not match its output schema",
 		Fields:  []tooling.FieldError{{Path: "/text", Keyword: "type", Message: "must be a string, got a number"}}, MoreFields: 2})
 	h.mustContain("/text: must be a string, got a number", "... and 2 more (config max_field_errors)")

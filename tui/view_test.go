@@ -19,7 +19,7 @@ import (
 // fixedResult is a call result with every part a result view shows.
 func fixedResult() *tooling.Result {
 	return &tooling.Result{
-		CallID: "call-1", Tool: "demo.echo", Origin: tooling.OriginUI, Status: tooling.StatusOK,
+		CallID: "call-1", Tool: "demo.echo", Origin: tooling.OriginUI, Status: "ok",
 		Output:  json.RawMessage(`{"text":"hi hi","length":5,"nested":{"list":[1,2.5,true,null],"empty":{}}}`),
 		Started: fixedTime, Wait: 12 * time.Microsecond, Run: 1234 * time.Microsecond, Timeout: 30 * time.Second,
 		Governance: []tooling.Decision{{Step: "timeout", Detail: "30s (config default)"}},
@@ -28,7 +28,7 @@ func fixedResult() *tooling.Result {
 
 func fixedFailure() *tooling.Result {
 	return &tooling.Result{
-		CallID: "call-2", Tool: "demo.slow", Origin: tooling.OriginUI, Status: tooling.StatusError, Code: tooling.CodeTimeout,
+		CallID: "call-2", Tool: "demo.slow", Origin: tooling.OriginUI, Status: "error", Code: tooling.CodeTimeout,
 		Message: "demo.slow timed out after 500ms (deadline 500ms)", Abandoned: true,
 		Hint:    "the tool ignored its context and still runs; it is counted in Stats().Abandoned until it returns",
 		Started: fixedTime, Run: 500 * time.Millisecond, Timeout: 500 * time.Millisecond,

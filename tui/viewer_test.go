@@ -21,7 +21,7 @@ func showOutput(t *testing.T, w, hgt int, out json.RawMessage) *harness {
 	t.Helper()
 	h := newHarness(t, newTestRegistry(t), w, hgt)
 	openRun(t, h, "demo.echo", "")
-	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: tooling.StatusOK, Output: out})
+	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "ok", Output: out})
 	return h
 }
 
@@ -186,7 +186,7 @@ func TestPagerCommand(t *testing.T) {
 func TestViewerMarksOutputInvalid(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.echo", "")
-	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: tooling.StatusError, Code: tooling.CodeOutputInvalid,
+	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "error", Code: tooling.CodeOutputInvalid,
 		Message:       "demo.echo returned output that does not match its output schema",
 		Fields:        []tooling.FieldError{{Path: "/text", Message: "must be a string, got a number"}, {Path: "/a~1b/0", Message: "must be at most 3"}},
 		InvalidOutput: json.RawMessage(`{"text":7,"a/b":[9]}`)})
@@ -259,7 +259,7 @@ func BenchmarkViewerKey(b *testing.B) {
 				reg := benchRegistry(b, 1)
 				m := New(reg, Options{})
 				m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-				showResult(m, &tooling.Result{Tool: "bench", Status: tooling.StatusOK, Output: o.out})
+				showResult(m, &tooling.Result{Tool: "bench", Status: "ok", Output: o.out})
 				v := m.run.out
 				v.find("paragraph 0000")
 				if o.name == "tree" {
@@ -290,7 +290,7 @@ func BenchmarkViewerOpen(b *testing.B) {
 			reg := benchRegistry(b, 1)
 			m := New(reg, Options{})
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-			res := &tooling.Result{Tool: "bench", Status: tooling.StatusOK, Output: o.out}
+			res := &tooling.Result{Tool: "bench", Status: "ok", Output: o.out}
 			showResult(m, res)
 			b.ReportAllocs()
 			for b.Loop() {

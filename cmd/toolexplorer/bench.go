@@ -133,15 +133,7 @@ Exit status:
 }
 
 // refused counts the measured calls refused before the tool ran.
-func (rep *benchReport) refused() int {
-	n := 0
-	for c, k := range rep.Codes {
-		if c != "ok" && tooling.StatusOf(tooling.Code(c)) == tooling.StatusDenied {
-			n += k
-		}
-	}
-	return n
-}
+func (rep *benchReport) refused() int { return rep.denied }
 
 // codeList names the codes of the report with their counts,
 // in the order of the report: "consent_required 100".
@@ -172,6 +164,7 @@ type benchSample struct {
 	latency   time.Duration // the whole call, measured by its caller
 	wait, run time.Duration // Result.Wait and Result.Run
 	code      tooling.Code
+	denied    bool // refused before the tool ran (Result.Status)
 	cut       bool // canceled by the interrupt of the bench: left out
 }
 
@@ -194,10 +187,11 @@ type benchReport struct {
 	PeakRunning int64            `json:"peak_running"` // exact: the most calls of the tool running at once (the registry's high-water mark)
 	WallMS      float64          `json:"wall_ms"`
 
-	wall time.Duration
-	lat  [4]time.Duration // p50, p95, p99, max
-	wait [2]time.Duration // mean, p95
-	run  [2]time.Duration
+	wall   time.Duration
+	denied int              // calls refused before the tool ran
+	lat    [4]time.Duration // p50, p95, p99, max
+	wait   [2]time.Duration // mean, p95
+	run    [2]time.Duration
 }
 
 type benchQuantiles struct {
@@ -247,7 +241,7 @@ func runBench(ctx context.Context, spec benchSpec) *benchReport {
 				res, _ := spec.reg.Execute(ctx, spec.tool, spec.args, spec.opts...)
 				lat := time.Since(t0)
 				inFlight.Add(-1)
-				samples[i] = benchSample{latency: lat, wait: res.Wait, run: res.Run, code: res.Code,
+				samples[i] = benchSample{latency: lat, wait: res.Wait, run: res.Run, code: res.Code, denied: res.Status == "denied",
 					cut: res.Code == tooling.CodeCanceled && ctx.Err() != nil}
 			}
 		})
@@ -299,6 +293,9 @@ func summarize(spec benchSpec, samples []benchSample, wall time.Duration) *bench
 			continue
 		}
 		rep.Codes[codeName(s.code)]++
+		if s.denied {
+			rep.denied++
+		}
 		lat = append(lat, s.latency)
 		wait = append(wait, s.wait)
 		run = append(run, s.run)

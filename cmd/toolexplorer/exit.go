@@ -1,7 +1,5 @@
 package main
 
-import "github.com/toolexplorer/toolexplorer/tooling"
-
 // Exit statuses. Scripts may rely on them; help.go documents them.
 const (
 	exitOK      = 0 // success: the call was ok, or there was nothing to report
@@ -11,11 +9,11 @@ const (
 )
 
 // exitFor maps the status of a call to the exit status of the command.
-func exitFor(s tooling.Status) int {
-	switch s {
-	case tooling.StatusOK:
+func exitFor(status string) int {
+	switch status {
+	case "ok":
 		return exitOK
-	case tooling.StatusDenied:
+	case "denied":
 		return exitRefused
 	}
 	return exitFailed
