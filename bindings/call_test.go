@@ -34,7 +34,7 @@ type events struct {
 }
 
 func (e *events) Observe(_ context.Context, ev tooling.Event) {
-	if ev.Kind == tooling.EventEnd {
+	if ev.End {
 		e.mu.Lock()
 		e.end = append(e.end, ev)
 		e.mu.Unlock()
@@ -114,7 +114,7 @@ func TestCredentialsRedactedFromOutputAndErrors(t *testing.T) {
 	}})
 	_, r := loadInto(t, map[string]string{"f.yaml": credYAML}, env)
 	ev := &events{}
-	remove := r.Observe(ev)
+	remove := r.Observe(ev.Observe)
 	ok, err := r.Execute(context.Background(), "api.get", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestShadowPerToolSourceAndGlobal(t *testing.T) {
 	files := map[string]string{"f.yaml": strings.Replace(writeYAML, "  ws: {http: {}, shadow: true}", "  ws: {http: {}, shadow: true}\n  r: {http: {}}", 1)}
 	s, r := loadInto(t, files, Options{})
 	ev := &events{}
-	remove := r.Observe(ev)
+	remove := r.Observe(ev.Observe)
 	defer remove()
 	call := func(name string) *tooling.Result {
 		t.Helper()

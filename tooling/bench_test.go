@@ -147,7 +147,7 @@ func BenchmarkExecuteToolParallel(b *testing.B) {
 // BenchmarkExecuteToolObserved adds one observer (digests of args and output).
 func BenchmarkExecuteToolObserved(b *testing.B) {
 	r := benchRegistry(b)
-	remove := r.Observe(ObserverFunc(func(context.Context, Event) {}))
+	remove := r.Observe(func(context.Context, Event) {})
 	defer remove()
 	ctx := context.Background()
 	b.ReportAllocs()

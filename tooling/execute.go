@@ -99,7 +99,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if len(obs) > 0 {
 		argsSum = digest(args)
 		obsCtx = context.WithoutCancel(ctx)
-		emit(obsCtx, obs, &r.obs, Event{Kind: EventBegin, Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
+		emit(obsCtx, obs, &r.obs, Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
 			ArgsSHA256: argsSum, ArgsSize: len(args)})
 	}
 
@@ -107,7 +107,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 
 	res.Status = statusOf(res.Code, res.ran)
 	if len(obs) > 0 {
-		emit(obsCtx, obs, &r.obs, Event{Kind: EventEnd, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
+		emit(obsCtx, obs, &r.obs, Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
 			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail})
 	}

@@ -437,16 +437,16 @@ func TestMixedLoad(t *testing.T) {
 	var issued, observed atomic.Int64 // calls started; events the observer received
 	var mu sync.Mutex
 	begins, ends := map[string]int{}, map[string]int{}
-	remove := r.Observe(tooling.ObserverFunc(func(_ context.Context, ev tooling.Event) {
+	remove := r.Observe(func(_ context.Context, ev tooling.Event) {
 		observed.Add(1)
 		mu.Lock()
 		defer mu.Unlock()
-		if ev.Kind == tooling.EventBegin {
+		if !ev.End {
 			begins[ev.CallID]++
 		} else {
 			ends[ev.CallID]++
 		}
-	}))
+	})
 	const calls, goroutines = 10000, 64
 	var results sync.Map
 	var count atomic.Int64

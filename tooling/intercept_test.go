@@ -266,15 +266,15 @@ func TestObserverGetsCallContext(t *testing.T) {
 	r := codeRegistry(t)
 	type key struct{}
 	got := make(chan string, 2)
-	remove := r.Observe(tooling.ObserverFunc(func(ctx context.Context, ev tooling.Event) {
+	remove := r.Observe(func(ctx context.Context, ev tooling.Event) {
 		v, _ := ctx.Value(key{}).(string)
-		got <- fmt.Sprintf("%s %s %s %v", ev.Kind, v, ev.Tenant, ctx.Err())
-	}))
+		got <- fmt.Sprintf("end:%v %s %s %v", ev.End, v, ev.Tenant, ctx.Err())
+	})
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "trace-1"))
 	_, _ = r.Execute(ctx, "t.ok", raw(`{"n":1}`), tooling.WithTenant("acme"))
 	cancel()
 	remove()
-	if b, e := <-got, <-got; b != "begin trace-1 acme <nil>" || e != "end trace-1 acme <nil>" {
+	if b, e := <-got, <-got; b != "end:false trace-1 acme <nil>" || e != "end:true trace-1 acme <nil>" {
 		t.Fatalf("begin %q end %q", b, e)
 	}
 }

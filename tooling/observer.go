@@ -9,25 +9,10 @@ import (
 	"time"
 )
 
-// EventKind tells a call's begin from its end.
-type EventKind uint8
-
-const (
-	EventBegin EventKind = iota + 1
-	EventEnd
-)
-
-func (k EventKind) String() string {
-	if k == EventBegin {
-		return "begin"
-	}
-	return "end"
-}
-
 // Event is what observers see of a call: who, what, how it ended, and
 // digests and sizes of the arguments and output, never their content.
 type Event struct {
-	Kind         EventKind
+	End          bool // false for the event a call begins with, true for its end
 	Time         time.Time
 	CallID       string
 	Tool         string
@@ -45,24 +30,6 @@ type Event struct {
 	Detail map[string]string
 }
 
-// Observer receives events. Each observer has its own goroutine and queue:
-// one that blocks only delays itself (its queue fills, then its events are
-// dropped and counted), and one that panics loses that event only. An
-// observer may lag 4096 events behind before its events are dropped.
-//
-// ctx holds the values of the call's context (a trace span, a request id),
-// so that an observer can join the caller's trace; it is never canceled,
-// since events arrive after the fact.
-type Observer interface {
-	Observe(ctx context.Context, ev Event)
-}
-
-// ObserverFunc adapts a func to Observer.
-type ObserverFunc func(context.Context, Event)
-
-// Observe calls f(ctx, ev).
-func (f ObserverFunc) Observe(ctx context.Context, ev Event) { f(ctx, ev) }
-
 // observerQueue is how many events an observer may lag behind (4096)
 // before further events to it are dropped.
 const observerQueue = 4096
@@ -75,7 +42,7 @@ type observers struct {
 }
 
 type observerRunner struct {
-	o      Observer
+	o      func(context.Context, Event)
 	mu     sync.RWMutex
 	closed bool
 	ch     chan observed
@@ -88,12 +55,20 @@ type observed struct {
 	ev  Event
 }
 
-// Observe adds o; every call that starts from now on sends it a begin and an
-// end event (a call already running when o is added sends it neither).
-// remove stops it after it has seen every event sent before remove, so it
-// waits for o to finish them: an observer that blocks forever blocks
-// remove too.
-func (r *Registry) Observe(o Observer) (remove func()) {
+// Observe adds the observer o; every call that starts from now on sends it
+// a begin and an end event (a call already running when o is added sends it
+// neither). remove stops it after it has seen every event sent before
+// remove, so it waits for o to finish them: an observer that blocks forever
+// blocks remove too.
+//
+// Each observer has its own goroutine and queue: one that blocks only
+// delays itself (its queue fills, then its events are dropped and counted
+// in Stats), and one that panics loses that event only. An observer may lag
+// 4096 events behind before its events are dropped. ctx holds the values of
+// the call's context (a trace span, a request id), so that an observer can
+// join the caller's trace; it is never canceled, since events arrive after
+// the fact.
+func (r *Registry) Observe(o func(ctx context.Context, ev Event)) (remove func()) {
 	run := &observerRunner{o: o, ch: make(chan observed, observerQueue), done: make(chan struct{})}
 	go run.loop(&r.obs)
 	r.obs.mu.Lock()
@@ -140,7 +115,7 @@ func (run *observerRunner) deliver(x observed, obs *observers) {
 			obs.panicked.Add(1)
 		}
 	}()
-	run.o.Observe(x.ctx, x.ev)
+	run.o(x.ctx, x.ev)
 }
 
 // snapshot returns the observers now; nil when there are none.

@@ -25,7 +25,7 @@ func (r *recorder) Observe(_ context.Context, ev tooling.Event) {
 func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
 	r := codeRegistry(t)
 	rec := &recorder{}
-	remove := r.Observe(rec)
+	remove := r.Observe(rec.Observe)
 	args := `{"n":42}`
 	mustExec(t, r, "t.ok", args, tooling.WithOrigin(tooling.OriginUI))
 	_, _ = r.Execute(context.Background(), "t.nope", nil)
@@ -37,7 +37,7 @@ func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
 	}
 	begin, end := rec.events[0], rec.events[1]
 	sum := sha256.Sum256([]byte(args))
-	if begin.Kind != tooling.EventBegin || end.Kind != tooling.EventEnd || begin.CallID != end.CallID || begin.CallID == "" {
+	if begin.End || !end.End || begin.CallID != end.CallID || begin.CallID == "" {
 		t.Fatalf("begin %+v end %+v", begin, end)
 	}
 	if begin.Tool != "t.ok" || begin.Origin != tooling.OriginUI || begin.ArgsSHA256 != hex.EncodeToString(sum[:]) || begin.ArgsSize != len(args) {
@@ -59,9 +59,9 @@ func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
 
 func TestPanickingObserverDoesNotBreakCalls(t *testing.T) {
 	r := codeRegistry(t)
-	remove := r.Observe(tooling.ObserverFunc(func(context.Context, tooling.Event) { panic("observer bug") }))
+	remove := r.Observe(func(context.Context, tooling.Event) { panic("observer bug") })
 	rec := &recorder{}
-	removeRec := r.Observe(rec)
+	removeRec := r.Observe(rec.Observe)
 	for i := 0; i < 5; i++ {
 		mustExec(t, r, "t.ok", `{"n":1}`)
 	}
@@ -85,7 +85,7 @@ func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
 	// measured, so a loaded machine does not make calls look stalled).
 	guard := time.AfterFunc(2*time.Minute, unblock)
 	defer guard.Stop()
-	remove := r.Observe(tooling.ObserverFunc(func(context.Context, tooling.Event) { <-release }))
+	remove := r.Observe(func(context.Context, tooling.Event) { <-release })
 	calls := 4096 // as many calls as the queue holds events: twice as many events as it holds
 	for i := 0; i < calls; i++ {
 		mustExec(t, r, "t.ok", `{"n":1}`)
@@ -105,7 +105,7 @@ func TestBlockingObserverDoesNotStallCalls(t *testing.T) {
 func TestEventsNameTheToolAsRegistered(t *testing.T) {
 	r := codeRegistry(t)
 	rec := &recorder{}
-	remove := r.Observe(rec)
+	remove := r.Observe(rec.Observe)
 	mustExec(t, r, "t__ok", `{"n":1}`)
 	remove()
 	if len(rec.events) != 2 || rec.events[0].Tool != "t.ok" || rec.events[1].Tool != "t.ok" {
