@@ -29,7 +29,7 @@ type process struct {
 	stderr *tail
 	stdout *head
 
-	out    *os.File      // the read end of its stdout, once started
+	out     *os.File      // the read end of its stdout, once started
 	read    chan struct{} // closed once something, or the end, was read from its stdout
 	readSet sync.Once
 
