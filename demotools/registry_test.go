@@ -170,9 +170,6 @@ func TestToolsMeta(t *testing.T) {
 			if (m.Confine != nil) != tt.confined {
 				t.Errorf("confined %v, want %v", m.Confine != nil, tt.confined)
 			}
-			if m.Dangerous() != (tt.consent || m.Effects.Any(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess)) {
-				t.Errorf("Dangerous() = %v", m.Dangerous())
-			}
 			ann := export.Annotations(tool)
 			if ann.ReadOnlyHint != !m.Effects.Any(tooling.EffectWrite|tooling.EffectProcess) {
 				t.Errorf("MCP readOnlyHint %v for effects %s", ann.ReadOnlyHint, m.Effects)

@@ -281,7 +281,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 		t.Fatalf("process %d, started by the server, is still running after Close", pid)
 	}
 	if reg.Len() != 0 {
-		t.Fatalf("%d tools left in the registry after Close: %v", reg.Len(), reg.Names())
+		t.Fatalf("%d tools left in the registry after Close: %v", reg.Len(), reg.List(context.Background(), tooling.Filter{}))
 	}
 }
 

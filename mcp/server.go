@@ -35,7 +35,7 @@ type Options struct {
 	// made through an MCP server (the registry has one consent function,
 	// which NewServer sets). Nil: such calls are refused with
 	// consent_required.
-	OtherConsent tooling.ConsentFunc
+	OtherConsent func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error)
 }
 
 // Server serves the tools of a registry to MCP clients. It is safe for
@@ -247,7 +247,7 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 
 // progressTo sends a tool's progress reports to the client as
 // notifications on token.
-func progressTo(ctx context.Context, ss *sdk.ServerSession, token any) tooling.ProgressFunc {
+func progressTo(ctx context.Context, ss *sdk.ServerSession, token any) func(tooling.Progress) {
 	ctx = context.WithoutCancel(ctx)
 	return func(p tooling.Progress) {
 		_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message})

@@ -28,37 +28,25 @@ type ConsentRequest struct {
 	Tenant  string
 }
 
-// ConsentFunc asks whoever can decide (a person in a dialog, an MCP
-// client's elicitation, a policy) whether a call may run. It runs in the
-// caller's goroutine with the caller's ctx, before the call's deadline
-// starts, and may block until it knows; an error, a panic or a ctx that
-// ends refuses the call.
-type ConsentFunc func(ctx context.Context, req ConsentRequest) (ConsentDecision, error)
-
 // SetConsentFunc makes r ask f for consent when a call needs it and
-// carries none (no WithConsent). nil stops asking: such calls are then
+// carries none (no WithConsent). f asks whoever can decide (a person in a
+// dialog, an MCP client's elicitation, a policy) whether the call may run.
+// It runs in the caller's goroutine with the caller's ctx, before the
+// call's deadline starts, and may block until it knows; an error, a panic
+// or a ctx that ends refuses the call. nil stops asking: such calls are then
 // refused with consent_required, as without a consent function. Consent
 // given for the session is kept when f changes.
-func (r *Registry) SetConsentFunc(f ConsentFunc) {
+func (r *Registry) SetConsentFunc(f func(ctx context.Context, req ConsentRequest) (ConsentDecision, error)) {
 	r.consent.mu.Lock()
 	r.consent.ask = f
 	r.consent.mu.Unlock()
-}
-
-// SessionConsent reports whether the consent function allowed calls of the
-// named tool from origin for the session (ConsentSession).
-func (r *Registry) SessionConsent(tool string, origin Origin) bool {
-	r.consent.mu.Lock()
-	defer r.consent.mu.Unlock()
-	_, ok := r.consent.session[consentKey{tool, origin}]
-	return ok
 }
 
 // consents is a registry's consent function and the consent it gave for
 // the session.
 type consents struct {
 	mu      sync.Mutex
-	ask     ConsentFunc
+	ask     func(context.Context, ConsentRequest) (ConsentDecision, error)
 	session map[consentKey]struct{}
 }
 
@@ -114,7 +102,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 }
 
 // askConsent calls f, turning a panic into an error.
-func askConsent(ctx context.Context, f ConsentFunc, req ConsentRequest) (d ConsentDecision, err error) {
+func askConsent(ctx context.Context, f func(context.Context, ConsentRequest) (ConsentDecision, error), req ConsentRequest) (d ConsentDecision, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			d, err = ConsentDeny, fmt.Errorf("the consent function panicked: %v", p)

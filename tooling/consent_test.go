@@ -68,9 +68,6 @@ func TestConsentFuncDecisions(t *testing.T) {
 		!hasDecision(res, "consent", "given earlier for this session") {
 		t.Fatalf("session, second call: %q asked %d times", res.Code, len(asked)-n)
 	}
-	if !r.SessionConsent("t.delete", tooling.OriginUI) || r.SessionConsent("t.delete", tooling.OriginLLM) || r.SessionConsent("t.move", tooling.OriginUI) {
-		t.Fatal("SessionConsent is not scoped to tool and origin")
-	}
 	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM)); res.Code != tooling.CodeConsentRequired {
 		t.Fatalf("another origin: %q", res.Code)
 	}
@@ -112,9 +109,15 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentSession, errAsk
 	})
 	res, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) || r.SessionConsent("t.delete", tooling.OriginApp) ||
+	if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) ||
 		res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal" {
 		t.Fatalf("error: %v", err)
+	}
+	r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) {
+		return tooling.ConsentDeny, nil
+	})
+	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, tooling.CodeConsentRequired) {
+		t.Fatalf("a session decision that came with an error was kept: %v", err)
 	}
 	r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) { panic("dialog bug") })
 	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, tooling.CodeConsentRequired) || !strings.Contains(err.Error(), "the consent function panicked: dialog bug") {

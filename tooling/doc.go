@@ -32,7 +32,7 @@
 //	availability       unavailable (with the tool's reason)
 //	arguments          validation_error (size cap, malformed JSON, every failing field)
 //	consent            consent_required (WithConsent, else the registry's
-//	                   ConsentFunc is asked: once, for the session, or no)
+//	                   consent function is asked: once, for the session, or no)
 //	middleware         refused, or a code of the middleware's own (Use)
 //	rate               rate_limited (with Result.RetryAfter)
 //	deadline           the shortest of the tool's timeout, config and caller

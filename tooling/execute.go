@@ -24,7 +24,7 @@ type callOptions struct {
 	callID   string
 	tenant   string
 	idemKey  string
-	progress ProgressFunc
+	progress func(Progress)
 }
 
 // WithOrigin says who makes the call. Default: OriginApp.
@@ -48,8 +48,10 @@ func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } 
 func WithIdempotencyKey(k string) Option { return func(c *callOptions) { c.idemKey = k } }
 
 // WithProgress sends the call's progress reports (Call.ReportProgress) to
-// f. Default: they are dropped.
-func WithProgress(f ProgressFunc) Option { return func(c *callOptions) { c.progress = f } }
+// f. Default: they are dropped. f runs in the tool's goroutine, so it must
+// not block; a tool that outlives its call may still report after the call
+// returned.
+func WithProgress(f func(Progress)) Option { return func(c *callOptions) { c.progress = f } }
 
 // WithCallID sets the call id (default: a unique id made by the registry).
 func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }

@@ -109,17 +109,6 @@ func (e Effects) String() string {
 	return b.String()
 }
 
-// Names lists the effects one by one (empty for none).
-func (e Effects) Names() []string {
-	var out []string
-	for _, n := range effectNames {
-		if e&n.e != 0 {
-			out = append(out, n.name)
-		}
-	}
-	return out
-}
-
 // MarshalText encodes the effects as String does.
 func (e Effects) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
 
@@ -222,11 +211,11 @@ type Rate struct {
 	Key       string  `json:"key,omitempty"`
 }
 
-// Unlimited reports whether r sets no limit.
-func (r Rate) Unlimited() bool { return r.PerMinute <= 0 }
+// unlimited reports whether r sets no limit.
+func (r Rate) unlimited() bool { return r.PerMinute <= 0 }
 
 func (r Rate) String() string {
-	if r.Unlimited() {
+	if r.unlimited() {
 		return "unlimited"
 	}
 	b := r.Burst
@@ -304,12 +293,6 @@ func (m *Meta) AllowsOrigin(o Origin) bool {
 		}
 	}
 	return false
-}
-
-// Dangerous reports whether the tool has side effects beyond reading:
-// write, network, filesystem or process effects, or consent.
-func (m *Meta) Dangerous() bool {
-	return m.NeedsConsent() || m.Effects.Any(EffectWrite|EffectNetwork|EffectFilesystem|EffectProcess)
 }
 
 // check returns the contradictions in m, as the fixes to make.

@@ -50,7 +50,7 @@ func (r *Registry) Configure(s Settings) (warnings []string, err error) {
 // unmatchedConfigNames lists, as warnings, the whitelist and blacklist
 // entries and per-tool overrides in cfg that match no registered tool.
 func (r *Registry) unmatchedConfigNames(cfg *Settings) []string {
-	names := r.Names()
+	names := r.names()
 	matchesAny := func(pattern string) bool {
 		for _, n := range names {
 			if toolname.Match(pattern, n) {
@@ -115,11 +115,11 @@ func policyFor(e *entry, cfg *Settings) *toolPolicy {
 	if p.rateKey == "" {
 		p.rateKey = name
 	}
-	if decl := e.tool.Meta.Rate; !decl.Unlimited() && p.rate == (sandbox.Rate{PerMinute: decl.PerMinute, Burst: max(decl.Burst, 1)}) {
+	if decl := e.tool.Meta.Rate; !decl.unlimited() && p.rate == (sandbox.Rate{PerMinute: decl.PerMinute, Burst: max(decl.Burst, 1)}) {
 		p.rateHint = "wait for the retry-after, or raise the tool's rate in its Meta (config can only lower it)"
 	} else {
 		p.rateHint = fmt.Sprintf("wait for the retry-after, or raise rate_per_minute and burst of %q under tools in the config, which sets this limit", name)
-		if !decl.Unlimited() {
+		if !decl.unlimited() {
 			p.rateHint += fmt.Sprintf(" (up to the tool's own %s)", decl)
 		}
 	}
@@ -139,7 +139,7 @@ func policyFor(e *entry, cfg *Settings) *toolPolicy {
 // rate or burst applies, a higher one is ignored; a tool that declares no
 // rate gets the override.
 func effectiveRate(decl Rate, ov Override, hasOv bool) sandbox.Rate {
-	if decl.Unlimited() {
+	if decl.unlimited() {
 		if !hasOv || ov.RatePerMinute <= 0 {
 			return sandbox.Rate{}
 		}

@@ -19,9 +19,6 @@ type ProgramResult struct {
 	StdoutTruncated, StderrTruncated bool
 }
 
-// ErrNotConfined is returned by RunProgram outside a confined call.
-var ErrNotConfined = errors.New("tooling: programs run only in confined calls")
-
 // RunProgram runs the program at path with args, and is the only way a
 // tool runs a program: tools never import os/exec. It refuses unless the
 // call runs confined (in a child under landlock and seccomp, never in the
@@ -36,7 +33,7 @@ var ErrNotConfined = errors.New("tooling: programs run only in confined calls")
 // permission error, reported as sandbox_denied) or ctx's error.
 func (c Call) RunProgram(ctx context.Context, path string, args []string, maxOutput int) (ProgramResult, error) {
 	if !c.confined {
-		return ProgramResult{}, ErrNotConfined
+		return ProgramResult{}, errors.New("tooling: programs run only in confined calls")
 	}
 	if !slices.Contains(c.programs, path) {
 		return ProgramResult{}, fmt.Errorf("tooling: %s is not among the programs %s may run (Meta.Confine.Exec %v)", path, c.Tool, c.programs)

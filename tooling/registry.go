@@ -167,10 +167,10 @@ func (r *Registry) insertLocked(e *entry) error {
 	if _, clash := r.tools[exported]; clash {
 		return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("its exported name %q is the name of another tool: rename one", exported)}}
 	}
-	if rk := t.Meta.Rate; !rk.Unlimited() && rk.Key != "" {
+	if rk := t.Meta.Rate; !rk.unlimited() && rk.Key != "" {
 		for _, o := range r.tools {
 			or := o.tool.Meta.Rate
-			if or.Key == rk.Key && !or.Unlimited() && (or.PerMinute != rk.PerMinute || max(or.Burst, 1) != max(rk.Burst, 1)) {
+			if or.Key == rk.Key && !or.unlimited() && (or.PerMinute != rk.PerMinute || max(or.Burst, 1) != max(rk.Burst, 1)) {
 				return &RegisterError{Tool: t.Name, Problems: []string{fmt.Sprintf("Meta.Rate %s shares the bucket %q with %s, which declares %s: tools sharing a bucket must declare the same rate", rk, rk.Key, o.tool.Name, or)}}
 			}
 		}
@@ -387,21 +387,21 @@ func (r *Registry) entries() []*entry {
 	return r.sorted
 }
 
-// Names returns the names of every registered tool, sorted.
-func (r *Registry) Names() []string {
+// Len returns how many tools are registered.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// names returns the names of every registered tool, sorted.
+func (r *Registry) names() []string {
 	es := r.entries()
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.tool.Name
 	}
 	return out
-}
-
-// Len returns how many tools are registered.
-func (r *Registry) Len() int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.tools)
 }
 
 // Filter selects tools in List. The zero Filter selects every tool.
@@ -421,8 +421,8 @@ type Filter struct {
 	Origin Origin
 }
 
-// List returns the tools f selects, sorted by name. With an Availability
-// filter it calls each tool's Available with ctx.
+// List returns the tools f selects, sorted by name: the zero Filter lists
+// every tool.
 func (r *Registry) List(ctx context.Context, f Filter) []Tool {
 	words := strings.Fields(strings.ToLower(f.Text))
 	var out []Tool
@@ -540,7 +540,7 @@ func (r *Registry) notFound(name string) string {
 // suggest finds the registered name nearest to name: a typo of a whole
 // name, or a name given without its group ("echo" for "demo.echo").
 func (r *Registry) suggest(name string) string {
-	names := r.Names()
+	names := r.names()
 	if c := closest(toolname.ParseExport(name), names); c != "" {
 		return c
 	}
@@ -561,7 +561,7 @@ func (r *Registry) notFoundHint(name string) string {
 		return ""
 	}
 	group, _, _ := strings.Cut(toolname.ParseExport(name), ".")
-	for _, n := range r.Names() {
+	for _, n := range r.names() {
 		if strings.HasPrefix(n, group+".") {
 			return ""
 		}

@@ -22,7 +22,7 @@ func TestReplaceSwapsTools(t *testing.T) {
 	if err := r.Replace([]string{"f.a", "f.b"}, []tooling.Tool{constTool("f.a", "a2"), constTool("f.c", "c2")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(r.Names(), ","); got != "f.a,f.c,go.keep" {
+	if got := strings.Join(toolNames(r), ","); got != "f.a,f.c,go.keep" {
 		t.Fatalf("names after Replace: %s", got)
 	}
 	if res := mustExec(t, r, "f.a", `{}`); string(res.Output) != `"a2"` {
@@ -57,7 +57,7 @@ func TestReplaceChangesNothingOnError(t *testing.T) {
 			if !errors.As(err, &re) {
 				t.Fatalf("error %T is no *RegisterError", err)
 			}
-			if got := strings.Join(r.Names(), ","); got != "f.a,go.keep" {
+			if got := strings.Join(toolNames(r), ","); got != "f.a,go.keep" {
 				t.Fatalf("names after a refused Replace: %s", got)
 			}
 			if res := mustExec(t, r, "f.a", `{}`); string(res.Output) != `"a1"` {
@@ -87,7 +87,7 @@ func TestReplaceIsAtomic(t *testing.T) {
 					return
 				}
 				_ = res
-				names := r.Names()
+				names := toolNames(r)
 				if len(names) != 2 {
 					errs <- errors.New("registry seen with " + strings.Join(names, ",") + " in the middle of a Replace")
 					return
@@ -110,4 +110,13 @@ func TestReplaceIsAtomic(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+}
+
+// toolNames lists the names of r's tools, sorted.
+func toolNames(r *tooling.Registry) []string {
+	var names []string
+	for _, t := range r.List(context.Background(), tooling.Filter{}) {
+		names = append(names, t.Name)
+	}
+	return names
 }

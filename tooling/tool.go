@@ -68,7 +68,7 @@ type Call struct {
 	workspace string   // for confined calls
 	confined  bool     // set only in a confined child (see RunProgram)
 	programs  []string // the tool's Meta.Confine.Exec, in a confined child
-	progress  ProgressFunc
+	progress  func(Progress)
 	notes     *notes // where Decide and SetDetail write; nil in a confined child
 }
 
@@ -125,11 +125,6 @@ type Progress struct {
 	Total   float64 // the whole, 0 when unknown
 	Message string  // what is being done, "" when there is nothing to say
 }
-
-// ProgressFunc receives a call's progress reports (WithProgress). It runs
-// in the tool's goroutine, so it must not block; a tool that outlives its
-// call may still report after the call returned.
-type ProgressFunc func(Progress)
 
 // ReportProgress says how far the call is: done of total (0 when unknown),
 // with an optional message. It does nothing when the caller asked for no

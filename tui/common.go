@@ -44,6 +44,9 @@ type common struct {
 	origin tooling.Origin
 	// dangerous is Options.ConfirmDangerous.
 	dangerous bool
+	// sessionConsent holds the tools the person allowed for the session,
+	// each from the origin it was allowed for.
+	sessionConsent map[sessionKey]bool
 	// avail is the last availability check of each tool, for origin.
 	avail map[string]availState
 	// history is this session's calls, oldest first.
@@ -127,7 +130,21 @@ func (c *common) asksConsent(t *tooling.Tool) bool {
 	if t.Meta.NeedsConsent() {
 		return true
 	}
-	return c.dangerous && t.Meta.Dangerous()
+	return c.dangerous && dangerous(&t.Meta)
+}
+
+// sessionKey is a tool and an origin, which consent for the session is
+// scoped to.
+type sessionKey struct {
+	tool   string
+	origin tooling.Origin
+}
+
+// dangerous reports whether a tool has side effects beyond reading (write,
+// network, filesystem or process) or needs consent: what config
+// dangerous_tool_confirmation asks about.
+func dangerous(m *tooling.Meta) bool {
+	return m.NeedsConsent() || m.Effects.Any(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess)
 }
 
 // fit makes s exactly w columns wide and h lines high: longer lines are

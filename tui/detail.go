@@ -270,7 +270,7 @@ func (d *detailScreen) overview() string {
 		}
 	}
 	rate := m.Rate.String()
-	if !m.Rate.Unlimited() {
+	if m.Rate.PerMinute > 0 { // limited
 		k := m.Rate.Key
 		if k == "" {
 			k = t.Name

@@ -52,7 +52,7 @@ func newToolItem(t tooling.Tool, reg *tooling.Registry) toolItem {
 		exclusive:  m.Concurrency == tooling.Exclusive,
 		confined:   m.Confine != nil,
 		effects:    m.Effects.Any(tooling.EffectWrite | tooling.EffectNetwork | tooling.EffectFilesystem | tooling.EffectProcess),
-		dangerous:  m.Dangerous(),
+		dangerous:  dangerous(m),
 		consent:    m.NeedsConsent(),
 	}
 	if p, err := reg.Policy(t.Name); err == nil {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -133,8 +134,7 @@ func (l *listScreen) sourceLine() string {
 func origins(reg *tooling.Registry) []tooling.Origin {
 	out := []tooling.Origin{tooling.OriginUI, tooling.OriginApp, tooling.OriginLLM, tooling.OriginSystem}
 	var custom []tooling.Origin
-	for _, name := range reg.Names() {
-		t, _ := reg.Lookup(name)
+	for _, t := range reg.List(context.Background(), tooling.Filter{}) {
 		for _, o := range t.Meta.Origins {
 			if !slices.Contains(out, o) && !slices.Contains(custom, o) {
 				custom = append(custom, o)

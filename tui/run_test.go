@@ -432,8 +432,8 @@ func TestConsentForThisSession(t *testing.T) {
 	if !found {
 		t.Fatalf("governance %+v", res.Governance)
 	}
-	if !reg.SessionConsent("demo.write_note", tooling.OriginUI) || reg.SessionConsent("demo.write_note", tooling.OriginApp) {
-		t.Fatal("the registry does not hold the consent for the tool and the console's origin only")
+	if c := h.m.c.sessionConsent; !c[sessionKey{"demo.write_note", tooling.OriginUI}] || c[sessionKey{"demo.write_note", tooling.OriginApp}] {
+		t.Fatal("the console does not hold the consent for the tool and its origin only")
 	}
 	h.press("r") // again from the result: no dialog now
 	if h.m.confirm != nil {

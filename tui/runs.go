@@ -119,8 +119,13 @@ func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, sessio
 	switch {
 	case session && t.Meta.NeedsConsent():
 		// No WithConsent: the registry asks the console's consent function,
-		// which answers with the person's choice, and keeps it for the session.
+		// which answers with the person's choice, and keeps it for the session;
+		// the console's next calls of the tool from this origin skip the dialog.
 		ctx = context.WithValue(ctx, consentAnswer{}, tooling.ConsentSession)
+		if c.sessionConsent == nil {
+			c.sessionConsent = make(map[sessionKey]bool)
+		}
+		c.sessionConsent[sessionKey{t.Name, c.origin}] = true
 	case consent:
 		opts = append(opts, tooling.WithConsent())
 	}

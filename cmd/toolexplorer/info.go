@@ -140,7 +140,7 @@ func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) meta
 	mi := metaInfo{
 		Concurrency:    m.Concurrency.String(),
 		Resources:      []string{},
-		Effects:        nonNil(m.Effects.Names()),
+		Effects:        effectNames(m.Effects),
 		Safety:         m.EffectiveSafety().String(),
 		SafetyDeclared: m.Safety.String(),
 		Consent:        m.Consent,
@@ -186,8 +186,16 @@ func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) meta
 	return mi
 }
 
+// effectNames lists the effects one by one (empty for none).
+func effectNames(e tooling.Effects) []string {
+	if e == 0 {
+		return []string{}
+	}
+	return strings.Split(e.String(), "|")
+}
+
 func rateOf(r tooling.Rate) rateInfo {
-	if r.Unlimited() {
+	if r.PerMinute <= 0 { // unlimited
 		return rateInfo{Unlimited: true}
 	}
 	return rateInfo{PerMinute: r.PerMinute, Burst: max(r.Burst, 1)}

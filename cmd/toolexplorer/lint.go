@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/lint"
 	"github.com/toolexplorer/toolexplorer/tui/form"
 	"sort"
@@ -137,13 +138,9 @@ func (a *app) lint() []lint.Problem {
 	out = append(out, lintToolFiles(a.fileProblems)...)
 	out = append(out, lintToolFiles(a.fileFindings())...)
 	tools := lint.Registry(a.reg)
-	for _, name := range a.reg.Names() {
-		t, ok := a.reg.Lookup(name)
-		if !ok {
-			continue
-		}
+	for _, t := range a.reg.List(a.ctx, tooling.Filter{}) {
 		for _, path := range form.Coverage(t.Input) {
-			tools = append(tools, lint.Problem{Tool: name, Check: "form", Path: path,
+			tools = append(tools, lint.Problem{Tool: t.Name, Check: "form", Path: path,
 				Message: "the console's form cannot render this natively and shows a raw JSON box"})
 		}
 	}

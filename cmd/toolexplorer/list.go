@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"sort"
@@ -157,8 +158,7 @@ func knownOrigins(reg *tooling.Registry) []string {
 		add(string(o))
 	}
 	var custom []string
-	for _, name := range reg.Names() {
-		t, _ := reg.Lookup(name)
+	for _, t := range reg.List(context.Background(), tooling.Filter{}) {
 		for _, o := range t.Meta.Origins {
 			if !seen[string(o)] {
 				custom = append(custom, string(o))
