@@ -364,10 +364,15 @@ func (refuse) Load(u string) (any, error) { return nil, fmt.Errorf("not loaded: 
 
 // outcome is what one library made of a case, in terms both share.
 type outcome struct {
-	// compileErr is "" when the schema compiled, else whether the meta-schema
-	// refused it and where. Which other error a schema with several problems
-	// gets depends on the order of map iteration: only its message is kept,
-	// for the report.
+	// compileErr is "" when the schema compiled, else whether the
+	// meta-schema refused the whole document, and where. Compile first
+	// collects the document's resources, then validates it against its
+	// meta-schema, then compiles what the root reaches: the first and last
+	// steps meet a schema's problems in the order of map iteration (a
+	// reference not found, a subschema that only a reference reaches and that
+	// the meta-schema refuses, a bad pattern...), so which of those errors a
+	// schema with several gets is left out: only its message is kept, for
+	// the report.
 	compileErr string
 	compileMsg string
 	verdicts   []string // per value: "valid", or the failing locations
@@ -412,8 +417,9 @@ type library[S any] struct {
 	compile   func(c diffCase, doc any) (S, error)
 	unmarshal func(r io.Reader) (any, error)
 	validate  func(s S, v any) error
-	// meta returns the basic output of the meta-schema's refusal, if err is
-	// one; basic that of a validation error, if err is one.
+	// meta returns the basic output of the meta-schema's refusal of the
+	// whole document, if err is one; basic that of a validation error, if
+	// err is one.
 	meta, basic func(err error) (any, bool)
 }
 
@@ -469,7 +475,7 @@ var fork = library[*jsonschema.Schema]{
 	meta: func(err error) (any, bool) {
 		var se *jsonschema.SchemaValidationError
 		var ve *jsonschema.ValidationError
-		if errors.As(err, &se) && errors.As(se.Err, &ve) {
+		if errors.As(err, &se) && se.URL == diffLoc+"#" && errors.As(se.Err, &ve) {
 			return ve.BasicOutput(), true
 		}
 		return nil, false
@@ -502,7 +508,7 @@ var reference = library[*upstream.Schema]{
 	meta: func(err error) (any, bool) {
 		var se *upstream.SchemaValidationError
 		var ve *upstream.ValidationError
-		if errors.As(err, &se) && errors.As(se.Err, &ve) {
+		if errors.As(err, &se) && se.URL == diffLoc+"#" && errors.As(se.Err, &ve) {
 			return ve.BasicOutput(), true
 		}
 		return nil, false

@@ -1,3 +1,5 @@
+// Changed from upstream (github.com/santhosh-tekuri/jsonschema/v6 v6.0.3): see doc.go.
+
 package jsonschema
 
 import (
@@ -7,74 +9,74 @@ import (
 
 // Position tells possible tokens in json.
 type Position interface {
-	collect(v any, ptr jsonPointer) map[jsonPointer]any
+	// collect appends to out the subschemas that rest finds in the values
+	// at this position of v (at ptr).
+	collect(v any, ptr jsonPointer, rest SchemaPath, out *[]subschema)
+}
+
+// subschema is a value that a SchemaPath found, and where.
+type subschema struct {
+	ptr jsonPointer
+	v   any
 }
 
 // --
 
 type AllProp struct{}
 
-func (AllProp) collect(v any, ptr jsonPointer) map[jsonPointer]any {
+func (AllProp) collect(v any, ptr jsonPointer, rest SchemaPath, out *[]subschema) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil
+		return
 	}
-	m := map[jsonPointer]any{}
 	for pname, pvalue := range obj {
-		m[ptr.append(pname)] = pvalue
+		rest.collect(pvalue, ptr.append(pname), out)
 	}
-	return m
 }
 
 // --
 
 type AllItem struct{}
 
-func (AllItem) collect(v any, ptr jsonPointer) map[jsonPointer]any {
+func (AllItem) collect(v any, ptr jsonPointer, rest SchemaPath, out *[]subschema) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil
+		return
 	}
-	m := map[jsonPointer]any{}
 	for i, item := range arr {
-		m[ptr.append(strconv.Itoa(i))] = item
+		rest.collect(item, ptr.append(strconv.Itoa(i)), out)
 	}
-	return m
 }
 
 // --
 
 type Prop string
 
-func (p Prop) collect(v any, ptr jsonPointer) map[jsonPointer]any {
+func (p Prop) collect(v any, ptr jsonPointer, rest SchemaPath, out *[]subschema) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil
+		return
 	}
 	pvalue, ok := obj[string(p)]
 	if !ok {
-		return nil
+		return
 	}
-	return map[jsonPointer]any{
-		ptr.append(string(p)): pvalue,
-	}
+	rest.collect(pvalue, ptr.append(string(p)), out)
 }
 
 // --
 
 type Item int
 
-func (i Item) collect(v any, ptr jsonPointer) map[jsonPointer]any {
+func (i Item) collect(v any, ptr jsonPointer, rest SchemaPath, out *[]subschema) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil
+		return
 	}
 	if i < 0 || int(i) >= len(arr) {
-		return nil
+		return
 	}
-	return map[jsonPointer]any{
-		ptr.append(strconv.Itoa(int(i))): arr[int(i)],
-	}
+	rest.collect(arr[int(i)], ptr.append(strconv.Itoa(int(i))), out)
 }
 
 // --
@@ -103,22 +105,13 @@ func schemaPath(path string) SchemaPath {
 	return sp
 }
 
-func (sp SchemaPath) collect(v any, ptr jsonPointer) map[jsonPointer]any {
+// collect appends to out the subschemas that sp finds in v (at ptr).
+func (sp SchemaPath) collect(v any, ptr jsonPointer, out *[]subschema) {
 	if len(sp) == 0 {
-		return map[jsonPointer]any{
-			ptr: v,
-		}
+		*out = append(*out, subschema{ptr, v})
+		return
 	}
-	p, sp := sp[0], sp[1:]
-	m := p.collect(v, ptr)
-	mm := map[jsonPointer]any{}
-	for ptr, v := range m {
-		m = sp.collect(v, ptr)
-		for k, v := range m {
-			mm[k] = v
-		}
-	}
-	return mm
+	sp[0].collect(v, ptr, sp[1:], out)
 }
 
 func (sp SchemaPath) String() string {

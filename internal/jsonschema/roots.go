@@ -169,25 +169,24 @@ func (rr *roots) _collectResources(r *root, sch any, base url, schPtr jsonPointe
 	}
 
 	// process subschemas
-	subschemas := map[jsonPointer]any{}
+	// (Upstream gathers them in a map, by pointer, and visits them in the
+	// map's order; here they are visited in the order found. A subschema
+	// found twice is visited once: collectResources skips one processed.)
+	var subschemas []subschema
 	for _, sp := range draft.subschemas {
-		ss := sp.collect(obj, schPtr)
-		for k, v := range ss {
-			subschemas[k] = v
-		}
+		sp.collect(obj, schPtr, &subschemas)
 	}
-	for _, vocab := range baseRes.dialect.activeVocabs(true, rr.vocabularies) {
-		if v := rr.vocabularies[vocab]; v != nil {
-			for _, sp := range v.Subschemas {
-				ss := sp.collect(obj, schPtr)
-				for k, v := range ss {
-					subschemas[k] = v
+	if len(rr.vocabularies) > 0 {
+		for _, vocab := range baseRes.dialect.activeVocabs(true, rr.vocabularies) {
+			if v := rr.vocabularies[vocab]; v != nil {
+				for _, sp := range v.Subschemas {
+					sp.collect(obj, schPtr, &subschemas)
 				}
 			}
 		}
 	}
-	for ptr, v := range subschemas {
-		if err := rr.collectResources(r, v, base, ptr, baseRes.dialect); err != nil {
+	for _, ss := range subschemas {
+		if err := rr.collectResources(r, ss.v, base, ss.ptr, baseRes.dialect); err != nil {
 			return err
 		}
 	}
@@ -245,7 +244,7 @@ func (rr *roots) validate(r *root, v any, ptr jsonPointer) error {
 	}
 	dialect := r.resource(ptr).dialect
 	meta := dialect.getSchema(rr.assertVocabs, rr.vocabularies)
-	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies); err != nil {
+	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies, nil); err != nil {
 		up := urlPtr{r.url, ptr}
 		return &SchemaValidationError{URL: up.String(), Err: err}
 	}

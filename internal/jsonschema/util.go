@@ -1,3 +1,5 @@
+// Changed from upstream (github.com/santhosh-tekuri/jsonschema/v6 v6.0.3): see doc.go.
+
 package jsonschema
 
 import (
@@ -93,15 +95,15 @@ func (ptr jsonPointer) isEmpty() bool {
 }
 
 func (ptr jsonPointer) concat(next jsonPointer) jsonPointer {
-	return jsonPointer(fmt.Sprintf("%s%s", ptr, next))
+	return ptr + next
 }
 
 func (ptr jsonPointer) append(tok string) jsonPointer {
-	return jsonPointer(fmt.Sprintf("%s/%s", ptr, escape(tok)))
+	return jsonPointer(string(ptr) + "/" + escape(tok))
 }
 
 func (ptr jsonPointer) append2(tok1, tok2 string) jsonPointer {
-	return jsonPointer(fmt.Sprintf("%s/%s/%s", ptr, escape(tok1), escape(tok2)))
+	return jsonPointer(string(ptr) + "/" + escape(tok1) + "/" + escape(tok2))
 }
 
 // --

@@ -1,3 +1,5 @@
+// Changed from upstream (github.com/santhosh-tekuri/jsonschema/v6 v6.0.3): see doc.go.
+
 package jsonschema
 
 import (
@@ -13,15 +15,21 @@ import (
 )
 
 func (sch *Schema) Validate(v any) error {
-	return sch.validate(v, nil, nil, nil, false, nil)
+	return sch.validate(v, nil, nil, nil, false, nil, nil)
 }
 
-func (sch *Schema) validate(v any, regexpEngine RegexpEngine, meta *Schema, resources map[jsonPointer]*resource, assertVocabs bool, vocabularies map[string]*Vocabulary) error {
+// validate validates v; scopes is the arena of the validation that asks
+// (nil: a new one).
+func (sch *Schema) validate(v any, regexpEngine RegexpEngine, meta *Schema, resources map[jsonPointer]*resource, assertVocabs bool, vocabularies map[string]*Vocabulary, scopes *scopeArena) error {
+	if scopes == nil {
+		scopes = &scopeArena{}
+	}
 	vd := validator{
 		v:            v,
 		vloc:         make([]string, 0, 8),
 		sch:          sch,
-		scp:          &scope{sch, "", 0, nil},
+		scopes:       scopes,
+		scp:          scopes.push(scope{sch, "", 0, nil}),
 		uneval:       unevalFrom(v, sch, false),
 		errors:       nil,
 		boolResult:   false,
@@ -31,7 +39,9 @@ func (sch *Schema) validate(v any, regexpEngine RegexpEngine, meta *Schema, reso
 		assertVocabs: assertVocabs,
 		vocabularies: vocabularies,
 	}
-	if _, err := vd.validate(); err != nil {
+	err := vd.validate()
+	scopes.pop()
+	if err != nil {
 		verr := err.(*ValidationError)
 		var causes []*ValidationError
 		if _, ok := verr.ErrorKind.(*kind.Group); ok {
@@ -55,7 +65,8 @@ type validator struct {
 	vloc         []string
 	sch          *Schema
 	scp          *scope
-	uneval       *uneval
+	scopes       *scopeArena // where scp and the scopes of subvalidators live
+	uneval       uneval
 	errors       []*ValidationError
 	boolResult   bool // is interested to know valid or not (but not actuall error)
 	regexpEngine RegexpEngine
@@ -67,22 +78,24 @@ type validator struct {
 	vocabularies map[string]*Vocabulary
 }
 
-func (vd *validator) validate() (*uneval, error) {
+// validate validates vd.v against vd.sch. On success, vd.uneval holds what
+// is left unevaluated.
+func (vd *validator) validate() error {
 	s := vd.sch
 	v := vd.v
 
 	// boolean --
 	if s.Bool != nil {
 		if *s.Bool {
-			return vd.uneval, nil
+			return nil
 		} else {
-			return nil, vd.error(&kind.FalseSchema{})
+			return vd.error(&kind.FalseSchema{})
 		}
 	}
 
 	// check cycle --
 	if scp := vd.scp.checkCycle(); scp != nil {
-		return nil, vd.error(&kind.RefCycle{
+		return vd.error(&kind.RefCycle{
 			URL:              s.Location,
 			KeywordLocation1: vd.scp.kwLoc(),
 			KeywordLocation2: scp.kwLoc(),
@@ -91,14 +104,14 @@ func (vd *validator) validate() (*uneval, error) {
 
 	t := typeOf(v)
 	if t == invalidType {
-		return nil, vd.error(&kind.InvalidJsonValue{Value: v})
+		return vd.error(&kind.InvalidJsonValue{Value: v})
 	}
 
 	// type --
 	if s.Types != nil && !s.Types.IsEmpty() {
 		matched := s.Types.contains(t) || (s.Types.contains(integerType) && t == numberType && isInteger(v))
 		if !matched {
-			return nil, vd.error(&kind.Type{Got: t.String(), Want: s.Types.ToStrings()})
+			return vd.error(&kind.Type{Got: t.String(), Want: s.Types.ToStrings()})
 		}
 	}
 
@@ -106,9 +119,9 @@ func (vd *validator) validate() (*uneval, error) {
 	if s.Const != nil {
 		ok, k := equals(v, *s.Const)
 		if k != nil {
-			return nil, vd.error(k)
+			return vd.error(k)
 		} else if !ok {
-			return nil, vd.error(&kind.Const{Got: v, Want: *s.Const})
+			return vd.error(&kind.Const{Got: v, Want: *s.Const})
 		}
 	}
 
@@ -120,7 +133,7 @@ func (vd *validator) validate() (*uneval, error) {
 			for _, item := range s.Enum.Values {
 				ok, k := equals(v, item)
 				if k != nil {
-					return nil, vd.error(k)
+					return vd.error(k)
 				} else if ok {
 					matched = true
 					break
@@ -128,7 +141,7 @@ func (vd *validator) validate() (*uneval, error) {
 			}
 		}
 		if !matched {
-			return nil, vd.error(&kind.Enum{Got: v, Want: s.Enum.Values})
+			return vd.error(&kind.Enum{Got: v, Want: s.Enum.Values})
 		}
 	}
 
@@ -141,7 +154,7 @@ func (vd *validator) validate() (*uneval, error) {
 			err = s.Format.Validate(v)
 		}
 		if err != nil {
-			return nil, vd.error(&kind.Format{Got: v, Want: s.Format.Name, Err: err})
+			return vd.error(&kind.Format{Got: v, Want: s.Format.Name, Err: err})
 		}
 	}
 
@@ -149,7 +162,7 @@ func (vd *validator) validate() (*uneval, error) {
 	if s.Ref != nil {
 		err := vd.validateRef(s.Ref, "$ref")
 		if s.DraftVersion < 2019 {
-			return vd.uneval, err
+			return err
 		}
 		if err != nil {
 			vd.addErr(err)
@@ -174,8 +187,28 @@ func (vd *validator) validate() (*uneval, error) {
 		}
 		vd.condValidate()
 
-		for _, ext := range s.Extensions {
-			ext.Validate(&ValidatorContext{vd}, v)
+		if len(s.Extensions) > 0 {
+			// A vocabulary's extension gets a copy on the heap, so that
+			// vd, on the stack, does not escape.
+			evd := &validator{
+				v:            vd.v,
+				vloc:         vd.vloc,
+				sch:          vd.sch,
+				scp:          vd.scp,
+				scopes:       vd.scopes,
+				uneval:       vd.uneval,
+				errors:       vd.errors,
+				boolResult:   vd.boolResult,
+				regexpEngine: vd.regexpEngine,
+				meta:         vd.meta,
+				resources:    vd.resources,
+				assertVocabs: vd.assertVocabs,
+				vocabularies: vd.vocabularies,
+			}
+			for _, ext := range s.Extensions {
+				ext.Validate(&ValidatorContext{evd}, v)
+			}
+			vd.uneval, vd.errors = evd.uneval, evd.errors
 		}
 
 		if s.DraftVersion >= 2019 {
@@ -185,13 +218,13 @@ func (vd *validator) validate() (*uneval, error) {
 
 	switch len(vd.errors) {
 	case 0:
-		return vd.uneval, nil
+		return nil
 	case 1:
-		return nil, vd.errors[0]
+		return vd.errors[0]
 	default:
 		verr := vd.error(&kind.Group{})
 		verr.Causes = vd.errors
-		return nil, verr
+		return verr
 	}
 }
 
@@ -291,7 +324,7 @@ func (vd *validator) objValidate(obj map[string]any) {
 				meta = res.dialect.getSchema(vd.assertVocabs, vd.vocabularies)
 				sch = meta
 			}
-			if err := sch.validate(pname, vd.regexpEngine, meta, resources, vd.assertVocabs, vd.vocabularies); err != nil {
+			if err := sch.validate(pname, vd.regexpEngine, meta, resources, vd.assertVocabs, vd.vocabularies, vd.scopes); err != nil {
 				verr := err.(*ValidationError)
 				verr.InstanceLocation = vd.vloc
 				verr.SchemaURL = s.PropertyNames.Location
@@ -502,7 +535,7 @@ func (vd *validator) strValidate(str string) {
 			meta = res.dialect.getSchema(vd.assertVocabs, vd.vocabularies)
 			sch = meta
 		}
-		if err = sch.validate(*deserialized, vd.regexpEngine, meta, resources, vd.assertVocabs, vd.vocabularies); err != nil {
+		if err = sch.validate(*deserialized, vd.regexpEngine, meta, resources, vd.assertVocabs, vd.vocabularies, vd.scopes); err != nil {
 			verr := err.(*ValidationError)
 			verr.InstanceLocation = vd.vloc
 			verr.SchemaURL = s.Location
@@ -657,14 +690,15 @@ func (vd *validator) unevalValidate() {
 // validation helpers --
 
 func (vd *validator) validateSelf(sch *Schema, refKw string, boolResult bool) error {
-	scp := vd.scp.child(sch, refKw, vd.scp.vid)
-	uneval := unevalFrom(vd.v, sch, !vd.uneval.isEmpty())
+	scp := vd.scopes.push(scope{sch, refKw, vd.scp.vid, vd.scp})
+	defer vd.scopes.pop()
 	subvd := validator{
 		v:            vd.v,
 		vloc:         vd.vloc,
 		sch:          sch,
 		scp:          scp,
-		uneval:       uneval,
+		scopes:       vd.scopes,
+		uneval:       unevalFrom(vd.v, sch, !vd.uneval.isEmpty()),
 		errors:       nil,
 		boolResult:   vd.boolResult || boolResult,
 		regexpEngine: vd.regexpEngine,
@@ -674,23 +708,24 @@ func (vd *validator) validateSelf(sch *Schema, refKw string, boolResult bool) er
 		vocabularies: vd.vocabularies,
 	}
 	subvd.handleMeta()
-	uneval, err := subvd.validate()
+	err := subvd.validate()
 	if err == nil {
-		vd.uneval.merge(uneval)
+		vd.uneval.merge(&subvd.uneval)
 	}
 	return err
 }
 
 func (vd *validator) validateVal(sch *Schema, v any, vtok string) error {
 	vloc := append(vd.vloc, vtok)
-	scp := vd.scp.child(sch, "", vd.scp.vid+1)
-	uneval := unevalFrom(v, sch, false)
+	scp := vd.scopes.push(scope{sch, "", vd.scp.vid + 1, vd.scp})
+	defer vd.scopes.pop()
 	subvd := validator{
 		v:            v,
 		vloc:         vloc,
 		sch:          sch,
 		scp:          scp,
-		uneval:       uneval,
+		scopes:       vd.scopes,
+		uneval:       unevalFrom(v, sch, false),
 		errors:       nil,
 		boolResult:   vd.boolResult,
 		regexpEngine: vd.regexpEngine,
@@ -700,20 +735,20 @@ func (vd *validator) validateVal(sch *Schema, v any, vtok string) error {
 		vocabularies: vd.vocabularies,
 	}
 	subvd.handleMeta()
-	_, err := subvd.validate()
-	return err
+	return subvd.validate()
 }
 
 func (vd *validator) validateValue(sch *Schema, v any, vpath []string) error {
 	vloc := append(vd.vloc, vpath...)
-	scp := vd.scp.child(sch, "", vd.scp.vid+1)
-	uneval := unevalFrom(v, sch, false)
+	scp := vd.scopes.push(scope{sch, "", vd.scp.vid + 1, vd.scp})
+	defer vd.scopes.pop()
 	subvd := validator{
 		v:            v,
 		vloc:         vloc,
 		sch:          sch,
 		scp:          scp,
-		uneval:       uneval,
+		scopes:       vd.scopes,
+		uneval:       unevalFrom(v, sch, false),
 		errors:       nil,
 		boolResult:   vd.boolResult,
 		regexpEngine: vd.regexpEngine,
@@ -723,8 +758,7 @@ func (vd *validator) validateValue(sch *Schema, v any, vpath []string) error {
 		vocabularies: vd.vocabularies,
 	}
 	subvd.handleMeta()
-	_, err := subvd.validate()
-	return err
+	return subvd.validate()
 }
 
 func (vd *validator) metaResource(sch *Schema) *resource {
@@ -877,8 +911,30 @@ type scope struct {
 	parent *scope
 }
 
-func (sc *scope) child(sch *Schema, refKeyword string, vid int) *scope {
-	return &scope{sch, refKeyword, vid, sc}
+// scopeArena holds the scopes of a validation, which nest: a scope is
+// pushed when a subvalidator starts and popped when it ends. Its chunks never
+// move, so that a scope's address holds while it is pushed.
+type scopeArena struct {
+	chunks []*[scopeChunk]scope
+	n      int
+}
+
+const scopeChunk = 32
+
+func (a *scopeArena) push(sc scope) *scope {
+	c := a.n / scopeChunk
+	if c == len(a.chunks) {
+		a.chunks = append(a.chunks, new([scopeChunk]scope))
+	}
+	p := &a.chunks[c][a.n%scopeChunk]
+	*p = sc
+	a.n++
+	return p
+}
+
+func (a *scopeArena) pop() {
+	a.n--
+	a.chunks[a.n/scopeChunk][a.n%scopeChunk] = scope{}
 }
 
 func (sc *scope) checkCycle() *scope {
@@ -917,8 +973,8 @@ type uneval struct {
 	items map[int]struct{}
 }
 
-func unevalFrom(v any, sch *Schema, callerNeeds bool) *uneval {
-	uneval := &uneval{}
+func unevalFrom(v any, sch *Schema, callerNeeds bool) uneval {
+	var uneval uneval
 	switch v := v.(type) {
 	case map[string]any:
 		if !sch.allPropsEvaluated && (callerNeeds || sch.UnevaluatedProperties != nil) {
