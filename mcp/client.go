@@ -20,9 +20,9 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// connectTimeout bounds the start of a server and the listing of its tools
+// ConnectTimeout bounds the start of a server and the listing of its tools
 // when the caller's context has no deadline.
-const connectTimeout = 30 * time.Second
+const ConnectTimeout = 30 * time.Second
 
 // terminateGrace is how long a stdio server has to exit once its stdin is
 // closed, before it is sent SIGTERM, then SIGKILL.
@@ -116,7 +116,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 	var wait time.Duration // the deadline set here, for the messages
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		wait = connectTimeout
+		wait = ConnectTimeout
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}

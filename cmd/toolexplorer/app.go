@@ -307,7 +307,10 @@ func (a *app) loadConfig(path string, keep bool) int {
 		}
 	}
 	a.cfg, a.configFile = cfg, path
-	a.connectServers(cfg)
+	if !a.connectServers(cfg) {
+		a.errorf("interrupted while connecting to the MCP servers")
+		return exitFailed
+	}
 	if code := a.loadToolFiles(cfg, keep); code != exitOK {
 		return code
 	}

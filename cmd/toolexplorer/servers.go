@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
@@ -133,12 +136,18 @@ type server struct {
 	err    error
 }
 
+// connectNotice is how long the servers may take to connect before the
+// command says it is waiting for them.
+var connectNotice = 2 * time.Second
+
 // connectServers connects the servers of the config and of --server (which
-// wins for a name both give) and adds their tools to the registry. A server
-// that cannot be connected, or a tool of it the registry refuses, is a
-// warning, kept in serverProblems for the console; the other servers and
-// tools are added.
-func (a *app) connectServers(cfg config.Config) {
+// wins for a name both give), all at once, and adds their tools to the
+// registry. A server that cannot be connected, or a tool of it the registry
+// refuses, is a warning, kept in serverProblems for the console; the other
+// servers and tools are added. When they take longer than connectNotice,
+// it says which ones it waits for. It returns false when ctx was canceled
+// (Ctrl-C) meanwhile.
+func (a *app) connectServers(cfg config.Config) bool {
 	byName := map[string]config.Server{}
 	for name, s := range cfg.Servers {
 		byName[name] = s
@@ -151,10 +160,43 @@ func (a *app) connectServers(cfg config.Config) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	ready := make([]chan struct{}, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
 		s := &server{name: name, cfg: byName[name]}
 		a.servers = append(a.servers, s)
-		s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg, mcp.WithElicitation(a.elicit))
+		ready[i] = make(chan struct{})
+		wg.Go(func() {
+			defer close(ready[i])
+			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg, mcp.WithElicitation(a.elicit))
+		})
+	}
+	all := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(all)
+	}()
+	notice := time.NewTimer(connectNotice)
+	select {
+	case <-all:
+	case <-notice.C:
+		var waiting []string
+		for i, name := range names {
+			select {
+			case <-ready[i]:
+			default:
+				waiting = append(waiting, strconv.Quote(name))
+			}
+		}
+		what := "server " + waiting[0]
+		if len(waiting) > 1 {
+			what = "servers " + strings.Join(waiting, ", ")
+		}
+		fmt.Fprintf(a.stderr, "toolexplorer: waiting for the MCP %s to answer (at most %s; Ctrl-C stops waiting)\n", what, mcp.ConnectTimeout)
+		<-all
+	}
+	notice.Stop()
+	for _, s := range a.servers {
 		if s.err != nil {
 			a.serverProblem(s.err)
 			continue
@@ -163,6 +205,7 @@ func (a *app) connectServers(cfg config.Config) {
 			a.serverProblem(err)
 		}
 	}
+	return a.ctx.Err() == nil
 }
 
 func (a *app) serverProblem(err error) {

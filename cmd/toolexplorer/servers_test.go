@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -143,4 +144,67 @@ func TestShellWords(t *testing.T) {
 			t.Errorf("--server %s: %v", bad, err)
 		}
 	}
+}
+
+// TestServersThatDoNotAnswer: the servers are connected at once; when they
+// take long, the command says which ones it waits for, and Ctrl-C ends the
+// wait and the command, saying so.
+func TestServersThatDoNotAnswer(t *testing.T) {
+	old := connectNotice
+	connectNotice = 0
+	t.Cleanup(func() { connectNotice = old })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &watchWriter{want: "waiting for", seen: make(chan struct{})}
+	var stdout strings.Builder
+	code := make(chan int, 1)
+	mute := "sh -c 'cat >/dev/null'" // reads its input, never answers
+	go func() {
+		code <- run(ctx, []string{"--server", "a=" + mute, "--server", "b=" + mute, "list"}, strings.NewReader(""), &stdout, stderr)
+	}()
+	<-stderr.seen
+	cancel()
+	if c := <-code; c != exitFailed {
+		t.Errorf("exit %d, want %d", c, exitFailed)
+	}
+	out := stderr.String()
+	for _, want := range []string{
+		`toolexplorer: waiting for the MCP servers "a", "b" to answer (at most 30s; Ctrl-C stops waiting)`,
+		`warning: server "a": canceled while waiting for its answer to "initialize"`,
+		`warning: server "b": canceled while waiting for its answer to "initialize"`,
+		"toolexplorer: interrupted while connecting to the MCP servers",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, out)
+		}
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("the command went on after Ctrl-C:\n%s", stdout.String())
+	}
+}
+
+// watchWriter is a writer safe for concurrent use that closes seen once
+// what was written holds want.
+type watchWriter struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if strings.Contains(w.b.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
