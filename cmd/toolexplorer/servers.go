@@ -145,8 +145,8 @@ var connectNotice = 2 * time.Second
 // registry. A server that cannot be connected, or a tool of it the registry
 // refuses, is a warning, kept in serverProblems for the console; the other
 // servers and tools are added. When they take longer than connectNotice,
-// it says which ones it waits for. It returns false when ctx was canceled
-// (Ctrl-C) meanwhile.
+// it says which ones it waits for. It returns false when there are servers
+// and ctx was canceled (Ctrl-C) meanwhile.
 func (a *app) connectServers(cfg config.Config) bool {
 	byName := map[string]config.Server{}
 	for name, s := range cfg.Servers {
@@ -158,6 +158,9 @@ func (a *app) connectServers(cfg config.Config) bool {
 	names := make([]string, 0, len(byName))
 	for name := range byName {
 		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return true
 	}
 	sort.Strings(names)
 	ready := make([]chan struct{}, len(names))
