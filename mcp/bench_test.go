@@ -62,19 +62,23 @@ func benchCall(b *testing.B, cs *sdk.ClientSession, tool, args string) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for b.Loop() {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError {
 			b.Fatalf("%v %v", err, res)
 		}
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkCallRoundTrip is a tools/call round trip over the in-memory
 // transport: through this package's server (the registry's governed call)
-// and through the go-sdk's own server with a raw handler that validates the
-// arguments with the same validator (Registry.ValidateArgs), decodes them,
-// runs the same function and encodes its output.
+// and through the go-sdk's own server with a raw handler doing the same
+// validation (see benchRawServer): it validates the arguments against the
+// input schema, decodes them, runs the same function, encodes its output
+// and validates that against the output schema, both schemas compiled once
+// by the registry's validator.
 func BenchmarkCallRoundTrip(b *testing.B) {
 	b.Run("server=toolexplorer", func(b *testing.B) {
 		srv := benchOurServer()
@@ -109,11 +113,19 @@ func benchOurServer() *mcp.Server {
 	return mcp.NewServer(r, mcp.Options{})
 }
 
-// benchRawServer is the go-sdk's server with a raw handler of benchTool:
-// the same validator, decoding, function and encoding.
+// benchRawServer is the go-sdk's server with a raw handler of benchTool
+// that does what the registry's call does to the values, with the same
+// validator: the arguments are checked against the input schema
+// (Registry.ValidateArgs), decoded, given to the same function, and its
+// output encoded and checked against the output schema. The output check is
+// ValidateArgs of a second tool whose input schema is the output schema:
+// compiled once at registration, it decodes and validates the encoded output
+// each call as the registry's output step does. Nothing else of the
+// governed call (rate, deadline, slot, observers) is done.
 func benchRawServer() *sdk.Server {
 	r := tooling.NewRegistry()
-	r.Register(benchTool)
+	r.Register(benchTool, tooling.Tool{Name: "b.echo_output", Input: benchOutput,
+		Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }})
 	srv := sdk.NewServer(&sdk.Implementation{Name: "raw", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{Name: "b.echo", Description: "echoes", InputSchema: echoInput, OutputSchema: benchOutput},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -129,6 +141,10 @@ func benchRawServer() *sdk.Server {
 			out, err := json.Marshal(map[string]any{"text": text})
 			if err != nil {
 				return nil, err
+			}
+			fields, err = r.ValidateArgs("b.echo_output", out)
+			if err != nil || len(fields) > 0 {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "invalid output"}}}, nil
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
 		})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -41,10 +43,12 @@ type Remote struct {
 	tools   []RemoteTool
 	skipped []error
 
-	// calls maps the progress token of each call in flight to its Call, to
-	// which the server's progress notifications go.
-	calls sync.Map
-	seq   atomic.Uint64
+	// flights are the calls in flight: the server's progress notifications
+	// go to the call of their token, and its questions (elicitation) to the
+	// call they are about.
+	mu      sync.Mutex
+	flights map[*flight]struct{}
+	seq     atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -140,8 +144,8 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
 	}
 	copts := &sdk.ClientOptions{ProgressNotificationHandler: r.progressed}
-	if o.elicit != nil {
-		copts.ElicitationHandler = elicitHandler(group, o.elicit)
+	if o.elicitation {
+		copts.ElicitationHandler = r.elicitation(o.elicit)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, copts)
 	r.session, err = client.Connect(ctx, t, nil)
@@ -248,10 +252,16 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 		Available: func(context.Context, tooling.Call) error { return r.Err() },
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
 			params := &sdk.CallToolParams{Name: remote, Arguments: c.Raw()}
-			token := fmt.Sprintf("%s-%d", r.name, r.seq.Add(1))
-			params.SetProgressToken(token)
-			r.calls.Store(token, c)
-			defer r.calls.Delete(token)
+			f := &flight{call: c, ctx: ctx}
+			f.in, _ = ctx.Value(callKey{}).(*callContext)
+			if f.in == nil || f.in.req.Params.GetProgressToken() != nil {
+				// Progress has somewhere to go: the console's caller, or the
+				// client of the MCP call that this call serves.
+				f.token = r.name + "-" + strconv.FormatUint(r.seq.Add(1), 10)
+				params.SetProgressToken(f.token)
+			}
+			r.track(f)
+			defer r.untrack(f)
 			res, err := session.CallTool(ctx, params)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -262,9 +272,36 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 			if res.IsError {
 				return nil, errors.New(orText(textOf(res.Content), "the server reported an error and said nothing more"))
 			}
-			return output(res)
+			out, err := output(res)
+			if err == nil && f.in != nil {
+				f.in.setRemote(name, res, out)
+			}
+			return out, err
 		},
 	}, nil
+}
+
+// flight is one call of a remote tool in flight.
+type flight struct {
+	call  tooling.Call
+	ctx   context.Context // the call's context
+	in    *callContext    // the MCP call this call serves (through Server); nil for others
+	token string          // its progress token; "" when progress has nowhere to go
+}
+
+func (r *Remote) track(f *flight) {
+	r.mu.Lock()
+	if r.flights == nil {
+		r.flights = map[*flight]struct{}{}
+	}
+	r.flights[f] = struct{}{}
+	r.mu.Unlock()
+}
+
+func (r *Remote) untrack(f *flight) {
+	r.mu.Lock()
+	delete(r.flights, f)
+	r.mu.Unlock()
 }
 
 // progressed passes a progress notification on to the call it is about.
@@ -273,8 +310,21 @@ func (r *Remote) progressed(_ context.Context, req *sdk.ProgressNotificationClie
 	if p == nil {
 		return
 	}
-	if c, ok := r.calls.Load(p.ProgressToken); ok {
-		c.(tooling.Call).ReportProgress(p.Progress, p.Total, p.Message)
+	token, ok := p.ProgressToken.(string)
+	if !ok || token == "" {
+		return
+	}
+	var c *tooling.Call
+	r.mu.Lock()
+	for f := range r.flights {
+		if f.token == token {
+			c = &f.call
+			break
+		}
+	}
+	r.mu.Unlock()
+	if c != nil {
+		c.ReportProgress(p.Progress, p.Total, p.Message)
 	}
 }
 
@@ -319,28 +369,28 @@ func metaOf(a *sdk.ToolAnnotations) tooling.Meta {
 	return m
 }
 
-// output is a successful result's output: its structuredContent when it
-// has one (checked against the tool's outputSchema by the registry), else
-// the text of a lone text block, else every content block as MCP encodes
-// it.
-func output(res *sdk.CallToolResult) (any, error) {
+// output is a successful result's output, as JSON: its structuredContent
+// when it has one (checked against the tool's outputSchema by the
+// registry), else the text of a lone text block as a JSON string, else
+// every content block as MCP encodes it.
+func output(res *sdk.CallToolResult) (json.RawMessage, error) {
 	if res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("structuredContent: %w", err)
 		}
-		return json.RawMessage(b), nil
+		return b, nil
 	}
 	if len(res.Content) == 1 {
 		if t, ok := res.Content[0].(*sdk.TextContent); ok {
-			return t.Text, nil
+			return jsonenc.Marshal(t.Text)
 		}
 	}
 	b, err := json.Marshal(res.Content)
 	if err != nil {
 		return nil, fmt.Errorf("content: %w", err)
 	}
-	return json.RawMessage(b), nil
+	return b, nil
 }
 
 // textOf joins the text blocks of content.

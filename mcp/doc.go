@@ -30,6 +30,16 @@
 // against their outputSchema. Remote.Close removes them and stops the
 // server and whatever it started.
 //
+// A Server whose registry holds remote tools is a gateway. A successful
+// call of a remote tool is answered with the remote server's result as it
+// gave it (content blocks, structuredContent), once the registry has
+// checked it. A remote server that asks for input during a call
+// (elicitation) has its question asked of the MCP client that made the
+// call, when that client supports elicitation (WithElicitation), and
+// declined otherwise; a client on protocol 2026-07-28 or later is asked by
+// the call's result (an input request), and its call made again with the
+// answer runs the remote tool again.
+//
 // A stdio server whose config entry has confine runs confined: a confined
 // child of the binary (sandbox/confine) starts it under landlock, seccomp
 // and limits, and the client talks to it over FIFOs; the host's main must

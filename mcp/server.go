@@ -3,6 +3,10 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +57,10 @@ type Server struct {
 	// id trackStreams gives it.
 	streams   sync.Map
 	streamSeq atomic.Uint64
+
+	// stateKey signs the requestState of the results that ask the client
+	// for input, which carries the answers it gave so far.
+	stateKey [32]byte
 }
 
 // NewServer returns a server of reg's tools. It sets reg's consent function
@@ -71,6 +79,7 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	for _, n := range opts.Consent {
 		s.consent[toolname.ParseExport(n)] = true
 	}
+	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		PageSize: opts.PageSize,
 		// Tools only: no logging capability, and tools/list_changed.
@@ -79,7 +88,7 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	other := opts.OtherConsent
 	reg.SetConsentFunc(func(ctx context.Context, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
 		switch c := ctx.Value(callKey{}).(type) {
-		case *sdk.CallToolRequest:
+		case *callContext:
 			return consentOf(c, req)
 		case unlisted:
 			return tooling.ConsentDeny, errors.New("the tool is not listed to MCP clients")
@@ -186,34 +195,187 @@ func sdkTool(t export.MCPTool) *sdk.Tool {
 	return out
 }
 
-// callKey is the context key of the request of a tools/call, for the
-// consent function.
+// callKey is the context key of a tools/call served (its *callContext),
+// for the consent function and the remote tools.
 type callKey struct{}
 
 // unlisted marks a call of a tool the server does not list.
 type unlisted struct{}
 
-// handler runs one tools/call of the named tool.
+// callContext is the context of one tools/call served: it carries the
+// request, for the consent function and for a remote tool's call, whose
+// server's questions (elicitation) go to this call's client, and whose
+// result is passed on as the server gave it. One allocation serves as the
+// context value and its holder.
+type callContext struct {
+	context.Context
+	s    *Server
+	req  *sdk.CallToolRequest
+	tool string // the tool called, by its registry name
+
+	mu      sync.Mutex
+	answers sdk.InputResponseMap // the client's answers given earlier, from requestState; decoded on first use
+	decoded bool
+	asked   sdk.InputRequestMap // questions for the client, asked by the call's result
+	remote  *sdk.CallToolResult // the result of the remote server the call went to
+	output  json.RawMessage     // the registry's output made of remote
+}
+
+func (c *callContext) Value(key any) any {
+	if key == (callKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// answer is the client's answer to the question id: in this request, or
+// in an earlier one (carried by requestState); nil when it gave none.
+func (c *callContext) answer(id string) sdk.InputResponse {
+	if a, ok := c.req.Params.InputResponses[id]; ok {
+		return a
+	}
+	if c.req.Params.RequestState == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.decoded {
+		c.decoded = true
+		c.answers = c.s.readState(c.req.Params.RequestState)
+	}
+	return c.answers[id]
+}
+
+// ask notes a question for the client: the call ends, and its result asks
+// the question; the client calls again with the answer.
+func (c *callContext) ask(id string, q sdk.InputRequest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.asked == nil {
+		c.asked = sdk.InputRequestMap{}
+	}
+	c.asked[id] = q
+}
+
+// questions returns the questions noted by ask.
+func (c *callContext) questions() sdk.InputRequestMap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked
+}
+
+// setRemote notes the result of the server a remote tool called, and the
+// output it made of it, when that tool is the one called.
+func (c *callContext) setRemote(tool string, res *sdk.CallToolResult, out json.RawMessage) {
+	if tool != c.tool {
+		return // a tool that a tool called
+	}
+	c.mu.Lock()
+	c.remote, c.output = res, out
+	c.mu.Unlock()
+}
+
+// forwarded is the remote server's result, passed on as it gave it (its
+// content blocks, structuredContent and _meta), when res is the successful
+// call of the remote tool with the output made of that result (the output
+// check passed, and no middleware changed it); nil otherwise.
+func (c *callContext) forwarded(res *tooling.Result) *sdk.CallToolResult {
+	c.mu.Lock()
+	remote, out := c.remote, c.output
+	c.mu.Unlock()
+	if remote == nil || !res.OK() || !bytes.Equal(res.Output, out) {
+		return nil
+	}
+	return remote
+}
+
+// handler runs one tools/call of the named tool. The options every call
+// of it carries are made once.
 func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
-	granted := s.consent[name]
+	base := []tooling.Option{tooling.WithOrigin(s.opts.Origin)}
+	if s.consent[name] {
+		base = append(base, tooling.WithConsent())
+	}
+	base = base[:len(base):len(base)] // a call that adds an option copies them
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		opts := make([]tooling.Option, 0, 3)
-		opts = append(opts, tooling.WithOrigin(s.opts.Origin))
-		if granted {
-			opts = append(opts, tooling.WithConsent())
-		}
+		opts := base
 		ctx, done := s.streamContext(ctx, req)
 		defer done()
-		ctx = context.WithValue(ctx, callKey{}, req)
+		c := &callContext{Context: ctx, s: s, req: req, tool: name}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			opts = append(opts, tooling.WithProgress(progressTo(ctx, req.Session, token)))
 		}
-		res, err := s.reg.Execute(ctx, name, req.Params.Arguments, opts...)
-		if ask := (*askError)(nil); errors.As(err, &ask) {
-			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{consentInput: consentQuestion(ask.req)}}, nil
+		res, err := s.reg.Execute(c, name, req.Params.Arguments, opts...)
+		if err != nil {
+			if ask := (*askError)(nil); errors.As(err, &ask) {
+				c.ask(consentInput, consentQuestion(ask.req))
+			}
+		}
+		// A remote server's question asked by the result: whatever the
+		// server made of having no answer (an error, or a result without
+		// it), the call is made again with the answer.
+		if q := c.questions(); len(q) > 0 {
+			return &sdk.CallToolResult{InputRequests: q, RequestState: s.writeState(c)}, nil
+		}
+		if fwd := c.forwarded(res); fwd != nil {
+			return fwd, nil
 		}
 		return callResult(res, hasOutput), nil
 	}
+}
+
+// writeState is the requestState of a result that asks the client for
+// input: the answers the client gave so far (this request's and earlier
+// ones), so that a call asked several times in turn (consent, then a
+// remote server's question) gets every answer on the last attempt. It is
+// signed with the server's key: a state the server did not make is ignored.
+func (s *Server) writeState(c *callContext) string {
+	all := sdk.InputResponseMap{}
+	if c.req.Params.RequestState != "" {
+		for id, a := range s.readState(c.req.Params.RequestState) {
+			all[id] = a
+		}
+	}
+	for id, a := range c.req.Params.InputResponses {
+		all[id] = a
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		return ""
+	}
+	mac := hmac.New(sha256.New, s.stateKey[:])
+	mac.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// readState decodes a requestState made by writeState; nil when it is not
+// one.
+func (s *Server) readState(state string) sdk.InputResponseMap {
+	payload, sig, ok := strings.Cut(state, ".")
+	if !ok {
+		return nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		return nil
+	}
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil {
+		return nil
+	}
+	mac := hmac.New(sha256.New, s.stateKey[:])
+	mac.Write(b)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return nil
+	}
+	var m sdk.InputResponseMap
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // unlistedCalls answers a tools/call of a tool the server does not list
@@ -228,8 +390,11 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		s.mu.Lock()
 		_, listed := s.listed[req.Params.Name]
-		name := toolname.ParseExport(req.Params.Name)
-		_, listedAs := s.listed[name]
+		name, listedAs := req.Params.Name, false
+		if !listed {
+			name = toolname.ParseExport(name)
+			_, listedAs = s.listed[name]
+		}
 		s.mu.Unlock()
 		switch {
 		case listed:
@@ -315,18 +480,32 @@ func (*askError) Error() string { return "the client is asked for consent" }
 // consent question when the call carries one; otherwise the client is
 // asked (errAsk) when it supports form elicitation, and the call is
 // refused when it does not.
-func consentOf(c *sdk.CallToolRequest, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
-	if a, ok := c.Params.InputResponses[consentInput].(*sdk.ElicitResult); ok {
+func consentOf(c *callContext, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
+	if a, ok := c.answer(consentInput).(*sdk.ElicitResult); ok {
 		if a.Action == "accept" && a.Content["allow"] == true {
 			return tooling.ConsentOnce, nil
 		}
 		return tooling.ConsentDeny, nil
 	}
-	caps := c.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil || caps.Elicitation.Form == nil && caps.Elicitation.URL != nil {
+	if !supportsElicitation(c.req, "form") {
 		return tooling.ConsentDeny, errors.New("the MCP client does not support form elicitation")
 	}
 	return tooling.ConsentDeny, &askError{req}
+}
+
+// supportsElicitation reports whether the client that made req answers
+// elicitations in mode ("form" or "url"). An elicitation capability that
+// names no mode is form (before protocol 2025-11-25, form was the only one).
+func supportsElicitation(req *sdk.CallToolRequest, mode string) bool {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	if mode == "url" {
+		return e.URL != nil
+	}
+	return e.Form != nil || e.URL == nil
 }
 
 // consentQuestion is the form elicitation that asks for consent to a call.

@@ -37,6 +37,12 @@ client (form elicitation) when it can, and is refused with
 consent_required otherwise, unless --consent or the config's
 serve.consent names the tool.
 
+With --server or the config's servers, serve is a gateway: their tools
+are served too, each call governed here. A server that asks for input
+during a call (elicitation) has its question asked of the client that
+made the call when that client supports elicitation, and declined
+otherwise.
+
 HTTP listens on loopback unless told otherwise. A non-loopback ADDR needs
 a bearer token, taken from $` + tokenEnv + ` or else from the config's
 serve.token; every request must then
