@@ -119,7 +119,7 @@ func TestCredentialsRedactedFromOutputAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed, _ := r.Execute(context.Background(), "api.get", json.RawMessage(`{"fail": true}`))
+	failed, failErr := r.Execute(context.Background(), "api.get", json.RawMessage(`{"fail": true}`))
 	remove()
 	for _, res := range []*tooling.Result{ok, failed} {
 		b, _ := json.Marshal(res)
@@ -130,8 +130,8 @@ func TestCredentialsRedactedFromOutputAndErrors(t *testing.T) {
 			t.Fatalf("the reference is not in the result: %s", b)
 		}
 	}
-	if failed.Err() == nil || strings.Contains(failed.Err().Error(), secret) || strings.Contains(errors.Unwrap(failed.Err()).Error(), secret) {
-		t.Fatalf("error: %v", failed.Err())
+	if failErr == nil || strings.Contains(failErr.Error(), secret) || strings.Contains(errors.Unwrap(failErr).Error(), secret) {
+		t.Fatalf("error: %v", failErr)
 	}
 	for _, e := range ev.end {
 		b, _ := json.Marshal(e)

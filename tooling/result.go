@@ -123,14 +123,6 @@ type Result struct {
 // OK reports whether the call succeeded.
 func (r *Result) OK() bool { return r.Status == statusOK }
 
-// Err returns the call's error, nil when it succeeded.
-func (r *Result) Err() error {
-	if r.Status == statusOK {
-		return nil
-	}
-	return &Error{Code: r.Code, Tool: r.Tool, Message: r.Message, Result: r, Err: r.cause}
-}
-
 // MarshalJSON adds wait_ms, run_ms and timeout_ms to the fields.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	type plain Result
