@@ -47,6 +47,10 @@ type ServerState struct {
 	Stderr string
 	// Tools are the names of its tools in the registry.
 	Tools []string
+	// LeftOut says, one line each, which of its tools the registry
+	// refused and why (a schema that does not compile), like
+	// `"find": input schema does not compile: ...`.
+	LeftOut []string
 	// Confinement describes what a confined server may reach; "" when it
 	// runs unconfined.
 	Confinement string
@@ -236,6 +240,9 @@ func (s *serversScreen) details(sv ServerState) string {
 	}
 	if len(sv.Tools) > 0 {
 		add("tools:", strings.Join(sv.Tools, ", "), st.Value.Render)
+	}
+	for _, l := range sv.LeftOut {
+		add("left out:", l, st.Warn.Render)
 	}
 	if sv.Status != ServerConnected {
 		lines = append(lines, st.Faint.Render("r restarts it"))

@@ -26,7 +26,8 @@ func newFakeServers(reg *tooling.Registry) *fakeServers {
 	reg.Register(tooling.Tool{Name: "good.echo", Source: "mcp:good", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 		Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }})
 	return &fakeServers{reg: reg, release: make(chan struct{}), stopped: make(chan string, 1), list: []ServerState{
-		{Name: "good", Target: "node good.js", Status: ServerConnected, Tools: []string{"good.echo"}, Confinement: "read /usr; no network"},
+		{Name: "good", Target: "node good.js", Status: ServerConnected, Tools: []string{"good.echo"}, Confinement: "read /usr; no network",
+			LeftOut: []string{`"find": input schema does not compile: pattern at /properties/q: not a valid ECMAScript regular expression`}},
 		{Name: "broken", Target: "/usr/bin/false", Status: ServerFailed, Problem: "not an MCP server, or it failed to start: EOF", Stderr: "line one\nbroken: cannot start"},
 	}}
 }
@@ -66,7 +67,8 @@ func TestServersScreen(t *testing.T) {
 	t.Cleanup(func() { close(f.stopped) }) // before the harness waits for its commands
 	h.mustContain("good.echo", "remote")
 	h.press("S")
-	h.mustContain("MCP servers · 2 servers", "good", "connected", "broken", "failed", "confinement: read /usr; no network", "tools: good.echo")
+	h.mustContain("MCP servers · 2 servers", "good", "connected", "broken", "failed", "confinement: read /usr; no network", "tools: good.echo",
+		`left out: "find": input schema does not compile: pattern at /properties/q`)
 	h.press("j")
 	h.mustContain("problem: not an MCP server, or it failed to start: EOF", "broken: cannot start", "r restarts it")
 	h.press("r")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -81,6 +82,11 @@ func (cs *consoleServers) List() []tui.ServerState {
 			for _, t := range s.remote.Tools() {
 				st.Tools = append(st.Tools, t.Name)
 			}
+			prefix := fmt.Sprintf("mcp: server %q: tool ", s.name)
+			for _, err := range s.remote.Skipped() {
+				// `"find": input schema does not compile: ...`
+				st.LeftOut = append(st.LeftOut, strings.Replace(strings.TrimPrefix(err.Error(), prefix), " left out: ", ": ", 1))
+			}
 		}
 		out = append(out, st)
 	}
@@ -114,6 +120,10 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 	defer a.serversMu.Unlock()
 	if err != nil {
 		s.err = err
+		var ce *mcp.ConnectError
+		if errors.As(err, &ce) { // the screen names the server and shows its stderr
+			return ce.Err
+		}
 		return err
 	}
 	if !slices.Contains(a.servers, s) { // the servers were closed meanwhile

@@ -69,7 +69,7 @@ func TestConsoleServers(t *testing.T) {
 	if res, _ := a.reg.Execute(context.Background(), "good.demo_echo", []byte(`{"text":"back"}`)); !res.OK() || !strings.Contains(string(res.Output), "back") {
 		t.Errorf("a call after the restart: %s %s", res.Code, res.Message)
 	}
-	if err := cs.Restart(context.Background(), "broken"); err == nil || cs.List()[0].Status != tui.ServerFailed {
+	if err := cs.Restart(context.Background(), "broken"); err == nil || strings.HasPrefix(err.Error(), "mcp:") || !strings.HasPrefix(err.Error(), "it exited (exit status 1) before answering") || cs.List()[0].Status != tui.ServerFailed {
 		t.Errorf("restart of broken: %v, %+v", err, cs.List()[0])
 	}
 }
@@ -109,5 +109,37 @@ func TestConfinedServerDescribed(t *testing.T) {
 	o = cli(t, "", "--config", cfg, "run", "jailed.demo_echo", "--args", `{"text":"from the jail"}`)
 	if o.code != exitOK || !strings.Contains(o.stdout, "from the jail") {
 		t.Errorf("a call of a confined server's tool:\n%s", o)
+	}
+}
+
+// badSchemaServer is a stdio MCP server written in sh that lists a tool
+// whose input schema does not compile beside one that does.
+const badSchemaServer = `while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+  *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+  *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"find","inputSchema":{"type":"object","properties":{"q":{"type":"string","pattern":"(["}}}},{"name":"ok","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+  *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$id" ;;
+  esac
+done`
+
+// TestServerWithToolsLeftOut: a tool whose schema does not compile is a
+// warning of the command and is shown with its server in the console; the
+// server's other tools are there.
+func TestServerWithToolsLeftOut(t *testing.T) {
+	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
+	a.flagServers = []namedServer{{"shell", config.Server{Command: "sh", Args: []string{"-c", badSchemaServer}}}}
+	a.connectServers(a.cfg)
+	defer a.closeServers()
+	list := newConsoleServers(a).List()
+	if len(list) != 1 || list[0].Status != tui.ServerConnected || strings.Join(list[0].Tools, ",") != "shell.ok" {
+		t.Fatalf("servers %+v", list)
+	}
+	if l := list[0].LeftOut; len(l) != 1 || !strings.HasPrefix(l[0], `"find": input schema does not compile: pattern at /properties/q`) {
+		t.Errorf("left out: %q", l)
+	}
+	o := cli(t, "", "--server", "shell=sh -c '"+strings.ReplaceAll(badSchemaServer, "'", `'\''`)+"'", "list")
+	if o.code != exitOK || !strings.Contains(o.stderr, `toolexplorer: warning: server "shell": tool "find" left out: input schema does not compile`) || !strings.Contains(o.stdout, "shell.ok") {
+		t.Errorf("list with a tool left out:\n%s", o)
 	}
 }
