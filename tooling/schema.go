@@ -66,9 +66,12 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"addit
 // compileSchema compiles raw under an absolute id named after the tool.
 // With requireObject, the root must say "type": "object".
 func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) (*schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := parseJSON(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s schema is not valid JSON: %v", which, err)
+		// The library's decoder, for the message the registry has always given.
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err != nil {
+			return nil, fmt.Errorf("%s schema is not valid JSON: %v", which, err)
+		}
 	}
 	if requireObject {
 		obj, ok := doc.(map[string]any)
@@ -81,13 +84,23 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	compiling := true // the engine also checks values of format "regex" later: those are not recorded
+	// While compiling, each expression compiles once: checking the schema
+	// against its meta-schema compiles its patterns (format "regex"), then
+	// compiling the schema wants them again.
+	var regexps map[string]*pattern.Regexp
 	c.UseRegexpEngine(func(expr string) (jsonschema.Regexp, error) {
-		if re := s.patterns[expr]; compiling && re != nil {
+		if re := regexps[expr]; compiling && re != nil {
 			return re, nil // one expression, one pause state
 		}
 		re, err := pattern.Compile(expr)
 		if err != nil {
 			return nil, err
+		}
+		if compiling {
+			if regexps == nil {
+				regexps = map[string]*pattern.Regexp{}
+			}
+			regexps[expr] = re
 		}
 		if compiling && re.Backtracking() {
 			if s.patterns == nil {
@@ -102,7 +115,7 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		return nil, fmt.Errorf("%s schema: %v", which, err)
 	}
 	compiled, err := c.Compile(loc)
-	compiling = false
+	compiling, regexps = false, nil
 	if err != nil {
 		return nil, fmt.Errorf("%s schema does not compile: %s", which, compileProblems(err, loc))
 	}

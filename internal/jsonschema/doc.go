@@ -22,6 +22,13 @@
 //     a vocabulary's extension gets a copy on the heap); the scopes live in
 //     an arena per validation (scopeArena), pushed and popped as
 //     subvalidators start and end, not one allocation each.
+//   - Validation skips work that cannot change its result: ranging over a
+//     schema's empty maps, over an object's properties when no keyword
+//     evaluates them, merging empty sets of unevaluated properties, and
+//     building the instance's pointer to look up a subresource's dialect
+//     when the document has no subresource. Its scope arenas are reused
+//     (a sync.Pool).
+//   - Schema locations skip escaping a fragment that needs none.
 //   - Collecting a document's resources allocates less: a SchemaPath
 //     appends what it finds to a slice instead of building maps (so the
 //     subschemas are visited in the order found, not a map's), and JSON

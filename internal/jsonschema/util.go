@@ -120,6 +120,9 @@ func decode(frag string) (string, error) {
 
 // avoids escaping /.
 func encode(frag string) string {
+	if plainFragment(frag) {
+		return frag
+	}
 	var sb strings.Builder
 	for i, tok := range strings.Split(frag, "/") {
 		if i > 0 {
@@ -128,6 +131,20 @@ func encode(frag string) string {
 		sb.WriteString(gourl.PathEscape(tok))
 	}
 	return sb.String()
+}
+
+// plainFragment reports whether encode leaves frag as it is: it holds only
+// bytes that url.PathEscape does not escape (a subset of them) and slashes.
+func plainFragment(frag string) bool {
+	for i := 0; i < len(frag); i++ {
+		switch c := frag[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '_', c == '.', c == '~', c == '$', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func splitFragment(str string) (string, fragment, error) {
@@ -210,7 +227,7 @@ func absolute(input string) (*urlFrag, error) {
 }
 
 func (uf *urlFrag) String() string {
-	return fmt.Sprintf("%s#%s", uf.url, encode(string(uf.frag)))
+	return string(uf.url) + "#" + encode(string(uf.frag))
 }
 
 // --
@@ -246,11 +263,11 @@ func (up *urlPtr) lookup(v any) (any, error) {
 }
 
 func (up *urlPtr) format(tok string) string {
-	return fmt.Sprintf("%s#%s/%s", up.url, encode(string(up.ptr)), encode(escape(tok)))
+	return string(up.url) + "#" + encode(string(up.ptr)) + "/" + encode(escape(tok))
 }
 
 func (up *urlPtr) String() string {
-	return fmt.Sprintf("%s#%s", up.url, encode(string(up.ptr)))
+	return string(up.url) + "#" + encode(string(up.ptr))
 }
 
 // --

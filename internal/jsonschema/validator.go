@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonschema/kind"
@@ -22,7 +23,8 @@ func (sch *Schema) Validate(v any) error {
 // (nil: a new one).
 func (sch *Schema) validate(v any, regexpEngine RegexpEngine, meta *Schema, resources map[jsonPointer]*resource, assertVocabs bool, vocabularies map[string]*Vocabulary, scopes *scopeArena) error {
 	if scopes == nil {
-		scopes = &scopeArena{}
+		scopes = scopeArenas.Get().(*scopeArena)
+		defer scopeArenas.Put(scopes)
 	}
 	vd := validator{
 		v:            v,
@@ -257,7 +259,7 @@ func (vd *validator) objValidate(obj map[string]any) {
 	}
 
 	// dependencies --
-	for pname, dep := range s.Dependencies {
+	for pname, dep := range nonEmpty(s.Dependencies) {
 		if _, ok := obj[pname]; ok {
 			switch dep := dep.(type) {
 			case []string:
@@ -271,7 +273,16 @@ func (vd *validator) objValidate(obj map[string]any) {
 	}
 
 	var additionalPros []string
-	for pname, pvalue := range obj {
+	props := obj
+	if len(s.Properties) == 0 && len(s.PatternProperties) == 0 && s.AdditionalProperties == nil {
+		// No keyword evaluates a property: the loop below would only stop
+		// at its first property when the result is decided.
+		if len(obj) > 0 && vd.boolResult && len(vd.errors) > 0 {
+			return
+		}
+		props = nil
+	}
+	for pname, pvalue := range props {
 		if vd.boolResult && len(vd.errors) > 0 {
 			return
 		}
@@ -284,7 +295,7 @@ func (vd *validator) objValidate(obj map[string]any) {
 		}
 
 		// patternProperties --
-		for regex, sch := range s.PatternProperties {
+		for regex, sch := range nonEmpty(s.PatternProperties) {
 			if regex.MatchString(pname) {
 				evaluated = true
 				vd.addErr(vd.validateVal(sch, pvalue, pname))
@@ -339,14 +350,14 @@ func (vd *validator) objValidate(obj map[string]any) {
 	}
 
 	// dependentSchemas --
-	for pname, sch := range s.DependentSchemas {
+	for pname, sch := range nonEmpty(s.DependentSchemas) {
 		if _, ok := obj[pname]; ok {
 			vd.addErr(vd.validateSelf(sch, "", false))
 		}
 	}
 
 	// dependentRequired --
-	for pname, reqd := range s.DependentRequired {
+	for pname, reqd := range nonEmpty(s.DependentRequired) {
 		if _, ok := obj[pname]; ok {
 			if missing := vd.findMissing(obj, reqd); missing != nil {
 				vd.addError(&kind.DependentRequired{Prop: pname, Missing: missing})
@@ -687,6 +698,15 @@ func (vd *validator) unevalValidate() {
 	}
 }
 
+// nonEmpty returns m, or nil when it is empty: ranging over nil costs less
+// than over an empty map.
+func nonEmpty[M ~map[K]V, K comparable, V any](m M) M {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
 // validation helpers --
 
 func (vd *validator) validateSelf(sch *Schema, refKw string, boolResult bool) error {
@@ -765,8 +785,17 @@ func (vd *validator) metaResource(sch *Schema) *resource {
 	if sch != vd.meta {
 		return nil
 	}
+	if len(vd.vloc) == 0 {
+		return vd.resources[""]
+	}
+	if len(vd.resources) <= 1 {
+		// Only the root's resource, at "": the pointer below is not "".
+		if _, ok := vd.resources[""]; ok || len(vd.resources) == 0 {
+			return nil
+		}
+	}
 	ptr := ""
-	for _, tok := range vd.instanceLocation() {
+	for _, tok := range vd.vloc {
 		ptr += "/"
 		ptr += escape(tok)
 	}
@@ -921,6 +950,10 @@ type scopeArena struct {
 
 const scopeChunk = 32
 
+// scopeArenas keeps the arenas of validations that ended (all their scopes
+// popped) for the next.
+var scopeArenas = sync.Pool{New: func() any { return new(scopeArena) }}
+
 func (a *scopeArena) push(sc scope) *scope {
 	c := a.n / scopeChunk
 	if c == len(a.chunks) {
@@ -995,6 +1028,9 @@ func unevalFrom(v any, sch *Schema, callerNeeds bool) uneval {
 }
 
 func (ue *uneval) merge(other *uneval) {
+	if ue.isEmpty() {
+		return
+	}
 	for k := range ue.props {
 		if _, ok := other.props[k]; !ok {
 			delete(ue.props, k)
