@@ -103,6 +103,10 @@ func (p *problems) schemaError(cs *compiledSchema, root any, ve *jsonschema.Vali
 		}
 		p.addKey(at+"/"+jsonpointer.Escape(k.Property), "%s", msg)
 	case *kind.Enum:
+		if v == "sse" && len(ve.InstanceLocation) == 3 && (ve.InstanceLocation[0] == "servers" || ve.InstanceLocation[0] == "mcpServers") && ve.InstanceLocation[2] == "type" {
+			p.add(at, `is "sse", MCP's older HTTP transport, which toolexplorer does not speak: give the server's streamable HTTP endpoint as url (often ending in /mcp) and "type": "http"`)
+			return
+		}
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = jsonText(w)

@@ -47,7 +47,8 @@ func TestServersSectionErrors(t *testing.T) {
 		{`{"mcpServers": {"a": {"cmd": "x"}}}`, "/mcpServers/a/cmd: unknown key"},
 		{`{"mcpServers": {"a": {"command": "x", "args": "-v"}}}`, "/mcpServers/a/args: must be an array"},
 		{`{"mcpServers": {"a": {"url": "ftp://h/"}}}`, `/mcpServers/a/url: must be an http:// or https:// URL, got "ftp://h/"`},
-		{`{"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}}`, `/mcpServers/a/type: must be one of "stdio", "http", "streamable-http", got "sse"`},
+		{`{"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}}`, `/mcpServers/a/type: is "sse", MCP's older HTTP transport, which toolexplorer does not speak: give the server's streamable HTTP endpoint as url`},
+		{`{"mcpServers": {"a": {"type": "websocket", "url": "http://h/"}}}`, `/mcpServers/a/type: must be one of "stdio", "http", "streamable-http", got "websocket"`},
 		{`{"mcpServers": {"9lives": {"command": "x"}}}`, `/mcpServers/9lives: "9lives" is not a server name`},
 		{`{"mcpServers": {"a": "npx server"}}`, "/mcpServers/a: must be an object"},
 	}

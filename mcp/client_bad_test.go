@@ -189,6 +189,8 @@ func TestURLsThatAreNotMCP(t *testing.T) {
 			fmt.Fprint(w, "<html><body>Welcome</body></html>")
 		case "/private":
 			http.Error(w, "who are you?", http.StatusUnauthorized)
+		case "/sse":
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		case "/broken":
 			http.Error(w, "database down", http.StatusInternalServerError)
 		default:
@@ -201,6 +203,7 @@ func TestURLsThatAreNotMCP(t *testing.T) {
 		"/nothing": srv.URL + "/nothing answers 404 Not Found: it is not an MCP endpoint; check the path",
 		"/private": srv.URL + "/private answers 401 Unauthorized: the server wants credentials; give them in the server's headers",
 		"/broken":  srv.URL + `/broken answers 500 Internal Server Error: "database down"`,
+		"/sse":     srv.URL + "/sse answers 405 Method Not Allowed: a URL ending in /sse is usually MCP's older HTTP+SSE transport, which toolexplorer does not speak",
 	} {
 		reg := tooling.NewRegistry()
 		_, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: srv.URL + path})

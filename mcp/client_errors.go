@@ -262,6 +262,8 @@ func (p *httpProbe) failure(url string) string {
 	}
 	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
 	switch {
+	case code/100 == 4 && strings.HasSuffix(strings.TrimRight(url, "/"), "/sse"):
+		return fmt.Sprintf("%s answers %s: a URL ending in /sse is usually MCP's older HTTP+SSE transport, which toolexplorer does not speak; give the server's streamable HTTP endpoint (often ending in /mcp)", url, status)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Sprintf("%s answers %s: it is not an MCP endpoint; check the path (servers often serve MCP at /mcp)", url, status)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
