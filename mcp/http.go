@@ -5,8 +5,9 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
-	"strconv"
+	"reflect"
 	"strings"
+	"unsafe"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -60,39 +61,41 @@ func Loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// streamHeader carries the id of the HTTP request a message came in, from
-// trackStreams to the tool handler (through the SDK's RequestExtra.Header).
-const streamHeader = "X-Toolexplorer-Stream"
-
-// trackStreams notes the context of each POST, under an id it sets in
-// streamHeader (replacing any the client sent), for as long as the request
-// is served.
+// trackStreams notes the context of each POST for as long as the request
+// is served, under the identity of its header map, which the SDK hands the
+// tool handler as it is (RequestExtra.Header).
 func (s *Server) trackStreams(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			r.Header.Del(streamHeader)
+		if r.Method != http.MethodPost || r.Header == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		id := strconv.FormatUint(s.streamSeq.Add(1), 10)
-		r.Header.Set(streamHeader, id)
-		s.streams.Store(id, r.Context())
-		defer s.streams.Delete(id)
+		key := headerKey(r.Header)
+		s.streamMu.Lock()
+		if s.streams == nil {
+			s.streams = map[unsafe.Pointer]context.Context{}
+		}
+		s.streams[key] = r.Context()
+		s.streamMu.Unlock()
+		defer func() {
+			s.streamMu.Lock()
+			delete(s.streams, key)
+			s.streamMu.Unlock()
+		}()
 		next.ServeHTTP(w, r)
 	})
 }
 
-// streamContext is ctx canceled as well when the HTTP request that
-// carried req ends before the call does.
-func (s *Server) streamContext(ctx context.Context, req *sdk.CallToolRequest) (context.Context, context.CancelFunc) {
+// headerKey is the identity of a header map.
+func headerKey(h http.Header) unsafe.Pointer { return reflect.ValueOf(h).UnsafePointer() }
+
+// stream is the context of the HTTP request that carried req, nil when it
+// came otherwise.
+func (s *Server) stream(req *sdk.CallToolRequest) context.Context {
 	if req.Extra == nil || req.Extra.Header == nil {
-		return ctx, func() {}
+		return nil
 	}
-	v, ok := s.streams.Load(req.Extra.Header.Get(streamHeader))
-	if !ok {
-		return ctx, func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(v.(context.Context), cancel)
-	return ctx, func() { stop(); cancel() }
+	s.streamMu.Lock()
+	defer s.streamMu.Unlock()
+	return s.streams[headerKey(req.Extra.Header)]
 }

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"unsafe"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,9 +54,9 @@ type Server struct {
 	listed map[string][]byte // the tools served, by name: their export as JSON
 
 	// streams holds the context of each HTTP request being served, by the
-	// id trackStreams gives it.
-	streams   sync.Map
-	streamSeq atomic.Uint64
+	// identity of its header map (trackStreams).
+	streamMu sync.Mutex
+	streams  map[unsafe.Pointer]context.Context
 
 	// stateKey signs the requestState of the results that ask the client
 	// for input, which carries the answers it gave so far.
@@ -299,8 +299,14 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 	base = base[:len(base):len(base)] // a call that adds an option copies them
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		opts := base
-		ctx, done := s.streamContext(ctx, req)
-		defer done()
+		if stream := s.stream(req); stream != nil {
+			// The call ends as well when the HTTP request that carried it
+			// ends first (the client dropped the stream).
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stream, cancel)()
+		}
 		c := &callContext{Context: ctx, s: s, req: req, tool: name}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			opts = append(opts, tooling.WithProgress(progressTo(ctx, req.Session, token)))

@@ -76,15 +76,19 @@ func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ..
 // A call returns by its deadline even if the tool ignores its context. A
 // tool that panics yields code panic with its stack; the host lives on.
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
-	var o callOptions
+	// The Result, the call's options and room for the usual decisions
+	// (rate, deadline, slot, lock, confine) in one allocation.
+	box := new(resultBox)
+	o := &box.opts
+	defer func() { *o = callOptions{} }() // a Result kept does not keep the caller's progress function
 	for _, f := range opts {
-		f(&o)
+		f(o)
 	}
 	if o.origin == "" {
 		o.origin = OriginApp
 	}
-	// Room for the usual decisions (rate, deadline, slot, lock, confine) in one allocation.
-	res := &Result{Tool: name, Origin: o.origin, Started: time.Now(), CallID: o.callID, Governance: make([]Decision, 0, 5)}
+	res := &box.res
+	*res = Result{Tool: name, Origin: o.origin, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
 	if res.CallID == "" {
 		res.CallID = r.newID()
 	}
@@ -105,7 +109,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 			ArgsSHA256: argsSum, ArgsSize: len(args)})
 	}
 
-	r.execute(ctx, res, e, name, args, &o)
+	r.execute(ctx, res, e, name, args, o)
 
 	res.Status = statusOf(res.Code, res.ran)
 	if len(obs) > 0 {
@@ -118,6 +122,14 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 		return res, nil
 	}
 	return res, &Error{Code: res.Code, Tool: res.Tool, Message: res.Message, Result: res, Err: res.cause}
+}
+
+// resultBox holds what a call allocates once: its Result, its options and
+// the first decisions of its Governance.
+type resultBox struct {
+	res  Result
+	opts callOptions
+	gov  [5]Decision
 }
 
 func (r *Registry) newID() string {

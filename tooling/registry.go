@@ -32,9 +32,10 @@ type Registry struct {
 	middleware []Middleware            // in the order of Use
 	chain      atomic.Pointer[Handler] // middleware around proceed; nil without middleware
 
-	slots   *sandbox.Slots
-	locks   *sandbox.Locks
-	buckets *sandbox.Buckets
+	slots       *sandbox.Slots
+	releaseSlot func() // slots.Release, made once: a method value allocates
+	locks       *sandbox.Locks
+	buckets     *sandbox.Buckets
 
 	prefix    string
 	seq       atomic.Uint64
@@ -66,6 +67,7 @@ func NewRegistry() *Registry {
 	cfg := Settings{}.WithDefaults()
 	r := &Registry{tools: make(map[string]*entry), exports: make(map[string]string), prefix: hex.EncodeToString(b[:]) + "-",
 		slots: sandbox.NewSlots(cfg.MaxConcurrent), locks: sandbox.NewLocks(), buckets: sandbox.NewBuckets()}
+	r.releaseSlot = r.slots.Release
 	r.cfg.Store(&cfg)
 	return r
 }

@@ -145,7 +145,7 @@ func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry
 			return false
 		}
 	}
-	t.releases = append(t.releases, r.slots.Release)
+	t.releases = append(t.releases, r.releaseSlot)
 	if e.tool.Meta.Concurrency != Exclusive {
 		return true
 	}
