@@ -55,6 +55,11 @@ type app struct {
 	serversMu      sync.Mutex
 	servers        []*server
 	serverProblems []string
+	// restarts are the console's restarts of servers in flight, each with
+	// the cancel of its context; closeServers cancels and waits for them.
+	restarts      sync.WaitGroup
+	restartCancel map[*server]context.CancelFunc
+	serversClosed bool
 	// asker asks the person at the console for the input a server requests
 	// during a call; nil when no console is open.
 	asker atomic.Pointer[tui.Asker]

@@ -104,10 +104,27 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 			s = x
 		}
 	}
+	if a.serversClosed {
+		a.serversMu.Unlock()
+		return errors.New("the console is closing")
+	}
 	if s == nil {
 		a.serversMu.Unlock()
 		return errors.New("no such server")
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if a.restartCancel == nil {
+		a.restartCancel = map[*server]context.CancelFunc{}
+	}
+	a.restartCancel[s] = cancel
+	a.restarts.Add(1)
+	defer a.restarts.Done()
+	defer func() {
+		a.serversMu.Lock()
+		delete(a.restartCancel, s)
+		a.serversMu.Unlock()
+	}()
 	old := s.remote
 	s.remote, s.err = nil, errors.New("restarting")
 	a.serversMu.Unlock()

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -141,5 +143,41 @@ func TestServerWithToolsLeftOut(t *testing.T) {
 	o := cli(t, "", "--server", "shell=sh -c '"+strings.ReplaceAll(badSchemaServer, "'", `'\''`)+"'", "list")
 	if o.code != exitOK || !strings.Contains(o.stderr, `toolexplorer: warning: server "shell": tool "find" left out: input schema does not compile`) || !strings.Contains(o.stdout, "shell.ok") {
 		t.Errorf("list with a tool left out:\n%s", o)
+	}
+}
+
+// TestCloseDuringRestart: closing the servers while one restarts cancels
+// the restart and stops the server it started, which would otherwise
+// outlive the console.
+func TestCloseDuringRestart(t *testing.T) {
+	dir := t.TempDir()
+	// The first start fails; the next one writes its pid and never answers.
+	script := `if [ -e started ]; then echo $$ > pid; exec sleep 300; fi; touch started; exit 1`
+	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
+	a.flagServers = []namedServer{{"late", config.Server{Command: "sh", Args: []string{"-c", "cd " + dir + " && " + script}}}}
+	a.connectServers(a.cfg)
+	cs := newConsoleServers(a)
+	restarted := make(chan error, 1)
+	go func() { restarted <- cs.Restart(context.Background(), "late") }()
+	var pid int
+	for pid == 0 {
+		b, _ := os.ReadFile(filepath.Join(dir, "pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the restarted server never started")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	a.closeServers()
+	if err := syscall.Kill(pid, 0); err == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the restarted server (pid %d) runs on after the servers were closed", pid)
+	}
+	if err := <-restarted; err == nil {
+		t.Error("the restart succeeded")
+	}
+	if err := cs.Restart(context.Background(), "late"); err == nil || !strings.Contains(err.Error(), "closing") {
+		t.Errorf("a restart after the close: %v", err)
 	}
 }

@@ -221,6 +221,15 @@ func (a *app) serverProblem(err error) {
 // closes the tools files' sources.
 func (a *app) closeServers() {
 	defer a.closeToolFiles()
+	// A server restarting would be started after the others are stopped,
+	// and outlive the command: its restart is canceled, and waited for.
+	a.serversMu.Lock()
+	a.serversClosed = true
+	for _, cancel := range a.restartCancel {
+		cancel()
+	}
+	a.serversMu.Unlock()
+	a.restarts.Wait()
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	for _, s := range a.servers {
