@@ -206,7 +206,7 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 		e.deferred = true
 		return e, problems
 	}
-	if problems = append(problems, e.compile()...); len(problems) == 0 {
+	if problems = append(problems, e.compile(false)...); len(problems) == 0 {
 		// Checked: the compiled schemas are dropped and compiled again by the
 		// first call, so that a registry of many tools, most of them never
 		// called, keeps little more than their search text.
@@ -215,9 +215,10 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 	return e, problems
 }
 
-// compile compiles the tool's schemas and builds its search text.
-func (e *entry) compile() (problems []string) {
-	problems = e.compileSchemas()
+// compile compiles the tool's schemas and builds its search text; forCalls
+// as for compileSchemas.
+func (e *entry) compile(forCalls bool) (problems []string) {
+	problems = e.compileSchemas(forCalls)
 	t := e.tool
 	var hay strings.Builder
 	hay.WriteString(strings.ToLower(t.Name + "\x00" + t.Title + "\x00" + t.Description))
@@ -231,18 +232,18 @@ func (e *entry) compile() (problems []string) {
 }
 
 // compileSchemas compiles the tool's input and output schemas.
-func (e *entry) compileSchemas() (problems []string) {
+func (e *entry) compileSchemas(forCalls bool) (problems []string) {
 	t := e.tool
 	in := t.Input
 	if len(in) == 0 {
 		in = emptyObjectSchema
 	}
 	var err error
-	if e.in, err = compileSchema(t.Name, "input", in, true); err != nil {
+	if e.in, err = compileSchemaFor(t.Name, "input", in, true, forCalls); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if len(t.Output) > 0 {
-		if e.out, err = compileSchema(t.Name, "output", t.Output, false); err != nil {
+		if e.out, err = compileSchemaFor(t.Name, "output", t.Output, false, forCalls); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
@@ -257,9 +258,9 @@ func (e *entry) ready() *entry {
 	if e != nil && (e.deferred || e.unloaded) {
 		e.once.Do(func() {
 			if e.deferred {
-				e.compile()
+				e.compile(true)
 			} else {
-				e.compileSchemas()
+				e.compileSchemas(true)
 			}
 			if e.in == nil {
 				e.in, _ = compileSchema(e.tool.Name, "input", emptyObjectSchema, true)

@@ -66,6 +66,13 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"addit
 // compileSchema compiles raw under an absolute id named after the tool.
 // With requireObject, the root must say "type": "object".
 func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) (*schema, error) {
+	return compileSchemaFor(tool, which, raw, requireObject, true)
+}
+
+// compileSchemaFor is compileSchema; without forCalls it is a check that
+// reports every problem compileSchema would but leaves out what only calls
+// use (the quick check), for a schema that is dropped once checked.
+func compileSchemaFor(tool, which string, raw json.RawMessage, requireObject, forCalls bool) (*schema, error) {
 	doc, err := parseJSON(raw)
 	if err != nil {
 		// The library's decoder, for the message the registry has always given.
@@ -128,7 +135,9 @@ func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) 
 		compiled.PatternProperties == nil && compiled.Ref == nil && compiled.AllOf == nil &&
 		compiled.AnyOf == nil && compiled.OneOf == nil && compiled.If == nil && compiled.MinProperties == nil &&
 		compiled.DynamicRef == nil && compiled.Not == nil
-	s.quick = compileQuick(compiled)
+	if forCalls {
+		s.quick = compileQuick(compiled)
+	}
 	s.defaults = planDefaults(compiled)
 	if problems := s.defaults.check("", map[*defaultsPlan]bool{}); len(problems) > 0 {
 		return nil, fmt.Errorf("%s schema: %s", which, strings.Join(problems, "; "))

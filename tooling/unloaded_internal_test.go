@@ -39,4 +39,9 @@ func TestSchemasCompiledOnFirstUse(t *testing.T) {
 	if err != nil || string(res.Output) != `"ok"` || e.in == nil || e.out == nil {
 		t.Fatalf("%v: output %s, compiled in %v out %v", err, res.Output, e.in != nil, e.out != nil)
 	}
+	// Register checks a schema without its quick check (dropped with the
+	// schema); the first use compiles it whole.
+	if e.in.quick == nil {
+		t.Fatal("the input schema compiled on first use has no quick check")
+	}
 }
