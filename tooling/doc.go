@@ -76,9 +76,10 @@
 //
 // A host configures a registry with Settings (Configure): bounds, which
 // tools are enabled, per-tool overrides and confinement bounds; package
-// config reads them from the config file.
+// config reads them from the config file (reg.Configure(cfg.Settings)).
 //
-// Imports: the standard library and sandbox. Never config (config imports
-// tooling), reflect nor any UI package: the gate in scripts/gate.sh checks
-// it.
+// Imports: the standard library, sandbox, golang.org/x/text and the
+// project's internal packages (internal/jsonschema validates the schemas).
+// Never config (config imports tooling), reflect nor any UI package: the
+// gate in scripts/gate.sh checks it.
 package tooling

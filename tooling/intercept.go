@@ -10,7 +10,9 @@ import (
 // availability, validation and consent: it takes the rate token, sets the
 // deadline, waits for a slot, lock or the main thread, runs the tool and
 // checks its output. It returns the call's Result, and an *Error when the
-// call did not succeed.
+// call did not succeed. The next handler a middleware gets may be another
+// middleware's, which returns what that middleware returns: a nil Result
+// and an error when it refuses the call.
 type Handler func(ctx context.Context, c *Call) (*Result, error)
 
 // Middleware wraps a Handler, as net/http middleware wraps an http.Handler
@@ -22,7 +24,7 @@ type Handler func(ctx context.Context, c *Call) (*Result, error)
 //     and time or inspect what comes back;
 //   - refuse it: return a nil Result and an error, without calling next. An
 //     *Error gives the call its Code (one of the registry's or a code of its own),
-//     Message and Hint; a Code alone gives the call that code, with the code
+//     Message, and the Hint of its Result when it carries one; a Code alone gives the call that code, with the code
 //     as its message; any other error gives code refused with the error's
 //     text. The call is then denied, unless the tool already ran;
 //   - replace its result (an idempotent replay, a cached answer): return a

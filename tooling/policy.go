@@ -27,7 +27,7 @@ type toolPolicy struct {
 
 // Configure applies s to r: enabled, whitelist, blacklist, default
 // timeout, size caps, global slots, per-tool overrides and confinement
-// bounds. Overrides change runtime settings only and never widen what a
+// bounds. s replaces the settings of an earlier Configure as a whole. Overrides change runtime settings only and never widen what a
 // tool declared: a timeout override longer than the tool's own is ignored,
 // and so is a higher rate or burst. A zero field of s means its default
 // (the zero Settings are the defaults). Settings with a negative number or

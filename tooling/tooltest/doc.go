@@ -10,9 +10,11 @@
 //	}
 //
 // Run calls the tool directly, in the test's goroutine: no governance
-// (rate, slots, deadline), no confinement (Call.RunProgram refuses, as it
-// does outside a confined child), and a panic in the tool fails the test
-// as any panic does. Use a tooling.Registry to test a tool's governance.
+// (origins, availability, consent, rate, slots, deadline), no output check
+// (it returns what Run returns, not JSON checked against the output
+// schema), no confinement (Call.RunProgram refuses, as it does outside a
+// confined child), and a panic in the tool fails the test as any panic
+// does. Use a tooling.Registry to test a tool's governance and output.
 //
-// Imports: the standard library and tooling.
+// Imports: the standard library, tooling and internal packages.
 package tooltest
