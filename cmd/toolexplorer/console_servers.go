@@ -82,10 +82,10 @@ func (cs *consoleServers) List() []tui.ServerState {
 			for _, t := range s.remote.Tools() {
 				st.Tools = append(st.Tools, t.Name)
 			}
-			prefix := fmt.Sprintf("mcp: server %q: tool ", s.name)
 			for _, err := range s.remote.Skipped() {
-				// `"find": input schema does not compile: ...`
-				st.LeftOut = append(st.LeftOut, strings.Replace(strings.TrimPrefix(err.Error(), prefix), " left out: ", ": ", 1))
+				if remote, why, ok := leftOut(s.name, err); ok {
+					st.LeftOut = append(st.LeftOut, fmt.Sprintf("%q: %s", remote, why))
+				}
 			}
 		}
 		out = append(out, st)

@@ -144,6 +144,10 @@ func TestServerWithToolsLeftOut(t *testing.T) {
 	if o.code != exitOK || !strings.Contains(o.stderr, `toolexplorer: warning: server "shell": tool "find" left out: input schema does not compile`) || !strings.Contains(o.stdout, "shell.ok") {
 		t.Errorf("list with a tool left out:\n%s", o)
 	}
+	o = cli(t, "", "--server", "shell=sh -c '"+strings.ReplaceAll(badSchemaServer, "'", `'\''`)+"'", "run", "shell.find")
+	if o.code != exitRefused || !strings.Contains(o.stdout, `hint: the MCP server "shell" lists "find", but it was left out: input schema does not compile`) {
+		t.Errorf("run of a tool left out:\n%s", o)
+	}
 }
 
 // TestCloseDuringRestart: closing the servers while one restarts cancels

@@ -74,6 +74,9 @@ func (a *app) notFound(cmd, name string) int {
 	if err := a.reg.Availability(a.ctx, name, ""); errors.As(err, &te) && te.Code == tooling.CodeNotFound {
 		msg = te.Message
 	}
+	if h := a.serverHint(name); h != "" {
+		msg += "; " + h
+	}
 	a.errorf("%s %s: %s: %s", cmd, name, tooling.CodeNotFound, msg)
 	return exitRefused
 }

@@ -70,6 +70,11 @@ Exit status:
 			}
 			a.startNoWorkers()
 			res, _ := a.reg.Execute(a.ctx, args[0], raw, opts...)
+			if res.Code == tooling.CodeNotFound {
+				if h := a.serverHint(args[0]); h != "" {
+					res.Hint = h
+				}
+			}
 			a.recordCall(raw, res, cf.consent)
 			code = exitFor(res.Status)
 			if asJSON {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/mcp"
 )
 
@@ -310,4 +311,67 @@ func confinementText(c *config.ServerConfinement) string {
 		parts = append(parts, fmt.Sprintf("memory: %d bytes", c.MemoryBytes))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// serverHint says why there is no tool name in a server's group: the
+// server could not be connected (and why), it left the tool out (and why),
+// or it has no tool of that name (and which it has). "" when name is not
+// in the group of one of the servers.
+func (a *app) serverHint(name string) string {
+	group, tool, ok := strings.Cut(name, ".")
+	if !ok {
+		return ""
+	}
+	a.serversMu.Lock()
+	defer a.serversMu.Unlock()
+	for _, s := range a.servers {
+		if toolname.Snake(s.name) != group {
+			continue
+		}
+		if s.remote == nil {
+			if s.err == nil {
+				return fmt.Sprintf("the MCP server %q is restarting: its tools are back once it is connected", s.name)
+			}
+			why := s.err.Error()
+			var ce *mcp.ConnectError
+			if errors.As(s.err, &ce) {
+				why = ce.Err.Error()
+			}
+			return fmt.Sprintf("the MCP server %q, whose tools are %s.*, could not be connected: %s", s.name, group, why)
+		}
+		for _, err := range s.remote.Skipped() {
+			remote, why, ok := leftOut(s.name, err)
+			if ok && toolname.Snake(strings.ReplaceAll(remote, ".", "_")) == tool {
+				return fmt.Sprintf("the MCP server %q lists %q, but it was left out: %s", s.name, remote, why)
+			}
+		}
+		var names []string
+		for _, t := range s.remote.Tools() {
+			names = append(names, t.Name)
+		}
+		if len(names) == 0 {
+			return fmt.Sprintf("the MCP server %q has no tools", s.name)
+		}
+		if len(names) > 8 {
+			names = append(names[:8], fmt.Sprintf("and %d more (toolexplorer list)", len(names)-8))
+		}
+		return fmt.Sprintf("the MCP server %q has no tool of that name; its tools: %s", s.name, strings.Join(names, ", "))
+	}
+	return ""
+}
+
+// leftOut reads a tool left out by server (an error of Skipped): the name
+// the server gives it and why it was left out.
+func leftOut(server string, err error) (remote, why string, ok bool) {
+	rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("mcp: server %q: tool ", server))
+	if !ok {
+		return "", "", false
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", "", false
+	}
+	remote, _ = strconv.Unquote(q)
+	why, ok = strings.CutPrefix(rest[len(q):], " left out: ")
+	return remote, why, ok
 }

@@ -46,6 +46,10 @@ func TestServerFlagAddsRemoteTools(t *testing.T) {
 	if o.code == exitOK || !strings.Contains(o.stdout+o.stderr, "validation_error") {
 		t.Fatalf("a remote call with invalid arguments, validated here:\n%s", o)
 	}
+	o = cli(t, "", "run", srv, "ours.nope")
+	if o.code != exitRefused || !strings.Contains(o.stdout, `hint: the MCP server "ours" has no tool of that name; its tools: ours.demo_`) {
+		t.Fatalf("run of a tool the server does not have:\n%s", o)
+	}
 	o = cli(t, "", srv, "describe", "ours.demo_echo")
 	if o.code != exitOK || !strings.Contains(o.stdout, `remote: tool "demo.echo" of the MCP server "ours"`) {
 		t.Fatalf("describe of a remote tool:\n%s", o)
@@ -66,6 +70,15 @@ func TestServerFlagFailures(t *testing.T) {
 	o := cli(t, "", "--server", "bad=/nonexistent/server", "list")
 	if o.code != exitOK || !strings.Contains(o.stderr, `warning: server "bad": `) || !strings.Contains(o.stderr, "no such file") || !strings.Contains(o.stdout, "demo.echo") {
 		t.Fatalf("a server that cannot start is a warning, the local tools still listed:\n%s", o)
+	}
+	// A tool of a server that failed says why the server did.
+	o = cli(t, "", "--server", "bad=/nonexistent/server", "run", "bad.tool")
+	if o.code != exitRefused || !strings.Contains(o.stdout, `hint: the MCP server "bad", whose tools are bad.*, could not be connected: cannot start "/nonexistent/server": no such file or directory`) {
+		t.Errorf("run of a tool of a server that failed:\n%s", o)
+	}
+	o = cli(t, "", "--server", "bad=/nonexistent/server", "describe", "bad.tool")
+	if o.code != exitRefused || !strings.Contains(o.stderr, `describe bad.tool: not_found: no tool named "bad.tool"; the MCP server "bad", whose tools are bad.*, could not be connected`) {
+		t.Errorf("describe of a tool of a server that failed:\n%s", o)
 	}
 	for _, bad := range []string{"noequals", "=cmd", "name=", "name=  "} {
 		o := cli(t, "", "--server", bad, "list")
