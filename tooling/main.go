@@ -31,6 +31,10 @@ func hostedRegistry() *Registry {
 //		tooling.Main(reg, func() int { return serve(reg) })
 //	}
 //
+// Deferred calls of main do not run, and observers are not waited for:
+// events still queued when run returns are lost unless run calls the
+// remove func Observe returned, which waits for them.
+//
 // reg (nil means Default) is the registry whose confined tools run: a
 // confined call re-executes the host binary, and in that child Main serves
 // the call from reg instead of calling run. So the child must build reg as

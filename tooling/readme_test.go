@@ -138,21 +138,21 @@ func TestREADMEPrograms(t *testing.T) {
 
 	host := bins[hostSection]
 	dir := filepath.Dir(host)
-	run := func(stdin string, args ...string) (string, int) {
+	run := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()
 		cmd := exec.Command(host, args...)
 		cmd.Stdin = strings.NewReader(stdin)
-		var stdout bytes.Buffer
-		cmd.Stdout = &stdout
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		var ee *exec.ExitError
 		switch {
 		case errors.As(err, &ee):
-			return stdout.String(), ee.ExitCode()
+			return stdout.String(), stderr.String(), ee.ExitCode()
 		case err != nil:
 			t.Fatal(err)
 		}
-		return stdout.String(), 0
+		return stdout.String(), stderr.String(), 0
 	}
 	write := func(name, data string) string {
 		t.Helper()
@@ -178,9 +178,13 @@ func TestREADMEPrograms(t *testing.T) {
 		{"bad config file", "", []string{write("bad.json", `{"default_timeout": "3 seconds"}`)}, 2,
 			[]string{`bad.json: /default_timeout: "3 seconds" is not a duration`}},
 	} {
-		out, status := run(c.stdin, c.args...)
+		out, logged, status := run(c.stdin, c.args...)
 		if status != c.status {
 			t.Errorf("%s: exit status %d, want %d; stdout:\n%s", c.name, status, c.status, out)
+		}
+		// The observer saw both calls before the program exited.
+		if c.status != 2 && strings.Count(logged, " INFO audit call=") != 2 {
+			t.Errorf("%s: the observer logged %d calls, want 2:\n%s", c.name, strings.Count(logged, " INFO audit call="), logged)
 		}
 		for _, w := range c.want {
 			if !strings.Contains(out, w) {
