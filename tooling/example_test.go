@@ -58,3 +58,115 @@ func ExampleExecuteTool() {
 	// validation_error true
 	// /a must be an integer, got a string
 }
+
+// Func makes a Run from a typed handler; the schema stays the contract.
+func ExampleFunc() {
+	type shoutArgs struct {
+		Text  string `json:"text"`
+		Times int    `json:"times"`
+	}
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{
+		Name:  "text.shout",
+		Input: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1,"default":2}},"required":["text"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: tooling.Func(func(ctx context.Context, c tooling.Call, in shoutArgs) ([]string, error) {
+			out := make([]string, in.Times) // the schema's default fills an absent times
+			for i := range out {
+				out[i] = strings.ToUpper(in.Text)
+			}
+			return out, nil
+		}),
+	})
+	res, _ := r.Execute(context.Background(), "text.shout", json.RawMessage(`{"text":"hi"}`))
+	fmt.Println(string(res.Output))
+	// Output: ["HI","HI"]
+}
+
+// A middleware sees every call that passed validation and consent, and
+// may refuse it with a code of its own before it spends anything.
+func ExampleRegistry_Use() {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{
+		Name: "demo.ping",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run:  func(context.Context, tooling.Call) (any, error) { return "pong", nil },
+	})
+	r.Use(func(next tooling.Handler) tooling.Handler {
+		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			if c.Tenant == "acme" {
+				return nil, &tooling.Error{Code: "budget_exceeded", Message: "tenant acme spent its budget"}
+			}
+			return next(ctx, c)
+		}
+	})
+	ctx := context.Background()
+	res, err := r.Execute(ctx, "demo.ping", nil, tooling.WithTenant("initech"))
+	fmt.Println(res.Status, string(res.Output), err)
+	res, err = r.Execute(ctx, "demo.ping", nil, tooling.WithTenant("acme"))
+	fmt.Println(res.Status, res.Code, errors.Is(err, tooling.Code("budget_exceeded")))
+	// Output:
+	// ok "pong" <nil>
+	// denied budget_exceeded true
+}
+
+// A consent function decides for a call that needs consent and carries
+// none; WithConsent says the caller asked already.
+func ExampleRegistry_SetConsentFunc() {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{
+		Name:  "notes.add",
+		Input: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+		Meta:  tooling.Meta{Effects: tooling.EffectWrite},
+		Run:   func(ctx context.Context, c tooling.Call) (any, error) { return "kept", nil },
+	})
+	r.SetConsentFunc(func(ctx context.Context, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
+		fmt.Printf("asked: %s, %s effects, %s risk, from %s\n", req.Tool, req.Effects, req.Safety, req.Origin)
+		if req.Origin == tooling.OriginLLM {
+			return tooling.ConsentDeny, nil
+		}
+		return tooling.ConsentOnce, nil
+	})
+	ctx := context.Background()
+	args := json.RawMessage(`{"text":"milk"}`)
+	_, err := r.Execute(ctx, "notes.add", args, tooling.WithOrigin(tooling.OriginLLM))
+	fmt.Println(errors.Is(err, tooling.CodeConsentRequired))
+	res, _ := r.Execute(ctx, "notes.add", args, tooling.WithOrigin(tooling.OriginUI))
+	fmt.Println(res.Status)
+	res, _ = r.Execute(ctx, "notes.add", args, tooling.WithConsent()) // not asked
+	fmt.Println(res.Status)
+	// Output:
+	// asked: notes.add, write effects, medium risk, from llm
+	// true
+	// asked: notes.add, write effects, medium risk, from ui
+	// ok
+	// ok
+}
+
+// An observer gets a begin and an end event per call, with digests and
+// sizes, never content. It runs on a goroutine of its own; remove waits
+// until it has seen every event sent before.
+func ExampleRegistry_Observe() {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{
+		Name: "demo.ping",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run:  func(context.Context, tooling.Call) (any, error) { return "pong", nil },
+	})
+	remove := r.Observe(func(ctx context.Context, ev tooling.Event) {
+		if ev.End {
+			fmt.Println("end:", ev.Tool, ev.Status, ev.Code, ev.OutputSize, "bytes")
+		} else {
+			fmt.Println("begin:", ev.Tool, ev.Origin)
+		}
+	})
+	ctx := context.Background()
+	r.Execute(ctx, "demo.ping", nil)
+	r.Execute(ctx, "demo.pong", nil)
+	remove()
+	// Output:
+	// begin: demo.ping app
+	// end: demo.ping ok  6 bytes
+	// begin: demo.pong app
+	// end: demo.pong denied not_found 0 bytes
+}
