@@ -29,10 +29,12 @@
 //     when the document has no subresource. Its scope arenas are reused
 //     (a sync.Pool).
 //   - Schema locations skip escaping a fragment that needs none.
-//   - Collecting a document's resources allocates less: a SchemaPath
-//     appends what it finds to a slice instead of building maps (so the
-//     subschemas are visited in the order found, not a map's), and JSON
-//     pointers are joined by concatenation, not fmt.Sprintf.
+//   - Collecting a document's resources costs less: a SchemaPath appends
+//     what it finds to a slice instead of building maps, the paths are
+//     looked up by the keywords a schema has (Draft.subschemasOf) rather
+//     than each path's keyword in the schema (so the subschemas are visited
+//     in the order found, not a map's), and JSON pointers are joined by
+//     concatenation, not fmt.Sprintf.
 //   - Import paths are the fork's; this file and kind/doc.go are added.
 //   - Tests: upstream's tests are kept, with the fork's import paths, but for
 //     the example that loads a schema over HTTPS (removed) and the

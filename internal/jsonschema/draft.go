@@ -23,6 +23,10 @@ type Draft struct {
 	// Set by compileMetaSchemas, once, on first need: the meta-schema's and
 	// its vocabularies' compiled schemas.
 	vocabSchemas map[string]*Schema
+
+	// subschemas by their first token, a keyword (see subschemasOf).
+	byKeyword     map[string][]SchemaPath
+	byKeywordOnce sync.Once
 }
 
 // String returns the specification url.
@@ -157,6 +161,19 @@ func compileMetaSchemas() {
 			d.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
 	}
+}
+
+// subschemasOf returns the paths of subschemas that start at keyword, less
+// that keyword: every path of a draft starts with a keyword (a Prop).
+func (d *Draft) subschemasOf(keyword string) []SchemaPath {
+	d.byKeywordOnce.Do(func() {
+		d.byKeyword = map[string][]SchemaPath{}
+		for _, sp := range d.subschemas {
+			p := sp[0].(Prop)
+			d.byKeyword[string(p)] = append(d.byKeyword[string(p)], sp[1:])
+		}
+	})
+	return d.byKeyword[keyword]
 }
 
 func draftFromURL(url string) *Draft {

@@ -170,11 +170,17 @@ func (rr *roots) _collectResources(r *root, sch any, base url, schPtr jsonPointe
 
 	// process subschemas
 	// (Upstream gathers them in a map, by pointer, and visits them in the
-	// map's order; here they are visited in the order found. A subschema
-	// found twice is visited once: collectResources skips one processed.)
+	// map's order; here they are visited in the order found, keyword by
+	// keyword of the schema. A subschema found twice is visited once:
+	// collectResources skips one processed.)
 	var subschemas []subschema
-	for _, sp := range draft.subschemas {
-		sp.collect(obj, schPtr, &subschemas)
+	for keyword, v := range obj {
+		if paths := draft.subschemasOf(keyword); len(paths) > 0 {
+			ptr := schPtr.append(keyword)
+			for _, sp := range paths {
+				sp.collect(v, ptr, &subschemas)
+			}
+		}
 	}
 	if len(rr.vocabularies) > 0 {
 		for _, vocab := range baseRes.dialect.activeVocabs(true, rr.vocabularies) {
