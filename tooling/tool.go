@@ -12,8 +12,9 @@ import (
 )
 
 // Tool is a named function that a host, a person or a language model may
-// call with JSON arguments. Register it from init() in the file that
-// defines it.
+// call with JSON arguments. A tool that needs nothing registers itself from
+// init() in the file that defines it; one that needs a dependency is built
+// by a constructor that takes it, and the host registers it before Main.
 type Tool struct {
 	// Name is "group.name" in lower snake case, like "demo.echo".
 	Name string
