@@ -154,15 +154,12 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 		r.stop()
 		return nil, err
 	}
-	var listed []*sdk.Tool
-	for tool, err := range r.session.Tools(ctx, nil) {
-		if err != nil {
-			_ = r.session.Close()
-			err = r.connectError(r.connectFailure(ctx, "tools/list", wait, err))
-			r.stop()
-			return nil, err
-		}
-		listed = append(listed, tool)
+	listed, err := listTools(ctx, r.session)
+	if err != nil {
+		_ = r.session.Close()
+		err = r.connectError(r.connectFailure(ctx, "tools/list", wait, err))
+		r.stop()
+		return nil, err
 	}
 	r.add(listed)
 	r.done = make(chan struct{})

@@ -44,7 +44,8 @@ var rawResults = map[string]string{
 
 // rawPeer is an MCP server over stdio that writes its answers by hand, to
 // send what the SDK's server would not. Mode "nolist" never answers
-// tools/list; "crashlist" exits on it; "tools" lists rawTools.
+// tools/list; "crashlist" exits on it; "loop" answers every page with the
+// same next cursor; "tools" lists rawTools.
 func rawPeer(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 1<<20)
@@ -72,6 +73,9 @@ func rawPeer(mode string) int {
 			case "crashlist":
 				fmt.Fprintln(os.Stderr, "raw: cannot list")
 				return 6
+			case "loop":
+				reply(`{"tools":[{"name":"again","inputSchema":{"type":"object"}}],"nextCursor":"same"}`)
+				continue
 			}
 			reply(rawTools)
 		case "tools/call":
@@ -160,8 +164,9 @@ func TestResultsThatAreNotMCP(t *testing.T) {
 	}
 }
 
-// TestConnectStepFailures: a server that answers initialize, then exits or
-// never answers tools/list, says which step failed.
+// TestConnectStepFailures: a server that answers initialize, then exits,
+// never answers tools/list or lists pages without end, says which step
+// failed.
 func TestConnectStepFailures(t *testing.T) {
 	reg := tooling.NewRegistry()
 	_, err := mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-crashlist"))
@@ -173,6 +178,10 @@ func TestConnectStepFailures(t *testing.T) {
 	_, err = mcp.Connect(ctx, reg, "raw", peer(t, "raw-nolist"))
 	if err == nil || !strings.Contains(err.Error(), `it answered "initialize", then no answer to "tools/list" before the deadline`) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a server that never answers tools/list: %v", err)
+	}
+	_, err = mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-loop"))
+	if err == nil || !strings.Contains(err.Error(), `its tools/list pages do not end: the cursor "same" came back after 2 tools`) {
+		t.Errorf("a server whose tools/list pages do not end: %v", err)
 	}
 	if reg.Len() != 0 {
 		t.Errorf("%d tools added", reg.Len())

@@ -27,6 +27,10 @@ import (
 // what the program or URL did instead of speaking MCP, and what to check.
 // wait is the deadline Connect set itself, 0 when the caller set it.
 func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Duration, err error) error {
+	var le listError
+	if errors.As(err, &le) {
+		return err
+	}
 	if p := r.proc; p != nil {
 		if !p.started() {
 			return startFailure(p.cmd.Path, p.cmd.Args[0], err)
@@ -289,4 +293,39 @@ func skippedTool(server, tool string, err error) error {
 		msg = strings.Join(re.Problems, "; ")
 	}
 	return explain(err, "mcp: server %q: tool %q left out: %s", server, tool, msg)
+}
+
+// listError is a tools/list whose pages do not end.
+type listError string
+
+func (e listError) Error() string { return string(e) }
+
+// maxTools bounds how many tools a server may list.
+const maxTools = 100_000
+
+// listTools lists the server's tools, page after page. A server whose
+// pages do not end (a cursor that comes back, more than maxTools tools) is
+// an error, where following it would take until the deadline and memory
+// without bound.
+func listTools(ctx context.Context, session *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var listed []*sdk.Tool
+	params := &sdk.ListToolsParams{}
+	seen := map[string]bool{}
+	for {
+		res, err := session.ListTools(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		listed = append(listed, res.Tools...)
+		switch {
+		case res.NextCursor == "":
+			return listed, nil
+		case seen[res.NextCursor]:
+			return nil, listError(fmt.Sprintf("its tools/list pages do not end: the cursor %q came back after %d tools", res.NextCursor, len(listed)))
+		case len(listed) > maxTools:
+			return nil, listError(fmt.Sprintf("it lists more than %d tools", maxTools))
+		}
+		seen[res.NextCursor] = true
+		params.Cursor = res.NextCursor
+	}
 }
