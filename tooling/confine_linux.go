@@ -422,6 +422,9 @@ func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e
 	case confine.Unavailable:
 		res.ran = false
 		res.failf(CodeSandboxUnavailable, "%s could not be confined: %s", e.tool.Name, ce.Error())
+		if hosted.Load() == nil {
+			res.Hint = "a host's main hands over to tooling.Main(reg, run) first thing: confined tools run only then"
+		}
 	case confine.Denied:
 		res.failf(CodeSandboxDenied, "%s was denied by the sandbox%s: %s", e.tool.Name, reported(ce), ce.What)
 	case confine.Limit:
