@@ -29,6 +29,10 @@ import (
 type diffGen struct {
 	*choice.Stream
 	draft int // 4, 6, 7, 2019 or 2020
+	// clean leaves out the forms that make a schema fail to compile (wrong
+	// types, references to nothing, bad patterns, anchors and ids...), so
+	// that about half the cases compile and their values are compared.
+	clean bool
 }
 
 func newDiffGen(b []byte) *diffGen { return &diffGen{Stream: choice.New(b)} }
@@ -53,10 +57,22 @@ func (g *diffGen) nonNeg() json.Number {
 // schema builds a root schema with its draft.
 func (g *diffGen) schema() map[string]any {
 	g.draft = diffPick(g, 2020, 2020, 2019, 7, 6, 4)
+	g.clean = g.Chance(50)
+	var defs map[string]any
+	if g.clean {
+		// every definition a reference may name
+		defs = map[string]any{}
+		for _, name := range []string{"x", "y", "z"} {
+			defs[name] = g.sub(2)
+		}
+	}
 	root := g.object(0)
 	switch g.Intn(8) {
 	case 0: // no $schema: the compiler's default draft
 	case 1:
+		if g.clean {
+			break
+		}
 		root["$schema"] = diffPick[any](g, "https://example.com/no-such-meta", 5, "https://json-schema.org/schema")
 	default:
 		root["$schema"] = map[int]string{
@@ -67,8 +83,11 @@ func (g *diffGen) schema() map[string]any {
 			4:    "http://json-schema.org/draft-04/schema#",
 		}[g.draft]
 	}
-	if g.Chance(40) {
-		defs := map[string]any{}
+	switch {
+	case g.clean:
+		root["$defs"] = defs
+	case g.Chance(40):
+		defs = map[string]any{}
 		for range 1 + g.Intn(3) {
 			defs[diffPick(g, "x", "y", "z")] = g.sub(1)
 		}
@@ -83,13 +102,16 @@ func (g *diffGen) sub(depth int) any {
 	}
 	switch g.Intn(30) {
 	case 0, 1:
-		if g.draft == 4 && g.Chance(80) {
+		if g.draft == 4 && (g.clean || g.Chance(80)) {
 			return map[string]any{}
 		}
 		return g.Chance(70)
 	case 2, 3, 4:
 		return g.ref()
 	case 5:
+		if g.clean {
+			return g.object(depth)
+		}
 		// a wrong schema: a number, a string, an array
 		return diffPick[any](g, 1, "s", []any{})
 	default:
@@ -99,6 +121,20 @@ func (g *diffGen) sub(depth int) any {
 
 func (g *diffGen) ref() map[string]any {
 	s := map[string]any{}
+	if g.clean {
+		switch g.Intn(4) {
+		case 0:
+			s["$ref"] = "#"
+		case 1:
+			s["$recursiveRef"] = "#"
+		default:
+			s["$ref"] = "#/$defs/" + diffPick(g, "x", "y", "z")
+			if g.Chance(30) {
+				s["type"] = diffPick(g, diffTypes...)
+			}
+		}
+		return s
+	}
 	switch g.Intn(9) {
 	case 0:
 		s["$ref"] = "#"
@@ -129,7 +165,7 @@ func (g *diffGen) object(depth int) map[string]any {
 	for range 1 + g.Intn(4) {
 		g.keyword(s, depth)
 	}
-	if g.Chance(3) {
+	if !g.clean && g.Chance(3) {
 		// a keyword with a value of the wrong type, for the meta-schema to refuse
 		k := diffPick(g, "type", "minLength", "properties", "required", "items", "enum", "pattern", "format", "minimum", "exclusiveMinimum", "$id", "$anchor", "allOf", "uniqueItems", "multipleOf", "dependentRequired", "const")
 		s[k] = diffPick[any](g, "x", -1, 1.5, []any{}, map[string]any{}, nil, true, []any{"a", "a"})
@@ -172,7 +208,7 @@ func (g *diffGen) keyword(s map[string]any, depth int) {
 		s["additionalProperties"] = g.sub(depth + 1)
 	case 5:
 		p := diffPick(g, diffPatterns...)
-		if g.Chance(70) {
+		if g.clean || g.Chance(70) {
 			p = diffPick(g, diffPatterns[:9]...)
 		}
 		s["patternProperties"] = map[string]any{p: g.sub(depth + 1)}
@@ -208,8 +244,14 @@ func (g *diffGen) keyword(s map[string]any, depth int) {
 		s["uniqueItems"] = g.Chance(70)
 	case 17:
 		s["pattern"] = diffPick(g, diffPatterns...)
+		if g.clean {
+			s["pattern"] = diffPick(g, diffPatterns[:9]...)
+		}
 	case 18:
 		s["format"] = diffPick(g, diffFormats...)
+		if g.clean {
+			s["format"] = diffPick(g, diffFormats[:len(diffFormats)-1]...)
+		}
 	case 19:
 		s[diffPick(g, "minimum", "maximum")] = g.num()
 	case 20:
@@ -221,6 +263,9 @@ func (g *diffGen) keyword(s map[string]any, depth int) {
 		}
 	case 21:
 		s["multipleOf"] = json.Number(diffPick(g, "1", "2", "0.5", "0.1", "3", "2", "1.5", "0", "-1"))
+		if g.clean {
+			s["multipleOf"] = json.Number(diffPick(g, "1", "2", "0.5", "0.1", "3", "1.5"))
+		}
 	case 22:
 		var e []any
 		for range 1 + g.Intn(3) {
@@ -246,11 +291,20 @@ func (g *diffGen) keyword(s map[string]any, depth int) {
 			s[k] = v
 		}
 	case 28:
+		if g.clean {
+			break
+		}
 		s["$anchor"] = diffPick(g, "anc", "anc", "anc", "1bad")
 	case 29:
+		if g.clean {
+			break
+		}
 		s["$dynamicAnchor"] = diffPick(g, "meta", "anc")
 		s["$recursiveAnchor"] = g.Chance(50)
 	case 30:
+		if g.clean {
+			break
+		}
 		id := diffPick(g, "http://example.com/root.json", "sub.json", "http://example.com/other.json#", "#frag", "%zz")
 		if g.draft == 4 {
 			s["id"] = id
@@ -259,6 +313,9 @@ func (g *diffGen) keyword(s map[string]any, depth int) {
 		}
 	case 31:
 		s["contentEncoding"] = diffPick(g, "base64", "no-such")
+		if g.clean {
+			s["contentEncoding"] = "base64"
+		}
 		if g.Chance(60) {
 			s["contentMediaType"] = diffPick(g, "application/json", "text/plain")
 		}
@@ -266,6 +323,10 @@ func (g *diffGen) keyword(s map[string]any, depth int) {
 			s["contentSchema"] = g.sub(depth + 1)
 		}
 	case 32:
+		if g.clean {
+			s[diffPick(g, "title", "description", "$comment")] = diffPick(g, diffStrings...)
+			break
+		}
 		s[diffPick(g, "title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "x-unknown")] = g.value(nil, 2)
 	default:
 		s["$defs"] = map[string]any{diffPick(g, "x", "y", "z"): g.sub(depth + 1)}
@@ -342,6 +403,9 @@ func genDiffCase(b []byte) diffCase {
 	g := newDiffGen(b)
 	s := g.schema()
 	c := diffCase{draft: diffPick(g, 0, 4, 6, 7, 2019, 2020), assertFormat: g.Chance(50), assertContent: g.Chance(30)}
+	if g.clean {
+		c.draft = g.draft // the schema's draft also where it has no $schema
+	}
 	var err error
 	if c.schema, err = json.Marshal(s); err != nil {
 		panic(err)
