@@ -83,8 +83,19 @@ func readmeModule(t *testing.T, files map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This module's requirements, so that the build needs no module this
+	// module's own build does not: nothing is looked up or fetched.
+	const self = "module github.com/toolexplorer/toolexplorer\n"
+	if !bytes.HasPrefix(mod, []byte(self)) {
+		t.Fatalf("go.mod does not start with %q", self)
+	}
 	files["go.sum"] = string(sum)
-	files["go.mod"] = "module example.com/readmehost\n\ngo 1.26\n\nrequire github.com/toolexplorer/toolexplorer v0.0.0\n\nreplace github.com/toolexplorer/toolexplorer => " + root + "\n"
+	files["go.mod"] = "module example.com/readmehost\n" + string(mod[len(self):]) +
+		"\nrequire github.com/toolexplorer/toolexplorer v0.0.0\n\nreplace github.com/toolexplorer/toolexplorer => " + root + "\n"
 	for f, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -101,10 +112,7 @@ func goIn(dir string, args ...string) ([]byte, error) {
 	}
 	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = dir
-	// -mod=mod completes the module's requirements from this module's
-	// go.mod; every module it needs is in the cache already, since this
-	// module's tests build, so nothing is fetched.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
 	return cmd.CombinedOutput()
 }
 
