@@ -33,16 +33,22 @@
 //     what it finds to a slice instead of building maps, the paths are
 //     looked up by the keywords a schema has (Draft.subschemasOf) rather
 //     than each path's keyword in the schema (so the subschemas are visited
-//     in the order found, not a map's), and JSON pointers are joined by
-//     concatenation, not fmt.Sprintf.
+//     keyword by keyword, not in the order of upstream's map of pointers:
+//     the order only decides which of several problems is reported), and
+//     JSON pointers are joined by concatenation, not fmt.Sprintf.
 //   - Import paths are the fork's; this file and kind/doc.go are added.
 //   - Tests: upstream's tests are kept, with the fork's import paths, but for
 //     the example that loads a schema over HTTPS (removed) and the
 //     JSON-Schema-Test-Suite git submodule (not included: TestSuites runs
 //     testdata/Extra-Test-Suite only). lazy_test.go checks that no meta-schema
 //     is compiled before the first Compile, also from many goroutines at once;
-//     differential_test.go fuzzes the fork against upstream, which the module
-//     requires for that test only.
+//     fork_test.go tests other changes; differential_test.go fuzzes the fork
+//     against upstream, which the module requires for that test only.
+//
+// Kept as upstream has it: the error of propertyNames and contentSchema holds
+// the validator's instance location without copying it, so a later sibling
+// can overwrite what it shows (the differential test leaves that location
+// out).
 //
 // It imports the standard library and golang.org/x/text only, and no package
 // of the project.
