@@ -12,8 +12,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
@@ -219,5 +222,44 @@ func TestURLsThatAreNotMCP(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v\nwant it to say %q", path, err, want)
 		}
+	}
+}
+
+// TestHTTPServerGone: a call an HTTP server fails says how; one to a
+// server that went away says that nothing listens at its URL.
+func TestHTTPServerGone(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "web", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "hello", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}, InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello"}}}, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true})
+	var broken atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if broken.Load() {
+			http.Error(w, "database down", http.StatusInternalServerError)
+			return
+		}
+		h.ServeHTTP(w, req)
+	}))
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if res, _ := reg.Execute(context.Background(), "web.hello", nil); !res.OK() {
+		t.Fatalf("web.hello: %s %s", res.Code, res.Message)
+	}
+	broken.Store(true)
+	res, _ := reg.Execute(context.Background(), "web.hello", nil)
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "web" did not take the call: sending "tools/call": Internal Server Error`) {
+		t.Errorf("a call the server fails: code %q, message %q", res.Code, res.Message)
+	}
+	ts.CloseClientConnections()
+	ts.Close()
+	res, _ = reg.Execute(context.Background(), "web.hello", nil)
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, "nothing listens at "+ts.URL+" (connection refused)") {
+		t.Errorf("a call once the server is gone: code %q, message %q", res.Code, res.Message)
 	}
 }

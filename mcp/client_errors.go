@@ -166,6 +166,10 @@ func netFailure(url string, err error) string {
 	return ""
 }
 
+// codeRejected is the JSON-RPC code the SDK gives a request its transport
+// could not deliver (an HTTP request that failed).
+const codeRejected = -32005
+
 // callFailure says why a call failed when the server's answer did not
 // come or could not be read.
 func (r *Remote) callFailure(err error) error {
@@ -188,16 +192,20 @@ func (r *Remote) callFailure(err error) error {
 		}
 		return explain(err, "the MCP server %q %s during the call; restart it to use its tools", r.name, how)
 	}
-	var we *jsonrpc.Error
-	if errors.As(err, &we) {
-		return explain(err, "the MCP server %q refused the call: %v", r.name, we)
-	}
 	if r.probe != nil {
 		if msg := netFailure(r.url, err); msg != "" {
 			return explain(err, "%s", msg)
 		}
 	}
 	msg := strings.TrimPrefix(err.Error(), `calling "tools/call": `)
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		if we.Code == codeRejected { // the HTTP request failed
+			msg = strings.ReplaceAll(msg, "rejected by transport: ", "")
+			return explain(err, "the MCP server %q did not take the call: %s", r.name, msg)
+		}
+		return explain(err, "the MCP server %q refused the call: %v", r.name, we)
+	}
 	return explain(err, "the MCP server %q answered with a result that is not valid MCP: %s", r.name, msg)
 }
 
