@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -219,5 +220,56 @@ func TestGatewayPassesResultsOn(t *testing.T) {
 	res = call(t, host, "up.count", map[string]any{"n": "three"})
 	if !res.IsError || !strings.Contains(text(res), string(tooling.CodeOutputInvalid)) {
 		t.Errorf("up.count with output off its schema: isError %v, text %q", res.IsError, text(res))
+	}
+}
+
+// TestRequestStateIsSigned: the answers a client gave earlier come back
+// in the requestState of a result that asks again, and count only as the
+// server made them: a state altered by the client is ignored, and what it
+// carried is asked again.
+func TestRequestStateIsSigned(t *testing.T) {
+	url, _, _ := upstream(t, false)
+	srv := gateway(t, url)
+	host := connectVersion(t, srv, &sdk.ClientOptions{MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return nil, errors.New("not asked during the call on this protocol")
+		}}, "")
+	ctx := context.Background()
+	round := func(responses sdk.InputResponseMap, state string) *sdk.CallToolResult {
+		t.Helper()
+		res, err := host.CallTool(ctx, &sdk.CallToolParams{Name: "up.ask_write", Arguments: map[string]any{}, InputResponses: responses, RequestState: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	allow := &sdk.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}
+	first := round(nil, "")
+	if _, ok := first.InputRequests["consent"]; !ok || len(first.InputRequests) != 1 {
+		t.Fatalf("first round asks %v, want consent", first.InputRequests)
+	}
+	second := round(sdk.InputResponseMap{"consent": allow}, "")
+	var question string
+	for id := range second.InputRequests {
+		question = id
+	}
+	if len(second.InputRequests) != 1 || !strings.HasPrefix(question, "elicit:up:") || second.RequestState == "" {
+		t.Fatalf("second round asks %v with state %q, want the server's question and a state", second.InputRequests, second.RequestState)
+	}
+	name := sdk.InputResponseMap{question: &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}
+	// The signature's first character changed (still base64; the last one
+	// may carry only padding bits).
+	altered := []byte(second.RequestState)
+	i := strings.IndexByte(second.RequestState, '.') + 1
+	if altered[i] != 'A' {
+		altered[i] = 'A'
+	} else {
+		altered[i] = 'B'
+	}
+	if res := round(name, string(altered)); len(res.InputRequests) != 1 || res.InputRequests["consent"] == nil {
+		t.Errorf("an altered state: asks %v, want consent again", res.InputRequests)
+	}
+	if res := round(name, second.RequestState); len(res.InputRequests) != 0 || res.IsError || text(res) != "hello Ada" {
+		t.Errorf("the state as made: asks %v, text %q", res.InputRequests, text(res))
 	}
 }
