@@ -212,6 +212,10 @@ func (r *Remote) add(listed []*sdk.Tool) {
 	taken := map[string]bool{}
 	for _, mt := range listed {
 		name := remoteName(r.name, mt.Name, taken)
+		if have, ok := r.reg.Lookup(name); ok {
+			r.skipped = append(r.skipped, explain(nil, "mcp: server %q: tool %q left out: the registry has a tool named %s already (%s): give the server a name that no other server or group of tools has", r.name, mt.Name, name, sourceOf(have)))
+			continue
+		}
 		t, err := r.tool(name, mt)
 		if err == nil {
 			err = r.reg.Add(t)

@@ -263,3 +263,33 @@ func TestHTTPServerGone(t *testing.T) {
 		t.Errorf("a call once the server is gone: code %q, message %q", res.Code, res.Message)
 	}
 }
+
+// TestGroupTaken: a server whose tools would take names the registry has
+// already (a built-in group, another server of the same group) has them
+// left out, each saying whose they are and what to do.
+func TestGroupTaken(t *testing.T) {
+	reg := tooling.NewRegistry()
+	reg.Register(tooling.Tool{Name: "raw.ok", Run: func(context.Context, tooling.Call) (any, error) { return "mine", nil }})
+	r, err := mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var found bool
+	for _, err := range r.Skipped() {
+		if strings.Contains(err.Error(), `tool "ok" left out: the registry has a tool named raw.ok already (built into the program): give the server a name that no other server or group of tools has`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("left out: %v", r.Skipped())
+	}
+	r2, err := mcp.Connect(context.Background(), reg, "Raw", peer(t, "raw-tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if s := r2.Skipped(); len(s) == 0 || !strings.Contains(s[len(s)-1].Error(), `already (of the MCP server "raw")`) {
+		t.Errorf("a second server of the same group: %v", s)
+	}
+}

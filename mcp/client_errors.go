@@ -337,3 +337,17 @@ func listTools(ctx context.Context, session *sdk.ClientSession) ([]*sdk.Tool, er
 		params.Cursor = res.NextCursor
 	}
 }
+
+// sourceOf says where a tool of the registry comes from.
+func sourceOf(t tooling.Tool) string {
+	if server, ok := strings.CutPrefix(t.Source, "mcp:"); ok {
+		return fmt.Sprintf("of the MCP server %q", server)
+	}
+	if path, ok := strings.CutPrefix(t.Source, "file:"); ok {
+		return "of the tools file " + path
+	}
+	if t.Source != "" {
+		return "from " + t.Source
+	}
+	return "built into the program"
+}

@@ -166,10 +166,20 @@ func (a *app) connectServers(cfg config.Config) bool {
 	sort.Strings(names)
 	ready := make([]chan struct{}, len(names))
 	var wg sync.WaitGroup
+	groups := map[string]string{}
 	for i, name := range names {
 		s := &server{name: name, cfg: byName[name]}
 		a.servers = append(a.servers, s)
 		ready[i] = make(chan struct{})
+		group := serverGroup(name)
+		if other, ok := groups[group]; ok {
+			// Connected at once, the two would share the names of the
+			// tools they have in common, each taking some.
+			s.err = fmt.Errorf("server %q: its tools would be named %s.*, as those of the server %q are: rename one of the two", name, group, other)
+			close(ready[i])
+			continue
+		}
+		groups[group] = name
 		wg.Go(func() {
 			defer close(ready[i])
 			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg, mcp.WithElicitation(a.elicit))
@@ -313,6 +323,11 @@ func confinementText(c *config.ServerConfinement) string {
 	return strings.Join(parts, "; ")
 }
 
+// serverGroup is the group of a server's tools, as mcp.Connect names them.
+func serverGroup(name string) string {
+	return toolname.Snake(strings.ReplaceAll(name, ".", "_"))
+}
+
 // serverHint says why there is no tool name in a server's group: the
 // server could not be connected (and why), it left the tool out (and why),
 // or it has no tool of that name (and which it has). "" when name is not
@@ -325,7 +340,7 @@ func (a *app) serverHint(name string) string {
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	for _, s := range a.servers {
-		if toolname.Snake(s.name) != group {
+		if serverGroup(s.name) != group {
 			continue
 		}
 		if s.remote == nil {

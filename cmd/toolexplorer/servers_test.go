@@ -80,6 +80,13 @@ func TestServerFlagFailures(t *testing.T) {
 	if o.code != exitRefused || !strings.Contains(o.stderr, `describe bad.tool: not_found: no tool named "bad.tool"; the MCP server "bad", whose tools are bad.*, could not be connected`) {
 		t.Errorf("describe of a tool of a server that failed:\n%s", o)
 	}
+	// Two servers whose tools would have the same names: the second is not connected.
+	srv := ourServer(t, "my-srv")
+	o = cli(t, "", srv, "--server", "my_srv="+strings.TrimPrefix(srv, "--server=my-srv="), "list")
+	if o.code != exitOK || !strings.Contains(o.stderr, `warning: server "my_srv": its tools would be named my_srv.*, as those of the server "my-srv" are: rename one of the two`) ||
+		strings.Count(o.stderr, "warning") != 1 || !strings.Contains(o.stdout, "my_srv.demo_echo") {
+		t.Errorf("two servers of one group:\n%s", o)
+	}
 	for _, bad := range []string{"noequals", "=cmd", "name=", "name=  "} {
 		o := cli(t, "", "--server", bad, "list")
 		if o.code != exitUsage || !strings.Contains(o.stderr, "want NAME=COMMAND or NAME=URL") {
