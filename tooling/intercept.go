@@ -11,8 +11,9 @@ import (
 // deadline, waits for a slot, lock or the main thread, runs the tool and
 // checks its output. It returns the call's Result, and an *Error when the
 // call did not succeed. The next handler a middleware gets may be another
-// middleware's, which returns what that middleware returns: a nil Result
-// and an error when it refuses the call.
+// middleware's; whatever that middleware returns, next returns a Result:
+// when it refused the call, the refusal, with its Code and Message, and
+// the error it refused with.
 type Handler func(ctx context.Context, c *Call) (*Result, error)
 
 // Middleware wraps a Handler, as net/http middleware wraps an http.Handler
@@ -22,7 +23,9 @@ type Handler func(ctx context.Context, c *Call) (*Result, error)
 //
 //   - pass it on: return next(ctx, c), perhaps with a ctx carrying a span,
 //     and time or inspect what comes back;
-//   - refuse it: return a nil Result and an error, without calling next. An
+//   - refuse it: return a nil Result and an error, without calling next
+//     (next of a middleware further out then returns the refusal as a
+//     Result with its Code and Message, and the error). An
 //     *Error gives the call its Code (one of the registry's or a code of its own),
 //     Message, and the Hint of its Result when it carries one; a Code alone gives the call that code, with the code
 //     as its message; any other error gives code refused with the error's
@@ -59,7 +62,7 @@ func (r *Registry) Use(mw ...Middleware) {
 	r.middleware = append(r.middleware[:len(r.middleware):len(r.middleware)], mw...)
 	h := Handler(r.proceed)
 	for i := len(r.middleware) - 1; i >= 0; i-- {
-		h = r.middleware[i](h)
+		h = settle(r.middleware[i](h))
 	}
 	r.chain.Store(&h)
 }
@@ -78,7 +81,11 @@ type stage struct {
 func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
 	st := c.stage
 	if st == nil || st.called {
-		return nil, &Error{Code: CodeRefused, Tool: c.Tool, Message: "a middleware called its next handler twice, or with a call it did not get"}
+		// A Result of its own: the call's own Result may hold the outcome
+		// of the first run.
+		const msg = "a middleware called its next handler twice, or with a call it did not get"
+		res := &Result{Tool: c.Tool, Code: CodeRefused, Message: msg, Status: statusDenied}
+		return res, &Error{Code: CodeRefused, Tool: c.Tool, Message: msg, Result: res}
 	}
 	st.called = true
 	call := *c
@@ -105,26 +112,56 @@ func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *ent
 		res.Code, res.Message, res.Hint, res.Fields = out.Code, out.Message, out.Hint, out.Fields
 		res.Output, res.Plan, res.Stack, res.RetryAfter, res.cause = out.Output, out.Plan, out.Stack, out.RetryAfter, out.cause
 		res.decide("middleware", "result replaced")
-	default:
-		res.Output, res.Plan, res.Fields, res.Stack, res.Hint = nil, nil, nil, "", ""
-		var te *Error
-		var code Code
-		switch {
-		case err == nil:
-			res.fail(CodeRefused, "a middleware returned neither a result nor an error")
-		case errors.As(err, &te) && te.Code != CodeOK:
-			res.fail(te.Code, te.Message)
-			res.cause = te.Err
-			if te.Result != nil {
-				res.Hint = te.Result.Hint
-			}
-		case errors.As(err, &code) && code != CodeOK:
-			res.fail(code, err.Error())
-			res.cause = err
-		default:
-			res.fail(CodeRefused, err.Error())
-			res.cause = err
+	default: // only when h is not wrapped by settle
+		refuse(res, err)
+	}
+}
+
+// settle wraps the Handler a middleware returned so that it always returns
+// a Result: a refusal (a nil Result) becomes the call's Result, refused
+// with the error's code and message, so that a middleware further out
+// reads the code from the Result as from any other outcome.
+func settle(h Handler) Handler {
+	return func(ctx context.Context, c *Call) (*Result, error) {
+		res, err := h(ctx, c)
+		if res != nil {
+			return res, err
 		}
+		if c.stage != nil {
+			res = c.stage.res
+		} else {
+			res = &Result{Tool: c.Tool, Status: statusDenied}
+		}
+		refuse(res, err)
+		if err == nil {
+			err = &Error{Code: res.Code, Tool: res.Tool, Message: res.Message, Result: res}
+		}
+		return res, err
+	}
+}
+
+// refuse makes res the refusal of a middleware that returned err and no
+// Result.
+func refuse(res *Result, err error) {
+	res.Output, res.Plan, res.Fields, res.Stack, res.Hint = nil, nil, nil, "", ""
+	res.cause = nil
+	var te *Error
+	var code Code
+	switch {
+	case err == nil:
+		res.fail(CodeRefused, "a middleware returned neither a result nor an error")
+	case errors.As(err, &te) && te.Code != CodeOK:
+		res.fail(te.Code, te.Message)
+		res.cause = te.Err
+		if te.Result != nil {
+			res.Hint = te.Result.Hint
+		}
+	case errors.As(err, &code) && code != CodeOK:
+		res.fail(code, err.Error())
+		res.cause = err
+	default:
+		res.fail(CodeRefused, err.Error())
+		res.cause = err
 	}
 }
 

@@ -142,6 +142,36 @@ func TestMiddlewareRefuses(t *testing.T) {
 	}
 }
 
+// A middleware's next never returns a nil Result: when a middleware added
+// later refuses the call, next returns the refusal as a Result with its
+// code, so that a logging middleware can read res.Code.
+func TestMiddlewareNextReturnsRefusalAsResult(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		code tooling.Code
+	}{
+		{"own code", &tooling.Error{Code: "budget_exceeded", Message: "tenant acme spent its budget"}, "budget_exceeded"},
+		{"plain error", errors.New("maintenance window"), tooling.CodeRefused},
+		{"nothing", nil, tooling.CodeRefused},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := codeRegistry(t)
+			tr := &trace{}
+			r.Use(named(tr, "log"), func(tooling.Handler) tooling.Handler {
+				return func(context.Context, *tooling.Call) (*tooling.Result, error) { return nil, tt.err }
+			})
+			res, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`))
+			if res.Code != tt.code || res.Status != "denied" || !errors.Is(err, tt.code) {
+				t.Fatalf("code %q status %q err %v", res.Code, res.Status, err)
+			}
+			if want := fmt.Sprintf(`log before t.ok | log after t.ok %q`, tt.code); tr.String() != want {
+				t.Fatalf("trace\n got %s\nwant %s", tr, want)
+			}
+		})
+	}
+}
+
 func TestMiddlewareReplacesResult(t *testing.T) {
 	r := tooling.NewRegistry()
 	runs := 0
