@@ -93,13 +93,47 @@ func (r *Registry) Observe(o func(ctx context.Context, ev Event)) (remove func()
 			}
 			r.obs.list.Store(&kept)
 			r.obs.mu.Unlock()
-			run.mu.Lock()
-			run.closed = true
-			close(run.ch)
-			run.mu.Unlock()
+			run.close()
 			<-run.done
 		})
 	}
+}
+
+// close stops run taking events; those queued are still delivered.
+func (run *observerRunner) close() {
+	run.mu.Lock()
+	if !run.closed {
+		run.closed = true
+		close(run.ch)
+	}
+	run.mu.Unlock()
+}
+
+// drainLimit bounds how long Main waits for observers on its way out.
+const drainLimit = 3 * time.Second
+
+// drain removes every observer and waits until each has seen the events
+// queued for it, or until limit has passed: an observer stuck on an event
+// is left behind. Events sent after drain reach no observer. It reports
+// whether every observer finished.
+func (o *observers) drain(limit time.Duration) bool {
+	o.mu.Lock()
+	list := o.snapshot()
+	o.list.Store(&[]*observerRunner{})
+	o.mu.Unlock()
+	for _, run := range list {
+		run.close()
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for _, run := range list {
+		select {
+		case <-run.done:
+		case <-t.C:
+			return false
+		}
+	}
+	return true
 }
 
 func (run *observerRunner) loop(obs *observers) {
