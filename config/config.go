@@ -62,7 +62,7 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a Config built in Go against the rules a file obeys, with
 // the same messages and JSON pointer paths (such as /tools/demo.slow/timeout).
-// In Go, a zero field means its default and is valid (a zero ToolOverride
+// In Go, a zero field means its default and is valid (a zero tooling.Override
 // field means "no override"), and Confinement.AllowedRoots must already be
 // clean (Parse cleans them). The error, when not nil, is an Errors.
 func (c Config) Validate() error {
@@ -100,11 +100,14 @@ func (c Config) Validate() error {
 		if o.Timeout < 0 {
 			p.add(at+"/timeout", "must not be negative, got %s (0 keeps the tool's own)", o.Timeout)
 		}
-		if o.RatePerMinute < 0 || math.IsNaN(o.RatePerMinute) || math.IsInf(o.RatePerMinute, 0) {
-			p.add(at+"/rate_per_minute", "must be a finite number, 0 or more, got %v (0 keeps the tool's own)", o.RatePerMinute)
+		if o.Rate.PerMinute < 0 || math.IsNaN(o.Rate.PerMinute) || math.IsInf(o.Rate.PerMinute, 0) {
+			p.add(at+"/rate_per_minute", "must be a finite number, 0 or more, got %v (0 keeps the tool's own)", o.Rate.PerMinute)
 		}
-		if o.Burst < 0 {
-			p.add(at+"/burst", "must not be negative, got %d (0 keeps the tool's own)", o.Burst)
+		if o.Rate.Burst < 0 {
+			p.add(at+"/burst", "must not be negative, got %d (0 keeps the tool's own)", o.Rate.Burst)
+		}
+		if o.Rate.Key != "" {
+			p.add(at, "a rate key cannot be overridden, got %q: which bucket a tool shares is its own declaration", o.Rate.Key)
 		}
 	}
 	p.checkConfinement(c.Confinement)
@@ -214,7 +217,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		f.Confinement.AllowedPorts = []uint16{}
 	}
 	for name, o := range c.Tools {
-		fo := fileOverride{RatePerMinute: o.RatePerMinute, Burst: o.Burst, Disabled: o.Disabled}
+		fo := fileOverride{RatePerMinute: o.Rate.PerMinute, Burst: o.Rate.Burst, Disabled: o.Disabled}
 		if o.Timeout != 0 {
 			fo.Timeout = o.Timeout.String()
 		}

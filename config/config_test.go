@@ -124,7 +124,7 @@ func TestValidate(t *testing.T) {
 			c.Whitelist = []string{"demo.*", "*.read", "*"}
 			c.Blacklist = []string{"demo.fail"}
 			c.Tools = map[string]tooling.Override{
-				"demo.slow": {Timeout: time.Second, RatePerMinute: 0.5, Burst: 2},
+				"demo.slow": {Timeout: time.Second, Rate: tooling.Rate{PerMinute: 0.5, Burst: 2}},
 				"demo.off":  {Disabled: true},
 			}
 			c.Confinement = tooling.ConfinementBounds{
@@ -172,11 +172,13 @@ func TestValidate(t *testing.T) {
 			c.Tools = map[string]tooling.Override{
 				"demo.*":    {},
 				"a/b":       {},
-				"demo.slow": {Timeout: -1, RatePerMinute: math.NaN(), Burst: -2},
+				"demo.slow": {Timeout: -1, Rate: tooling.Rate{PerMinute: math.NaN(), Burst: -2}},
+				"demo.echo": {Rate: tooling.Rate{Key: "shared"}},
 			}
 		}), []string{
 			`config: go: /tools/a~1b: "a/b" is not a tool name: names are lower snake case segments joined by dots, like "demo.echo" or "fs.read_file"`,
 			`config: go: /tools/demo.*: "demo.*" is a pattern, not a tool name: tools are keyed by exact name, like "demo.echo"`,
+			`config: go: /tools/demo.echo: a rate key cannot be overridden, got "shared": which bucket a tool shares is its own declaration`,
 			"config: go: /tools/demo.slow/timeout: must not be negative, got -1ns (0 keeps the tool's own)",
 			"config: go: /tools/demo.slow/rate_per_minute: must be a finite number, 0 or more, got NaN (0 keeps the tool's own)",
 			"config: go: /tools/demo.slow/burst: must not be negative, got -2 (0 keeps the tool's own)",
@@ -283,7 +285,7 @@ func TestMarshalJSONRoundTrip(t *testing.T) {
 	c.DangerousToolConfirmation = true
 	c.Keys = map[string][]string{"list.run": {"x", "ctrl+r"}, "viewer.copy": {"c"}}
 	c.Tools = map[string]tooling.Override{
-		"demo.slow": {Timeout: 1500 * time.Microsecond, RatePerMinute: 0.5, Burst: 2},
+		"demo.slow": {Timeout: 1500 * time.Microsecond, Rate: tooling.Rate{PerMinute: 0.5, Burst: 2}},
 		"demo.off":  {Disabled: true},
 	}
 	c.Confinement = tooling.ConfinementBounds{

@@ -126,11 +126,11 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 			if err != nil || math.IsInf(f, 0) {
 				p.add(at+"/rate_per_minute", "%s is too large", n)
 			} else {
-				o.RatePerMinute = f
+				o.Rate.PerMinute = f
 			}
 		}
 		if n, ok := p.integer(t, "burst", at+"/burst", strconv.IntSize); ok {
-			o.Burst = int(n)
+			o.Rate.Burst = int(n)
 		}
 		if v, ok := t["disabled"].(bool); ok {
 			o.Disabled = v

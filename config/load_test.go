@@ -69,7 +69,7 @@ func TestParseFull(t *testing.T) {
 		Whitelist:        []string{"demo.*", "*.read", "*"},
 		Blacklist:        []string{"demo.fail"},
 		Tools: map[string]tooling.Override{
-			"demo.slow": {Timeout: 200 * time.Millisecond, RatePerMinute: 0.5, Burst: 2},
+			"demo.slow": {Timeout: 200 * time.Millisecond, Rate: tooling.Rate{PerMinute: 0.5, Burst: 2}},
 			"demo.off":  {Disabled: true},
 			"demo.same": {},
 		},

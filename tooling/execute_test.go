@@ -799,9 +799,10 @@ func TestConfigureRefusesInvalidConfig(t *testing.T) {
 		t.Fatalf("invalid settings accepted: %v", err)
 	}
 	mustExec(t, r, "t.ok", `{"n":1}`) // nothing was applied
-	_, err = r.Configure(tooling.Settings{Tools: map[string]tooling.Override{"t.ok": {RatePerMinute: math.NaN(), Burst: -1}},
+	_, err = r.Configure(tooling.Settings{Tools: map[string]tooling.Override{"t.ok": {Rate: tooling.Rate{PerMinute: math.NaN(), Burst: -1, Key: "shared"}}},
 		Confinement: tooling.ConfinementBounds{MaxLimits: tooling.Limits{Processes: -2}}})
-	for _, want := range []string{`Tools["t.ok"].Burst must not be negative`, `Tools["t.ok"].RatePerMinute must be a finite number`, "Confinement.MaxLimits has a negative limit"} {
+	for _, want := range []string{`Tools["t.ok"].Rate.Burst must not be negative`, `Tools["t.ok"].Rate.PerMinute must be a finite number`,
+		`Tools["t.ok"].Rate.Key must be empty, got "shared"`, "Confinement.MaxLimits has a negative limit"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("Configure: %v; want %q", err, want)
 		}

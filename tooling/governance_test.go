@@ -170,7 +170,7 @@ func TestRateLimits(t *testing.T) {
 
 	// Per-tool overrides narrow: a tool with no rate gets one.
 	cfg := tooling.Settings{}
-	cfg.Tools = map[string]tooling.Override{"t.free": {RatePerMinute: 1, Burst: 1}}
+	cfg.Tools = map[string]tooling.Override{"t.free": {Rate: tooling.Rate{PerMinute: 1, Burst: 1}}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.free", ``)
 	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, tooling.CodeRateLimited) {
@@ -194,7 +194,7 @@ func TestRateLimitHintNamesTheSource(t *testing.T) {
 	r.Register(tooling.Tool{Name: "t.conf", Run: run})
 	r.Register(tooling.Tool{Name: "t.lowered", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 60, Burst: 5}}, Run: run})
 	cfg := tooling.Settings{}
-	cfg.Tools = map[string]tooling.Override{"t.conf": {RatePerMinute: 1, Burst: 1}, "t.lowered": {RatePerMinute: 1, Burst: 1}}
+	cfg.Tools = map[string]tooling.Override{"t.conf": {Rate: tooling.Rate{PerMinute: 1, Burst: 1}}, "t.lowered": {Rate: tooling.Rate{PerMinute: 1, Burst: 1}}}
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestRateOverrideNeverWidens(t *testing.T) {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{Name: "t.slowrate", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 1, Burst: 1}}, Run: run})
 	cfg := tooling.Settings{}
-	cfg.Tools = map[string]tooling.Override{"t.slowrate": {RatePerMinute: 600, Burst: 50}}
+	cfg.Tools = map[string]tooling.Override{"t.slowrate": {Rate: tooling.Rate{PerMinute: 600, Burst: 50}}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.slowrate", ``)
 	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, tooling.CodeRateLimited) {

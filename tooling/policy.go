@@ -140,17 +140,17 @@ func policyFor(e *entry, cfg *Settings) *toolPolicy {
 // rate gets the override.
 func effectiveRate(decl Rate, ov Override, hasOv bool) sandbox.Rate {
 	if decl.unlimited() {
-		if !hasOv || ov.RatePerMinute <= 0 {
+		if !hasOv || ov.Rate.PerMinute <= 0 {
 			return sandbox.Rate{}
 		}
-		return sandbox.Rate{PerMinute: ov.RatePerMinute, Burst: max(ov.Burst, 1)}
+		return sandbox.Rate{PerMinute: ov.Rate.PerMinute, Burst: max(ov.Rate.Burst, 1)}
 	}
 	r := sandbox.Rate{PerMinute: decl.PerMinute, Burst: max(decl.Burst, 1)}
-	if hasOv && ov.RatePerMinute > 0 && ov.RatePerMinute < r.PerMinute {
-		r.PerMinute = ov.RatePerMinute
+	if hasOv && ov.Rate.PerMinute > 0 && ov.Rate.PerMinute < r.PerMinute {
+		r.PerMinute = ov.Rate.PerMinute
 	}
-	if hasOv && ov.Burst > 0 && ov.Burst < r.Burst {
-		r.Burst = ov.Burst
+	if hasOv && ov.Rate.Burst > 0 && ov.Rate.Burst < r.Burst {
+		r.Burst = ov.Rate.Burst
 	}
 	return r
 }

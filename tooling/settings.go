@@ -73,10 +73,11 @@ type Settings struct {
 // a higher rate than the tool's own is ignored (a tool that declares none
 // gets the override). A zero field keeps the tool's own value.
 type Override struct {
-	Timeout       time.Duration // 0 = no override
-	RatePerMinute float64       // 0 = no override
-	Burst         int           // 0 = no override
-	Disabled      bool          // disables the tool, whatever the whitelist says
+	Timeout time.Duration // 0 = no override
+	// Rate narrows Meta.Rate: PerMinute and Burst, each 0 for no override.
+	// Key must be empty: which bucket a tool shares is its own declaration.
+	Rate     Rate
+	Disabled bool // disables the tool, whatever the whitelist says
 }
 
 // ConfinementBounds bound the tools that run confined (what such a tool
@@ -170,9 +171,12 @@ func (s Settings) problems() []string {
 		o := s.Tools[name]
 		at := fmt.Sprintf("Tools[%q].", name)
 		neg(at+"Timeout", int64(o.Timeout))
-		neg(at+"Burst", int64(o.Burst))
-		if o.RatePerMinute < 0 || math.IsNaN(o.RatePerMinute) || math.IsInf(o.RatePerMinute, 0) {
-			p = append(p, fmt.Sprintf("%sRatePerMinute must be a finite number, 0 or more, got %v", at, o.RatePerMinute))
+		neg(at+"Rate.Burst", int64(o.Rate.Burst))
+		if o.Rate.PerMinute < 0 || math.IsNaN(o.Rate.PerMinute) || math.IsInf(o.Rate.PerMinute, 0) {
+			p = append(p, fmt.Sprintf("%sRate.PerMinute must be a finite number, 0 or more, got %v", at, o.Rate.PerMinute))
+		}
+		if o.Rate.Key != "" {
+			p = append(p, fmt.Sprintf("%sRate.Key must be empty, got %q: which bucket a tool shares is its own declaration", at, o.Rate.Key))
 		}
 	}
 	if l := s.Confinement.MaxLimits; negativeLimits(l) {

@@ -179,8 +179,8 @@ func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) meta
 		mi.timeoutText = "default (" + d.String() + ")"
 	}
 	mi.timeoutIgnore = ignored
-	if ov, ok := cfg.Tools[t.Name]; ok && ov.RatePerMinute > 0 {
-		r := rateOf(tooling.Rate{PerMinute: ov.RatePerMinute, Burst: ov.Burst})
+	if ov, ok := cfg.Tools[t.Name]; ok && ov.Rate.PerMinute > 0 {
+		r := rateOf(ov.Rate)
 		mi.ConfigRate = &r
 	}
 	return mi
