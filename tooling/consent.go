@@ -32,8 +32,15 @@ type ConsentRequest struct {
 // carries none (no WithConsent). f asks whoever can decide (a person in a
 // dialog, an MCP client's elicitation, a policy) whether the call may run.
 // It runs in the caller's goroutine with the caller's ctx, before the
-// call's deadline starts, and may block until it knows; an error, a panic
-// or a ctx that ends refuses the call. nil stops asking: such calls are then
+// call's deadline starts, and may block until it knows.
+//
+// An error refuses the call, whatever the decision that came with it: code
+// consent_required, a message naming the error ("… needs consent, and
+// asking for it failed: <error>", followed by "(the consent function also
+// answered allow once, which an error overrides)" when the decision allowed
+// the call), and the error in the chain of the *Error Execute returns
+// (errors.Is finds it). A panic refuses the call the same way, and a ctx
+// that ends refuses it with canceled or timeout. nil stops asking: such calls are then
 // refused with consent_required, as without a consent function. Consent
 // given for the session is kept when f changes.
 func (r *Registry) SetConsentFunc(f func(ctx context.Context, req ConsentRequest) (ConsentDecision, error)) {
@@ -81,6 +88,9 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		return false
 	case err != nil:
 		res.failf(CodeConsentRequired, "%s needs consent, and asking for it failed: %v", e.tool.Name, err)
+		if allowed := d.allows(); allowed != "" {
+			res.Message += " (the consent function also answered " + allowed + ", which an error overrides)"
+		}
 		res.cause = err
 		return false
 	case d == ConsentOnce:
@@ -99,6 +109,17 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 	}
 	call.Consent = true
 	return true
+}
+
+// allows names the decision d when it allows a call, "" when it denies.
+func (d ConsentDecision) allows() string {
+	switch d {
+	case ConsentOnce:
+		return "allow once"
+	case ConsentSession:
+		return "allow for this session"
+	}
+	return ""
 }
 
 // askConsent calls f, turning a panic into an error.

@@ -109,9 +109,24 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentSession, errAsk
 	})
 	res, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) ||
-		res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal" {
+	if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) || res.Status != "denied" ||
+		res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal (the consent function also answered allow for this session, which an error overrides)" {
 		t.Fatalf("error: %v", err)
+	}
+	// An error wins over every decision, and the message says which one it overrode.
+	for d, note := range map[tooling.ConsentDecision]string{
+		tooling.ConsentOnce: " (the consent function also answered allow once, which an error overrides)",
+		tooling.ConsentDeny: "",
+	} {
+		r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) { return d, errAsk })
+		res, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
+		if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) ||
+			res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal"+note {
+			t.Fatalf("decision %d with an error: %v", d, err)
+		}
+	}
+	if len(ran) != 0 {
+		t.Fatalf("a call refused for an error ran: %v", ran)
 	}
 	r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) {
 		return tooling.ConsentDeny, nil
