@@ -71,8 +71,14 @@ func TestToolsDescribed(t *testing.T) {
 				t.Error("no version")
 			}
 			// A fresh registry applies every check Register makes: name,
-			// Run, Meta contradictions, schemas that compile.
-			if err := tooling.NewRegistry().Add(tool); err != nil {
+			// Run, Meta contradictions, schemas that compile. It refuses a
+			// confined tool only after all of them, since TestMain hosts
+			// Default: that refusal says the tool passed them.
+			err := tooling.NewRegistry().Add(tool)
+			if tool.Meta.Confine != nil && err != nil && strings.HasSuffix(err.Error(), "which is another one: register it there") {
+				err = nil
+			}
+			if err != nil {
 				t.Errorf("Add: %v", err)
 			}
 			for which, raw := range map[string]json.RawMessage{"input": tool.Input, "output": tool.Output} {

@@ -79,16 +79,57 @@ func confinedTestTools(reg *tooling.Registry) {
 		}})
 }
 
-// A confined tool of a registry other than the one handed to
-// tooling.Main is refused before any child starts: no child could find it.
-func TestConfinedToolOfAnotherRegistry(t *testing.T) {
+// elsewhere is a registry other than hosted, filled before TestMain hands
+// hosted to tooling.Main.
+var elsewhere = func() *tooling.Registry {
 	r := tooling.NewRegistry()
 	confinedTestTools(r)
-	res, err := r.Execute(context.Background(), "conftest.fail", nil)
+	return r
+}()
+
+// A confined tool added to a registry other than the one handed to
+// tooling.Main before Main ran is refused when called, before any child
+// starts: no child could find it.
+func TestConfinedToolOfAnotherRegistry(t *testing.T) {
+	res, err := elsewhere.Execute(context.Background(), "conftest.fail", nil)
 	if !errors.Is(err, tooling.CodeSandboxUnavailable) || res.Status != "denied" ||
 		res.Message != "conftest.fail is confined, and a confined child serves only the registry handed to tooling.Main, which is another one" {
 		t.Fatalf("%v (status %s)", err, res.Status)
 	}
+}
+
+// Once tooling.Main runs, a confined tool is refused when it is added to
+// another registry: Add and Replace return the error, Register panics.
+func TestConfinedToolRefusedByAnotherRegistryOnceMainRuns(t *testing.T) {
+	tool := tooling.Tool{Name: "conftest.late", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}}, Run: run}
+	const want = `tooling: Register("conftest.late"): it is confined, and a confined child serves only the registry handed to tooling.Main, which is another one: register it there`
+	r := tooling.NewRegistry()
+	var re *tooling.RegisterError
+	if err := r.Add(tool); !errors.As(err, &re) || err.Error() != want {
+		t.Fatalf("Add: %v", err)
+	}
+	if err := r.Replace(nil, []tooling.Tool{tool}); err == nil || err.Error() != want {
+		t.Fatalf("Replace: %v", err)
+	}
+	func() {
+		defer func() {
+			if p, _ := recover().(error); p == nil || p.Error() != want {
+				t.Fatalf("Register: %v", p)
+			}
+		}()
+		r.Register(tool)
+	}()
+	if r.Len() != 0 {
+		t.Fatalf("the registry took %d tools", r.Len())
+	}
+	// Tools that are not confined are taken, and the hosted registry takes confined ones.
+	if err := r.Add(tooling.Tool{Name: "conftest.plain_late", Run: run}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hosted.Add(tool); err != nil {
+		t.Fatalf("hosted: %v", err)
+	}
+	hosted.Remove(tool.Name)
 }
 
 func requireConfinement(t *testing.T) {

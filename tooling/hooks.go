@@ -20,11 +20,15 @@ func addWireNamed(reg, tool any) error {
 // prepareCall builds the Call a tool's Run gets, for package tooltest.
 func prepareCall(tool any, args []byte, o toolhook.CallOptions) (any, error) {
 	t := tool.(Tool)
-	r := NewRegistry()
-	if err := r.Add(t); err != nil {
+	r := NewRegistry() // a scratch registry, never the hosted one: not r.Add, which refuses confined tools once Main runs
+	e, problems := newEntry(t)
+	if len(problems) > 0 {
+		return nil, &RegisterError{Tool: t.Name, Problems: problems}
+	}
+	if err := r.insert(e); err != nil {
 		return nil, err
 	}
-	e := r.lookup(t.Name)
+	e = r.lookup(t.Name)
 	origin := Origin(o.Origin)
 	if origin == "" {
 		origin = OriginApp

@@ -45,8 +45,9 @@ func hostedRegistry() *Registry {
 // does main up to its call of Main; build reg there, before Main, from
 // nothing the child lacks (it has no environment beyond what the tool's
 // Confinement passes, and no network or files beyond what it allows).
-// Confined tools of any other registry are refused with
-// sandbox_unavailable.
+// Confined tools of any other registry are refused: once Main runs, when
+// they are added (Add and Replace return the error, Register panics);
+// those added before, when they are called, with sandbox_unavailable.
 //
 // MainThread tools run on the process main thread only when Main is called
 // from main itself, before anything else: the runtime keeps the main

@@ -92,13 +92,17 @@ func (e *RegisterError) Error() string {
 // metadata that contradicts itself; the message names the tool and the fix.
 func Register(tools ...Tool) { Default.Register(tools...) }
 
-// Register adds tools to r, panicking as the package-level Register does.
-// The tools before a bad one are added.
+// Register adds tools to r, panicking as the package-level Register does
+// (and on a confined tool once tooling.Main hosts another registry: see
+// Add). The tools before a bad one are added.
 func (r *Registry) Register(tools ...Tool) {
 	entries, problems := newEntries(tools)
 	for i, e := range entries {
 		if len(problems[i]) > 0 {
 			panic(&RegisterError{Tool: tools[i].Name, Problems: problems[i]})
+		}
+		if err := r.unhosted(&tools[i]); err != nil {
+			panic(err)
 		}
 		if err := r.insert(e); err != nil {
 			panic(err)
@@ -141,11 +145,35 @@ func newEntries(tools []Tool) ([]*entry, [][]string) {
 	return entries, problems
 }
 
+// notHosted is why a confined tool cannot be added to a registry other
+// than the one Main hosts, once Main runs.
+const notHosted = "it is confined, and a confined child serves only the registry handed to tooling.Main, which is another one: register it there"
+
+// unhosted refuses a confined tool once Main hosts another registry than
+// r; nil otherwise.
+func (r *Registry) unhosted(t *Tool) error {
+	if t.Meta.Confine != nil {
+		if h := hosted.Load(); h != nil && h != r {
+			return &RegisterError{Tool: t.Name, Problems: []string{notHosted}}
+		}
+	}
+	return nil
+}
+
 // Add adds t to r, or returns a *RegisterError saying every problem found.
+//
+// Once tooling.Main runs, a confined tool (Meta.Confine) is refused by
+// every registry but the one Main was handed: Add and Replace return the
+// error, Register panics with it. Before Main, any registry takes it, and
+// its calls end sandbox_unavailable unless that registry is the one
+// handed to Main.
 func (r *Registry) Add(t Tool) error {
 	e, problems := newEntry(t)
 	if len(problems) > 0 {
 		return &RegisterError{Tool: t.Name, Problems: problems}
+	}
+	if err := r.unhosted(&t); err != nil {
+		return err
 	}
 	return r.insert(e)
 }
@@ -297,6 +325,8 @@ func (r *Registry) Replace(remove []string, tools []Tool) error {
 	for i, t := range tools {
 		if len(problems[i]) > 0 {
 			errs = append(errs, &RegisterError{Tool: t.Name, Problems: problems[i]})
+		} else if err := r.unhosted(&tools[i]); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
