@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
@@ -38,6 +39,7 @@ type Remote struct {
 	session *sdk.ClientSession
 	proc    *process         // a stdio server; nil for the others
 	jail    *confinedProcess // a confined stdio server
+	jailOut *headReader      // its stdout, whose start is kept
 	url     string           // an HTTP server's
 	probe   *httpProbe       // what an HTTP server answered that is not MCP
 	tools   []RemoteTool
@@ -131,9 +133,10 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 		return nil, &ConnectError{Server: name, Err: errors.New("both a command and a url: give one")}
 	case s.Command != "" && s.Confine != nil:
 		if r.jail, err = startConfined(ctx, s); err != nil {
-			return nil, &ConnectError{Server: name, Err: fmt.Errorf("starting it confined: %w", err)}
+			return nil, &ConnectError{Server: name, Err: confinedFailure(s.Command, err)}
 		}
-		t = &sdk.IOTransport{Reader: r.jail.out, Writer: r.jail.in}
+		r.jailOut = newHeadReader(r.jail.out)
+		t = &sdk.IOTransport{Reader: io.NopCloser(r.jailOut), Writer: r.jail.in}
 	case s.Command != "":
 		r.proc = newProcess(s)
 		t = r.proc

@@ -38,12 +38,22 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 		if _, ok := p.exited(); ok {
 			p.drained(time.Second)
 		}
-		if out := p.stdout.String(); notMCP(out) {
-			return explain(err, "not an MCP server: it wrote %s on its standard output, where an MCP server writes only MCP messages (JSON-RPC; logs go to stderr)", quoteLine(out))
+	}
+	var out string
+	switch {
+	case r.proc != nil:
+		out = r.proc.stdout.String()
+	case r.jailOut != nil:
+		if ctx.Err() == nil { // the server failed: what it wrote may not be read yet
+			r.jailOut.wait(time.Second)
 		}
-		if out := p.stdout.String(); strings.Contains(out, `"method":"initialize"`) || strings.Contains(out, `"method":"server/discover"`) {
-			return explain(err, "not an MCP server: it wrote back the request it was sent, as a program that copies its input does")
-		}
+		out = r.jailOut.h.String()
+	}
+	if notMCP(out) {
+		return explain(err, "not an MCP server: it wrote %s on its standard output, where an MCP server writes only MCP messages (JSON-RPC; logs go to stderr)", quoteLine(out))
+	}
+	if strings.Contains(out, `"method":"initialize"`) || strings.Contains(out, `"method":"server/discover"`) {
+		return explain(err, "not an MCP server: it wrote back the request it was sent, as a program that copies its input does")
 	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
@@ -58,17 +68,23 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 		}
 		return fmt.Errorf("it answered \"initialize\", then no answer to %q %s (%w)", step, within, ctx.Err())
 	}
+	var how string
 	if p := r.proc; p != nil {
 		if exit, ok := p.exited(); ok {
-			how := "with status 0"
+			how = "with status 0"
 			if exit != nil {
 				how = "(" + exit.Error() + ")"
 			}
-			if step != "initialize" {
-				return explain(err, "it answered \"initialize\", then exited %s before answering %q", how, step)
-			}
-			return explain(err, "it exited %s before answering %q: it is not an MCP server, or it failed to start", how, step)
 		}
+	}
+	if r.jail != nil {
+		how, _ = r.jail.exited(time.Second)
+	}
+	if how != "" {
+		if step != "initialize" {
+			return explain(err, "it answered \"initialize\", then exited %s before answering %q", how, step)
+		}
+		return explain(err, "it exited %s before answering %q: it is not an MCP server, or it failed to start", how, step)
 	}
 	if r.probe != nil {
 		if msg := r.probe.failure(r.url); msg != "" {
@@ -119,6 +135,15 @@ func startFailure(path, name string, err error) error {
 		return fmt.Errorf("cannot start %q: %w", path, pe.Err)
 	}
 	return fmt.Errorf("cannot start %q: %w", name, err)
+}
+
+// confinedFailure says why a confined server could not be started.
+func confinedFailure(command string, err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return startFailure("", command, err)
+	}
+	return fmt.Errorf("starting it confined: %w", err)
 }
 
 // closed reports whether err says the connection ended.

@@ -230,3 +230,37 @@ func (h *head) String() string {
 	defer h.mu.Unlock()
 	return string(h.b)
 }
+
+// headReader reads r, keeping the start of what it reads in h, and closes
+// read once something, or the end, was read.
+type headReader struct {
+	r    io.Reader
+	h    *head
+	read chan struct{}
+	once sync.Once
+}
+
+func newHeadReader(r io.Reader) *headReader {
+	return &headReader{r: r, h: &head{max: stdoutHead}, read: make(chan struct{})}
+}
+
+func (hr *headReader) Read(b []byte) (int, error) {
+	n, err := hr.r.Read(b)
+	if n > 0 {
+		_, _ = hr.h.Write(b[:n])
+	}
+	if n > 0 || err != nil {
+		hr.once.Do(func() { close(hr.read) })
+	}
+	return n, err
+}
+
+// wait waits, at most for d, until something or the end was read.
+func (hr *headReader) wait(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-hr.read:
+	case <-t.C:
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -148,12 +149,14 @@ func startConfined(ctx context.Context, s config.Server) (*confinedProcess, erro
 		}()
 		return ch
 	}
-	inC, outC, errC := open("in", os.O_WRONLY), open("out", os.O_RDONLY), open("err", os.O_RDONLY)
+	chans := []chan opened{open("in", os.O_WRONLY), open("out", os.O_RDONLY), open("err", os.O_RDONLY)}
 	var files [3]*os.File
 	var failure error
-	for i, ch := range []chan opened{inC, outC, errC} {
+	got := 0 // the opens received
+	for i, ch := range chans {
 		select {
 		case o := <-ch:
+			got = i + 1
 			files[i], failure = o.f, o.err
 		case err := <-p.done:
 			failure = fmt.Errorf("the confined server did not start: %w", err)
@@ -173,7 +176,12 @@ func startConfined(ctx context.Context, s config.Server) (*confinedProcess, erro
 				defer f.Close()
 			}
 		}
-		for _, ch := range []chan opened{inC, outC, errC} {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+		for _, ch := range chans[got:] { // a received one would never send again
 			if o := <-ch; o.f != nil {
 				o.f.Close()
 			}
@@ -203,4 +211,25 @@ func (p *confinedProcess) stop() error {
 		return nil
 	}
 	return err
+}
+
+// exited waits, at most for d, for the confined server to end, and returns
+// why it did: what ran it in the child said, like "exit status 1".
+func (p *confinedProcess) exited(d time.Duration) (string, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		var ce *confine.Error
+		switch {
+		case err == nil:
+			return "with status 0", true
+		case errors.As(err, &ce) && ce.Kind == confine.Failed && ce.What != "":
+			return "(" + ce.What + ")", true
+		}
+		return "(" + err.Error() + ")", true
+	case <-t.C:
+		return "", false
+	}
 }

@@ -84,3 +84,62 @@ func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestConfinedServerThatExitsAtOnce: a confined server that exits before
+// it opens its stdin and stdout is a connect error every time, not a
+// Connect that waits for ever for what was received already.
+func TestConfinedServerThatExitsAtOnce(t *testing.T) {
+	const n = 40 // at once: the exits and the opens race
+	reg := tooling.NewRegistry()
+	done := make(chan error, n)
+	for range n {
+		go func() {
+			r, err := mcp.Connect(context.Background(), reg, "quick", config.Server{Command: "/bin/false", Confine: &config.ServerConfinement{}})
+			if err == nil {
+				r.Close()
+			}
+			done <- err
+		}()
+	}
+	for range n {
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("connected to /bin/false")
+			}
+			if strings.Contains(err.Error(), "confine: unavailable") && os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") != "1" {
+				t.Skipf("not applicable: confinement cannot be applied on this machine: %v", err)
+			}
+			if !strings.Contains(err.Error(), "exit status 1") {
+				t.Errorf("error %v, want it to give the exit status", err)
+			}
+		case <-t.Context().Done():
+			t.Fatal("Connect never returned")
+		}
+	}
+}
+
+// TestConfinedServerMessages: a confined server that is not MCP says what
+// it did, as an unconfined one does.
+func TestConfinedServerMessages(t *testing.T) {
+	for _, c := range []struct {
+		server config.Server
+		want   string
+	}{
+		{config.Server{Command: "toolexplorer-no-such-program"}, `cannot start "toolexplorer-no-such-program": there is no program of that name in $PATH`},
+		{config.Server{Command: "sh", Args: []string{"-c", "echo hello"}}, `not an MCP server: it wrote "hello" on its standard output`},
+	} {
+		c.server.Confine = &config.ServerConfinement{}
+		r, err := mcp.Connect(context.Background(), tooling.NewRegistry(), "jailed", c.server)
+		if err == nil {
+			r.Close()
+			t.Fatalf("%v: connected", c.server)
+		}
+		if strings.Contains(err.Error(), "confine: unavailable") && os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") != "1" {
+			t.Skipf("not applicable: confinement cannot be applied on this machine: %v", err)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v\nwant it to say %q", c.server, err, c.want)
+		}
+	}
+}

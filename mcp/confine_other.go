@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
 )
@@ -20,3 +21,5 @@ func startConfined(context.Context, config.Server) (*confinedProcess, error) {
 }
 
 func (*confinedProcess) stop() error { return nil }
+
+func (*confinedProcess) exited(time.Duration) (string, bool) { return "", false }
