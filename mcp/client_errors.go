@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,9 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 	}
 	if notMCP(out) {
 		return explain(err, "not an MCP server: it wrote %s on its standard output, where an MCP server writes only MCP messages (JSON-RPC; logs go to stderr)", quoteLine(out))
+	}
+	if notJSONRPC(out) {
+		return explain(err, "not an MCP server, or one that logs on its standard output: it wrote %s there, JSON but not an MCP message (JSON-RPC 2.0); logs go to stderr", quoteLine(out))
 	}
 	if strings.Contains(out, `"method":"initialize"`) || strings.Contains(out, `"method":"server/discover"`) {
 		return explain(err, "not an MCP server: it wrote back the request it was sent, as a program that copies its input does")
@@ -156,6 +160,17 @@ func closed(err error) bool {
 func notMCP(out string) bool {
 	out = strings.TrimLeft(out, " \t\r\n")
 	return out != "" && out[0] != '{' && out[0] != '['
+}
+
+// notJSONRPC reports whether the first line of a server's stdout is a JSON
+// object that is not a JSON-RPC 2.0 message, as a log line is.
+func notJSONRPC(out string) bool {
+	line, _, _ := strings.Cut(strings.TrimLeft(out, " \t\r\n"), "\n")
+	var m map[string]any
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return false
+	}
+	return m["jsonrpc"] != "2.0"
 }
 
 // quoteLine quotes the first line of s, cut at 80 bytes.

@@ -311,6 +311,7 @@ func TestConnectFailures(t *testing.T) {
 		{"exits at once", config.Server{Command: "true"}, []string{`it exited with status 0 before answering "initialize"`}},
 		{"chatter", peer(t, "chatter"), []string{`not an MCP server: it wrote "hello, I am not a protocol" on its standard output, where an MCP server writes only MCP messages`}},
 		{"usage", config.Server{Command: "sh", Args: []string{"-c", "echo 'usage: server PORT'; exit 2"}}, []string{`not an MCP server: it wrote "usage: server PORT" on its standard output`}},
+		{"logs JSON", config.Server{Command: "sh", Args: []string{"-c", `echo '{"level":30,"msg":"listening"}'; cat >/dev/null`}}, []string{`not an MCP server, or one that logs on its standard output: it wrote "{\"level\":30,\"msg\":\"listening\"}" there, JSON but not an MCP message`}},
 		{"echoes", config.Server{Command: "cat"}, []string{"not an MCP server: it wrote back the request it was sent"}},
 		{"neither", config.Server{}, []string{"neither a command nor a url"}},
 		{"both", config.Server{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
