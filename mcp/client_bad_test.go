@@ -35,7 +35,8 @@ const rawTools = `{"tools":[
  {"name":"lies","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"}},"required":["n","s"]}},
  {"name":"video","inputSchema":{"type":"object"}},
  {"name":"bad_image","inputSchema":{"type":"object"}},
- {"name":"die","inputSchema":{"type":"object"}}]}`
+ {"name":"die","inputSchema":{"type":"object"}},
+ {"name":"junk","inputSchema":{"type":"object"}}]}`
 
 // rawResults are rawPeer's tools/call results by tool.
 var rawResults = map[string]string{
@@ -84,6 +85,10 @@ func rawPeer(mode string) int {
 		case "tools/call":
 			var p struct{ Name string }
 			_ = json.Unmarshal(m.Params, &p)
+			if p.Name == "junk" {
+				fmt.Println("Processing request...")
+				continue
+			}
 			if p.Name == "die" {
 				fmt.Fprintln(os.Stderr, "raw: segfault")
 				return 139
@@ -111,7 +116,7 @@ func TestToolsThatDoNotCompileAreLeftOut(t *testing.T) {
 	for _, tool := range r.Tools() {
 		names = append(names, tool.Remote)
 	}
-	if got := strings.Join(names, " "); got != "ok lies video bad_image die" {
+	if got := strings.Join(names, " "); got != "ok lies video bad_image die junk" {
 		t.Errorf("tools added: %s", got)
 	}
 	want := map[string]string{
@@ -291,5 +296,20 @@ func TestGroupTaken(t *testing.T) {
 	defer r2.Close()
 	if s := r2.Skipped(); len(s) == 0 || !strings.Contains(s[len(s)-1].Error(), `already (of the MCP server "raw")`) {
 		t.Errorf("a second server of the same group: %v", s)
+	}
+}
+
+// TestServerThatLogsOnStdout: a server that writes a line that is not MCP
+// on its stdout during a call ends the connection; the call says so.
+func TestServerThatLogsOnStdout(t *testing.T) {
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "raw", peer(t, "raw-tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res, _ := reg.Execute(context.Background(), "raw.junk", nil, tooling.WithConsent())
+	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "raw" wrote something that is not an MCP message on its standard output (invalid character 'P' looking for beginning of value), which ends the connection`) {
+		t.Errorf("code %q, message %q", res.Code, res.Message)
 	}
 }

@@ -246,6 +246,16 @@ func (r *Remote) callFailure(err error) error {
 		}
 		return explain(err, "the MCP server %q refused the call: %v", r.name, we)
 	}
+	if strings.Contains(msg, "invalid character") && r.done != nil {
+		// Not JSON on the stream: the connection ends with it.
+		t := time.NewTimer(terminateGrace + time.Second)
+		defer t.Stop()
+		select {
+		case <-r.done:
+			return explain(err, "the MCP server %q wrote something that is not an MCP message on its standard output (%s), which ends the connection: a server writes only MCP messages there (logs go to stderr); restart it to use its tools", r.name, msg)
+		case <-t.C:
+		}
+	}
 	return explain(err, "the MCP server %q answered with a result that is not valid MCP: %s", r.name, msg)
 }
 
