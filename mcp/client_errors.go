@@ -68,6 +68,9 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 			within = "within " + wait.String()
 		}
 		if step == "initialize" {
+			if out == "" && (r.proc != nil || r.jail != nil) {
+				return fmt.Errorf("no answer to %q %s (%w): it wrote nothing on its standard output; it is not an MCP server, it is waiting for something (a download, a login, input), or it leaves unanswered the requests it does not know (the first one is \"server/discover\")", step, within, ctx.Err())
+			}
 			return fmt.Errorf("no answer to %q %s (%w): it is not an MCP server, or it is waiting for something (a download, a login, input)", step, within, ctx.Err())
 		}
 		return fmt.Errorf("it answered \"initialize\", then no answer to %q %s (%w)", step, within, ctx.Err())

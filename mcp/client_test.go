@@ -353,7 +353,7 @@ func TestConnectDeadline(t *testing.T) {
 		t.Fatal("connected to a server that never answers")
 	}
 	var ce *mcp.ConnectError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `no answer to "initialize" before the deadline`) || !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `no answer to "initialize" before the deadline (context deadline exceeded): it wrote nothing on its standard output; it is not an MCP server, it is waiting for something`) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want a *ConnectError saying there was no answer in time", err)
 	}
 }
