@@ -141,6 +141,9 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.S
 		r.proc = newProcess(s)
 		t = r.proc
 	case s.URL != "":
+		if err := checkURL(s.URL); err != nil {
+			return nil, &ConnectError{Server: name, Err: err}
+		}
 		r.url, r.probe = s.URL, &httpProbe{}
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: probeClient(s.Headers, r.probe), MaxRetries: -1}
 	default:

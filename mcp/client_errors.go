@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -403,4 +404,23 @@ func sourceOf(t tooling.Tool) string {
 		return "from " + t.Source
 	}
 	return "built into the program"
+}
+
+// checkURL says what is wrong with the URL of an HTTP server; nil when it
+// is an http:// or https:// URL with a host.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("the url %q does not parse: %v", s, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("the url %q is not http:// or https://", s)
+	case u.Host == "":
+		return fmt.Errorf("the url %q names no host", s)
+	}
+	return nil
 }

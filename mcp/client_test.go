@@ -315,6 +315,8 @@ func TestConnectFailures(t *testing.T) {
 		{"echoes", config.Server{Command: "cat"}, []string{"not an MCP server: it wrote back the request it was sent"}},
 		{"neither", config.Server{}, []string{"neither a command nor a url"}},
 		{"both", config.Server{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
+		{"no host", config.Server{URL: "http://"}, []string{`the url "http://" names no host`}},
+		{"bad url", config.Server{URL: "http://[::1"}, []string{`the url "http://[::1" does not parse: missing ']' in host`}},
 		{"refused", config.Server{URL: "http://127.0.0.1:1/mcp"}, []string{"nothing listens at http://127.0.0.1:1/mcp (connection refused)"}},
 	}
 	for _, c := range cases {
