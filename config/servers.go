@@ -92,7 +92,9 @@ func (p *problems) applyServe(obj map[string]any, cfg *Config) {
 // applyServers reads the "servers" and "mcpServers" sections, which the
 // schema checked entry by entry, and reports what only Go can tell: an
 // entry with both or neither of command and url, a type that disagrees with
-// them, a name given in both sections.
+// them, a name given in both sections. An entry "disabled": true is left
+// out; the keys other hosts keep beside it (autoApprove, alwaysAllow,
+// timeout) are accepted and ignored.
 func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 	for _, key := range []string{"servers", "mcpServers"} {
 		section, _ := obj[key].(map[string]any)
@@ -110,6 +112,9 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 			if _, dup := cfg.Servers[name]; dup {
 				p.addKey(at, "server %q is in both servers and mcpServers: keep one", name)
 				continue
+			}
+			if off, _ := e["disabled"].(bool); off {
+				continue // the host's file says to leave it out
 			}
 			s := Server{Args: stringList(e["args"]), Env: stringMap(e["env"]), Headers: stringMap(e["headers"])}
 			if c, ok := e["confine"].(map[string]any); ok {

@@ -136,3 +136,22 @@ func TestServerConfine(t *testing.T) {
 		}
 	}
 }
+
+// TestClineFileWorksAsIs: the keys Cline and Roo Code keep in a server's
+// entry are accepted; a disabled server is left out.
+func TestClineFileWorksAsIs(t *testing.T) {
+	cfg, err := Parse([]byte(`{"mcpServers": {
+  "on": {"command": "srv", "args": ["-v"], "disabled": false, "autoApprove": ["read"], "alwaysAllow": [], "timeout": 60},
+  "off": {"command": "other", "disabled": true}}}`), "cline_mcp_settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Server{"on": {Command: "srv", Args: []string{"-v"}}}
+	if !reflect.DeepEqual(cfg.Servers, want) {
+		t.Fatalf("servers %+v, want %+v", cfg.Servers, want)
+	}
+	_, err = Parse([]byte(`{"mcpServers": {"a": {"command": "srv", "disabled": "yes"}}}`), "f.json")
+	if err == nil || !strings.Contains(err.Error(), "/mcpServers/a/disabled: must be a boolean") {
+		t.Errorf("disabled that is not a boolean: %v", err)
+	}
+}
