@@ -406,7 +406,8 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		if len(resp.Plan) > 0 {
 			res.Plan = resp.Plan
 		}
-		r.output(res, e, json.RawMessage(resp.Output))
+		c := r.checkOutput(e, json.RawMessage(resp.Output))
+		res.takeOutput(&c)
 	}
 }
 

@@ -447,18 +447,49 @@ func (r *Registry) interrupted(res *Result, parent context.Context, err error, s
 	}
 }
 
-// output encodes the tool's output, enforces the size cap and checks it
-// against the output schema; it sets res.Output only when all pass.
-func (r *Registry) output(res *Result, e *entry, out any) {
+// checked is a tool's output once encoded and checked: the output that
+// passed, or the refusal, with its fields, of one that did not.
+type checked struct {
+	failed       bool
+	code         Code
+	msg          string
+	output, plan json.RawMessage
+	invalid      json.RawMessage // the output the output schema refused
+	fields       []FieldError
+	more         int
+}
+
+func (c *checked) failf(code Code, format string, a ...any) {
+	c.failed, c.code, c.msg = true, code, fmt.Sprintf(format, a...)
+}
+
+// takeOutput puts a checked output in the result.
+func (res *Result) takeOutput(c *checked) {
+	if c.plan != nil {
+		res.Plan = c.plan
+	}
+	if c.failed {
+		res.Code, res.Message = c.code, c.msg
+		res.Fields, res.MoreFields, res.InvalidOutput = c.fields, c.more, c.invalid
+		return
+	}
+	res.Output = c.output
+}
+
+// checkOutput encodes the tool's output, enforces the size cap and checks it
+// against the output schema; the output is kept only when all pass. It
+// touches no Result: it runs where the tool ran, which may be after its
+// caller left.
+func (r *Registry) checkOutput(e *entry, out any) (c checked) {
 	if f, ok := out.(Followup); ok {
 		out = f.Output
 		if f.Plan != nil {
 			plan, err := jsonenc.Marshal(f.Plan)
 			if err != nil {
-				res.failf(CodeOutputInvalid, "the follow-up plan cannot be encoded as JSON: %v", err)
-				return
+				c.failf(CodeOutputInvalid, "the follow-up plan cannot be encoded as JSON: %v", err)
+				return c
 			}
-			res.Plan = plan
+			c.plan = plan
 		}
 	}
 	var b []byte
@@ -471,34 +502,35 @@ func (r *Registry) output(res *Result, e *entry, out any) {
 	default:
 		var err error
 		if b, err = jsonenc.Marshal(v); err != nil {
-			res.failf(CodeOutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
-			return
+			c.failf(CodeOutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
+			return c
 		}
 	}
 	// The size cap comes first: an oversized output is neither scanned nor
 	// checked against the output schema.
 	if limit := r.cfg.Load().MaxOutputBytes; limit > 0 && int64(len(b)) > limit {
-		res.failf(CodeOutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(int64(len(b))), byteSize(limit))
-		return
+		c.failf(CodeOutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(int64(len(b))), byteSize(limit))
+		return c
 	}
 	if raw && !json.Valid(b) {
-		res.failf(CodeOutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
-		return
+		c.failf(CodeOutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
+		return c
 	}
 	if e.out != nil {
 		v, err := decodeJSON(b)
 		if err != nil {
 			// Fail closed: an output the check cannot read is not a checked output.
-			res.failf(CodeOutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
-			return
+			c.failf(CodeOutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
+			return c
 		}
 		if fields, more, stopped := e.out.validate(v, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
-			res.Fields, res.MoreFields, res.InvalidOutput = fields, more, b
-			res.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize("field", fields, more, stopped), "invalid field: "))
-			return
+			c.fields, c.more, c.invalid = fields, more, b
+			c.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize("field", fields, more, stopped), "invalid field: "))
+			return c
 		}
 	}
-	res.Output = b
+	c.output = b
+	return c
 }
 
 // ValidateArgs checks args against the named tool's input schema without

@@ -21,6 +21,13 @@ type outcome struct {
 	panic any
 	stack []byte
 	ran   time.Duration // how long Run ran, measured where it ran
+	// checked is out encoded and checked by the goroutine that ran the
+	// tool, whose stack is shallow, rather than by the caller's, deep in
+	// the registry and its host (encoding and checking there grew a fresh
+	// goroutine's stack on every call an MCP server served). Valid when
+	// hasChecked.
+	checked    checked
+	hasChecked bool
 }
 
 // task tracks one run: state moves from running to finished (the tool
@@ -263,7 +270,10 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 		res.fail(CodeToolError, o.err.Error())
 		res.cause = o.err
 	default:
-		r.output(res, e, o.out)
+		if !o.hasChecked {
+			o.checked = r.checkOutput(e, o.out)
+		}
+		res.takeOutput(&o.checked)
 	}
 }
 
@@ -290,7 +300,9 @@ func (r *Registry) runTool(ctx context.Context, e *entry, call Call, t *task) {
 	e.counters.enterRun()
 	start := time.Now()
 	defer func() {
-		o.ran = time.Since(start)
+		if !returned {
+			o.ran = time.Since(start)
+		}
 		e.counters.running.Add(-1)
 		if p := recover(); p != nil {
 			o.panic, o.stack = p, debug.Stack()
@@ -305,4 +317,8 @@ func (r *Registry) runTool(ctx context.Context, e *entry, call Call, t *task) {
 	}()
 	o.out, o.err = e.tool.Run(ctx, call)
 	returned = true
+	o.ran = time.Since(start)
+	if o.err == nil {
+		o.checked, o.hasChecked = r.checkOutput(e, o.out), true
+	}
 }
