@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -304,6 +305,22 @@ func TestNearest(t *testing.T) {
 	for in, want := range tests {
 		if got := nearest(in, names); got != want {
 			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHelpProseFitsEightyColumns: the prose of each command's help (its
+// lines that are not indented examples or tables) fits a terminal of 80
+// columns, so that it never wraps mid-word.
+func TestHelpProseFitsEightyColumns(t *testing.T) {
+	for _, c := range commands {
+		for i, line := range strings.Split(c.help, "\n") {
+			if strings.HasPrefix(line, " ") {
+				continue
+			}
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("help %s, line %d is %d columns:\n%s", c.name, i+1, n, line)
+			}
 		}
 	}
 }

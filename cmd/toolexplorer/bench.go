@@ -37,8 +37,8 @@ around each call; calls queued behind a lock are in flight too), how many
 of those were seen queued at once (the registry's counters, read every
 millisecond), the most calls running at once (exact: the registry's
 high-water mark of calls inside the tool's Run) and the mean number running
-(total run time over the wall time), and the wall time. With --json, all of it as one JSON object, times in
-milliseconds.
+(total run time over the wall time), and the wall time. With --json, all
+of it as one JSON object, times in milliseconds.
 
 Ctrl-C stops the bench: the calls still running are canceled and left out,
 and what was measured until then is printed, with a line saying so. Ctrl-C

@@ -45,10 +45,9 @@ otherwise.
 
 HTTP listens on loopback unless told otherwise. A non-loopback ADDR needs
 a bearer token, taken from $` + tokenEnv + ` or else from the config's
-serve.token; every request must then
-carry 'Authorization: Bearer TOKEN'. Requests on a loopback address whose
-Host is not loopback, and browser requests from another origin, are
-refused.
+serve.token; every request must then carry 'Authorization: Bearer TOKEN'.
+Requests on a loopback address whose Host is not loopback, and browser
+requests from another origin, are refused.
 
 Exit status: 0 when the client went away or on interrupt, 1 when serving
 failed, 2 for a usage error.
