@@ -747,9 +747,38 @@ func TestPolicy(t *testing.T) {
 	if err != nil || !p.Enabled || p.Timeout != time.Second || p.TimeoutSource != "tool" || !strings.Contains(p.Note, "never lengthen") {
 		t.Fatalf("policy %+v %v", p, err)
 	}
+	if p.Rate != (tooling.Rate{}) {
+		t.Fatalf("rate of a tool that declares none and has no rate override: %+v", p.Rate)
+	}
 	_ = r.SetEnabled("t.p", false)
 	if p, _ := r.Policy("t.p"); p.Enabled || !strings.Contains(p.DisabledReason, "runtime") {
 		t.Fatalf("policy after disable %+v", p)
+	}
+}
+
+// TestPolicyRate: the policy's rate is the one calls are held to, the
+// declared rate as a config override narrows it.
+func TestPolicyRate(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.decl", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 2, Burst: 2, Key: "api"}}, Run: run})
+	r.Register(tooling.Tool{Name: "t.none", Run: run})
+	for _, tc := range []struct {
+		tool string
+		ov   tooling.Rate
+		want tooling.Rate
+	}{
+		{"t.decl", tooling.Rate{}, tooling.Rate{PerMinute: 2, Burst: 2, Key: "api"}},
+		{"t.decl", tooling.Rate{PerMinute: 1, Burst: 1}, tooling.Rate{PerMinute: 1, Burst: 1, Key: "api"}},
+		{"t.decl", tooling.Rate{PerMinute: 10, Burst: 1}, tooling.Rate{PerMinute: 2, Burst: 1, Key: "api"}}, // never raised
+		{"t.none", tooling.Rate{}, tooling.Rate{}},
+		{"t.none", tooling.Rate{PerMinute: 5}, tooling.Rate{PerMinute: 5, Burst: 1, Key: "t.none"}},
+	} {
+		if _, err := r.Configure(tooling.Settings{Tools: map[string]tooling.Override{tc.tool: {Rate: tc.ov}}}); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := r.Policy(tc.tool); err != nil || p.Rate != tc.want {
+			t.Errorf("%s with override %+v: rate %+v (%v), want %+v", tc.tool, tc.ov, p.Rate, err, tc.want)
+		}
 	}
 }
 

@@ -174,6 +174,10 @@ type Policy struct {
 	Timeout        time.Duration `json:"timeout"`        // before a caller shortens it
 	TimeoutSource  string        `json:"timeout_source"` // "tool", "config default" or "config override"
 	Note           string        `json:"note,omitempty"` // a config override that was ignored, and why
+	// Rate is the rate calls are held to: Meta.Rate as a config override
+	// narrows it (a tool that declares none takes the override's). Its Key
+	// is the bucket. Zero: unlimited.
+	Rate Rate `json:"rate,omitzero"`
 }
 
 // Policy returns the policy in force for the named tool.
@@ -184,8 +188,12 @@ func (r *Registry) Policy(name string) (Policy, error) {
 	}
 	p := e.pol.Load()
 	reason := e.disabledReason()
+	var rate Rate
+	if !p.rate.Unlimited() {
+		rate = Rate{PerMinute: p.rate.PerMinute, Burst: p.rate.Burst, Key: p.rateKey}
+	}
 	return Policy{
 		Tool: e.tool.Name, Enabled: reason == "", DisabledReason: reason,
-		Timeout: p.timeout, TimeoutSource: p.timeoutSrc, Note: p.note,
+		Timeout: p.timeout, TimeoutSource: p.timeoutSrc, Note: p.note, Rate: rate,
 	}, nil
 }

@@ -258,7 +258,13 @@ func (d *detailScreen) overview() string {
 	}
 	row("Consent", consent)
 
+	// The rate in force: the declared one as a config override narrows it.
+	rate, rateSrc := m.Rate, ""
 	if p, err := d.c.reg.Policy(t.Name); err == nil {
+		rate = p.Rate
+		if decl, now := (tooling.Rate{PerMinute: m.Rate.PerMinute, Burst: m.Rate.Burst}).String(), (tooling.Rate{PerMinute: p.Rate.PerMinute, Burst: p.Rate.Burst}).String(); now != decl {
+			rateSrc = " (config override; the tool declares " + decl + ")"
+		}
 		row("Timeout", fmt.Sprintf("%v (%s)", p.Timeout, p.TimeoutSource))
 		if p.Note != "" {
 			row("", p.Note)
@@ -269,15 +275,15 @@ func (d *detailScreen) overview() string {
 			row("Enabled", "no: "+p.DisabledReason)
 		}
 	}
-	rate := m.Rate.String()
-	if m.Rate.PerMinute > 0 { // limited
-		k := m.Rate.Key
+	rateText := rate.String()
+	if rate.PerMinute > 0 { // limited
+		k := rate.Key
 		if k == "" {
 			k = t.Name
 		}
-		rate += fmt.Sprintf(" (bucket %q)", k)
+		rateText += fmt.Sprintf(" (bucket %q)", k)
 	}
-	row("Rate", rate)
+	row("Rate", rateText+rateSrc)
 	row("Availability", d.availability())
 	if len(m.Origins) == 0 {
 		row("Origins", "every origin")

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func openDetail(t *testing.T, h *harness, name string) {
@@ -38,6 +40,21 @@ func TestDetailOverview(t *testing.T) {
 	h.mustContain("Availability no (unavailable): no device attached", "n/a")
 	openDetail(t, h, "demo.llm_only")
 	h.mustContain(`Availability no (origin_denied): origin "ui" may not call demo.llm_only (allowed: llm)`, "Origins      llm")
+}
+
+// TestDetailRateInForce: the overview shows the rate calls are held to,
+// which a config override narrows, and what the tool declares.
+func TestDetailRateInForce(t *testing.T) {
+	reg := newTestRegistry(t)
+	if _, err := reg.Configure(tooling.Settings{Tools: map[string]tooling.Override{"demo.echo": {Rate: tooling.Rate{PerMinute: 3}}}}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, reg, 120, 40)
+	openDetail(t, h, "demo.echo")
+	h.mustContain(`Rate         3/min burst 1 (bucket "demo.echo") (config override; the tool declares unlimited)`)
+	openDetail(t, h, "demo.write_note")
+	h.mustContain("Rate         unlimited")
+	h.mustNotContain("config override")
 }
 
 func TestDetailPanes(t *testing.T) {

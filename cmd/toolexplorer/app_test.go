@@ -191,6 +191,8 @@ func TestConfig(t *testing.T) {
 	unmatched := writeFile(t, "unmatched.json", `{"blacklist": ["demo.fial"]}`)
 	blacklist := writeFile(t, "blacklist.json", `{"blacklist": ["demo.fail"], "tools": {"demo.slow": {"timeout": "100ms"}}}`)
 	missing := filepath.Join(t.TempDir(), "missing.json")
+	rates := writeFile(t, "rates.json", `{"tools": {"demo.limited": {"rate_per_minute": 1}, "demo.echo": {"rate_per_minute": 5, "burst": 3}}}`)
+	raise := writeFile(t, "raise.json", `{"tools": {"demo.limited": {"rate_per_minute": 5}}}`)
 
 	tests := []struct {
 		name   string
@@ -221,6 +223,12 @@ func TestConfig(t *testing.T) {
 			stdout: []string{"disabled"}, quiet: true},
 		{name: "override shows in describe", env: blacklist, args: []string{"describe", "demo.slow"}, code: exitOK,
 			stdout: []string{"100ms (config override; the tool declares 500ms)"}, quiet: true},
+		{name: "a rate override shows in describe as the rate in force", args: []string{"describe", "demo.limited", "--config", rates}, code: exitOK,
+			stdout: []string{"rate         1/min burst 2 (config override; the tool declares 2/min burst 2)\n"}, quiet: true},
+		{name: "a rate override of a tool without a rate", args: []string{"describe", "demo.echo", "--config", rates}, code: exitOK,
+			stdout: []string{"rate         5/min burst 3 (config override; the tool declares unlimited)\n"}, quiet: true},
+		{name: "a rate override that would raise the rate is said to be ignored", env: raise, args: []string{"describe", "demo.limited"}, code: exitOK,
+			stdout: []string{"rate         2/min burst 2; config rate_per_minute 5 ignored: overrides never raise the tool's own rate\n"}, quiet: true},
 		{name: "the flag wins over the environment", env: misspelled, args: []string{"describe", "demo.slow", "--config", blacklist}, code: exitOK,
 			stdout: []string{"100ms (config override"}, quiet: true},
 		{name: "later runs get the default config back", args: []string{"describe", "demo.slow"}, code: exitOK,

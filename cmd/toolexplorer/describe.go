@@ -134,11 +134,7 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		timeout += "; " + m.timeoutIgnore
 	}
 	row("timeout", timeout)
-	rate := d.Rate.String()
-	if m.ConfigRate != nil {
-		rate += fmt.Sprintf(" (config override: %s)", tooling.Rate{PerMinute: m.ConfigRate.PerMinute, Burst: m.ConfigRate.Burst})
-	}
-	row("rate", rate)
+	row("rate", m.rateText)
 	if len(m.Origins) == 0 {
 		row("origins", "all")
 	} else {

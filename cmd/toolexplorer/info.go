@@ -77,6 +77,7 @@ type metaInfo struct {
 	decl          tooling.Meta // as declared, for the text form
 	timeoutText   string
 	timeoutIgnore string
+	rateText      string // the rate calls are held to, and where it comes from
 }
 
 type rateInfo struct {
@@ -183,6 +184,7 @@ func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) meta
 		r := rateOf(ov.Rate)
 		mi.ConfigRate = &r
 	}
+	mi.rateText = rateText(m.Rate, pol.Rate, cfg.Tools[t.Name].Rate)
 	return mi
 }
 
@@ -199,6 +201,28 @@ func rateOf(r tooling.Rate) rateInfo {
 		return rateInfo{Unlimited: true}
 	}
 	return rateInfo{PerMinute: r.PerMinute, Burst: max(r.Burst, 1)}
+}
+
+// rateText is the rate calls are held to (in force, from the registry's
+// policy) and where it comes from: the tool's own (declared), or a config
+// override (ov) that narrowed it or that was ignored for not narrowing it.
+func rateText(declared, inForce, ov tooling.Rate) string {
+	decl := tooling.Rate{PerMinute: declared.PerMinute, Burst: declared.Burst}.String()
+	now := tooling.Rate{PerMinute: inForce.PerMinute, Burst: inForce.Burst}.String()
+	switch {
+	case now != decl:
+		return fmt.Sprintf("%s (config override; the tool declares %s)", now, decl)
+	case ov.PerMinute > 0 || ov.Burst > 0:
+		var set []string
+		if ov.PerMinute > 0 {
+			set = append(set, fmt.Sprintf("rate_per_minute %g", ov.PerMinute))
+		}
+		if ov.Burst > 0 {
+			set = append(set, fmt.Sprintf("burst %d", ov.Burst))
+		}
+		return fmt.Sprintf("%s; config %s ignored: overrides never raise the tool's own rate", decl, strings.Join(set, " and "))
+	}
+	return decl
 }
 
 func defaultTimeout(cfg config.Config) time.Duration {
