@@ -24,7 +24,13 @@ func helpView(c *common, s screen, w int) string {
 	b.WriteString("\n\n")
 	b.WriteString(st.Label.Render("On every screen"))
 	b.WriteString("\n")
-	b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers}, {g.Back, g.Quit, g.ForceQuit}}))
+	if s.Typing() {
+		// Letters type into the field: only f1 and ctrl+c act.
+		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit}}))
+		b.WriteString("\n" + st.Faint.Render("A text field has the focus: ?, q, H, B, R and S type into it; f1 and ctrl+c work everywhere."))
+	} else {
+		b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers}, {g.Back, g.Quit, g.ForceQuit}}))
+	}
 	if _, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")
 		b.WriteString(st.Label.Render("Badges"))
