@@ -357,6 +357,11 @@ func (s *runsScreen) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// runsStateWidth is the widest the runs panel's state column grows to, as
+// its rows need: a badge with the longest code (✗ sandbox_unavailable)
+// fits whole.
+const runsStateWidth = 21
+
 func (s *runsScreen) View() string {
 	st := s.c.styles
 	rows := s.rows()
@@ -374,7 +379,13 @@ func (s *runsScreen) View() string {
 		toolW = max(toolW, len(a.tool))
 	}
 	toolW = min(toolW, max(s.w/4, 12))
-	const numW, stateW, timeW = 4, 16, 8
+	const numW, timeW = 4, 8
+	stateW := 16
+	for _, a := range rows {
+		if !a.running() {
+			stateW = max(stateW, min(width(outcomeBadge(st, a.result)), runsStateWidth))
+		}
+	}
 	b.WriteString(st.Faint.Render(cut("  "+padLeft("#", numW)+"  "+pad("TOOL", toolW)+"  "+pad("STATE", stateW)+" "+padLeft("ELAPSED", timeW)+" "+padLeft("WAIT", timeW)+"  PROGRESS", s.w)))
 	now := s.c.now()
 	end := min(s.offset+s.page(), len(rows))

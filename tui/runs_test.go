@@ -253,3 +253,19 @@ func TestQuitNamesTheCallsInFlight(t *testing.T) {
 		}
 	}
 }
+
+// The state column holds the longest codes whole.
+func TestRunsStateShowsTheWholeCode(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 30)
+	openRun(t, h, "demo.echo", `{"text":1}`)
+	h.press("ctrl+s")
+	if res := h.runDone(1); res.Code != tooling.CodeValidationError {
+		t.Fatalf("code %s, want validation_error", res.Code)
+	}
+	h.press("esc", "R") // the refused call leaves the form open
+	h.mustContain("validation_error ")
+	h.mustNotContain("validation_er…")
+	if w := width(outcomeBadge(h.m.c.styles, &tooling.Result{Status: "error", Code: tooling.CodeSandboxUnavailable})); w > runsStateWidth {
+		t.Errorf("the badge of the longest code is %d wide, the column %d", w, runsStateWidth)
+	}
+}
