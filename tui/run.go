@@ -489,7 +489,8 @@ func resultHeader(st *styles, res *tooling.Result) string {
 // wrapped to w: what went wrong and the "Output" heading before it, the
 // plan and the governance decisions after it.
 func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
-	h, t := resultSections(st, res, w)
+	// Wrapped once, at the width the lines get below.
+	h, t := resultSections(st, res, max(w-2, 1))
 	if out, _ := shownOutput(res); len(out) > 0 {
 		if h != "" {
 			h += "\n\n"

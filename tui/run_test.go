@@ -569,3 +569,25 @@ func TestRunRetryAfterCountsDown(t *testing.T) {
 	h.send(retryTickMsg{seq: 2})
 	h.mustContain("the limit allows a call again: r runs it again")
 }
+
+// The text around a result's output is wrapped once, at the viewer's
+// width: a line never breaks before a word that would have fitted on it
+// (wrapped twice, a hint left a lone "in" on a line of its own).
+func TestResultFrameWrapsOnce(t *testing.T) {
+	res := &tooling.Result{Tool: "demo.limited", Status: "denied", Code: tooling.CodeRateLimited,
+		Message: `demo.limited is limited to 1/min, burst 1 (bucket "demo.limited"): retry in 59.396s`,
+		Hint:    `wait for the retry-after, or raise rate_per_minute and burst of "demo.limited" under tools in the config, which sets this limit (up to the tool's own 2/min burst 2)`}
+	for w := 40; w <= 120; w++ {
+		head, _ := resultFrame(newStyles(true), res, w)
+		lines := strings.Split(ansi.Strip(strings.Join(head, "\n")), "\n")
+		for i := 0; i+1 < len(lines); i++ {
+			next := strings.Fields(lines[i+1])
+			if len(next) == 0 || strings.TrimSpace(lines[i]) == "" || next[0] == "hint:" { // a paragraph ends
+				continue
+			}
+			if width(strings.TrimRight(lines[i], " "))+1+width(next[0]) <= w-2 {
+				t.Fatalf("width %d: line %d breaks before %q, which fits:\n%s", w, i+1, next[0], strings.Join(lines, "\n"))
+			}
+		}
+	}
+}
