@@ -51,7 +51,8 @@ type ServerState struct {
 	// refused and why (a schema that does not compile), like
 	// `"find": input schema does not compile: ...`.
 	LeftOut []string
-	// Confinement describes what a confined server may reach; "" when it
+	// Confinement describes what a confined server may reach, or why
+	// confinement does not apply (a server reached over HTTP); "" when it
 	// runs unconfined.
 	Confinement string
 }

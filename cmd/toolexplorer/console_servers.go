@@ -60,6 +60,9 @@ func (cs *consoleServers) List() []tui.ServerState {
 	out := make([]tui.ServerState, 0, len(cs.a.servers))
 	for _, s := range cs.a.servers {
 		st := tui.ServerState{Name: s.name, Target: s.target(), Status: tui.ServerConnected, Confinement: confinementText(s.cfg.Confine)}
+		if s.cfg.URL != "" {
+			st.Confinement = "not applicable: toolexplorer reaches the server over HTTP and does not run it"
+		}
 		switch {
 		case s.remote == nil:
 			st.Status = tui.ServerFailed

@@ -37,7 +37,7 @@ func TestConsoleServers(t *testing.T) {
 	if len(list) != 2 || list[0].Name != "broken" || list[1].Name != "good" {
 		t.Fatalf("servers %+v", list)
 	}
-	if b := list[0]; b.Status != tui.ServerFailed || !strings.Contains(b.Problem, "not an MCP server") || b.Target != "/bin/false" {
+	if b := list[0]; b.Status != tui.ServerFailed || !strings.Contains(b.Problem, "not an MCP server") || b.Target != "/bin/false" || b.Confinement != "" {
 		t.Errorf("broken: %+v", b)
 	}
 	if g := list[1]; g.Status != tui.ServerConnected || g.Problem != "" || len(g.Tools) == 0 {
@@ -78,6 +78,19 @@ func TestConsoleServers(t *testing.T) {
 
 // TestConfinedServerDescribed: a confined server's tools work, and
 // describe and the console's servers say what the server may reach.
+// TestHTTPServerConfinementNotApplicable: the console does not say that a
+// server it reaches over HTTP runs with its own rights: it does not run it.
+func TestHTTPServerConfinementNotApplicable(t *testing.T) {
+	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
+	a.flagServers = []namedServer{{"web", config.Server{URL: "http://127.0.0.1:1/mcp"}}}
+	a.connectServers(a.cfg)
+	defer a.closeServers()
+	list := newConsoleServers(a).List()
+	if len(list) != 1 || list[0].Status != tui.ServerFailed || !strings.Contains(list[0].Confinement, "over HTTP") {
+		t.Fatalf("servers %+v", list)
+	}
+}
+
 func TestConfinedServerDescribed(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
