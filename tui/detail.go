@@ -222,6 +222,15 @@ func (d *detailScreen) overview() string {
 		}
 	}
 
+	// Where the tool comes from, unless it is compiled in.
+	switch src := t.Source; {
+	case strings.HasPrefix(src, "mcp:"):
+		row("Source", "a tool of the MCP server "+strings.TrimPrefix(src, "mcp:")+" (S lists the servers)")
+	case strings.HasPrefix(src, "file:"):
+		row("Source", "the tools file "+strings.TrimPrefix(src, "file:"))
+	case src != "":
+		row("Source", src)
+	}
 	conc := m.Concurrency.String()
 	switch m.Concurrency {
 	case tooling.ReadOnly:

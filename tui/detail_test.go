@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,6 +56,27 @@ func TestDetailRateInForce(t *testing.T) {
 	openDetail(t, h, "demo.write_note")
 	h.mustContain("Rate         unlimited")
 	h.mustNotContain("config override")
+}
+
+// TestDetailSource: the overview says where a tool that is not compiled
+// in comes from.
+func TestDetailSource(t *testing.T) {
+	reg := newTestRegistry(t)
+	for _, tool := range []tooling.Tool{
+		{Name: "ev.echo", Source: "mcp:ev", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }},
+		{Name: "shop.get", Source: "file:/srv/tools/shop.yaml", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }},
+	} {
+		if err := reg.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, reg, 120, 40)
+	openDetail(t, h, "ev.echo")
+	h.mustContain("Source       a tool of the MCP server ev (S lists the servers)")
+	openDetail(t, h, "shop.get")
+	h.mustContain("Source       the tools file /srv/tools/shop.yaml")
+	openDetail(t, h, "demo.echo")
+	h.mustNotContain("Source ")
 }
 
 func TestDetailPanes(t *testing.T) {
