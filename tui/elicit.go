@@ -184,7 +184,13 @@ func (s *askScreen) messageLines() []string {
 	if s.req == nil {
 		return nil
 	}
-	return wrapText(s.req.message, max(s.w-2, 20))
+	// Each line of the message is wrapped on its own: the server's line
+	// breaks stay (wrapText shows them escaped).
+	var out []string
+	for _, l := range strings.Split(s.req.message, "\n") {
+		out = append(out, wrapText(strings.TrimSuffix(l, "\r"), max(s.w-2, 20))...)
+	}
+	return out
 }
 
 func (s *askScreen) View() string {

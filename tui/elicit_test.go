@@ -59,3 +59,20 @@ func TestAskForInput(t *testing.T) {
 		t.Fatalf("declined: %+v", r)
 	}
 }
+
+// A request's message keeps its lines (a consent question puts the
+// arguments on a line of their own); control characters are still shown
+// escaped.
+func TestAskMessageKeepsItsLines(t *testing.T) {
+	s := &askScreen{w: 60, req: &askRequest{message: "demo.kv_put wants to write: allow once?\narguments: {\"key\":\"k\"}\n\x1b[31mred"}}
+	got := s.messageLines()
+	want := []string{"demo.kv_put wants to write: allow once?", `arguments: {"key":"k"}`, `\x1b[31mred`}
+	if len(got) != len(want) {
+		t.Fatalf("lines %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %q, want %q", i+1, got[i], want[i])
+		}
+	}
+}
