@@ -277,7 +277,7 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 				return nil, r.callError(err)
 			}
 			if res.IsError {
-				return nil, errors.New(orText(textOf(res.Content), "the server reported an error and said nothing more"))
+				return nil, errors.New(remoteErrorText(textOf(res.Content)))
 			}
 			out, err := output(res)
 			if err == nil && f.in != nil {
@@ -409,6 +409,14 @@ func textOf(content []sdk.Content) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// remoteErrorText is the message of a call the server reported failed
+// (isError): its text, without the code tool_error that a toolexplorer
+// server puts first, since the call's code says it already.
+func remoteErrorText(text string) string {
+	text = strings.TrimPrefix(text, string(tooling.CodeToolError)+": ")
+	return orText(text, "the server reported an error and said nothing more")
 }
 
 func orText(s, alt string) string {
