@@ -39,6 +39,8 @@ type common struct {
 	// toolDirs and demo are Options.ToolDirs and Demo.
 	toolDirs []string
 	demo     bool
+	// serverFlags are Options.ServerFlags.
+	serverFlags []string
 
 	// origin is who the console calls as (Options.Origin).
 	origin tooling.Origin

@@ -19,8 +19,9 @@ import (
 // commandLine formats a call as a toolexplorer command line, quoted for a
 // POSIX shell. It is the call as it was made: as origin ui, with the
 // tools files, the demo shop, the tools file and the config file it was
-// made with (a kept call's own, else the console's).
-func commandLine(rec *callRecord, _ *tooling.Tool, c *common) string {
+// made with (a kept call's own, else the console's), and for a call of
+// this session of an MCP server's tool the --server that gave the server.
+func commandLine(rec *callRecord, t *tooling.Tool, c *common) string {
 	toolsFile, configFile, dirs, demo := c.toolsFile, c.configFile, c.toolDirs, c.demo
 	if e := rec.kept; e != nil {
 		toolsFile, configFile, dirs, demo = e.ToolsFile, e.Config, e.ToolDirs, e.Demo
@@ -44,6 +45,14 @@ func commandLine(rec *callRecord, _ *tooling.Tool, c *common) string {
 	}
 	for _, d := range dirs {
 		b.WriteString(" --tools-dir " + shellQuotePath(d))
+	}
+	if t != nil && rec.kept == nil && strings.HasPrefix(t.Source, "mcp:") {
+		// A call of this session: its server, when --server gave it.
+		for _, f := range c.serverFlags {
+			if strings.HasPrefix(f, strings.TrimPrefix(t.Source, "mcp:")+"=") {
+				b.WriteString(" --server " + shellQuotePath(f))
+			}
+		}
 	}
 	if toolsFile != "" {
 		b.WriteString(" --tools " + shellQuotePath(toolsFile))

@@ -241,3 +241,20 @@ func TestCopiedCommandLineNamesTheToolsFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiedCommandLineNamesTheServer: a call of this session of an MCP
+// server's tool, copied as a command line, names the --server that gave
+// the server, so that the tool is there when it runs.
+func TestCopiedCommandLineNamesTheServer(t *testing.T) {
+	remote := &tooling.Tool{Name: "ev.echo", Source: "mcp:ev"}
+	rec := &callRecord{seq: 2, tool: "ev.echo", args: json.RawMessage(`{}`)}
+	c := &common{serverFlags: []string{"evil=/bin/evil", "ev=/usr/bin/everything 'a b'"}}
+	want := `toolexplorer run ev.echo --args '{}' --origin ui --server 'ev=/usr/bin/everything '\''a b'\'''`
+	if got := commandLine(rec, remote, c); got != want {
+		t.Errorf("command line:\n got %s\nwant %s", got, want)
+	}
+	m := New(newTestRegistry(t), Options{NoColor: true, ServerFlags: []string{"ev=/bin/ev"}})
+	if len(m.c.serverFlags) != 1 || m.c.serverFlags[0] != "ev=/bin/ev" {
+		t.Errorf("the console keeps the server flags %q", m.c.serverFlags)
+	}
+}

@@ -57,6 +57,11 @@ type Options struct {
 	// command line names them too.
 	ToolDirs []string
 	Demo     bool
+	// ServerFlags are the --server values the console was started with,
+	// NAME=COMMAND... or NAME=URL: a call of such a server's tool copied
+	// as a command line names its server. The config's servers are named
+	// by ConfigFile.
+	ServerFlags []string
 	// Servers are the MCP servers whose tools are in the registry; S
 	// shows them, and restarts one that failed or stopped. Nil: none.
 	Servers Servers
@@ -155,26 +160,27 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	_, _ = rand.Read(b[:])
 	prefix := "ui-" + hex.EncodeToString(b[:]) + "-"
 	c := &common{
-		ctx:        context.Background(),
-		reg:        reg,
-		styles:     newStyles(opts.NoColor),
-		global:     newGlobalKeys(),
-		now:        time.Now,
-		callID:     func(seq int) string { return fmt.Sprintf("%s%d", prefix, seq) },
-		governance: reg.Stats,
-		avail:      make(map[string]availState),
-		problems:   opts.Problems,
-		toolsFile:  opts.ToolsFile,
-		origin:     cmp.Or(opts.Origin, tooling.OriginUI),
-		dangerous:  opts.ConfirmDangerous,
-		configFile: opts.ConfigFile,
-		toolDirs:   opts.ToolDirs,
-		demo:       opts.Demo,
-		store:      opts.History,
-		saved:      opts.Saved,
-		servers:    opts.Servers,
-		asker:      opts.Asker,
-		toolFiles:  opts.ToolFiles,
+		ctx:         context.Background(),
+		reg:         reg,
+		styles:      newStyles(opts.NoColor),
+		global:      newGlobalKeys(),
+		now:         time.Now,
+		callID:      func(seq int) string { return fmt.Sprintf("%s%d", prefix, seq) },
+		governance:  reg.Stats,
+		avail:       make(map[string]availState),
+		problems:    opts.Problems,
+		toolsFile:   opts.ToolsFile,
+		origin:      cmp.Or(opts.Origin, tooling.OriginUI),
+		dangerous:   opts.ConfirmDangerous,
+		configFile:  opts.ConfigFile,
+		toolDirs:    opts.ToolDirs,
+		serverFlags: opts.ServerFlags,
+		demo:        opts.Demo,
+		store:       opts.History,
+		saved:       opts.Saved,
+		servers:     opts.Servers,
+		asker:       opts.Asker,
+		toolFiles:   opts.ToolFiles,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {

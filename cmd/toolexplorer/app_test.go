@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -329,6 +330,29 @@ func TestHelpProseFitsEightyColumns(t *testing.T) {
 			if n := utf8.RuneCountInString(line); n > 80 {
 				t.Errorf("help %s, line %d is %d columns:\n%s", c.name, i+1, n, line)
 			}
+		}
+	}
+}
+
+// TestConsoleServerFlags: the console is told the --server values, each
+// spelled so that --server reads it back as the same server.
+func TestConsoleServerFlags(t *testing.T) {
+	a := &app{}
+	for _, v := range []string{`ev=/usr/bin/everything 'a b' c\"d`, "web=https://example.com/mcp"} {
+		s, err := parseServerFlag(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.flagServers = append(a.flagServers, s)
+	}
+	flags := serverFlags(a)
+	if len(flags) != 2 {
+		t.Fatalf("server flags %q", flags)
+	}
+	for i, f := range flags {
+		s, err := parseServerFlag(f)
+		if err != nil || s.name != a.flagServers[i].name || !reflect.DeepEqual(s.server, a.flagServers[i].server) {
+			t.Errorf("%q reads back as %+v (%v), want %+v", f, s, err, a.flagServers[i])
 		}
 	}
 }

@@ -55,7 +55,17 @@ func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin,
-		Servers: servers(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation}
+		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation}
+}
+
+// serverFlags are the --server values, NAME=COMMAND... (quoted as the flag
+// splits it) or NAME=URL.
+func serverFlags(a *app) []string {
+	var out []string
+	for _, s := range a.flagServers {
+		out = append(out, s.name+"="+(&server{cfg: s.server}).target())
+	}
+	return out
 }
 
 // toolFiles are the app's tools files for the console; nil when none are
