@@ -70,6 +70,21 @@ func (r *Registry) unmatchedConfigNames(cfg *Settings) []string {
 			}
 		}
 	}
+	// A blacklist beside a whitelist disables nothing: say so where it
+	// would have disabled a tool the whitelist enables.
+	if len(cfg.Whitelist) > 0 {
+		for _, p := range cfg.Blacklist {
+			var kept []string
+			for _, n := range names {
+				if toolname.Match(p, n) && cfg.whitelisted(n) {
+					kept = append(kept, n)
+				}
+			}
+			if len(kept) > 0 {
+				warns = append(warns, fmt.Sprintf("config blacklist: %q disables nothing: a whitelist is set, and it alone decides, so %s stays enabled (disable a tool with tools.NAME.disabled: true)", p, someNames(kept)))
+			}
+		}
+	}
 	overrides := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		overrides = append(overrides, n)
@@ -81,6 +96,14 @@ func (r *Registry) unmatchedConfigNames(cfg *Settings) []string {
 		}
 	}
 	return warns
+}
+
+// someNames names the first three of names, and counts the rest.
+func someNames(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 func didYouMean(name string, names []string) string {

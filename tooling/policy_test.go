@@ -26,3 +26,28 @@ func TestConfigureWarnsOfUnmatchedNames(t *testing.T) {
 		t.Errorf("warnings:\n%s", joined)
 	}
 }
+
+// TestConfigureWarnsOfIgnoredBlacklist: a blacklist entry that would
+// disable a tool the whitelist enables disables nothing, and Configure says
+// so, naming the tools; an entry outside the whitelist is not warned of.
+func TestConfigureWarnsOfIgnoredBlacklist(t *testing.T) {
+	r := tooling.NewRegistry()
+	for _, name := range []string{"kv.get", "kv.wipe", "net.fetch"} {
+		r.Register(tooling.Tool{Name: name, Run: run})
+	}
+	warns, err := r.Configure(tooling.Settings{Whitelist: []string{"kv.*"}, Blacklist: []string{"kv.wipe", "net.*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `config blacklist: "kv.wipe" disables nothing: a whitelist is set, and it alone decides, so kv.wipe stays enabled (disable a tool with tools.NAME.disabled: true)`
+	if len(warns) != 1 || warns[0] != want {
+		t.Errorf("warnings: %q\nwant: %q", warns, want)
+	}
+	if res, _ := r.Execute(t.Context(), "kv.wipe", nil); !res.OK() {
+		t.Errorf("kv.wipe: %s %s; the whitelist enables it", res.Code, res.Message)
+	}
+	warns, err = r.Configure(tooling.Settings{Blacklist: []string{"kv.wipe"}})
+	if err != nil || len(warns) != 0 {
+		t.Errorf("a blacklist alone: warnings %q, err %v", warns, err)
+	}
+}

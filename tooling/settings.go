@@ -202,10 +202,8 @@ func (s *Settings) enabled(name string) (ok bool, reason string) {
 		return false, fmt.Sprintf("%s is disabled by the config (tools.%s.disabled)", name, name)
 	}
 	if len(s.Whitelist) > 0 {
-		for _, p := range s.Whitelist {
-			if toolname.Match(p, name) {
-				return true, ""
-			}
+		if s.whitelisted(name) {
+			return true, ""
 		}
 		return false, fmt.Sprintf("%s is not in the config whitelist", name)
 	}
@@ -215,6 +213,16 @@ func (s *Settings) enabled(name string) (ok bool, reason string) {
 		}
 	}
 	return true, ""
+}
+
+// whitelisted reports whether a pattern of the whitelist matches name.
+func (s *Settings) whitelisted(name string) bool {
+	for _, p := range s.Whitelist {
+		if toolname.Match(p, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // rootWorkspace is the default workspace of a host running as root.
