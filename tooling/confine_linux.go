@@ -300,7 +300,47 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	if err := checkWriteGrants(narrowed.WritePaths, cfg.Source); err != nil {
 		return confine.Profile{}, "", nil, err
 	}
+	if err := r.checkPrograms(narrowed.Exec, ws); err != nil {
+		return confine.Profile{}, "", nil, err
+	}
 	return narrowed, ws, dropped, nil
+}
+
+// checkPrograms refuses a program (resolved) that lies in a write grant
+// of any confined tool of the registry: a program that one tool may
+// rewrite is no allow-list for another (sandbox/confine refuses a
+// program in the profile's own write grants).
+func (r *Registry) checkPrograms(programs []string, ws string) error {
+	if len(programs) == 0 {
+		return nil
+	}
+	type grant struct{ tool, path string }
+	var grants []grant
+	r.mu.RLock()
+	for name, e := range r.tools {
+		if c := e.tool.Meta.Confine; c != nil {
+			for _, w := range c.Write {
+				if rest, ok := strings.CutPrefix(w, "$WORKSPACE"); ok {
+					w = ws + rest
+				}
+				grants = append(grants, grant{name, w})
+			}
+		}
+	}
+	r.mu.RUnlock()
+	for _, g := range grants {
+		// The path as a child of that tool is granted it (symlinks that
+		// are not root's are not followed: such a grant is dropped).
+		p, _ := confine.Profile{WritePaths: []string{g.path}}.Narrow(confine.Bounds{})
+		for _, w := range p.WritePaths {
+			for _, prog := range programs {
+				if prog == w || strings.HasPrefix(prog, strings.TrimSuffix(w, "/")+"/") {
+					return fmt.Errorf("the program %s lies in the write path %s of the confined tool %s, which could replace it: a program a confined tool may rewrite is not an allow-list; keep programs outside every write path", prog, w, g.tool)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // confineLimits is l as the limits of a confined child (Register and

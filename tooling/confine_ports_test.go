@@ -201,3 +201,49 @@ func TestTmpBudget(t *testing.T) {
 		t.Errorf("tmp budget %d bytes, %d entries (dropped %v, %v); want 8 MiB and 100", p.Limits.TmpBytes, p.Limits.TmpInodes, dropped, err)
 	}
 }
+
+// TestProgramInAnotherToolsWriteGrant checks that a program lying in the
+// write path of any confined tool is refused, for the tool that writes
+// there and for a read-only tool that lists it.
+func TestProgramInAnotherToolsWriteGrant(t *testing.T) {
+	base, err := os.MkdirTemp("", "progs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry()
+	cfg := Settings{}
+	cfg.Confinement.Workspace = filepath.Join(base, "ws")
+	if _, err := r.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	// Registered as Register would (which refuses confined tools outside the registry handed
+	// to Main, which this test binary has not).
+	r.mu.Lock()
+	r.tools["t.writer"] = &entry{tool: Tool{Name: "t.writer", Meta: Meta{Confine: &Confinement{Write: []string{"$WORKSPACE"}}}}}
+	r.mu.Unlock()
+	ws, err := filepath.EvalSymlinks(cfg.Confinement.Workspace)
+	if err != nil {
+		os.MkdirAll(cfg.Confinement.Workspace, 0o755)
+		ws, _ = filepath.EvalSymlinks(cfg.Confinement.Workspace)
+	}
+	prog := filepath.Join(ws, "bin", "tool")
+	os.MkdirAll(filepath.Dir(prog), 0o755)
+	if err := os.WriteFile(prog, []byte("\x7fELF"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = r.profileOf("t.reader", &Confinement{Read: []string{"$WORKSPACE"}, Exec: []string{prog}})
+	if err == nil || !strings.Contains(err.Error(), "t.writer") || !strings.Contains(err.Error(), "not an allow-list") {
+		t.Errorf("a read-only tool listing a program in t.writer's write path: %v, want a refusal naming t.writer", err)
+	}
+	outside := filepath.Join(base, "tool")
+	if err := os.WriteFile(outside, []byte("\x7fELF"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := r.profileOf("t.reader", &Confinement{Read: []string{"$WORKSPACE"}, Exec: []string{outside}}); err != nil {
+		t.Errorf("a program outside every write path: %v", err)
+	}
+}

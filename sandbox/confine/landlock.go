@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -128,10 +127,13 @@ type pathRule struct {
 	// id is the object the parent found at path ({0, 0}: none), checked when check is set.
 	id    dirID
 	check bool
+	// program marks a program or an interpreter: it must be a regular file.
+	program bool
 }
 
-// landlockRules lists the path rules of a setup, in order. It refuses a script in Exec whose
-// interpreter Exec does not list.
+// landlockRules lists the path rules of a setup, in order. Every path the profile names, and
+// every interpreter its programs need, is granted from a descriptor of the object the parent
+// checked (device and inode).
 func landlockRules(s *setupMsg) ([]pathRule, error) {
 	var rules []pathRule
 	for _, p := range s.read {
@@ -141,7 +143,10 @@ func landlockRules(s *setupMsg) ([]pathRule, error) {
 		rules = append(rules, pathRule{path: p, rights: writeRights})
 	}
 	for _, p := range s.exec {
-		rules = append(rules, pathRule{path: p, rights: execRights})
+		rules = append(rules, pathRule{path: p, rights: execRights, program: true})
+	}
+	for _, p := range s.interp {
+		rules = append(rules, pathRule{path: p, rights: ll.AccessFSExecute | ll.AccessFSReadFile, program: true})
 	}
 	for i := range rules {
 		if i < len(s.ids) {
@@ -153,48 +158,8 @@ func landlockRules(s *setupMsg) ([]pathRule, error) {
 	}
 	// os/exec opens /dev/null for a command's missing stdin, stdout or stderr.
 	rules = append(rules, pathRule{path: "/dev/null", rights: ll.AccessFSReadFile | ll.AccessFSWriteFile, system: true})
-	if len(s.exec) > 0 {
-		more, err := execSupportRules(s.exec)
-		if err != nil {
-			return nil, err
-		}
-		rules = append(rules, more...)
-	}
-	return rules, nil
-}
-
-// execSupportRules grants what a dynamically linked executable needs to start: its ELF
-// interpreter (executable), and read access to the loader cache and the system library
-// directories. A script's "#!" interpreter gets nothing implied: it must be in execs itself,
-// else the script is refused, since an interpreter granted on the side (a shell above all) would
-// run anything.
-func execSupportRules(execs []string) ([]pathRule, error) {
-	var rules []pathRule
-	seen := map[string]bool{}
-	listed := func(p string) bool {
-		if slices.Contains(execs, p) {
-			return true
-		}
-		r, err := filepath.EvalSymlinks(p)
-		return err == nil && slices.Contains(execs, r)
-	}
-	dynamic := false
-	for _, e := range execs {
-		if sh := shebang(e); sh != "" {
-			if !listed(sh) {
-				return nil, fmt.Errorf("exec %s: a script for %s, which the profile's Exec does not list (list it too, knowing that it then runs anything)", e, sh)
-			}
-			continue
-		}
-		if in := elfInterp(e); in != "" {
-			if !seen[in] {
-				seen[in] = true
-				rules = append(rules, pathRule{path: in, rights: ll.AccessFSExecute | ll.AccessFSReadFile, system: true})
-			}
-			dynamic = true
-		}
-	}
-	if dynamic {
+	if len(s.interp) > 0 {
+		// A dynamically linked program reads the loader cache and the system libraries.
 		for _, d := range []string{"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"} {
 			rules = append(rules, pathRule{path: d, rights: readRights, system: true})
 		}
@@ -354,6 +319,9 @@ func addPathRule(rulesetFD int, r pathRule) (note string, err error) {
 	if r.check && r.id != (dirID{dev: uint64(st.Dev), ino: st.Ino}) {
 		// Made, or swapped for another object, since the parent resolved and checked it.
 		return "", fmt.Errorf("path %s is not the object the parent checked (device and inode changed)", path)
+	}
+	if r.program && st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return "", fmt.Errorf("program %s is not a regular file", path)
 	}
 	rights := r.rights
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {

@@ -246,10 +246,13 @@ func buildSetup(p Profile) (*setupMsg, error) {
 	if s.exec, err = resolve("exec", p.Exec); err != nil {
 		return nil, err
 	}
+	if s.interp, err = checkPrograms(s.exec, s.write); err != nil {
+		return nil, &Error{Kind: Unavailable, What: "invalid profile: " + err.Error()}
+	}
 	var readOnly []string
 	s.write, readOnly = protectedWrites(s.write)
 	s.read = append(s.read, readOnly...)
-	for _, path := range slices.Concat(s.read, s.write, s.exec) {
+	for _, path := range slices.Concat(s.read, s.write, s.exec, s.interp) {
 		id, err := pathID(path)
 		if err != nil {
 			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: %s: %v", path, err)}

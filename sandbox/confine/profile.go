@@ -37,6 +37,12 @@ type Profile struct {
 	// compromised child runs: the ELF interpreter, run as a program, loads any ELF file the
 	// child can read (its temp dir included), and everything started stays under the child's
 	// Landlock rules, seccomp filter and limits.
+	//
+	// Programs are resolved as the other paths are (only root's symlinks followed), and so is
+	// each ELF interpreter, which the parent reads from the program: a program or interpreter
+	// must be a regular file outside every write grant of the profile, or the call is refused
+	// (a program the child may rewrite could name any file as its interpreter, or be any code).
+	// The child grants each from a descriptor of the very file the parent checked.
 	Exec []string
 	// ConnectTCP lists the TCP ports the child may connect to (any address). None by default.
 	ConnectTCP []uint16
@@ -402,6 +408,65 @@ func checkEnvName(name string) error {
 		return errors.New("not a variable name")
 	case name == envMarker || name == "TMPDIR":
 		return errors.New("set by the parent itself")
+	}
+	return nil
+}
+
+// checkPrograms checks the programs of a profile (resolved paths) against its write grants
+// (resolved, before any split) and returns the ELF interpreters they need, resolved as profile
+// paths are. A program, and the interpreter of a program, must be a regular file that lies in no
+// write grant: a program the child may rewrite is not an allow-list (it could become any code,
+// or name any file as its interpreter). A script's "#!" interpreter must be listed itself.
+func checkPrograms(execs, writes []string) (interps []string, err error) {
+	for _, e := range execs {
+		if err := checkProgram("exec "+e, e, writes); err != nil {
+			return nil, err
+		}
+		if sh := shebang(e); sh != "" {
+			r, err := resolvePath(sh)
+			if err != nil {
+				return nil, fmt.Errorf("exec %s: its interpreter %s: %v", e, sh, err)
+			}
+			if !slices.Contains(execs, r) {
+				return nil, fmt.Errorf("exec %s: a script for %s, which the profile's Exec does not list (list it too, knowing that it then runs anything)", e, sh)
+			}
+			continue
+		}
+		in := elfInterp(e)
+		if in == "" {
+			continue
+		}
+		r, err := resolvePath(in)
+		if err != nil {
+			return nil, fmt.Errorf("exec %s: its ELF interpreter %s: %v", e, in, err)
+		}
+		if err := checkProgram(fmt.Sprintf("exec %s: its ELF interpreter %s", e, in), r, writes); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(interps, r) {
+			interps = append(interps, r)
+		}
+	}
+	return interps, nil
+}
+
+// checkProgram checks that path (resolved) is a regular file outside every write grant; what
+// names it in the error.
+func checkProgram(what, path string, writes []string) error {
+	var st unix.Stat_t
+	err := unix.Lstat(path, &st)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return nil // nothing to grant: the child makes no rule
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return fmt.Errorf("%s: not a regular file", what)
+	}
+	for _, w := range writes {
+		if under(path, w) {
+			return fmt.Errorf("%s: lies inside the write grant %s: a program the child may rewrite is not an allow-list (keep programs outside every write grant)", what, w)
+		}
 	}
 	return nil
 }

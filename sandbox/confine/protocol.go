@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 7
+const protocolVersion = 8
 
 // maxText bounds each text of an error response (what, detail): the child cuts longer ones, so
 // that a response frame is at most its body's limit plus responseOverhead.
@@ -64,7 +64,10 @@ type setupMsg struct {
 	read           []string
 	write          []string
 	exec           []string
-	// ids are the device and inode of each path of read, write and exec, in that order, as the
+	// interp are the interpreters of exec's programs (their ELF PT_INTERP), resolved and
+	// checked by the parent: the child grants them and nothing it reads from a program itself.
+	interp []string
+	// ids are the device and inode of each path of read, write, exec and interp, in that order, as the
 	// parent found them ({0, 0}: it did not exist). The child's Landlock rule for a path is made
 	// from a descriptor of that very object, or the child refuses.
 	ids     []dirID
@@ -122,6 +125,7 @@ func (m *setupMsg) encode() []byte {
 	e.strs(m.read)
 	e.strs(m.write)
 	e.strs(m.exec)
+	e.strs(m.interp)
 	e.u32(uint32(len(m.ids)))
 	for _, id := range m.ids {
 		e.u64(id.dev)
@@ -166,8 +170,9 @@ func (m *setupMsg) decode(b []byte) error {
 	m.read = d.strs()
 	m.write = d.strs()
 	m.exec = d.strs()
+	m.interp = d.strs()
 	if n := d.count(); n > 0 {
-		m.ids = make([]dirID, 0, min(n, len(m.read)+len(m.write)+len(m.exec)))
+		m.ids = make([]dirID, 0, min(n, len(m.read)+len(m.write)+len(m.exec)+len(m.interp)))
 		for i := 0; i < n && d.err == nil; i++ {
 			m.ids = append(m.ids, dirID{dev: d.u64(), ino: d.u64()})
 		}
