@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -52,7 +49,7 @@ type Model struct {
 	labelW  int
 
 	raw     bool
-	area    *textarea.Model
+	area    *textEdit
 	rawErr  string   // why the raw text cannot be used, as last tried
 	rawErrs []string // the validator's messages, listed in raw mode
 	asking  bool     // asking whether to drop raw edits the form cannot hold
@@ -342,26 +339,8 @@ func (m *Model) ensureArea() {
 	if m.area != nil {
 		return
 	}
-	a := textarea.New()
-	a.SetStyles(m.env.st.Area)
-	a.Prompt = ""
-	a.ShowLineNumbers = true
-	// The text is as long as it needs: MaxHeight only sizes the column of
-	// line numbers here (see fitGutter), and the content's limit is lifted.
-	a.MaxContentHeight = math.MaxInt32
-	m.area = &a
-	m.fitGutter()
-}
-
-// fitGutter sizes the column of line numbers for the lines there are: the
-// textarea takes its width from MaxHeight, so that with one digit for
-// lines 1 to 9 the text of line 10 on would shift right.
-func (m *Model) fitGutter() {
-	digits := max(2, len(strconv.Itoa(m.area.LineCount())))
-	if mh := int(math.Pow10(digits)) - 1; m.area.MaxHeight != mh {
-		m.area.MaxHeight = mh
-		m.sizeArea()
-	}
+	m.area = newTextEdit(&m.env.st.Area, true, "")
+	m.sizeArea()
 }
 
 func (m *Model) sizeArea() {
@@ -385,7 +364,6 @@ func (m *Model) fillArea(v any) {
 	m.ensureArea()
 	m.area.SetValue(buf.String())
 	m.area.MoveToBegin()
-	m.fitGutter()
 }
 
 // KeyMap returns the form's keys with those that do nothing on the focused

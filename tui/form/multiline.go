@@ -1,12 +1,10 @@
 package form
 
 import (
-	"math"
 	"os"
 	"os/exec"
 	"strings"
 
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -35,23 +33,17 @@ func suggestsText(n *node, token string) bool {
 	return n.mediaType != "" || n.maxLen >= 200
 }
 
-// editorHeight is the height of the text editor: the lines of the text
-// and one more, from 3 to 10.
-func editorHeight(s string) int { return min(max(strings.Count(s, "\n")+2, 3), 10) }
+// editorHeight is the height of the text editor for text of n lines: the
+// lines and one more, from 3 to 10.
+func editorHeight(n int) int { return min(max(n+1, 3), 10) }
 
 // openEditor shows the value in the text editor under the row.
 func (f *stringField) openEditor() tea.Cmd {
-	a := textarea.New()
-	a.SetStyles(f.env.st.Area)
-	a.Prompt = "│ "
-	a.ShowLineNumbers = false
-	a.MaxContentHeight = math.MaxInt32
-	a.MaxHeight = 0
+	a := newTextEdit(&f.env.st.Area, false, "│ ")
 	a.SetWidth(max(f.width, 20))
-	s := f.text()
-	a.SetValue(s)
-	a.SetHeight(editorHeight(s))
-	f.area = &a
+	a.SetValue(f.text())
+	a.SetHeight(editorHeight(a.LineCount()))
+	f.area = a
 	return a.Focus()
 }
 
@@ -60,12 +52,16 @@ func (f *stringField) closeEditor() {
 	if f.area == nil {
 		return
 	}
-	f.setText(f.area.Value())
+	a := f.area
 	f.area = nil
+	f.setText(a.Value())
 }
 
 // text is the value as it stands, "" for none.
 func (f *stringField) text() string {
+	if f.area != nil {
+		return f.area.Value()
+	}
 	if f.exact != nil {
 		return *f.exact
 	}
@@ -101,11 +97,11 @@ func (f *stringField) editorKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		f.closeEditor()
 		return true, f.externalEditor()
 	}
-	a, cmd := f.area.Update(k)
-	*f.area = a
-	f.area.SetHeight(editorHeight(f.area.Value()))
-	f.setText(f.area.Value())
-	return true, cmd
+	if f.area.Update(k) {
+		f.area.SetHeight(editorHeight(f.area.LineCount()))
+		f.touch()
+	}
+	return true, nil
 }
 
 // editedMsg brings back the text of a string field edited in $EDITOR.

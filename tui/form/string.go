@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -15,10 +14,10 @@ import (
 type stringField struct {
 	fieldBase
 	in      textinput.Model
-	exact   *string         // a loaded or pasted value the line cannot show as is (line breaks, ""), kept until edited
-	pasted  bool            // exact came from a paste
-	lines   bool            // the schema suggests text of several lines: enter opens the editor
-	area    *textarea.Model // the text editor, while it is open
+	exact   *string   // a loaded or pasted value the line cannot show as is (line breaks, ""), kept until edited
+	pasted  bool      // exact came from a paste
+	lines   bool      // the schema suggests text of several lines: enter opens the editor
+	area    *textEdit // the text editor, while it is open
 	width   int
 	editErr string // why $EDITOR failed
 }
@@ -41,6 +40,12 @@ func newString(fb fieldBase) *stringField {
 }
 
 func (f *stringField) value() (any, bool, error) {
+	if f.area != nil {
+		if s := f.area.Value(); s != "" || f.item {
+			return s, true, nil
+		}
+		return nil, false, nil
+	}
 	if f.exact != nil {
 		return *f.exact, true, nil
 	}
@@ -117,13 +122,11 @@ func (f *stringField) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if f.area != nil {
-		a, cmd := f.area.Update(msg)
-		*f.area = a
-		if _, ok := msg.(tea.PasteMsg); ok {
-			f.area.SetHeight(editorHeight(f.area.Value()))
-			f.setText(f.area.Value())
+		if f.area.Update(msg) {
+			f.area.SetHeight(editorHeight(f.area.LineCount()))
+			f.touch()
 		}
-		return cmd
+		return nil
 	}
 	if p, ok := msg.(tea.PasteMsg); ok && (strings.ContainsAny(p.Content, "\n\r") || f.exact != nil && strings.Contains(*f.exact, "\n")) {
 		f.pasteLines(p.Content)

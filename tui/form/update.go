@@ -32,9 +32,10 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	}
 	if m.raw {
-		a, cmd := m.area.Update(msg)
-		*m.area = a
-		return m, cmd
+		if m.area.Update(msg) {
+			m.recheckRaw()
+		}
+		return m, nil
 	}
 	if m.cur == nil {
 		return m, nil
@@ -70,9 +71,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.focusCmd()
 	}
 	if m.raw {
-		a, cmd := m.area.Update(k)
-		*m.area = a
-		return cmd
+		if m.area.Update(k) {
+			m.recheckRaw()
+		}
+		return nil
 	}
 	m.note = ""
 	if matches(k, keys.Undo) {
@@ -142,7 +144,23 @@ func fieldText(f field) string {
 	case !ok:
 		return "absent"
 	}
+	if s, ok := v.(string); ok { // a long text costs no encoding
+		return "string:" + s
+	}
 	return compactJSON(v)
+}
+
+// recheckRaw keeps the error shown over the raw text true to the text as
+// edited: gone once the text is JSON again.
+func (m *Model) recheckRaw() {
+	if m.rawErr == "" {
+		return
+	}
+	if _, err := m.Value(); err != nil {
+		m.rawErr = err.Error()
+	} else {
+		m.rawErr = ""
+	}
 }
 
 func (m *Model) submit() tea.Cmd {

@@ -190,7 +190,6 @@ func (m *Model) rawView() string {
 		}
 		lines = append(lines, st.Error.Render("✗ "+e))
 	}
-	m.fitGutter()
 	h := m.height - len(lines)
 	if m.height > 0 && m.area.Height() != max(h, 3) {
 		m.area.SetHeight(max(h, 3))
