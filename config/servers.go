@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // Server says how to reach an MCP server whose tools join the registry:
 // either a command to start (stdio) or the URL of a streamable HTTP
 // endpoint, never both. It is the shape of one entry of the "mcpServers"
-// object that MCP hosts keep in their configuration files.
+// object that MCP hosts keep in their configuration files, and converts
+// to what package mcp connects to: mcp.Spec(s).
 type Server struct {
 	// Command is the program to start; the server speaks MCP on its stdin
 	// and stdout. Empty for an HTTP server.
@@ -27,26 +29,11 @@ type Server struct {
 	// Headers are sent with every HTTP request (such as Authorization).
 	Headers map[string]string
 	// Confine, when not nil, starts a command's server confined (Linux):
-	// it may read, write, connect to and start only what Confine grants.
-	Confine *ServerConfinement
-}
-
-// ServerConfinement is what a confined stdio server may reach: nothing
-// but these paths, ports and programs (its own program is always granted),
-// under landlock, seccomp and resource limits, as an unprivileged user when
-// toolexplorer runs as root.
-type ServerConfinement struct {
-	// Read and Write are absolute paths (files, or directories with what
-	// is beneath them) it may read, or read and write.
-	Read, Write []string
-	// Ports are the TCP ports it may connect to.
-	Ports []uint16
-	// Programs are other executables (absolute paths) it may start; an
-	// interpreter (node, python) is one.
-	Programs []string
-	// CPUSeconds and MemoryBytes are its CPU time and address space
-	// limits; 0 takes the confinement's defaults.
-	CPUSeconds, MemoryBytes uint64
+	// it may read (read), write (write), connect to (ports) and start
+	// (programs) only what Confine grants, its own program aside, under
+	// limits (cpu_seconds, memory_bytes), as an unprivileged user when
+	// toolexplorer runs as root.
+	Confine *tooling.Confinement
 }
 
 // Serve configures the MCP listener of the serve command. MarshalJSON
@@ -184,21 +171,21 @@ func stringMap(v any) map[string]string {
 
 // serverConfinement reads a server's confine object, which the schema
 // checked.
-func (p *problems) serverConfinement(c map[string]any, at string) *ServerConfinement {
-	sc := &ServerConfinement{Read: stringList(c["read"]), Write: stringList(c["write"]), Programs: stringList(c["programs"])}
+func (p *problems) serverConfinement(c map[string]any, at string) *tooling.Confinement {
+	sc := &tooling.Confinement{Read: stringList(c["read"]), Write: stringList(c["write"]), Exec: stringList(c["programs"])}
 	ports, _ := c["ports"].([]any)
 	for i, v := range ports {
 		if n, ok := p.integerValue(v, fmt.Sprintf("%s/ports/%d", at, i), 17); ok {
-			sc.Ports = append(sc.Ports, uint16(n))
+			sc.ConnectTCP = append(sc.ConnectTCP, uint16(n))
 		}
 	}
 	if n, ok := p.integer(c, "cpu_seconds", at+"/cpu_seconds", 63); ok {
-		sc.CPUSeconds = uint64(n)
+		sc.Limits.CPUSeconds = int(n)
 	}
 	if n, ok := p.integer(c, "memory_bytes", at+"/memory_bytes", 63); ok {
-		sc.MemoryBytes = uint64(n)
+		sc.Limits.MemoryBytes = n
 	}
-	for _, list := range [][]string{sc.Read, sc.Write, sc.Programs} {
+	for _, list := range [][]string{sc.Read, sc.Write, sc.Exec} {
 		for _, path := range list {
 			if !filepath.IsAbs(path) {
 				p.add(at, "%q is not an absolute path", path)

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func TestServersSection(t *testing.T) {
@@ -120,7 +122,7 @@ func TestServerConfine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &ServerConfinement{Read: []string{"/srv/data"}, Write: []string{"/tmp/out"}, Ports: []uint16{443}, Programs: []string{"/usr/bin/node"}, CPUSeconds: 600, MemoryBytes: 4 << 30}
+	want := &tooling.Confinement{Read: []string{"/srv/data"}, Write: []string{"/tmp/out"}, ConnectTCP: []uint16{443}, Exec: []string{"/usr/bin/node"}, Limits: tooling.Limits{CPUSeconds: 600, MemoryBytes: 4 << 30}}
 	if got := cfg.Servers["fs"].Confine; !reflect.DeepEqual(got, want) {
 		t.Fatalf("confine %+v, want %+v", got, want)
 	}

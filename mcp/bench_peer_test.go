@@ -10,7 +10,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -62,7 +61,7 @@ func BenchmarkGateway(b *testing.B) {
 
 // everythingSession is a go-sdk client session with server-everything,
 // started over stdio; it ends with the benchmark.
-func everythingSession(b *testing.B, s config.Server) *sdk.ClientSession {
+func everythingSession(b *testing.B, s mcp.Spec) *sdk.ClientSession {
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
 		&sdk.CommandTransport{Command: exec.Command(s.Command, s.Args...)}, nil)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -110,7 +109,7 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // A server that cannot be started, that is not an MCP server or that does
 // not answer before ctx's deadline (30s when ctx has none) is a
 // *ConnectError, and nothing is added.
-func Connect(ctx context.Context, reg *tooling.Registry, name string, s config.Server, opts ...ConnectOption) (*Remote, error) {
+func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, opts ...ConnectOption) (*Remote, error) {
 	var o connectOptions
 	for _, opt := range opts {
 		opt(&o)

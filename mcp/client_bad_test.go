@@ -18,7 +18,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -223,7 +222,7 @@ func TestURLsThatAreNotMCP(t *testing.T) {
 		"/sse":     srv.URL + "/sse answers 405 Method Not Allowed: a URL ending in /sse is usually MCP's older HTTP+SSE transport, which toolexplorer does not speak",
 	} {
 		reg := tooling.NewRegistry()
-		_, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: srv.URL + path})
+		_, err := mcp.Connect(context.Background(), reg, "web", mcp.Spec{URL: srv.URL + path})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v\nwant it to say %q", path, err, want)
 		}
@@ -248,7 +247,7 @@ func TestHTTPServerGone(t *testing.T) {
 		h.ServeHTTP(w, req)
 	}))
 	reg := tooling.NewRegistry()
-	r, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: ts.URL})
+	r, err := mcp.Connect(context.Background(), reg, "web", mcp.Spec{URL: ts.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -112,7 +111,7 @@ func TestStreamableHTTP(t *testing.T) {
 	}))
 	defer ts.Close()
 	reg := tooling.NewRegistry()
-	r, err := mcp.Connect(context.Background(), reg, "web", config.Server{URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}})
+	r, err := mcp.Connect(context.Background(), reg, "web", mcp.Spec{URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -27,7 +26,7 @@ import (
 // into .cache/npm. In CI (CI=true) a peer
 // that cannot be installed fails the test; elsewhere the test is skipped
 // with the reason.
-func everything(t testing.TB) config.Server {
+func everything(t testing.TB) mcp.Spec {
 	t.Helper()
 	fail := t.Skipf
 	if os.Getenv("CI") == "true" {
@@ -44,13 +43,13 @@ func everything(t testing.TB) config.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return config.Server{Command: node, Args: []string{filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}}
+	return mcp.Spec{Command: node, Args: []string{filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}}
 }
 
 // everythingHTTP starts the reference server in its streamable HTTP mode
 // on a free port and returns its config; the server is stopped when the
 // test ends.
-func everythingHTTP(t *testing.T) config.Server {
+func everythingHTTP(t *testing.T) mcp.Spec {
 	t.Helper()
 	stdio := everything(t)
 	for attempt := 0; ; attempt++ {
@@ -85,7 +84,7 @@ func everythingHTTP(t *testing.T) config.Server {
 				cmd.Process.Kill()
 				cmd.Wait()
 			})
-			return config.Server{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
+			return mcp.Spec{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
 		}
 		cmd.Wait()
 		// Another process took the port between its choice and the start.
@@ -102,7 +101,7 @@ func TestServerEverything(t *testing.T) {
 	t.Run("http", func(t *testing.T) { testServerEverything(t, everythingHTTP(t)) })
 }
 
-func testServerEverything(t *testing.T, s config.Server) {
+func testServerEverything(t *testing.T, s mcp.Spec) {
 	reg := tooling.NewRegistry()
 	r, err := mcp.Connect(context.Background(), reg, "everything", s)
 	if err != nil {

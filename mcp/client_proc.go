@@ -12,8 +12,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/toolexplorer/toolexplorer/config"
 )
 
 // stderrTail is how much of a stdio server's stderr is kept.
@@ -38,7 +36,7 @@ type process struct {
 	exit   error // what cmd.Wait returned, once waited
 }
 
-func newProcess(s config.Server) *process {
+func newProcess(s Spec) *process {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Env = environ(s.Env)
 	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}, stdout: &head{max: stdoutHead}, read: make(chan struct{})}

@@ -18,7 +18,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -143,13 +142,13 @@ func peerMain(mode string) int {
 }
 
 // peer is the config of the test server in the given mode.
-func peer(t *testing.T, mode string) config.Server {
+func peer(t *testing.T, mode string) mcp.Spec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return config.Server{Command: exe, Env: map[string]string{peerEnv: mode}}
+	return mcp.Spec{Command: exe, Env: map[string]string{peerEnv: mode}}
 }
 
 func connectPeer(t *testing.T, reg *tooling.Registry) *mcp.Remote {
@@ -302,22 +301,22 @@ func alive(pid int) bool {
 func TestConnectFailures(t *testing.T) {
 	cases := []struct {
 		name   string
-		server config.Server
+		server mcp.Spec
 		want   []string
 	}{
-		{"missing", config.Server{Command: "/nonexistent/server"}, []string{`server "x": cannot start "/nonexistent/server": no such file or directory`}},
-		{"not in PATH", config.Server{Command: "toolexplorer-no-such-program"}, []string{`cannot start "toolexplorer-no-such-program": there is no program of that name in $PATH`}},
+		{"missing", mcp.Spec{Command: "/nonexistent/server"}, []string{`server "x": cannot start "/nonexistent/server": no such file or directory`}},
+		{"not in PATH", mcp.Spec{Command: "toolexplorer-no-such-program"}, []string{`cannot start "toolexplorer-no-such-program": there is no program of that name in $PATH`}},
 		{"crash", peer(t, "crash"), []string{`it exited (exit status 3) before answering "initialize": it is not an MCP server, or it failed to start; its stderr ends with: peer: cannot open the database`}},
-		{"exits at once", config.Server{Command: "true"}, []string{`it exited with status 0 before answering "initialize"`}},
+		{"exits at once", mcp.Spec{Command: "true"}, []string{`it exited with status 0 before answering "initialize"`}},
 		{"chatter", peer(t, "chatter"), []string{`not an MCP server: it wrote "hello, I am not a protocol" on its standard output, where an MCP server writes only MCP messages`}},
-		{"usage", config.Server{Command: "sh", Args: []string{"-c", "echo 'usage: server PORT'; exit 2"}}, []string{`not an MCP server: it wrote "usage: server PORT" on its standard output`}},
-		{"logs JSON", config.Server{Command: "sh", Args: []string{"-c", `echo '{"level":30,"msg":"listening"}'; cat >/dev/null`}}, []string{`not an MCP server, or one that logs on its standard output: it wrote "{\"level\":30,\"msg\":\"listening\"}" there, JSON but not an MCP message`}},
-		{"echoes", config.Server{Command: "cat"}, []string{"not an MCP server: it wrote back the request it was sent"}},
-		{"neither", config.Server{}, []string{"neither a command nor a url"}},
-		{"both", config.Server{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
-		{"no host", config.Server{URL: "http://"}, []string{`the url "http://" names no host`}},
-		{"bad url", config.Server{URL: "http://[::1"}, []string{`the url "http://[::1" does not parse: missing ']' in host`}},
-		{"refused", config.Server{URL: "http://127.0.0.1:1/mcp"}, []string{"nothing listens at http://127.0.0.1:1/mcp (connection refused)"}},
+		{"usage", mcp.Spec{Command: "sh", Args: []string{"-c", "echo 'usage: server PORT'; exit 2"}}, []string{`not an MCP server: it wrote "usage: server PORT" on its standard output`}},
+		{"logs JSON", mcp.Spec{Command: "sh", Args: []string{"-c", `echo '{"level":30,"msg":"listening"}'; cat >/dev/null`}}, []string{`not an MCP server, or one that logs on its standard output: it wrote "{\"level\":30,\"msg\":\"listening\"}" there, JSON but not an MCP message`}},
+		{"echoes", mcp.Spec{Command: "cat"}, []string{"not an MCP server: it wrote back the request it was sent"}},
+		{"neither", mcp.Spec{}, []string{"neither a command nor a url"}},
+		{"both", mcp.Spec{Command: "x", URL: "http://127.0.0.1:1/"}, []string{"both"}},
+		{"no host", mcp.Spec{URL: "http://"}, []string{`the url "http://" names no host`}},
+		{"bad url", mcp.Spec{URL: "http://[::1"}, []string{`the url "http://[::1" does not parse: missing ']' in host`}},
+		{"refused", mcp.Spec{URL: "http://127.0.0.1:1/mcp"}, []string{"nothing listens at http://127.0.0.1:1/mcp (connection refused)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // serverHandler is the name of the confined child's handler that runs a
@@ -81,7 +81,7 @@ type confinedProcess struct {
 // child of this binary (landlock, seccomp, limits; an unprivileged user
 // when this process is root) starts it with what s.Confine grants, and
 // the server speaks MCP over FIFOs in a private directory.
-func startConfined(ctx context.Context, s config.Server) (*confinedProcess, error) {
+func startConfined(ctx context.Context, s Spec) (*confinedProcess, error) {
 	path, err := exec.LookPath(s.Command)
 	if err != nil {
 		return nil, err
@@ -114,9 +114,10 @@ func startConfined(ctx context.Context, s config.Server) (*confinedProcess, erro
 	prof := confine.Profile{
 		ReadPaths:  c.Read,
 		WritePaths: append([]string{dir}, c.Write...),
-		Exec:       append([]string{path}, c.Programs...),
-		ConnectTCP: c.Ports,
-		Limits:     confine.Limits{CPUSeconds: c.CPUSeconds, MemoryBytes: c.MemoryBytes},
+		Exec:       append([]string{path}, c.Exec...),
+		ConnectTCP: c.ConnectTCP,
+		BindTCP:    c.BindTCP,
+		Limits:     serverLimits(c.Limits),
 	}
 	env := make([]string, 0, len(s.Env))
 	keys := make([]string, 0, len(s.Env))
@@ -232,4 +233,12 @@ func (p *confinedProcess) exited(d time.Duration) (string, bool) {
 	case <-t.C:
 		return "", false
 	}
+}
+
+// serverLimits is l as the limits of the confined child; a zero (or
+// negative) field takes the confinement's default.
+func serverLimits(l tooling.Limits) confine.Limits {
+	u := func(v int64) uint64 { return uint64(max(v, 0)) }
+	return confine.Limits{CPUSeconds: u(int64(l.CPUSeconds)), MemoryBytes: u(l.MemoryBytes), OpenFiles: u(int64(l.OpenFiles)),
+		FileSizeBytes: u(l.FileSizeBytes), Processes: u(int64(l.Processes)), TmpBytes: u(l.TmpBytes), TmpInodes: u(int64(l.TmpInodes))}
 }

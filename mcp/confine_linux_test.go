@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -49,7 +48,7 @@ func TestConfinedServerCannotReadOutside(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	read := func(s config.Server) *tooling.Result {
+	read := func(s mcp.Spec) *tooling.Result {
 		t.Helper()
 		reg := tooling.NewRegistry()
 		r, err := mcp.Connect(context.Background(), reg, "peer", s)
@@ -66,11 +65,11 @@ func TestConfinedServerCannotReadOutside(t *testing.T) {
 		res, _ := reg.Execute(context.Background(), "peer.cat", json.RawMessage(`{"path":`+strconvQuote(secret)+`}`))
 		return res
 	}
-	s := config.Server{Command: bin, Env: map[string]string{peerEnv: "serve"}}
+	s := mcp.Spec{Command: bin, Env: map[string]string{peerEnv: "serve"}}
 	if res := read(s); !res.OK() || !strings.Contains(string(res.Output), "PRIVATE KEY") {
 		t.Fatalf("control: the unconfined server could not read the key: %s %s", res.Code, res.Message)
 	}
-	s.Confine = &config.ServerConfinement{}
+	s.Confine = &tooling.Confinement{}
 	res := read(s)
 	if res.OK() || strings.Contains(string(res.Output)+res.Message, "PRIVATE KEY") {
 		t.Fatalf("the confined server read the key: %s %s %s", res.Code, res.Message, res.Output)
@@ -94,7 +93,7 @@ func TestConfinedServerThatExitsAtOnce(t *testing.T) {
 	done := make(chan error, n)
 	for range n {
 		go func() {
-			r, err := mcp.Connect(context.Background(), reg, "quick", config.Server{Command: "/bin/false", Confine: &config.ServerConfinement{}})
+			r, err := mcp.Connect(context.Background(), reg, "quick", mcp.Spec{Command: "/bin/false", Confine: &tooling.Confinement{}})
 			if err == nil {
 				r.Close()
 			}
@@ -123,13 +122,13 @@ func TestConfinedServerThatExitsAtOnce(t *testing.T) {
 // it did, as an unconfined one does.
 func TestConfinedServerMessages(t *testing.T) {
 	for _, c := range []struct {
-		server config.Server
+		server mcp.Spec
 		want   string
 	}{
-		{config.Server{Command: "toolexplorer-no-such-program"}, `cannot start "toolexplorer-no-such-program": there is no program of that name in $PATH`},
-		{config.Server{Command: "sh", Args: []string{"-c", "echo hello"}}, `not an MCP server: it wrote "hello" on its standard output`},
+		{mcp.Spec{Command: "toolexplorer-no-such-program"}, `cannot start "toolexplorer-no-such-program": there is no program of that name in $PATH`},
+		{mcp.Spec{Command: "sh", Args: []string{"-c", "echo hello"}}, `not an MCP server: it wrote "hello" on its standard output`},
 	} {
-		c.server.Confine = &config.ServerConfinement{}
+		c.server.Confine = &tooling.Confinement{}
 		r, err := mcp.Connect(context.Background(), tooling.NewRegistry(), "jailed", c.server)
 		if err == nil {
 			r.Close()

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"os"
 	"time"
-
-	"github.com/toolexplorer/toolexplorer/config"
 )
 
 type confinedProcess struct {
@@ -16,7 +14,7 @@ type confinedProcess struct {
 	in, out *os.File
 }
 
-func startConfined(context.Context, config.Server) (*confinedProcess, error) {
+func startConfined(context.Context, Spec) (*confinedProcess, error) {
 	return nil, errors.New("a confined server needs Linux (landlock and seccomp)")
 }
 

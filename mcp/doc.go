@@ -40,12 +40,12 @@
 // the call's result (an input request), and its call made again with the
 // answer runs the remote tool again.
 //
-// A stdio server whose config entry has confine runs confined: a confined
+// A stdio server whose Spec has Confine runs confined: a confined
 // child of the binary (sandbox/confine) starts it under landlock, seccomp
 // and limits, and the client talks to it over FIFOs; the host's main must
 // call the confine entry point first (tooling.Main does).
 //
-// Imports: the standard library, the MCP SDK, config, tooling and
+// Imports: the standard library, the MCP SDK, tooling and
 // sandbox/confine (for confined servers). tooling never imports this
 // package; the gate in scripts/gate.sh checks it.
 package mcp

@@ -12,7 +12,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -75,7 +74,7 @@ func upstream(t *testing.T, stateless bool) (url string, calls *int, mu *sync.Mu
 func gateway(t *testing.T, url string) *mcp.Server {
 	t.Helper()
 	reg := tooling.NewRegistry()
-	r, err := mcp.Connect(context.Background(), reg, "up", config.Server{URL: url}, mcp.WithElicitation(nil))
+	r, err := mcp.Connect(context.Background(), reg, "up", mcp.Spec{URL: url}, mcp.WithElicitation(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +166,7 @@ func TestConsoleElicitation(t *testing.T) {
 	url, _, _ := upstream(t, false)
 	reg := tooling.NewRegistry()
 	var got []mcp.Elicitation
-	r, err := mcp.Connect(context.Background(), reg, "up", config.Server{URL: url}, mcp.WithElicitation(
+	r, err := mcp.Connect(context.Background(), reg, "up", mcp.Spec{URL: url}, mcp.WithElicitation(
 		func(ctx context.Context, e mcp.Elicitation) (map[string]any, bool, error) {
 			got = append(got, e)
 			return map[string]any{"name": "Grace"}, true, nil

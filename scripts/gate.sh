@@ -27,8 +27,10 @@
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports only tooling;
 #                         tooling imports only sandbox (never config); tui only tooling, config and
-#                         history; mcp, bindings, ledger, telemetry, state and history only tooling
-#                         and config (mcp also sandbox/confine, to start a confined server) (never the reverse); nothing outside cmd/NAME imports cmd/NAME; internal/ packages are
+#                         history; bindings, ledger, telemetry, state and history only tooling
+#                         and config, mcp only tooling and sandbox/confine (to start a confined server;
+#                         it takes an mcp.Spec, never config) (never the reverse); nothing outside
+#                         cmd/NAME imports cmd/NAME; internal/ packages are
 #                         leaves (they import no other project package) that every package may import.
 # This script checks what grep is good at:
 #   doc-go                every package directory (one with a non-test .go file) has a doc.go whose
@@ -514,8 +516,8 @@ plant_case() {
 			package @PKG@
 
 			import (
-				_ "@MOD@/config"
 				_ "@MOD@/internal/textdist"
+				_ "@MOD@/sandbox/confine"
 				_ "@MOD@/tooling"
 			)
 		EOF
@@ -558,10 +560,18 @@ plant_case() {
 			import _ "@MOD@/config" // want
 		EOF
 		;;
+	30)
+		want_rule=import-direction
+		plant mcp/zz_gate_plant.go <<-'EOF'
+			package @PKG@
+
+			import _ "@MOD@/config" // want
+		EOF
+		;;
 	*) return 1 ;;
 	esac
 }
-readonly NCASES=29
+readonly NCASES=30
 
 # run_case N plants case N in a fresh copy of $base, runs the gate there and writes
 # "rc|fired-at-place|mentioned|others|rule|file:line" to $tmp/res.N and the output to $tmp/out.N.

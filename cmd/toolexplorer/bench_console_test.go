@@ -38,7 +38,7 @@ func benchConsoleConnect(b *testing.B, s config.Server, tool string) {
 	ctx := context.Background()
 	for b.Loop() {
 		reg := tooling.NewRegistry()
-		r, err := mcp.Connect(ctx, reg, "srv", s)
+		r, err := mcp.Connect(ctx, reg, "srv", mcp.Spec(s))
 		if err != nil {
 			b.Fatal(err)
 		}

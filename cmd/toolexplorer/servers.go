@@ -13,6 +13,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // namedServer is one MCP server to connect, as --server or the config
@@ -182,7 +183,7 @@ func (a *app) connectServers(cfg config.Config) bool {
 		groups[group] = name
 		wg.Go(func() {
 			defer close(ready[i])
-			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.cfg, mcp.WithElicitation(a.elicit))
+			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit))
 		})
 	}
 	all := make(chan struct{})
@@ -298,7 +299,7 @@ func (a *app) elicit(ctx context.Context, e mcp.Elicitation) (map[string]any, bo
 }
 
 // confinementText says what a confined server may reach; "" for nil.
-func confinementText(c *config.ServerConfinement) string {
+func confinementText(c *tooling.Confinement) string {
 	if c == nil {
 		return ""
 	}
@@ -308,17 +309,17 @@ func confinementText(c *config.ServerConfinement) string {
 		}
 		return what + ": " + strings.Join(items, ", ")
 	}
-	ports := make([]string, len(c.Ports))
-	for i, p := range c.Ports {
+	ports := make([]string, len(c.ConnectTCP))
+	for i, p := range c.ConnectTCP {
 		ports[i] = fmt.Sprint(p)
 	}
 	parts := []string{"confined (landlock, seccomp, limits)", list("reads", c.Read), list("writes", c.Write),
-		list("TCP ports", ports), list("other programs", c.Programs)}
-	if c.CPUSeconds > 0 {
-		parts = append(parts, fmt.Sprintf("CPU: %d s", c.CPUSeconds))
+		list("TCP ports", ports), list("other programs", c.Exec)}
+	if c.Limits.CPUSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("CPU: %d s", c.Limits.CPUSeconds))
 	}
-	if c.MemoryBytes > 0 {
-		parts = append(parts, fmt.Sprintf("memory: %d bytes", c.MemoryBytes))
+	if c.Limits.MemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("memory: %d bytes", c.Limits.MemoryBytes))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -90,7 +90,7 @@ var layers = map[string]layer{
 	// What plugs into the core imports tooling, never the reverse (tooling's line above), and
 	// sees no other part but config; only cmd wires them together.
 	// mcp starts an untrusted stdio server in a confined child: the one part of the sandbox it sees.
-	"mcp":       {[]string{"tooling", "config", "sandbox/confine"}, "mcp imports only tooling, config and sandbox/confine from this project, not %s"},
+	"mcp":       {[]string{"tooling", "sandbox/confine"}, "mcp imports only tooling and sandbox/confine from this project (it takes a Spec, which config.Server converts to), not %s"},
 	"bindings":  {[]string{"tooling", "config"}, "bindings imports only tooling and config from this project, not %s"},
 	"ledger":    {[]string{"tooling", "config"}, "ledger imports only tooling and config from this project, not %s"},
 	"telemetry": {[]string{"tooling", "config"}, "telemetry imports only tooling and config from this project, not %s"},

@@ -1,0 +1,29 @@
+package mcp
+
+import "github.com/toolexplorer/toolexplorer/tooling"
+
+// Spec says how to reach an MCP server whose tools join a registry: either
+// a command to start (stdio) or the URL of a streamable HTTP endpoint, never
+// both. It is the shape of one entry of the "mcpServers" object that MCP
+// hosts keep in their configuration files; package config reads such
+// entries as config.Server, which converts to a Spec (mcp.Spec(s)).
+type Spec struct {
+	// Command is the program to start; the server speaks MCP on its stdin
+	// and stdout. Empty for an HTTP server.
+	Command string
+	// Args are the program's arguments.
+	Args []string
+	// Env holds variables added to the program's environment.
+	Env map[string]string
+	// URL is the endpoint of a streamable HTTP server. Empty for a command.
+	URL string
+	// Headers are sent with every HTTP request (such as Authorization).
+	Headers map[string]string
+	// Confine, when not nil, starts a command's server confined (Linux):
+	// it may read, write, connect to and start only what Confine grants
+	// (Read, Write, ConnectTCP, BindTCP, Exec: its own program is always
+	// granted), under Confine.Limits, as an unprivileged user when the
+	// host runs as root. Confine.Env and Reuse do not apply to a server:
+	// its environment is Env, and it serves one connection.
+	Confine *tooling.Confinement
+}
