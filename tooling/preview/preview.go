@@ -9,8 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/toolexplorer/toolexplorer/internal/toolhook"
-	"github.com/toolexplorer/toolexplorer/internal/wirename"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -53,9 +51,6 @@ func hint(b *bool, def bool) bool {
 // open-world ones (the default) have network effects. Every preview tool
 // has the tag "preview".
 func Add(r *tooling.Registry, p Tool) error {
-	if !wirename.Valid(p.Name, 128, true) {
-		return &tooling.RegisterError{Tool: p.Name, Problems: []string{"an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"}}
-	}
 	var a Annotations
 	if p.Annotations != nil {
 		a = *p.Annotations
@@ -77,7 +72,7 @@ func Add(r *tooling.Registry, p Tool) error {
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			return map[string]any{"preview": true, "tool": c.Tool, "arguments": json.RawMessage(c.Raw())}, nil
 		}}
-	return toolhook.AddWireNamed(r, t)
+	return r.AddNamedAsIs(t)
 }
 
 // Load adds, in preview mode (see Add), every tool of a

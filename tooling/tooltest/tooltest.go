@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/internal/toolhook"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -13,8 +12,9 @@ import (
 type Option func(*options)
 
 type options struct {
-	toolhook.CallOptions
-	ctx context.Context
+	call      []tooling.Option
+	workspace string
+	ctx       context.Context
 }
 
 // WithContext sets the ctx Run is called with (default: the test's
@@ -23,20 +23,24 @@ func WithContext(ctx context.Context) Option { return func(o *options) { o.ctx =
 
 // WithOrigin sets Call.Origin (default tooling.OriginApp).
 func WithOrigin(o tooling.Origin) Option {
-	return func(c *options) { c.Origin = string(o) }
+	return func(c *options) { c.call = append(c.call, tooling.WithOrigin(o)) }
 }
 
 // WithTenant sets Call.Tenant.
-func WithTenant(tenant string) Option { return func(c *options) { c.Tenant = tenant } }
+func WithTenant(tenant string) Option {
+	return func(c *options) { c.call = append(c.call, tooling.WithTenant(tenant)) }
+}
 
 // WithConsent sets Call.Consent.
-func WithConsent() Option { return func(c *options) { c.Consent = true } }
+func WithConsent() Option { return func(c *options) { c.call = append(c.call, tooling.WithConsent()) } }
 
 // WithWorkspace sets the directory Call.Workspace returns.
-func WithWorkspace(dir string) Option { return func(c *options) { c.Workspace = dir } }
+func WithWorkspace(dir string) Option { return func(c *options) { c.workspace = dir } }
 
 // WithCallID sets Call.ID (default "test-call").
-func WithCallID(id string) Option { return func(c *options) { c.ID = id } }
+func WithCallID(id string) Option {
+	return func(c *options) { c.call = append(c.call, tooling.WithCallID(id)) }
+}
 
 // Run checks args (a JSON object; "" for none) against tool's input schema
 // as the registry does, fills in schema defaults and calls tool.Run with
@@ -46,11 +50,11 @@ func WithCallID(id string) Option { return func(c *options) { c.ID = id } }
 // that the registry would refuse to register fails the test.
 func Run(tb testing.TB, tool tooling.Tool, args string, opts ...Option) (any, error) {
 	tb.Helper()
-	o := options{CallOptions: toolhook.CallOptions{ID: "test-call"}, ctx: tb.Context()}
+	o := options{call: []tooling.Option{tooling.WithCallID("test-call")}, ctx: tb.Context()}
 	for _, f := range opts {
 		f(&o)
 	}
-	c, err := toolhook.PrepareCall(tool, []byte(args), o.CallOptions)
+	c, err := tooling.Prepare(tool, []byte(args), o.workspace, o.call...)
 	var re *tooling.RegisterError
 	if errors.As(err, &re) {
 		tb.Fatalf("tooltest: %v", err)
@@ -58,5 +62,5 @@ func Run(tb testing.TB, tool tooling.Tool, args string, opts ...Option) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return tool.Run(o.ctx, c.(tooling.Call))
+	return tool.Run(o.ctx, c)
 }
