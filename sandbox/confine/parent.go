@@ -250,7 +250,9 @@ func buildSetup(p Profile) (*setupMsg, error) {
 		return nil, &Error{Kind: Unavailable, What: "invalid profile: " + err.Error()}
 	}
 	var readOnly []string
-	s.write, readOnly = protectedWrites(s.write)
+	if s.write, readOnly, err = protectedWrites(s.write); err != nil {
+		return nil, &Error{Kind: Unavailable, What: err.Error()}
+	}
 	s.read = append(s.read, readOnly...)
 	for _, path := range slices.Concat(s.read, s.write, s.exec, s.interp) {
 		id, err := pathID(path)
