@@ -40,6 +40,13 @@ type Options struct {
 	// which NewServer sets). Nil: such calls are refused with
 	// consent_required.
 	OtherConsent func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error)
+	// Principal is who calls through this listener (serve over stdio: the
+	// local user). A session run with a ctx that carries a principal
+	// (tooling.ContextWithPrincipal) calls as that one instead, and an
+	// HTTP request as the principal its credentials authenticated. Either
+	// way the client's clientInfo, when it sent one, becomes
+	// Principal.Client. Zero: the anonymous principal.
+	Principal tooling.Principal
 }
 
 // Server serves the tools of a registry to MCP clients. It is safe for
@@ -289,6 +296,28 @@ func (c *callContext) forwarded(res *tooling.Result) *sdk.CallToolResult {
 	return remote
 }
 
+// principalExtra is the key of auth.TokenInfo.Extra under which the HTTP
+// handler's authentication keeps the principal it verified.
+const principalExtra = "toolexplorer.principal"
+
+// principal is who makes the call req: the principal ctx carries, else the
+// listener's, with the client that the session's initialize named.
+func (s *Server) principal(ctx context.Context, req *sdk.CallToolRequest) tooling.Principal {
+	p, ok := tooling.PrincipalFromContext(ctx)
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		p, ok = req.Extra.TokenInfo.Extra[principalExtra].(tooling.Principal)
+	}
+	if !ok {
+		p = s.opts.Principal
+	}
+	if req.Session != nil {
+		if init := req.Session.InitializeParams(); init != nil && init.ClientInfo != nil && init.ClientInfo.Name != "" {
+			p.Client = strings.TrimSpace(init.ClientInfo.Name + " " + init.ClientInfo.Version)
+		}
+	}
+	return p
+}
+
 // handler runs one tools/call of the named tool. The options every call
 // of it carries are made once.
 func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
@@ -307,6 +336,7 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 			defer cancel()
 			defer context.AfterFunc(stream, cancel)()
 		}
+		opts = append(opts, tooling.WithPrincipal(s.principal(ctx, req)))
 		c := &callContext{Context: ctx, s: s, req: req, tool: name}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			opts = append(opts, tooling.WithProgress(progressTo(ctx, req.Session, token)))

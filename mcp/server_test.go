@@ -549,3 +549,40 @@ func TestErrorOfToolWithOutputSchema(t *testing.T) {
 		t.Errorf("t.fail (no output schema) error: structuredContent %v, _meta %v", without.StructuredContent, without.Meta)
 	}
 }
+
+// A call is made by the listener's principal, or by the one the session's
+// ctx carries, with the client's clientInfo.
+func TestPrincipalPerListener(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.who", Description: "says who calls",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			p := c.Principal
+			return p.String() + " auth=" + p.Auth + " client=" + p.Client, nil
+		}})
+	local := tooling.Principal{Subject: "alice", Tenant: "acme", Auth: "local"}
+	cs := connect(t, mcp.NewServer(r, mcp.Options{Principal: local}), nil)
+	if got := text(call(t, cs, "t.who", nil)); !strings.Contains(got, "alice@acme auth=local client=test 1") {
+		t.Errorf("listener's principal: %q", got)
+	}
+	anon := connect(t, mcp.NewServer(r, mcp.Options{}), nil)
+	if got := text(call(t, anon, "t.who", nil)); !strings.Contains(got, "anonymous auth= client=test 1") {
+		t.Errorf("no principal: %q", got)
+	}
+
+	srv := mcp.NewServer(r, mcp.Options{Principal: local})
+	ct, st := sdk.NewInMemoryTransports()
+	ctx := tooling.ContextWithPrincipal(context.Background(), tooling.Principal{Subject: "bob", Auth: "host"})
+	ss, err := srv.Connect(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "2.0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { bob.Close(); ss.Wait() }()
+	if got := text(call(t, bob, "t.who", nil)); !strings.Contains(got, "bob auth=host client=agent 2.0") {
+		t.Errorf("ctx's principal: %q", got)
+	}
+}

@@ -29,7 +29,7 @@ type confinedRequest struct {
 	Tool      string          `json:"tool"`
 	CallID    string          `json:"call_id"`
 	Origin    Origin          `json:"origin"`
-	Tenant    string          `json:"tenant,omitempty"`
+	Principal Principal       `json:"principal,omitzero"`
 	Consent   bool            `json:"consent"`
 	Args      json.RawMessage `json:"args"`
 	Workspace string          `json:"workspace"`
@@ -81,7 +81,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	call := Call{ID: q.CallID, Tool: q.Tool, Origin: q.Origin, Tenant: q.Tenant, Consent: q.Consent, Args: args, raw: q.Args,
+	call := Call{ID: q.CallID, Tool: q.Tool, Origin: q.Origin, Principal: q.Principal, Consent: q.Consent, Args: args, raw: q.Args,
 		meta: &e.tool.Meta, workspace: q.Workspace, confined: true}
 	if c := e.tool.Meta.Confine; c != nil {
 		call.programs = c.Exec
@@ -408,7 +408,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		r.run(parent, runCtx, res, e, call, t)
 		return
 	}
-	req, err := jsonenc.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Tenant: call.Tenant, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
+	req, err := jsonenc.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Principal: call.Principal, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
 	if err != nil {
 		res.failf(CodeToolError, "%s: the request cannot be encoded: %v", e.tool.Name, err)
 		return

@@ -13,19 +13,19 @@ type ConsentDecision uint8
 const (
 	ConsentDeny    ConsentDecision = iota // refuse the call: consent_required
 	ConsentOnce                           // allow this call only
-	ConsentSession                        // allow this call and later calls of the tool from the same origin, for the registry's lifetime
+	ConsentSession                        // allow this call and later calls of the tool by the same principal from the same origin, for the registry's lifetime
 )
 
 // ConsentRequest is what a consent function is asked about: a call that
 // needs consent and carries none, with its arguments validated and
 // defaults filled in.
 type ConsentRequest struct {
-	Tool    string
-	Effects Effects
-	Safety  Safety // the effective risk (high: the riskiest)
-	Args    map[string]any
-	Origin  Origin
-	Tenant  string
+	Tool      string
+	Effects   Effects
+	Safety    Safety // the effective risk (high: the riskiest)
+	Args      map[string]any
+	Origin    Origin
+	Principal Principal
 }
 
 // SetConsentFunc makes r ask f for consent when a call needs it and
@@ -57,16 +57,20 @@ type consents struct {
 	session map[consentKey]struct{}
 }
 
+// consentKey is what consent for the session is given to: one principal
+// calling one tool from one origin. Consent that alice gave never lets bob
+// run.
 type consentKey struct {
-	tool   string
-	origin Origin
+	tool      string
+	origin    Origin
+	principal string // Principal.key
 }
 
 // obtainConsent decides the consent step of a call that needs consent and
 // carries none; it reports whether the call may go on.
 func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, call *Call) bool {
 	m := &e.tool.Meta
-	key := consentKey{e.tool.Name, call.Origin}
+	key := consentKey{e.tool.Name, call.Origin, call.Principal.key()}
 	r.consent.mu.Lock()
 	_, granted := r.consent.session[key]
 	ask := r.consent.ask
@@ -81,7 +85,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
 		return false
 	}
-	d, err := askConsent(ctx, ask, ConsentRequest{Tool: e.tool.Name, Effects: m.Effects, Safety: m.EffectiveSafety(), Args: call.Args, Origin: call.Origin, Tenant: call.Tenant})
+	d, err := askConsent(ctx, ask, ConsentRequest{Tool: e.tool.Name, Effects: m.Effects, Safety: m.EffectiveSafety(), Args: call.Args, Origin: call.Origin, Principal: call.Principal})
 	switch {
 	case ctx.Err() != nil:
 		r.interrupted(res, ctx, ctx.Err(), false)
@@ -102,7 +106,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		}
 		r.consent.session[key] = struct{}{}
 		r.consent.mu.Unlock()
-		res.decide("consent", "given for this session (tool and origin "+string(call.Origin)+")")
+		res.decide("consent", "given for this session (tool, origin "+string(call.Origin)+" and principal "+call.Principal.String()+")")
 	default:
 		res.failf(CodeConsentRequired, "%s has %s effects at %s risk and needs consent, which was refused", e.tool.Name, m.Effects, m.EffectiveSafety())
 		return false

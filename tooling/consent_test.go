@@ -39,12 +39,12 @@ func TestConsentFuncDecisions(t *testing.T) {
 		return res
 	}
 	// Deny: consent_required, and the tool does not run.
-	res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM), tooling.WithTenant("acme"))
+	res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM), tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: "acme"}))
 	if res.Code != tooling.CodeConsentRequired || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent, which was refused" || len(ran) != 0 {
 		t.Fatalf("deny: %q %q ran %v", res.Code, res.Message, ran)
 	}
 	want := tooling.ConsentRequest{Tool: "t.delete", Effects: tooling.EffectWrite | tooling.EffectFilesystem, Safety: tooling.SafetyMedium,
-		Args: map[string]any{"path": "/tmp/x", "force": false}, Origin: tooling.OriginLLM, Tenant: "acme"}
+		Args: map[string]any{"path": "/tmp/x", "force": false}, Origin: tooling.OriginLLM, Principal: tooling.Principal{Subject: "alice", Tenant: "acme"}}
 	if len(asked) != 1 || fmt.Sprint(asked[0]) != fmt.Sprint(want) {
 		t.Fatalf("asked %+v\nwant %+v", asked, want)
 	}
@@ -74,6 +74,23 @@ func TestConsentFuncDecisions(t *testing.T) {
 	if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI)); res.Code != tooling.CodeConsentRequired {
 		t.Fatalf("another tool: %q", res.Code)
 	}
+	// Session consent is the principal's: alice's never serves bob, nor
+	// alice of another tenant, nor the anonymous principal.
+	alice := tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: "acme"})
+	answer = tooling.ConsentSession
+	if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI), alice); res.Status != "ok" ||
+		!hasDecision(res, "consent", "given for this session (tool, origin ui and principal alice@acme)") {
+		t.Fatalf("alice, session: %+v", res)
+	}
+	answer = tooling.ConsentDeny
+	for _, p := range []tooling.Principal{{Subject: "bob", Tenant: "acme"}, {Subject: "alice", Tenant: "initech"}, {}, {Subject: "alice\x00acme"}} {
+		if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI), tooling.WithPrincipal(p)); res.Code != tooling.CodeConsentRequired {
+			t.Fatalf("%v after alice's session consent: %q %q", p, res.Code, res.Message)
+		}
+	}
+	if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI), alice); res.Status != "ok" {
+		t.Fatalf("alice again: %q", res.Code)
+	}
 	// Calls with WithConsent, and tools without effects, never ask.
 	n = len(asked)
 	exec("t.move", tooling.WithConsent())
@@ -81,7 +98,7 @@ func TestConsentFuncDecisions(t *testing.T) {
 	if len(asked) != n {
 		t.Fatalf("asked %d times more", len(asked)-n)
 	}
-	if got := strings.Join(ran, "; "); got != "t.delete /tmp/x consent=true; t.delete /tmp/x consent=true; t.delete /tmp/x consent=true; t.move /tmp/x consent=true" {
+	if got := strings.Join(ran, "; "); got != "t.delete /tmp/x consent=true; t.delete /tmp/x consent=true; t.delete /tmp/x consent=true; t.move /tmp/x consent=true; t.move /tmp/x consent=true; t.move /tmp/x consent=true" {
 		t.Fatalf("ran: %s", got)
 	}
 }

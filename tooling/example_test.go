@@ -94,16 +94,16 @@ func ExampleRegistry_Use() {
 	})
 	r.Use(func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
-			if c.Tenant == "acme" {
+			if c.Principal.Tenant == "acme" {
 				return nil, &tooling.Error{Code: "budget_exceeded", Message: "tenant acme spent its budget"}
 			}
 			return next(ctx, c)
 		}
 	})
 	ctx := context.Background()
-	res, err := r.Execute(ctx, "demo.ping", nil, tooling.WithTenant("initech"))
+	res, err := r.Execute(ctx, "demo.ping", nil, tooling.WithPrincipal(tooling.Principal{Subject: "ci", Tenant: "initech"}))
 	fmt.Println(res.Status, string(res.Output), err)
-	res, err = r.Execute(ctx, "demo.ping", nil, tooling.WithTenant("acme"))
+	res, err = r.Execute(ctx, "demo.ping", nil, tooling.WithPrincipal(tooling.Principal{Subject: "ci", Tenant: "acme"}))
 	fmt.Println(res.Status, res.Code, errors.Is(err, tooling.Code("budget_exceeded")))
 	// Output:
 	// ok "pong" <nil>

@@ -18,13 +18,13 @@ import (
 type Option func(*callOptions)
 
 type callOptions struct {
-	origin   Origin
-	consent  bool
-	timeout  time.Duration
-	callID   string
-	tenant   string
-	idemKey  string
-	progress func(Progress)
+	origin    Origin
+	consent   bool
+	timeout   time.Duration
+	callID    string
+	principal *Principal
+	idemKey   string
+	progress  func(Progress)
 }
 
 // WithOrigin says who makes the call. Default: OriginApp.
@@ -38,9 +38,12 @@ func WithConsent() Option { return func(c *callOptions) { c.consent = true } }
 // the tool or the config set.
 func WithTimeout(d time.Duration) Option { return func(c *callOptions) { c.timeout = d } }
 
-// WithTenant says on whose behalf the call is made (Call.Tenant), for
-// middleware and observers that account per tenant. Default: "".
-func WithTenant(t string) Option { return func(c *callOptions) { c.tenant = t } }
+// WithPrincipal says who makes the call (Call.Principal), for policy,
+// consent, budgets, middleware and observers. Default: the principal the
+// call's ctx carries (ContextWithPrincipal), else the anonymous principal.
+func WithPrincipal(p Principal) Option {
+	return func(c *callOptions) { p = p.clone(); c.principal = &p }
+}
 
 // WithIdempotencyKey gives the call an idempotency key (Call.IdempotencyKey):
 // the caller promises that calls with the same key mean the same change, so
@@ -87,8 +90,15 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if o.origin == "" {
 		o.origin = OriginApp
 	}
+	if o.principal == nil {
+		if p, ok := PrincipalFromContext(ctx); ok {
+			o.principal = &p
+		} else {
+			o.principal = &box.anon
+		}
+	}
 	res := &box.res
-	*res = Result{Tool: name, Origin: o.origin, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
+	*res = Result{Tool: name, Origin: o.origin, Principal: *o.principal, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
 	if res.CallID == "" {
 		res.CallID = r.newID()
 	}
@@ -105,7 +115,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if len(obs) > 0 {
 		argsSum = digest(args)
 		obsCtx = context.WithoutCancel(ctx)
-		emit(obsCtx, obs, &r.obs, Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
+		emit(obsCtx, obs, &r.obs, Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
 			ArgsSHA256: argsSum, ArgsSize: len(args)})
 	}
 
@@ -113,7 +123,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 
 	res.Status = statusOf(res.Code, res.ran)
 	if len(obs) > 0 {
-		emit(obsCtx, obs, &r.obs, Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Tenant: o.tenant,
+		emit(obsCtx, obs, &r.obs, Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
 			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail})
 	}
@@ -130,6 +140,7 @@ type resultBox struct {
 	res  Result
 	opts callOptions
 	gov  [5]Decision
+	anon Principal // the principal of a call that names none
 }
 
 func (r *Registry) newID() string {
@@ -180,7 +191,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.decide("origin", string(o.origin)+" allowed")
 	}
 
-	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, IdempotencyKey: o.idemKey,
+	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Principal: res.Principal, Consent: o.consent, IdempotencyKey: o.idemKey,
 		reg: r, meta: m, progress: o.progress}
 	if err := checkAvailable(ctx, e, call); err != nil {
 		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)

@@ -51,12 +51,12 @@ func TestMiddlewareOrderAndWhatItSees(t *testing.T) {
 	r.Use(named(tr, "outer"), func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			m := c.Meta()
-			tr.add("inner sees %s origin=%s tenant=%s id=%s args=%v tags=%v", c.Tool, c.Origin, c.Tenant, c.ID, c.Args, m.Tags)
+			tr.add("inner sees %s origin=%s tenant=%s id=%s args=%v tags=%v", c.Tool, c.Origin, c.Principal.Tenant, c.ID, c.Args, m.Tags)
 			return next(context.WithValue(ctx, key{}, "span"), c)
 		}
 	})
 	r.Use(named(tr, "last"))
-	res := mustExec(t, r, "t.add", `{"a":40}`, tooling.WithOrigin(tooling.OriginLLM), tooling.WithTenant("acme"), tooling.WithCallID("c-1"))
+	res := mustExec(t, r, "t.add", `{"a":40}`, tooling.WithOrigin(tooling.OriginLLM), tooling.WithPrincipal(tooling.Principal{Tenant: "acme"}), tooling.WithCallID("c-1"))
 	if string(res.Output) != "42" {
 		t.Fatalf("output %s", res.Output)
 	}
@@ -298,10 +298,10 @@ func TestObserverGetsCallContext(t *testing.T) {
 	got := make(chan string, 2)
 	remove := r.Observe(func(ctx context.Context, ev tooling.Event) {
 		v, _ := ctx.Value(key{}).(string)
-		got <- fmt.Sprintf("end:%v %s %s %v", ev.End, v, ev.Tenant, ctx.Err())
+		got <- fmt.Sprintf("end:%v %s %s %v", ev.End, v, ev.Principal.Tenant, ctx.Err())
 	})
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "trace-1"))
-	_, _ = r.Execute(ctx, "t.ok", raw(`{"n":1}`), tooling.WithTenant("acme"))
+	_, _ = r.Execute(ctx, "t.ok", raw(`{"n":1}`), tooling.WithPrincipal(tooling.Principal{Tenant: "acme"}))
 	cancel()
 	remove()
 	if b, e := <-got, <-got; b != "end:false trace-1 acme <nil>" || e != "end:true trace-1 acme <nil>" {

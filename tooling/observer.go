@@ -17,7 +17,7 @@ type Event struct {
 	CallID       string
 	Tool         string
 	Origin       Origin
-	Tenant       string
+	Principal    Principal
 	ArgsSHA256   string // hex; of the arguments as sent
 	ArgsSize     int
 	OutputSHA256 string // end only, when there is output

@@ -32,8 +32,12 @@ func Prepare(t Tool, args json.RawMessage, workspace string, opts ...Option) (Ca
 	if o.origin == "" {
 		o.origin = OriginApp
 	}
-	res := Result{CallID: o.callID, Tool: t.Name, Origin: o.origin}
-	call := Call{ID: o.callID, Tool: t.Name, Origin: o.origin, Tenant: o.tenant, Consent: o.consent, IdempotencyKey: o.idemKey,
+	var who Principal
+	if o.principal != nil {
+		who = *o.principal
+	}
+	res := Result{CallID: o.callID, Tool: t.Name, Origin: o.origin, Principal: who}
+	call := Call{ID: o.callID, Tool: t.Name, Origin: o.origin, Principal: who, Consent: o.consent, IdempotencyKey: o.idemKey,
 		meta: &e.tool.Meta, reg: r, workspace: workspace, progress: o.progress}
 	if !r.decodeArgs(&res, e, &call, args) {
 		res.Status = statusDenied

@@ -80,6 +80,8 @@ type Result struct {
 	CallID string `json:"call_id"`
 	Tool   string `json:"tool"`
 	Origin Origin `json:"origin"`
+	// Principal is who made the call (the zero Principal: anonymous).
+	Principal Principal `json:"principal,omitzero"`
 	// Status is "ok"; "denied": refused before the tool ran, so nothing
 	// happened (every code of the steps before the run, and a call canceled
 	// or out of time before its tool started); or "error": the tool ran,

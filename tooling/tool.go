@@ -51,9 +51,10 @@ type Call struct {
 	ID     string
 	Tool   string
 	Origin Origin
-	// Tenant is on whose behalf the call is made (WithTenant); "" when unsaid.
-	Tenant  string
-	Consent bool
+	// Principal is who makes the call (WithPrincipal, or the principal
+	// the call's ctx carries); the zero Principal is the anonymous one.
+	Principal Principal
+	Consent   bool
 	// IdempotencyKey is the caller's key for this call
 	// (WithIdempotencyKey): a call repeated with the same key has the effect
 	// of one. "" when none.

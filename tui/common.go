@@ -44,6 +44,8 @@ type common struct {
 
 	// origin is who the console calls as (Options.Origin).
 	origin tooling.Origin
+	// principal is who the console calls as (Options.Principal).
+	principal tooling.Principal
 	// dangerous is Options.ConfirmDangerous.
 	dangerous bool
 	// sessionConsent holds the tools the person allowed for the session,

@@ -476,6 +476,9 @@ func (l *listScreen) View() string {
 		count = fmt.Sprintf("%d tools", len(l.items))
 	}
 	count += " · as " + string(l.c.origin)
+	if !l.c.principal.IsAnonymous() {
+		count += " · " + l.c.principal.String()
+	}
 	if n := len(l.c.problems); n > 0 {
 		what := "load problems"
 		if n == 1 {

@@ -114,7 +114,7 @@ func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, sessio
 	c.history = append(c.history, &callRecord{seq: seq, tool: t.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin})
 	ctx, cancel := context.WithCancel(c.ctx)
 	a := &activeRun{seq: seq, tool: t.Name, main: t.Meta.Concurrency == tooling.MainThread, args: args, cancel: cancel, started: now, queued: true}
-	opts := []tooling.Option{tooling.WithOrigin(c.origin), tooling.WithCallID(c.callID(seq)),
+	opts := []tooling.Option{tooling.WithOrigin(c.origin), tooling.WithPrincipal(c.principal), tooling.WithCallID(c.callID(seq)),
 		tooling.WithProgress(func(p tooling.Progress) { a.progress.Store(&p) })}
 	switch {
 	case session && t.Meta.NeedsConsent():

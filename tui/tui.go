@@ -47,6 +47,9 @@ type Options struct {
 	// Origin is who the console calls as; zero: ui. The o key on the tool
 	// list changes it.
 	Origin tooling.Origin
+	// Principal is who the console calls as (the local user, or --as),
+	// shown beside the origin. Zero: the anonymous principal.
+	Principal tooling.Principal
 	// ToolsFile and ConfigFile are the tools file and the config file the
 	// console was started with (--tools, --config or $TOOLEXPLORER_CONFIG),
 	// "" for none: a call copied as a command line names them, so that it
@@ -171,6 +174,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		problems:    opts.Problems,
 		toolsFile:   opts.ToolsFile,
 		origin:      cmp.Or(opts.Origin, tooling.OriginUI),
+		principal:   opts.Principal,
 		dangerous:   opts.ConfirmDangerous,
 		configFile:  opts.ConfigFile,
 		toolDirs:    opts.ToolDirs,

@@ -84,6 +84,9 @@ type app struct {
 	consoleCtx   context.Context
 	fileProblems []bindings.Problem
 	fileEnv      map[string][]string // per tools file, the credentials it uses (lint)
+	// flagAs and flagTenant are --as and --tenant: who the command line,
+	// the console and serve over stdio call as (see principal).
+	flagAs, flagTenant string
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -145,6 +148,7 @@ func (a *app) main(args []string) int {
 	var configPath, toolsPath string
 	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
 	a.toolFileFlags(fs)
+	a.identityFlags(fs)
 	version := fs.Bool("version", false, "print the version and exit")
 	demo := fs.Bool("demo", false, "also run the demo shop: the tools files of "+demoShopFiles+" on a database and an HTTP API the demo makes on this machine")
 	origin := fs.String("origin", "", "the console calls as origin `O` (default ui)")
@@ -161,6 +165,7 @@ func (a *app) main(args []string) int {
 	}
 	rest := fs.Args()
 	a.toolsPath = toolsPath
+	a.ctx = tooling.ContextWithPrincipal(a.ctx, a.principal())
 	if *demo {
 		defer a.startDemoShop()()
 	}
@@ -243,6 +248,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	var configPath, toolsPath string
 	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
 	a.toolFileFlags(fs)
+	a.identityFlags(fs)
 	exec := cmd.setup(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -252,6 +258,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 		}
 		return a.usageError(cmd.name, "%s", flagError(fs, err))
 	}
+	a.ctx = tooling.ContextWithPrincipal(a.ctx, a.principal())
 	if !cmd.noConfig {
 		if toolsPath == "" {
 			toolsPath = a.toolsPath

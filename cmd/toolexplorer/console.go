@@ -54,7 +54,7 @@ func runConsole(a *app, _ string) int {
 func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
-		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin,
+		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
 		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,26 @@ func TestRun(t *testing.T) {
 				}
 				if got := outputField(t, res, "text"); got != "hi hi" {
 					t.Errorf("output text %q, want \"hi hi\"", got)
+				}
+			},
+		},
+		{
+			name: "the local user calls by default",
+			args: []string{"run", "demo.echo", "--args", `{"text":"hi"}`, "--json"},
+			code: exitOK,
+			checkFn: func(t *testing.T, res *tooling.Result) {
+				if p := res.Principal; p.Subject != localUser(os.Getenv) || p.Auth != "local" || p.Tenant != "" {
+					t.Errorf("principal %+v, want the local user %q", p, localUser(os.Getenv))
+				}
+			},
+		},
+		{
+			name: "--as and --tenant, before or after the command",
+			args: []string{"--tenant", "acme", "run", "--as", "alice", "demo.echo", "--args", `{"text":"hi"}`, "--json"},
+			code: exitOK,
+			checkFn: func(t *testing.T, res *tooling.Result) {
+				if p := res.Principal; p.String() != "alice@acme" || p.Auth != "asserted" {
+					t.Errorf("principal %+v, want alice@acme, asserted", p)
 				}
 			},
 		},

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // tokenEnv holds the bearer token of serve --http.
@@ -95,7 +96,14 @@ failed, 2 for a usage error.
 				}
 				a.errorf("%s", text)
 			})()
-			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent})
+			// Over stdio the client is a program the local user started: it
+			// calls as that user (or --as). Over HTTP a caller is who its
+			// credentials say; with none it is anonymous.
+			var who tooling.Principal
+			if addr == "" {
+				who = a.principal()
+			}
+			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who})
 			if addr == "" {
 				t := &sdk.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.rawStdout}}
 				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {

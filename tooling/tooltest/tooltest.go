@@ -26,9 +26,9 @@ func WithOrigin(o tooling.Origin) Option {
 	return func(c *options) { c.call = append(c.call, tooling.WithOrigin(o)) }
 }
 
-// WithTenant sets Call.Tenant.
-func WithTenant(tenant string) Option {
-	return func(c *options) { c.call = append(c.call, tooling.WithTenant(tenant)) }
+// WithPrincipal sets Call.Principal (default: the anonymous principal).
+func WithPrincipal(p tooling.Principal) Option {
+	return func(c *options) { c.call = append(c.call, tooling.WithPrincipal(p)) }
 }
 
 // WithConsent sets Call.Consent.

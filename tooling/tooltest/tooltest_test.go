@@ -25,7 +25,7 @@ var readNote = tooling.Tool{
 			return nil, err
 		}
 		v, _ := ctx.Value(key{}).(string)
-		return map[string]any{"text": string(b), "upper": c.Args["upper"], "origin": c.Origin, "tenant": c.Tenant,
+		return map[string]any{"text": string(b), "upper": c.Args["upper"], "origin": c.Origin, "tenant": c.Principal.Tenant,
 			"consent": c.Consent, "id": c.ID, "ctx": v}, nil
 	},
 }
@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 	}
 	ctx := context.WithValue(t.Context(), key{}, "v")
 	out, err := tooltest.Run(t, readNote, `{"name":"a.txt"}`, tooltest.WithWorkspace(ws), tooltest.WithOrigin(tooling.OriginLLM),
-		tooltest.WithTenant("acme"), tooltest.WithConsent(), tooltest.WithCallID("c-9"), tooltest.WithContext(ctx))
+		tooltest.WithPrincipal(tooling.Principal{Tenant: "acme"}), tooltest.WithConsent(), tooltest.WithCallID("c-9"), tooltest.WithContext(ctx))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/user"
+	"strconv"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// identityFlags declares --as and --tenant, accepted before the command
+// name and by every command.
+func (a *app) identityFlags(fs *flag.FlagSet) {
+	fs.StringVar(&a.flagAs, "as", a.flagAs, "call as the subject `SUBJECT` instead of the local user, to try a policy as someone else (not verified)")
+	fs.StringVar(&a.flagTenant, "tenant", a.flagTenant, "call on behalf of the tenant `T`")
+}
+
+// principal is who the command line and the console call as: the local
+// user, or the --as subject (asserted, not verified), on behalf of the
+// --tenant.
+func (a *app) principal() tooling.Principal {
+	if a.flagAs != "" {
+		return tooling.Principal{Subject: a.flagAs, Tenant: a.flagTenant, Auth: "asserted"}
+	}
+	return tooling.Principal{Subject: localUser(a.getenv), Tenant: a.flagTenant, Auth: "local"}
+}
+
+// localUser names the user the program runs as: the account's name, else
+// $USER, else the uid.
+func localUser(getenv func(string) string) string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := getenv("USER"); u != "" {
+		return u
+	}
+	return "uid:" + strconv.Itoa(os.Getuid())
+}
