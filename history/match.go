@@ -14,13 +14,20 @@ func Matches(e *Entry, query string) bool {
 	if len(words) == 0 {
 		return true
 	}
-	hay := strings.ToLower(e.Tool + " " + string(code(e)) + " " + string(e.Args))
+	hay := SearchText(e)
 	for _, w := range words {
 		if !strings.Contains(hay, w) {
 			return false
 		}
 	}
 	return true
+}
+
+// SearchText is the text a query is looked for in, lower case: the tool's
+// name, the code (or status) and the arguments. A program that searches
+// the same entries again and again keeps it.
+func SearchText(e *Entry) string {
+	return strings.ToLower(e.Tool + " " + string(code(e)) + " " + string(e.Args))
 }
 
 // code is the entry's code, "ok" for a call that succeeded.

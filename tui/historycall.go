@@ -19,6 +19,7 @@ type callScreen struct {
 	c    *common
 	keys callKeys
 	rec  *callRecord
+	args bool // the viewer shows the arguments, not the output
 	out  *outputViewer
 	w, h int
 }
@@ -28,7 +29,7 @@ func newCallScreen(c *common) *callScreen {
 }
 
 func (s *callScreen) setCall(rec *callRecord) {
-	s.rec = rec
+	s.rec, s.args = rec, false
 	s.show(true)
 }
 
@@ -76,7 +77,10 @@ func (s *callScreen) show(anew bool) {
 	}
 	var out []byte
 	var fields []tooling.FieldError
-	if res := s.rec.result; res != nil {
+	switch res := s.rec.result; {
+	case s.args:
+		out = safeJSON(callArgs(s.rec))
+	case res != nil:
 		out, fields = shownOutput(safeResult(res))
 	}
 	s.out.setOutput(out, fields, head, tail)
@@ -94,6 +98,10 @@ func (s *callScreen) Update(msg tea.Msg) tea.Cmd {
 			return openRunCmd(s.rec.tool, s.rec.args, false)
 		case key.Matches(k, s.keys.Save):
 			return saveCallPrompt(s.c, s.rec)
+		case key.Matches(k, s.keys.Args):
+			s.args = !s.args
+			s.show(true)
+			return nil
 		case key.Matches(k, s.keys.Back):
 			return backCmd
 		}
@@ -144,8 +152,18 @@ func (s *callScreen) frame() (head, tail []string) {
 			row("output", "not kept: "+plural(k.OutputOmitted, "byte")+", above the history's bound")
 		}
 	}
-	b.WriteString("\n\n" + st.Label.Render("Arguments") + "\n")
-	b.WriteString(highlightJSON(st, safeJSON(callArgs(rec))))
+	b.WriteString("\n\n" + st.Label.Render("Arguments"))
+	args := safeJSON(callArgs(rec))
+	switch {
+	case s.args:
+		b.WriteString(st.Faint.Render("  below, in the viewer: a goes back to the output"))
+		return wrapLines(b.String(), max(s.w-2, 1)), nil
+	case len(args) > maxInlineArgs:
+		b.WriteString("\n  " + st.Subtle.Render(plural(len(args), "byte")+": a shows them in the viewer (folding, t for strings as text)"))
+	default:
+		b.WriteString("  " + st.Faint.Render("(a: in the viewer)") + "\n")
+		b.WriteString(highlightJSON(st, args))
+	}
 	request := wrapLines(b.String(), max(s.w-2, 1))
 	if rec.result == nil {
 		return append(request, "", st.Subtle.Render("the call is still running: R lists the running calls")), nil
@@ -154,12 +172,17 @@ func (s *callScreen) frame() (head, tail []string) {
 	return append(append(request, ""), head...), tail
 }
 
+// maxInlineArgs is the size of the largest arguments shown with the
+// request; larger ones would bury the output, and a shows them.
+const maxInlineArgs = 1024
+
 // callKeys are the keys of a call opened from the history; the output
 // viewer's keys do the rest.
 type callKeys struct {
 	Rerun     key.Binding
 	Edit      key.Binding
 	Save      key.Binding
+	Args      key.Binding
 	Back      key.Binding
 	out       viewerKeys
 	searching bool
@@ -170,6 +193,7 @@ func newCallKeys() callKeys {
 		Rerun: bind([]string{"r"}, "r", "re-run the call"),
 		Edit:  bind([]string{"e"}, "e", "edit the arguments and run"),
 		Save:  bind([]string{"s"}, "s", "save the call under a name"),
+		Args:  bind([]string{"a"}, "a", "the arguments in the viewer / back to the output"),
 		Back:  bind([]string{"esc"}, "esc", "back"),
 		out:   newViewerKeys(),
 	}
@@ -184,7 +208,7 @@ func (k callKeys) ShortHelp() []key.Binding {
 }
 
 func (k callKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Rerun, k.Edit, k.Save, k.Back}}
+	return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Rerun, k.Edit, k.Save, k.Args, k.Back}}
 }
 
 var (

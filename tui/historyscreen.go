@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -45,6 +46,15 @@ type historyScreen struct {
 	session    []*callRecord   // this session's calls not listed yet, the last started first
 	peek       *history.Entry  // the next kept call, read but not listed yet
 	readErr    string
+	// The index of the kept calls, once read (see historyIndex): searches
+	// and G list from it. pos is the next of its entries to list.
+	index      *historyIndex
+	indexGen   int
+	indexing   bool
+	pos        int
+	words      []string // the query's words
+	waiting    bool     // a search waits for the index
+	waitBottom bool     // G waits for the index
 	search     textinput.Model
 	searching  bool
 	query      string
@@ -91,10 +101,47 @@ func (h *historyScreen) Show() tea.Cmd {
 		h.cursor, h.offset, h.tab = 0, 0, tabHistory
 	}
 	h.keepPlace = false
+	cmd := h.indexCmd()
 	h.reload()
 	h.loadSaved()
 	h.clamp()
-	return nil
+	return cmd
+}
+
+// indexCmd reads the kept calls into an index, unless the index read
+// last still holds the store as it is.
+func (h *historyScreen) indexCmd() tea.Cmd {
+	store := h.c.store
+	if store == nil || h.indexing {
+		return nil
+	}
+	if h.index != nil && !h.index.stale(store) {
+		return nil
+	}
+	h.index = nil
+	h.indexing = true
+	h.indexGen++
+	return indexHistoryCmd(store, h.indexGen)
+}
+
+// indexed takes the index read in the background, and lists from it the
+// search or the bottom that waited for it.
+func (h *historyScreen) indexed(msg historyIndexMsg) {
+	if msg.gen != h.indexGen {
+		return
+	}
+	h.indexing, h.index = false, msg.index
+	if !h.waiting && !h.waitBottom {
+		return
+	}
+	h.waiting = false
+	h.reload()
+	if h.waitBottom {
+		h.waitBottom = false
+		h.fill(math.MaxInt)
+		h.cursor = math.MaxInt / 2
+	}
+	h.clamp()
 }
 
 // Hide closes the store until the screen shows again.
@@ -122,7 +169,16 @@ func (h *historyScreen) reload() {
 			h.session = append(h.session, rec)
 		}
 	}
+	h.words, h.pos, h.waiting = searchWords(h.query), 0, false
 	if h.c.store == nil {
+		return
+	}
+	if h.index != nil {
+		h.readErr = h.index.err
+		return
+	}
+	if h.query != "" && h.indexing {
+		h.waiting = true // listed when the index is read
 		return
 	}
 	r, err := h.c.store.Newest()
@@ -156,6 +212,20 @@ func (h *historyScreen) fill(n int) {
 // nextKept reads the next kept call that matches the query and is not of
 // this session, nil after the last.
 func (h *historyScreen) nextKept() *history.Entry {
+	if ix := h.index; ix != nil {
+		for h.pos < len(ix.entries) {
+			i := h.pos
+			h.pos++
+			e := &ix.entries[i]
+			if e.Result != nil && h.sessionIDs[e.Result.CallID] {
+				continue
+			}
+			if ix.matches(i, h.words) {
+				return e
+			}
+		}
+		return nil
+	}
 	for h.reader != nil {
 		e, err := h.reader.Next()
 		if err != nil {
@@ -202,6 +272,9 @@ func (h *historyScreen) selected() (*callRecord, bool) {
 
 func (h *historyScreen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case historyIndexMsg:
+		h.indexed(msg)
+		return nil
 	case savedChangedMsg:
 		h.loadSaved()
 		h.clamp()
@@ -273,7 +346,15 @@ func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 		h.cursor = 0
 	case key.Matches(msg, k.Bottom):
 		if h.tab == tabHistory {
-			h.fill(math.MaxInt)
+			switch {
+			case h.index == nil && h.indexing:
+				h.waitBottom = true // the whole store is read once, off this goroutine
+			case h.index != nil && h.reader != nil:
+				h.reload() // list from the index, which holds what the reader would read
+				fallthrough
+			default:
+				h.fill(math.MaxInt)
+			}
 		}
 		h.cursor = math.MaxInt / 2
 	case key.Matches(msg, k.PageUp):
@@ -424,6 +505,11 @@ func (h *historyScreen) tabLine() string {
 	line := strings.Join(names, st.Faint.Render(" │ "))
 	switch {
 	case h.tab != tabHistory:
+	case h.waiting || h.waitBottom:
+		if h.searching {
+			line += "  " + h.search.View()
+		}
+		line += st.Faint.Render("  reading the kept calls…")
 	case h.searching:
 		line += "  " + h.search.View()
 	case h.query != "":
@@ -449,6 +535,8 @@ func (h *historyScreen) View() string {
 		switch {
 		case h.readErr != "":
 			b.WriteString(st.Err.Render(h.readErr))
+		case h.waiting:
+			b.WriteString(st.Subtle.Render("searching the kept calls…"))
 		case h.query != "":
 			b.WriteString(st.Subtle.Render("no call matches " + strconv.Quote(h.query)))
 		default:
@@ -480,7 +568,7 @@ func (h *historyScreen) View() string {
 			result += st.Faint.Render(" +consent")
 		}
 		line := marker + pad(callTime(rec.started, now), timeW) + "  " + pad(rec.tool, toolW) + "  " + pad(result, resultW) + " " + padLeft(took, tookW) + "  "
-		line += st.Subtle.Render(cut(termtext.Line(string(rec.args)), max(h.w-width(line), 0)))
+		line += st.Subtle.Render(cut(termtext.Line(head(rec.args, 4*h.w)), max(h.w-width(line), 0)))
 		b.WriteByte('\n')
 		b.WriteString(line)
 	}
@@ -529,6 +617,18 @@ func (h *historyScreen) savedView() string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// head is the start of text, at most n bytes of it (whole characters):
+// enough for a row, however long the text.
+func head(text []byte, n int) string {
+	if len(text) <= n {
+		return string(text)
+	}
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return string(text[:n])
 }
 
 // outcomeBadge is a result's outcome in a few columns: ✓ ok, ⊘ code, ✗ code.

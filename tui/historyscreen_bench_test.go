@@ -31,3 +31,69 @@ func BenchmarkHistoryFirstFrame(b *testing.B) {
 		h.press("esc")
 	}
 }
+
+// store100k is a store of 100,000 calls (the line of keptStore's first
+// call, written directly).
+func store100k(b *testing.B) *history.Store {
+	one := keptStore(b, 1)
+	line, err := os.ReadFile(one.Path())
+	if err != nil {
+		b.Fatal(err)
+	}
+	line = line[:bytes.IndexByte(line, '\n')+1]
+	path := filepath.Join(b.TempDir(), "history.jsonl")
+	if err := os.WriteFile(path, bytes.Repeat(line, 100_000), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return history.Open(path)
+}
+
+// openIndexed opens the history of store with its index read (on the
+// benchmark's goroutine: on a loaded machine the read of 100,000 calls
+// may take longer than a test waits for a message).
+func openIndexed(b *testing.B, store *history.Store) *harness {
+	h := newHarnessWith(b, newTestRegistry(b), Options{History: store}, 120, 40)
+	h.press("H")
+	h.send(historyIndexMsg{gen: h.m.history.indexGen, index: readIndex(store)})
+	if h.m.history.index == nil {
+		b.Fatal("the index is not taken")
+	}
+	return h
+}
+
+// BenchmarkHistorySearchKey is one key typed into the history's search
+// over 100,000 kept calls, and the frame drawn: a letter, then the
+// backspace that takes it back, in turn. The query "zq" matches none of
+// them, so that every key looks through all of them; "kept" matches all.
+func BenchmarkHistorySearchKey(b *testing.B) {
+	for _, query := range []string{"zq", "kept"} {
+		b.Run("query="+query, func(b *testing.B) {
+			h := openIndexed(b, store100k(b))
+			h.press("/")
+			h.typeText(query)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					h.typeText("x")
+				} else {
+					h.press("backspace")
+				}
+				i++
+				_ = h.m.render()
+			}
+		})
+	}
+}
+
+// BenchmarkHistoryBottom is G on the history of 100,000 kept calls (their
+// index read), and the frame drawn; g goes back to the top.
+func BenchmarkHistoryBottom(b *testing.B) {
+	h := openIndexed(b, store100k(b))
+	b.ReportAllocs()
+	for b.Loop() {
+		h.press("G")
+		_ = h.m.render()
+		h.press("g", "esc", "H")
+	}
+}

@@ -221,3 +221,71 @@ func TestHistoryListsByStart(t *testing.T) {
 		last = i
 	}
 }
+
+// A call's large arguments do not bury its output: the request says their
+// size, and a shows them in the viewer, where they fold like an output.
+func TestHistoryCallLargeArguments(t *testing.T) {
+	s := history.Open(filepath.Join(t.TempDir(), "history.jsonl"))
+	items := make([]string, 2000)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"n":%d,"text":"item %d"}`, i, i)
+	}
+	args := `{"items":[` + strings.Join(items, ",") + `],"text":"big"}`
+	res := fixedResult()
+	res.Output = json.RawMessage(`{"text":"the output"}`)
+	if err := s.Append(history.Entry{Time: fixedTime.Add(-time.Hour), Tool: "demo.echo", Args: json.RawMessage(args), Origin: tooling.OriginApp, Via: history.ViaRun, Result: res}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: s}, 100, 30)
+	h.press("H", "enter")
+	h.mustContain("Arguments", "a shows them in the viewer", `"text": "the output"`)
+	h.mustNotContain(`"item 0"`)
+	h.press("a")
+	h.mustContain(`"items": [`, `"item 0"`, "a goes back to the output")
+	h.mustNotContain(`"the output"`)
+	h.press("z") // folds like an output
+	h.mustContain(`"items": [`, "2000")
+	h.mustNotContain(`"item 0"`)
+	h.press("a")
+	h.mustContain(`"text": "the output"`)
+}
+
+// A search looks through the kept calls in memory, read once when the
+// history opens: typing reads the store no more (the file is gone here,
+// and the calls are still found).
+func TestHistorySearchUsesTheIndex(t *testing.T) {
+	store := keptStore(t, 300)
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 24)
+	h.press("H")
+	h.waitFor("the kept calls read", func(m tea.Msg) bool { _, ok := m.(historyIndexMsg); return ok })
+	if err := os.Remove(store.Path()); err != nil {
+		t.Fatal(err)
+	}
+	h.press("/")
+	h.typeText("kept 17")
+	h.mustContain(`{"text":"kept 17"}`, `{"text":"kept 175"}`)
+	h.press("enter", "G")
+	h.mustContain(`{"text":"kept 17"}`)
+	if n := len(h.m.history.items); n != 13 { // 17, 117, 170 to 179, 217
+		t.Errorf("G lists %d calls of the search, want 13", n)
+	}
+}
+
+// A search typed before the kept calls are read waits for them, saying
+// so, and lists them when they come.
+func TestHistorySearchWaitsForTheIndex(t *testing.T) {
+	store := keptStore(t, 50)
+	h := newHarnessWith(t, newTestRegistry(t), Options{History: store}, 100, 24)
+	h.press("H")
+	hs := h.m.history
+	hs.index, hs.indexing = nil, true // as while the store is read
+	hs.indexGen++
+	h.press("/")
+	h.typeText("kept 4")
+	h.mustContain("searching the kept calls…")
+	h.send(historyIndexMsg{gen: hs.indexGen - 1, index: &historyIndex{}}) // an older read: ignored
+	h.mustContain("searching the kept calls…")
+	h.send(historyIndexMsg{gen: hs.indexGen, index: readIndex(store)})
+	h.mustContain(`{"text":"kept 4"}`, `{"text":"kept 49"}`)
+	h.mustNotContain("searching", `{"text":"kept 3"}`)
+}

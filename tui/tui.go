@@ -303,7 +303,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openCallMsg:
 		m.call.setCall(msg.rec)
 		return m, m.push(m.call)
-	case savedChangedMsg:
+	case savedChangedMsg, historyIndexMsg:
 		return m, m.history.Update(msg)
 	case startRunMsg:
 		return m, m.run.Update(msg)
