@@ -80,7 +80,10 @@ func runKernelOp(op kernelOp) ([]byte, error) {
 		tv := unix.Timeval{Sec: 10}
 		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 		buf := make([]byte, 64)
-		n, err := unix.Read(fd, buf)
+		// A read with a receive timeout is not restarted after a signal (signal(7)): one of
+		// the Go runtime's own (preemption) makes it fail with EINTR, no outcome of the attack.
+		var n int
+		err = retryEINTR(func() (err error) { n, err = unix.Read(fd, buf); return err })
 		if err != nil {
 			return nil, sysErr("read", err)
 		}
@@ -178,6 +181,14 @@ func runKernelOp(op kernelOp) ([]byte, error) {
 		close(release)
 		done.Wait()
 		return []byte(fmt.Sprintf("%d threads at once", op.N)), nil
+	case "threads-past-nproc":
+		// RLIMIT_NPROC lowered to 1 (the uid has more tasks already), then N threads: the
+		// runtime's thread creation fails, by pthread_create in a cgo build (an abort), by clone
+		// without cgo (a fatal error).
+		if err := syscall.Setrlimit(unix.RLIMIT_NPROC, &syscall.Rlimit{Cur: 1, Max: 1}); err != nil {
+			return nil, sysErr("setrlimit", err)
+		}
+		return runKernelOp(kernelOp{Op: "threads", N: op.N})
 	case "loader":
 		// Copy the program A into the temp dir (no exec bit, not in Exec) and run the copy
 		// through A's ELF interpreter.
@@ -219,6 +230,16 @@ func runKernelOp(op kernelOp) ([]byte, error) {
 		return out, err
 	}
 	return nil, fmt.Errorf("unknown op %q", op.Op)
+}
+
+// retryEINTR calls f again for as long as a signal interrupts it.
+func retryEINTR(f func() error) error {
+	for {
+		err := f()
+		if err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // control runs handler unconfined, in this process, and records the row: the attack must work.
@@ -418,6 +439,13 @@ func TestThreadBomb(t *testing.T) {
 	}
 	control(t, attack, "test.kernel", req)
 	call(t, "100 threads at once, under the thread cap", full, 0, "test.kernel", Profile{}, kernelReq("threads", "", 100))
+	// The same limit reached through RLIMIT_NPROC rather than the runtime's cap: the runtime
+	// then dies where it creates a thread, with cgo in pthread_create (SIGABRT), without cgo
+	// in clone (exit 2). Either is the process limit.
+	_, e = call(t, "threads past RLIMIT_NPROC (cgo: "+strconv.FormatBool(!allThreadsSyscallWorks())+")", full, Limit, "test.kernel", Profile{}, kernelReq("threads-past-nproc", "", 64))
+	if e != nil && e.Kind == Limit && e.What != "processes" {
+		t.Errorf("limit %q, want processes", e.What)
+	}
 }
 
 // TestProcessBound: a child that may start programs gets a process limit on a root host (uid
@@ -581,4 +609,120 @@ func fastOpenClient() string {
 		return "net.ipv4.tcp_fastopen is " + strings.TrimSpace(string(b)) + ": no Fast Open as a client"
 	}
 	return ""
+}
+
+// TestFastOpenControlInterrupted: the Fast Open attack reads its reply on a socket with a receive
+// timeout, a read the kernel does not restart after a signal. The Go runtime signals its own
+// threads (preemption) whenever it likes: here a server interrupts the reader on purpose before it
+// replies, and the attack must still read the reply rather than conclude from EINTR.
+func TestFastOpenControlInterrupted(t *testing.T) {
+	if why := fastOpenClient(); why != "" {
+		t.Skip("not applicable: " + why)
+	}
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	served := make(chan error, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			served <- err
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
+			served <- err
+			return
+		}
+		n, err := interruptReaders(30 * time.Second)
+		if err == nil && n == 0 {
+			err = errors.New("no thread was found blocked in read(2)")
+		}
+		c.Write([]byte("hello over tcp"))
+		served <- err
+	}()
+	resp, err := runKernelOp(kernelOp{Op: "tfo", A: l.Addr().String()})
+	if serr := <-served; serr != nil {
+		t.Fatalf("the server could not interrupt the reader: %v", serr)
+	}
+	if err != nil || string(resp) != "hello over tcp" {
+		t.Fatalf("interrupted Fast Open read: %q, %v; want the server's hello", resp, err)
+	}
+}
+
+// interruptReaders waits (up to limit) until a thread of this process sleeps in read(2) on a
+// socket, sends it SIGURG (the Go runtime's preemption signal), and waits until it has gone to
+// sleep again: the signal woke it with nothing to read, so its read ended with EINTR before the
+// caller sends anything. It returns how many threads it interrupted.
+func interruptReaders(limit time.Duration) (int, error) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		tids, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return 0, err
+		}
+		var readers []int
+		for _, d := range tids {
+			tid, _ := strconv.Atoi(d.Name())
+			if socketReader(tid) {
+				readers = append(readers, tid)
+			}
+		}
+		if len(readers) == 0 {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		for _, tid := range readers {
+			before := sleeps(tid)
+			if err := unix.Tgkill(os.Getpid(), tid, unix.SIGURG); err != nil {
+				return 0, err
+			}
+			for sleeps(tid) == before && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		return len(readers), nil
+	}
+	return 0, nil
+}
+
+// socketReader reports whether thread tid sleeps in read(2) on a socket ("nr fd ..." in its
+// syscall file; the Go runtime's own sockets never block in read).
+func socketReader(tid int) bool {
+	dir := "/proc/self/task/" + strconv.Itoa(tid) + "/"
+	b, err := os.ReadFile(dir + "syscall")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 || f[0] != strconv.Itoa(unix.SYS_READ) {
+		return false
+	}
+	fd, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 32)
+	if err != nil {
+		return false
+	}
+	if link, err := os.Readlink("/proc/self/fd/" + strconv.FormatUint(fd, 10)); err != nil || !strings.HasPrefix(link, "socket:") {
+		return false
+	}
+	status, err := os.ReadFile(dir + "status")
+	return err == nil && strings.Contains(string(status), "\nState:\tS")
+}
+
+// sleeps is the number of times thread tid went to sleep (voluntary_ctxt_switches), -1 when
+// it is gone.
+func sleeps(tid int) int {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return -1
+	}
+	_, rest, ok := strings.Cut(string(b), "\nvoluntary_ctxt_switches:\t")
+	if !ok {
+		return -1
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]))
+	return n
 }

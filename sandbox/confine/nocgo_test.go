@@ -14,7 +14,8 @@ import (
 // suiteTests are the tests TestNoCgoSuite runs again in a binary built without cgo.
 const suiteTests = "^(TestEcho|TestWhoAmI|TestHandlerErrors|TestFileSystem|TestProcEnviron|TestEnvironment|" +
 	"TestLeakedDescriptor|TestNetwork|TestAbstractUnixSocket|TestSignal|TestLimits|TestCPULimit|TestMemoryLimit|" +
-	"TestTimeoutKillsGroup|TestParentDeath|TestCancel|TestEarlyThread|TestRuntimeAfterConfinement|TestUnavailableFailsClosed|TestPool.*)$"
+	"TestTimeoutKillsGroup|TestParentDeath|TestCancel|TestEarlyThread|TestRuntimeAfterConfinement|TestUnavailableFailsClosed|TestPool.*|" +
+	"TestThreadBomb|TestProcessBound|TestFastOpenConnect|TestFastOpenControlInterrupted)$"
 
 // TestNoCgoSuite runs the escape suite again in this package's test binary built with
 // CGO_ENABLED=0, the way the host program is built (make build): there the all-threads calls go

@@ -822,13 +822,12 @@ func (pr *proc) failure() error {
 	switch {
 	case ws.Exited() && (ws.ExitStatus() == exitUnavailable || ws.ExitStatus() == exitProtocol) && pr.ready == nil:
 		e.Kind, e.What = Unavailable, "the child could not confine itself"
+	case (ws.Exited() && ws.ExitStatus() == 2 || ws.Signaled() && ws.Signal() == syscall.SIGABRT) && threadLimitDeath(stderr):
+		e.Kind, e.What = Limit, "processes"
 	case ws.Signaled():
 		e.Kind, e.What = pr.signalKind(ws.Signal())
 	case ws.Exited() && ws.ExitStatus() == 2 && runtimeOOM(stderr):
 		e.Kind, e.What = Limit, "memory"
-	case ws.Exited() && ws.ExitStatus() == 2 && (strings.Contains(stderr, "failed to create new OS thread") && strings.Contains(stderr, "errno=11") ||
-		strings.Contains(stderr, "fatal error: thread exhaustion")):
-		e.Kind, e.What = Limit, "processes"
 	case pr.ready == nil:
 		e.Kind, e.What = Unavailable, fmt.Sprintf("the child ended before confining itself (%v)", pr.state)
 	default:
@@ -856,6 +855,16 @@ func (pr *proc) signalKind(sig syscall.Signal) (ErrorKind, string) {
 		}
 	}
 	return Crashed, "killed by " + unix.SignalName(sig)
+}
+
+// threadLimitDeath reports whether the output is the Go runtime's death for want of a thread:
+// past its own cap (debug.SetMaxThreads), or refused one by RLIMIT_NPROC, which the runtime
+// notices in clone without cgo ("failed to create new OS thread", errno 11 EAGAIN) and in
+// pthread_create with cgo, which aborts (SIGABRT, that the runtime turns into exit status 2).
+func threadLimitDeath(out string) bool {
+	return strings.Contains(out, "fatal error: thread exhaustion") ||
+		strings.Contains(out, "failed to create new OS thread") && strings.Contains(out, "errno=11") ||
+		strings.Contains(out, "runtime/cgo: pthread_create failed: Resource temporarily unavailable")
 }
 
 // runtimeOOM reports whether the output is the Go runtime's death for want of memory.

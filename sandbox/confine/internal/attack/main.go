@@ -958,7 +958,12 @@ func readReply(fd int, what string) result {
 	tv := unix.Timeval{Sec: 10}
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	buf := make([]byte, 64)
+	// A read with a receive timeout is not restarted after a signal (signal(7)): the Go
+	// runtime's own (preemption) would make it fail with EINTR, which is no outcome.
 	n, err := unix.Read(fd, buf)
+	for err == unix.EINTR {
+		n, err = unix.Read(fd, buf)
+	}
 	if err != nil {
 		return failed("%s: sent, but read: %v", what, err)
 	}
