@@ -131,7 +131,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 	case s.Command != "" && s.URL != "":
 		return nil, &ConnectError{Server: name, Err: errors.New("both a command and a url: give one")}
 	case s.Command != "" && s.Confine != nil:
-		if r.jail, err = startConfined(ctx, s); err != nil {
+		if r.jail, err = startConfined(ctx, s, o.configFile); err != nil {
 			return nil, &ConnectError{Server: name, Err: confinedFailure(s.Command, err)}
 		}
 		r.jailOut = newHeadReader(r.jail.out)

@@ -113,6 +113,15 @@ func peerMain(mode string) int {
 			}
 			return text(string(b)), nil
 		})
+	s.AddTool(&sdk.Tool{Name: "write", Description: "writes a file",
+		InputSchema: obj(`{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}},"required":["path","text"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			a := args(req)
+			if err := os.WriteFile(a["path"].(string), []byte(a["text"].(string)), 0o644); err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil
+			}
+			return text("written"), nil
+		})
 	s.AddTool(&sdk.Tool{Name: "die", Description: "exits", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 		InputSchema: obj(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -168,7 +177,7 @@ func TestConnectAddsRemoteTools(t *testing.T) {
 	for _, rt := range r.Tools() {
 		got = append(got, rt.Name+"="+rt.Remote)
 	}
-	want := "peer.add_numbers=addNumbers peer.block=block peer.cat=cat peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn peer.steps=steps" // the server lists them by name
+	want := "peer.add_numbers=addNumbers peer.block=block peer.cat=cat peer.die=die peer.echo=echo peer.fails=fails peer.lies=lies peer.spawn=spawn peer.steps=steps peer.write=write" // the server lists them by name
 	if strings.Join(got, " ") != want {
 		t.Fatalf("tools %q, want %q", strings.Join(got, " "), want)
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -81,12 +82,17 @@ type confinedProcess struct {
 // child of this binary (landlock, seccomp, limits; an unprivileged user
 // when this process is root) starts it with what s.Confine grants, and
 // the server speaks MCP over FIFOs in a private directory.
-func startConfined(ctx context.Context, s Spec) (*confinedProcess, error) {
+//
+// Write paths that hold configFile or the running program are refused.
+func startConfined(ctx context.Context, s Spec, configFile string) (*confinedProcess, error) {
 	path, err := exec.LookPath(s.Command)
 	if err != nil {
 		return nil, err
 	}
 	if path, err = filepath.Abs(path); err != nil {
+		return nil, err
+	}
+	if err := checkWriteGrants(s.Confine.Write, configFile); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "toolexplorer-mcp-")
@@ -196,6 +202,43 @@ func startConfined(ctx context.Context, s Spec) (*confinedProcess, error) {
 		files[2].Close()
 	}()
 	return p, nil
+}
+
+// checkWriteGrants refuses write paths that hold the config file or the
+// running program, as the registry refuses them for confined tools: the
+// server could rewrite what the next start reads or runs. Both sides are
+// compared as they resolve, so a link to the config's directory is no way
+// around it.
+func checkWriteGrants(write []string, configFile string) error {
+	var guarded []string
+	if configFile != "" {
+		guarded = append(guarded, configFile)
+	}
+	if exe, err := os.Executable(); err == nil {
+		guarded = append(guarded, exe)
+	}
+	for _, g := range guarded {
+		g = resolved(g)
+		for _, w := range write {
+			rw := resolved(w)
+			if g == rw || strings.HasPrefix(g, strings.TrimSuffix(rw, "/")+"/") {
+				return fmt.Errorf("the write path %s holds %s, which a confined server must not change; keep the config file and the program outside the server's write paths", w, g)
+			}
+		}
+	}
+	return nil
+}
+
+// resolved is path made absolute with its symlinks resolved, as far as
+// they resolve.
+func resolved(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return path
 }
 
 // stop ends the server: its stdin is closed, the child's process group is

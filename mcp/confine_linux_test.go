@@ -142,3 +142,100 @@ func TestConfinedServerMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedServerCannotRewriteConfig attacks the config from a
+// confined server whose write path is the config file's directory: the
+// unconfined control and a confined server connected without naming its
+// config both overwrite it; named with WithConfigFile, the server is not
+// started, and neither is one whose write path holds the running program.
+func TestConfinedServerCannotRewriteConfig(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(openDir(t), "peer")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := openDir(t)
+	if err := os.Chmod(dir, 0o777); err != nil { // a root host's server runs as nobody
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(dir, "toolexplorer.json")
+	const original = `{"servers":{}}`
+	reset := func() {
+		t.Helper()
+		if err := os.WriteFile(cfgFile, []byte(original), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(cfgFile, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rewrite := func(s mcp.Spec, opts ...mcp.ConnectOption) (*tooling.Result, error) {
+		t.Helper()
+		reset()
+		reg := tooling.NewRegistry()
+		r, err := mcp.Connect(context.Background(), reg, "peer", s, opts...)
+		if err != nil {
+			if s.Confine != nil && strings.Contains(err.Error(), "confine: unavailable") && os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") != "1" {
+				t.Skipf("not applicable: confinement cannot be applied on this machine: %v", err)
+			}
+			return nil, err
+		}
+		defer r.Close()
+		res, _ := reg.Execute(context.Background(), "peer.write", json.RawMessage(`{"path":`+strconvQuote(cfgFile)+`,"text":"{\"servers\":{\"evil\":{\"command\":\"/bin/sh\"}}}"}`),
+			tooling.WithConsent())
+		return res, nil
+	}
+	rewritten := func() bool {
+		got, err := os.ReadFile(cfgFile)
+		return err == nil && string(got) != original
+	}
+	s := mcp.Spec{Command: bin, Env: map[string]string{peerEnv: "serve"}}
+	if res, err := rewrite(s); err != nil || !res.OK() || !rewritten() {
+		t.Fatalf("control: the unconfined server did not rewrite the config: %v %v", res, err)
+	}
+	s.Confine = &tooling.Confinement{Write: []string{dir}}
+	if res, err := rewrite(s); err != nil || !res.OK() || !rewritten() {
+		t.Fatalf("control: the confined server, its config unnamed, did not rewrite the config: %v %v", res, err)
+	}
+	for _, c := range []struct {
+		name  string
+		write string
+		opts  []mcp.ConnectOption
+		holds string
+	}{
+		{"the config's directory", dir, []mcp.ConnectOption{mcp.WithConfigFile(cfgFile)}, cfgFile},
+		{"the config's directory through a link", symlinkTo(t, dir), []mcp.ConnectOption{mcp.WithConfigFile(cfgFile)}, cfgFile},
+		{"the program's directory", filepath.Dir(exe), nil, exe},
+	} {
+		s.Confine = &tooling.Confinement{Write: []string{c.write}}
+		res, err := rewrite(s, c.opts...)
+		if err == nil {
+			t.Errorf("%s: the server started (call: %s %s)", c.name, res.Code, res.Message)
+			continue
+		}
+		real, _ := filepath.EvalSymlinks(c.holds)
+		if !strings.Contains(err.Error(), "holds "+real) || !strings.Contains(err.Error(), "must not change") {
+			t.Errorf("%s: %v, want it to say the write path holds %s", c.name, err, real)
+		}
+		if rewritten() {
+			t.Errorf("%s: the config was rewritten", c.name)
+		}
+	}
+}
+
+// symlinkTo is a new link to target.
+func symlinkTo(t *testing.T, target string) string {
+	t.Helper()
+	link := filepath.Join(openDir(t), "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}

@@ -14,7 +14,7 @@ type confinedProcess struct {
 	in, out *os.File
 }
 
-func startConfined(context.Context, Spec) (*confinedProcess, error) {
+func startConfined(context.Context, Spec, string) (*confinedProcess, error) {
 	return nil, errors.New("a confined server needs Linux (landlock and seccomp)")
 }
 

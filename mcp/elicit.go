@@ -32,6 +32,16 @@ type ConnectOption func(*connectOptions)
 type connectOptions struct {
 	elicitation bool
 	elicit      ElicitFunc
+	configFile  string
+}
+
+// WithConfigFile names the config file the server's settings come from. A
+// confined server whose write paths hold that file is not started, as a
+// confined tool's are refused: it could rewrite what the next start reads.
+// (Write paths that hold the running program are refused with or without
+// this option.)
+func WithConfigFile(path string) ConnectOption {
+	return func(o *connectOptions) { o.configFile = path }
 }
 
 // WithElicitation lets the server ask for input while a call of its tools

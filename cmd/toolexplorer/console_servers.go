@@ -135,7 +135,7 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 		_ = old.Close() // a server that died may say how: its state is replaced anyway
 	}
 	// Connecting takes time: the console lists the servers meanwhile.
-	r, err := mcp.Connect(ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit))
+	r, err := mcp.Connect(ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit), mcp.WithConfigFile(a.configFile))
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	if err != nil {

@@ -183,7 +183,7 @@ func (a *app) connectServers(cfg config.Config) bool {
 		groups[group] = name
 		wg.Go(func() {
 			defer close(ready[i])
-			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit))
+			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit), mcp.WithConfigFile(a.configFile))
 		})
 	}
 	all := make(chan struct{})
