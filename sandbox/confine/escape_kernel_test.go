@@ -34,6 +34,7 @@ import (
 type kernelOp struct {
 	Op string `json:"op"`
 	A  string `json:"a,omitempty"`
+	B  string `json:"b,omitempty"`
 	N  int    `json:"n,omitempty"`
 }
 
@@ -181,6 +182,32 @@ func runKernelOp(op kernelOp) ([]byte, error) {
 		close(release)
 		done.Wait()
 		return []byte(fmt.Sprintf("%d threads at once", op.N)), nil
+	case "fork-bomb":
+		// Start the program A (sleep) up to N times, until the process limit refuses one;
+		// then, with every process still there, write how many started to the FIFO B/peak and
+		// wait for a line on the FIFO B/go. The processes end with the child's group (a
+		// signal from this thread to a program another thread started may be refused before
+		// Landlock ABI 8: see SECURITY.md).
+		var procs []*exec.Cmd
+		var startErr error
+		for len(procs) < op.N {
+			c := exec.Command(op.A, "1000")
+			if startErr = c.Start(); startErr != nil {
+				break
+			}
+			c.Process.Release() // its pidfd: descriptors are not what this bomb runs out of
+			procs = append(procs, c)
+		}
+		if err := os.WriteFile(filepath.Join(op.B, "peak"), []byte(strconv.Itoa(len(procs))), 0); err != nil {
+			return nil, err
+		}
+		if _, err := os.ReadFile(filepath.Join(op.B, "go")); err != nil {
+			return nil, err
+		}
+		if startErr != nil {
+			return nil, startErr
+		}
+		return []byte(fmt.Sprintf("%d processes started", len(procs))), nil
 	case "threads-past-nproc":
 		// RLIMIT_NPROC lowered to 1 (the uid has more tasks already), then N threads: the
 		// runtime's thread creation fails, by pthread_create in a cgo build (an abort), by clone
@@ -469,20 +496,60 @@ func TestProcessBound(t *testing.T) {
 	case os.Geteuid() == 0 && n != DefaultProcesses:
 		t.Errorf("RLIMIT_NPROC %d on a root host, want %d", n, DefaultProcesses)
 	case os.Geteuid() != 0:
-		// The user's count plus the default: below the host's own limit, when that is higher.
+		// The user's count plus the default, and always hostThreads below the host's own
+		// soft limit (TestHostForkBomb runs the bomb).
 		var own syscall.Rlimit
 		syscall.Getrlimit(unix.RLIMIT_NPROC, &own)
 		tasks, _ := userTasks(os.Getuid())
-		if n < DefaultProcesses || own.Cur > tasks+2*DefaultProcesses && n >= own.Cur {
-			t.Errorf("RLIMIT_NPROC %d on an ordinary host (its own %d, %d tasks of the user now), want the user's count plus %d", n, own.Cur, tasks, DefaultProcesses)
+		if own.Cur != unix.RLIM_INFINITY && n > own.Cur-min(hostThreads, own.Cur/2) ||
+			own.Cur > tasks+2*DefaultProcesses+hostThreads && n < DefaultProcesses {
+			t.Errorf("RLIMIT_NPROC %d on an ordinary host (its own %d, %d tasks of the user now), want the user's count plus %d, %d below the host's", n, own.Cur, tasks, DefaultProcesses, hostThreads)
 		}
 	}
-	resp, _ = call(t, "RLIMIT_NPROC of a child without Exec on an ordinary host (threads: the runtime cap)", full, 0, "test.kernel", Profile{}, kernelReq("nproc", "", 0))
+	resp, _ = call(t, "RLIMIT_NPROC of a child without Exec on an ordinary host (the host's, less its headroom)", full, 0, "test.kernel", Profile{}, kernelReq("nproc", "", 0))
 	if os.Geteuid() != 0 {
 		var own syscall.Rlimit
 		syscall.Getrlimit(unix.RLIMIT_NPROC, &own)
-		if string(resp) != strconv.FormatUint(own.Cur, 10) {
-			t.Errorf("RLIMIT_NPROC without Exec: %s, want the host's %d", resp, own.Cur)
+		want := own.Cur
+		if want != unix.RLIM_INFINITY {
+			want -= min(hostThreads, own.Cur/2)
+		}
+		if string(resp) != strconv.FormatUint(want, 10) {
+			t.Errorf("RLIMIT_NPROC without Exec: %s, want %d (the host's %d)", resp, want, own.Cur)
+		}
+	}
+}
+
+// TestProcessLimit: the child's RLIMIT_NPROC for each kind of host and its limits.
+func TestProcessLimit(t *testing.T) {
+	inf := uint64(unix.RLIM_INFINITY)
+	cases := []struct {
+		name          string
+		limit         uint64
+		dropped, exec bool
+		cur, max      uint64
+		want          uint64
+	}{
+		{"root host, default", 0, true, true, inf, inf, DefaultProcesses},
+		{"root host, the profile's", 40, true, false, inf, inf, 40},
+		{"root host, hard limit below the default", 0, true, true, 100, 100, 100},
+		{"ordinary host, no limit, Exec", 0, false, true, inf, inf, 30 + DefaultProcesses},
+		{"ordinary host, no limit, no Exec", 0, false, false, inf, inf, 0},
+		{"ordinary host, prlimit 300:1000, Exec", 0, false, true, 300, 1000, 300 - hostThreads},
+		{"ordinary host, prlimit 300:300, Exec", 0, false, true, 300, 300, 300 - hostThreads},
+		{"ordinary host, prlimit 300:1000, no Exec", 0, false, false, 300, 1000, 300 - hostThreads},
+		{"ordinary host, the profile's under the host's", 100, false, false, 300, 1000, 100},
+		{"ordinary host, the profile's over the host's", 1000, false, false, 300, 1000, 300 - hostThreads},
+		{"ordinary host, a small limit keeps half", 0, false, true, 40, 40, 20},
+		{"ordinary host, a high limit", 0, false, true, 100000, inf, 30 + DefaultProcesses},
+	}
+	for _, c := range cases {
+		got, err := processLimit(c.limit, c.dropped, c.exec, syscall.Rlimit{Cur: c.cur, Max: c.max}, func() (uint64, error) { return 30, nil })
+		if err != nil || got != c.want {
+			t.Errorf("%s: %d, %v; want %d", c.name, got, err, c.want)
+		}
+		if got != 0 && (got > c.max || !c.dropped && got > c.cur) {
+			t.Errorf("%s: %d is over the host's limits %d:%d", c.name, got, c.cur, c.max)
 		}
 	}
 }

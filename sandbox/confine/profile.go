@@ -89,9 +89,12 @@ type Limits struct {
 	// Processes is RLIMIT_NPROC, which the kernel counts per real user over all of that user's
 	// processes and threads (the Go runtime's threads count, and all children share uid 65534).
 	// Default 512 when the child runs as uid 65534. When the parent is not root the child keeps
-	// the caller's uid, whose count includes every process of that user: an explicit value is
-	// applied as it is, and by default a child with Exec gets the user's count at its start plus
-	// 512 (one without Exec gets none: its own threads are capped below). Being per user, the
+	// the caller's uid, whose count includes every process of that user, the host's own threads
+	// among them: there the child's limit always stays 64 below the host's own soft limit (at
+	// most half of it), so that a fork bomb leaves the host threads to live on; under that, an
+	// explicit value is applied as it is, by default a child with Exec gets the user's count at
+	// its start plus 512, and one without Exec only the ceiling (its own threads are capped
+	// below). Being per user, the
 	// limit bounds all children of a root host together, not one: each child also caps its own
 	// Go runtime at this many threads (128 when Processes is not set), past which it ends with
 	// the processes limit, whatever the host's uid.

@@ -19,11 +19,7 @@ import (
 // it (reported as the cpu limit); the hard limit, a second later, is SIGKILL. Core dumps are
 // always off. It returns notes on limits it could not apply.
 //
-// RLIMIT_NPROC counts every process and thread of the real uid. On a root host (dropped) all
-// children share uid 65534 and get l.Processes, 512 by default. On an ordinary host a child keeps
-// the host's uid, so an absolute default would count every process of that user: there a child
-// that may start programs (exec) gets the user's count at its start plus the default instead,
-// which bounds what this child adds, and leaves the host's own limit as it was.
+// RLIMIT_NPROC counts every process and thread of the real uid; see processLimit.
 func setRlimits(l Limits, dropped, exec bool) (notes []string, err error) {
 	set := func(name string, res int, soft, hard uint64) error {
 		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
@@ -57,16 +53,13 @@ func setRlimits(l Limits, dropped, exec bool) (notes []string, err error) {
 	if err := set("fsize", syscall.RLIMIT_FSIZE, l.FileSizeBytes, l.FileSizeBytes); err != nil {
 		return nil, err
 	}
-	nproc := l.Processes
-	switch {
-	case nproc == 0 && dropped:
-		nproc = DefaultProcesses
-	case nproc == 0 && exec:
-		n, err := userTasks(os.Getuid())
-		if err != nil {
-			return notes, fmt.Errorf("counting the processes of uid %d: %w", os.Getuid(), err)
-		}
-		nproc = n + DefaultProcesses
+	var host syscall.Rlimit
+	if err := syscall.Getrlimit(unix.RLIMIT_NPROC, &host); err != nil {
+		return nil, fmt.Errorf("getrlimit(nproc): %w", err)
+	}
+	nproc, err := processLimit(l.Processes, dropped, exec, host, func() (uint64, error) { return userTasks(os.Getuid()) })
+	if err != nil {
+		return notes, fmt.Errorf("counting the processes of uid %d: %w", os.Getuid(), err)
 	}
 	if nproc != 0 {
 		if err := set("nproc", unix.RLIMIT_NPROC, nproc, nproc); err != nil {
@@ -74,6 +67,51 @@ func setRlimits(l Limits, dropped, exec bool) (notes []string, err error) {
 		}
 	}
 	return notes, nil
+}
+
+// hostThreads is how many tasks (processes and threads) of its uid an ordinary host keeps for
+// itself below its own RLIMIT_NPROC: no child may take them (at most half of that limit).
+const hostThreads = 64
+
+// processLimit is the RLIMIT_NPROC of a child (0: leave it as it is), from the profile's limit
+// (0 for the default), whether the child runs as another user than the host (dropped), whether
+// it may start programs, the limit it inherited from the host, and a count of the tasks of its
+// uid (called only when needed).
+//
+// On a root host (dropped) all children share uid 65534 and get the limit, 512 by default;
+// the host itself, root, is not bound by it. It is lowered to the hard limit the child
+// inherited when that is below, as the child can no longer raise it.
+//
+// On an ordinary host a child keeps the host's uid, and the kernel counts every task of that
+// uid against the limit of the one that forks, so that a child's limit above the host's own
+// would let the child take every task the host may have (and a host that needs one more thread
+// then dies). There the limit always stays hostThreads below the host's soft limit, which is
+// also below the hard one (setrlimit cannot raise it). Under that: a profile's own limit; for a
+// child that may start programs, the uid's count at the child's start plus the default (an
+// absolute default would count every process of the user); for another, the runtime's thread
+// cap bounds what it starts, and only the host's headroom is kept.
+func processLimit(limit uint64, dropped, exec bool, host syscall.Rlimit, tasks func() (uint64, error)) (uint64, error) {
+	if dropped {
+		if limit == 0 {
+			limit = DefaultProcesses
+		}
+		return min(limit, host.Max), nil
+	}
+	if limit == 0 && exec {
+		n, err := tasks()
+		if err != nil {
+			return 0, err
+		}
+		limit = n + DefaultProcesses
+	}
+	if host.Cur == unix.RLIM_INFINITY {
+		return limit, nil
+	}
+	ceiling := host.Cur - min(hostThreads, host.Cur/2)
+	if limit == 0 {
+		return max(ceiling, 1), nil // 0 would leave the host's own
+	}
+	return max(min(limit, ceiling), 1), nil
 }
 
 // addressSpace returns the bytes of address space the process has mapped now (/proc/self/statm,
