@@ -44,10 +44,13 @@ type Confinement struct {
 	Limits Limits
 	// Reuse lets one pre-started worker serve several calls of this tool
 	// (faster; the calls then share the worker's memory and temp dir). A
-	// worker never serves another tool, retires after a call that left a
-	// goroutine running or sent more than its answer, and cannot be combined
-	// with Exec (such calls end sandbox_unavailable). A reused worker is only
-	// as trustworthy as every earlier call of the tool it served.
+	// worker never serves another tool, retires after a call during which a
+	// goroutine was made (a timer of an earlier call firing among them) or
+	// that sent more than its answer, and cannot be combined with Exec (such
+	// calls end sandbox_unavailable). A reused worker is only as trustworthy
+	// as every earlier call of the tool it served: set Reuse only for a tool
+	// that arms nothing (time.AfterFunc, an uncanceled context.WithTimeout)
+	// that outlives its call.
 	Reuse bool
 }
 

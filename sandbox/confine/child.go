@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sort"
 	"strconv"
@@ -44,6 +45,9 @@ const (
 	exitUnavailable = 111
 	// exitProtocol: the parent sent something the child could not read.
 	exitProtocol = 113
+	// exitStale: a reused worker found that code ran in it while it waited for the request it
+	// read (a timer of an earlier call, say): it ends without running the request.
+	exitStale = 114
 )
 
 // The child's request and response pipes.
@@ -477,6 +481,8 @@ func (c *child) serve(reuse bool, limits Limits) int {
 	cpuSeconds := limits.CPUSeconds
 	var spin time.Duration   // none before the first request: it may be long in coming
 	var unread time.Duration // CPU the calls since the last getrusage could have used
+	served := false          // a call was served
+	var createdAfter uint64  // goroutines made in the process when the last call ended
 	for {
 		typ, payload, err := c.in.next(spin)
 		spin = requestSpin
@@ -490,14 +496,25 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		if typ != frameRequest || req.decode(payload) != nil {
 			return exitProtocol
 		}
+		// Nothing may have run in a reused worker since its last call ended: a goroutine made
+		// meanwhile is code of an earlier call (a timer's function, a cleanup). The request
+		// is then left to a fresh worker.
+		if served && reuse && retireOnLeftovers && goroutinesCreated() != createdAfter {
+			return exitStale
+		}
 		start := time.Now()
 		goroutines := runtime.NumGoroutine()
+		createdBefore := goroutinesCreated()
 		servingNonce.Store(req.nonce)
 		resp := runHandler(&req, limits.ResponseBytes)
 		resp.nonce = req.nonce
 		// A goroutine the handler left running could read the next request, or answer it,
-		// before this loop does: a worker with one retires after this response.
-		leftover := reuse && retireOnLeftovers && leftGoroutines(goroutines)
+		// before this loop does: a worker with one retires after this response. So does one in
+		// which any goroutine was made during the call: by the handler, or by a timer an
+		// earlier call armed, whose function would run again in the next call.
+		createdAfter = goroutinesCreated()
+		served = true
+		leftover := reuse && retireOnLeftovers && (leftGoroutines(goroutines) || createdAfter != createdBefore)
 		// getrusage costs a microsecond or two, so it is read once the calls since the last
 		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
 		// quarter of the limit (at least 250 ms) left after the mark.
@@ -515,6 +532,22 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		}
 	}
 }
+
+// createdSample reads how many goroutines the process has made since it started.
+var createdSample = []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+
+// goroutinesCreated is the number of goroutines the process has made since it started. Every
+// function that runs outside the goroutines that exist (a timer's, from time.AfterFunc or a
+// context's deadline; a cleanup's) runs in one made for it.
+func goroutinesCreated() uint64 {
+	metrics.Read(createdSample)
+	if createdSample[0].Value.Kind() != metrics.KindUint64 {
+		return createdUnknown.Add(1) // a runtime without the metric: never the same twice
+	}
+	return createdSample[0].Value.Uint64()
+}
+
+var createdUnknown atomic.Uint64
 
 // leftGoroutines reports whether more goroutines run than before a call (n), after letting those
 // that are just ending finish.

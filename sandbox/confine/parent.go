@@ -747,6 +747,10 @@ func (pr *proc) call(ctx context.Context, name string, req []byte) ([]byte, erro
 	return nil, e
 }
 
+// errStale: a reused worker did not run the request, as code of an earlier call had run in it
+// since (see child.serve); the request goes to a fresh worker.
+var errStale = &Error{Kind: Crashed, What: "the reused worker ran code of an earlier call between calls, and did not run this one"}
+
 // errTmpOver: the private temp dir went over its budget.
 var errTmpOver = errors.New("the private temp dir is over its budget")
 
@@ -819,6 +823,9 @@ func (pr *proc) failure() error {
 		return e
 	}
 	ws, _ := pr.state.Sys().(syscall.WaitStatus)
+	if ws.Exited() && ws.ExitStatus() == exitStale && pr.ready != nil {
+		return errStale
+	}
 	switch {
 	case ws.Exited() && (ws.ExitStatus() == exitUnavailable || ws.ExitStatus() == exitProtocol) && pr.ready == nil:
 		e.Kind, e.What = Unavailable, "the child could not confine itself"

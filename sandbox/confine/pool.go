@@ -22,6 +22,14 @@ const readyTimeout = 10 * time.Second
 // A worker copies the values of the profile's Env variables when it starts, not when it serves a
 // call. A call that finds no ready worker starts one itself, like [Run]. The zero Pool is not
 // usable; use NewPool.
+//
+// A reused worker runs no code of an earlier call while it serves a later one, as far as the
+// Go runtime lets it see: it retires after a call during which any goroutine was made (by the
+// handler, or by a timer or cleanup of an earlier call firing), and leaves the request to a
+// fresh worker when a goroutine was made while it waited for it. A timer that an earlier call
+// armed (time.AfterFunc, a context.WithTimeout never canceled) is invisible until it fires: if
+// it fires while a later call runs, it runs beside that call, which is the worker's last.
+// Reuse is for handlers that arm nothing that outlives their call.
 type Pool struct {
 	size   int
 	ctx    context.Context
@@ -85,6 +93,16 @@ func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) (
 		}
 	}
 	resp, err := w.call(ctx, name, req)
+	if err == errStale {
+		// The worker ran nothing of this call: a fresh one runs it.
+		w.release()
+		p.fill(set)
+		if w, err = startProc(prof); err != nil {
+			return nil, err
+		}
+		cold = true
+		resp, err = w.call(ctx, name, req)
+	}
 	if !cold && !prof.Reuse {
 		// The replacement starts once the call is answered, so as not to compete with it.
 		p.fill(set)

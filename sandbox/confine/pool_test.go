@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -562,7 +563,85 @@ func TestPoolReuseIsolation(t *testing.T) {
 		t.Errorf("the call after an extra frame: %s", got)
 	}
 
+	// A timer armed by one call fires later: its function must not run in a worker that serves
+	// another call. Armed, then fired while the worker waits for the next call; and armed then
+	// fired during the call that armed it (as it would during a later call).
+	for _, c := range []struct{ attack, arm string }{
+		{"pool: timer fired between calls", "arm"},
+		{"pool: timer fired within its call", "arm-wait"},
+	} {
+		for _, prof := range []Profile{keep, p} {
+			dir, err := os.MkdirTemp("", "confine-timer-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			os.Chmod(dir, 0o777) // the child of a root host is uid 65534
+			prof.WritePaths = []string{dir}
+			waitIdle(t, pool, "test.timer", prof, 1)
+			if got := run("test.timer", prof, c.arm+":"+dir); got != "ok: armed" {
+				t.Fatalf("%s: arming: %s", c.attack, got)
+			}
+			waitFile(t, filepath.Join(dir, "fired"))
+			attack, want := c.attack, "ok: clean"
+			if len(prof.Env) > 0 {
+				attack, want = attack+" (control: kept)", "ok: fired"
+			}
+			row(attack, want, run("test.timer", prof, "ask:"+dir))
+		}
+	}
+
 	// Reuse with Exec: processes would outlive their call.
 	_, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.pid", Profile{Reuse: true, Exec: []string{"/bin/true"}}, nil)
 	expect(t, "pool: Reuse with Exec", Unavailable, nil, err)
+}
+
+// timerFired is set in a process where a timer test.timer armed has run.
+var timerFired atomic.Bool
+
+func init() {
+	// test.timer "arm:DIR" arms a timer that soon marks the process and writes DIR/fired;
+	// "arm-wait:DIR" waits for it to fire before answering; "ask:DIR" answers "fired" in a
+	// process where one has run, "clean" elsewhere.
+	Handle("test.timer", func(ctx context.Context, req []byte) ([]byte, error) {
+		op, dir, _ := strings.Cut(string(req), ":")
+		switch op {
+		case "arm", "arm-wait":
+			fired := make(chan struct{})
+			time.AfterFunc(time.Millisecond, func() {
+				timerFired.Store(true)
+				os.WriteFile(filepath.Join(dir, "fired"), nil, 0o666)
+				close(fired)
+			})
+			if op == "arm-wait" {
+				select {
+				case <-fired:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return []byte("armed"), nil
+		case "ask":
+			if timerFired.Load() {
+				return []byte("fired"), nil
+			}
+			return []byte("clean"), nil
+		}
+		return nil, fmt.Errorf("unknown op %q", op)
+	})
+}
+
+// waitFile waits until path exists.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear", path)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -56,10 +56,12 @@ type Profile struct {
 	Limits Limits
 	// Reuse lets a pooled worker serve more than one call (it keeps its state between calls:
 	// globals, files in its temp dir, the CPU time used so far). Single use by default. A reused
-	// worker only serves calls of one handler name and one ReuseKey, and only as long as each
-	// call leaves no goroutine running and sends nothing but its response; it cannot be combined
-	// with Exec (processes would outlive their call). What runs in the worker can still change
-	// the worker itself: a reused worker is only as trustworthy as every earlier call it served.
+	// worker only serves calls of one handler name and one ReuseKey, and only as long as no
+	// goroutine is made during a call or between calls (so that a timer an earlier call armed
+	// retires it once it fires: see [Pool]) and each call sends nothing but its response; it
+	// cannot be combined with Exec (processes would outlive their call). What runs in the worker
+	// can still change the worker itself: a reused worker is only as trustworthy as every
+	// earlier call it served, and is for handlers that arm nothing that outlives their call.
 	Reuse bool
 	// ReuseKey narrows the calls a reused worker serves: a host whose one handler serves many
 	// tools puts the tool's name here, so that no tool runs in a worker another tool ran in.
