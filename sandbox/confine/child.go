@@ -499,12 +499,12 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		// Nothing may have run in a reused worker since its last call ended: a goroutine made
 		// meanwhile is code of an earlier call (a timer's function, a cleanup). The request
 		// is then left to a fresh worker.
-		if served && reuse && retireOnLeftovers && goroutinesCreated() != createdAfter {
+		createdBefore := goroutinesCreated()
+		if served && reuse && retireOnLeftovers && createdBefore != createdAfter {
 			return exitStale
 		}
 		start := time.Now()
 		goroutines := runtime.NumGoroutine()
-		createdBefore := goroutinesCreated()
 		servingNonce.Store(req.nonce)
 		resp := runHandler(&req, limits.ResponseBytes)
 		resp.nonce = req.nonce
