@@ -31,6 +31,8 @@ type Config struct {
 	Servers map[string]Server
 	// Serve configures the MCP listener of the serve command.
 	Serve Serve
+	// Access says who may see and call which tools. Zero: everyone, all.
+	Access Access
 	// ToolFiles are tools files, and directories of them, whose tools join
 	// the registry; a relative path is relative to the config file. Nil
 	// when none.

@@ -132,7 +132,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, keys, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, keys, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -479,5 +479,26 @@ func TestParseKeys(t *testing.T) {
 		if _, err := Parse([]byte(bad), "f.json"); err == nil {
 			t.Errorf("%s parsed", bad)
 		}
+	}
+}
+
+func TestAccessSection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(path, []byte(`{"access": {"default": "deny", "rules": [{"name": "r", "effect": "deny", "tools": ["shop.*"], "roles": ["support"], "origins": ["llm"], "read_only": true}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Access.Rules
+	if !cfg.Access.DefaultDeny || len(r) != 1 || !r[0].Deny || r[0].Name != "r" || r[0].Tools[0] != "shop.*" || r[0].Roles[0] != "support" || r[0].Origins[0] != "llm" || !r[0].ReadOnly {
+		t.Fatalf("%+v", cfg.Access)
+	}
+	if err := os.WriteFile(path, []byte(`{"access": {"rules": [{"effect": "maybe"}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "/access/rules/0") {
+		t.Fatalf("a rule without tools and with a bad effect: %v", err)
 	}
 }

@@ -302,16 +302,16 @@ const principalExtra = "toolexplorer.principal"
 
 // principal is who makes the call req: the principal ctx carries, else the
 // listener's, with the client that the session's initialize named.
-func (s *Server) principal(ctx context.Context, req *sdk.CallToolRequest) tooling.Principal {
+func (s *Server) principal(ctx context.Context, req sdk.Request) tooling.Principal {
 	p, ok := tooling.PrincipalFromContext(ctx)
-	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		p, ok = req.Extra.TokenInfo.Extra[principalExtra].(tooling.Principal)
+	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		p, ok = extra.TokenInfo.Extra[principalExtra].(tooling.Principal)
 	}
 	if !ok {
 		p = s.opts.Principal
 	}
-	if req.Session != nil {
-		if init := req.Session.InitializeParams(); init != nil && init.ClientInfo != nil && init.ClientInfo.Name != "" {
+	if ss, _ := req.GetSession().(*sdk.ServerSession); ss != nil {
+		if init := ss.InitializeParams(); init != nil && init.ClientInfo != nil && init.ClientInfo.Name != "" {
 			p.Client = strings.TrimSpace(init.ClientInfo.Name + " " + init.ClientInfo.Version)
 		}
 	}
@@ -420,6 +420,9 @@ func (s *Server) readState(state string) sdk.InputResponseMap {
 // call by the exported spelling of its name ("." as "__") is a call of the tool.
 func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, r sdk.Request) (sdk.Result, error) {
+		if method == "tools/list" {
+			return s.visibleTools(ctx, r, next)
+		}
 		req, ok := r.(*sdk.CallToolRequest)
 		if method != "tools/call" || !ok || req.Params == nil {
 			return next(ctx, method, r)
@@ -438,12 +441,36 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 			req.Params.Name = name
 		default:
 			res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
-				tooling.WithOrigin(s.opts.Origin))
+				tooling.WithOrigin(s.opts.Origin), tooling.WithPrincipal(s.principal(ctx, req)))
 			t, _ := s.reg.Lookup(res.Tool)
 			return callResult(res, len(t.Output) > 0), nil
 		}
 		return next(ctx, method, r)
 	}
+}
+
+// visibleTools answers tools/list with the tools the caller's principal
+// sees (tooling.Registry.Visible): a tool the registry's Authorizer hides
+// from it is left out, as it could not call it.
+func (s *Server) visibleTools(ctx context.Context, r sdk.Request, next sdk.MethodHandler) (sdk.Result, error) {
+	out, err := next(ctx, "tools/list", r)
+	list, ok := out.(*sdk.ListToolsResult)
+	if err != nil || !ok {
+		return out, err
+	}
+	who := s.principal(ctx, r)
+	kept := list.Tools[:0:0]
+	for _, t := range list.Tools {
+		if s.reg.Visible(who, s.opts.Origin, toolname.ParseExport(t.Name)) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == len(list.Tools) {
+		return list, nil
+	}
+	cp := *list
+	cp.Tools = kept
+	return &cp, nil
 }
 
 // progressTo sends a tool's progress reports to the client as

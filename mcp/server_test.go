@@ -586,3 +586,51 @@ func TestPrincipalPerListener(t *testing.T) {
 		t.Errorf("ctx's principal: %q", got)
 	}
 }
+
+// tools/list shows each caller what the registry's Authorizer lets it
+// see, and a call of a tool it may not call is forbidden.
+func TestListPerPrincipal(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	r.SetAuthorizer(onlyFor{"alice": "t.echo"})
+	names := func(cs *sdk.ClientSession) string {
+		var out []string
+		for _, tool := range listAll(t, cs) {
+			out = append(out, tool.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	alice := connect(t, mcp.NewServer(r, mcp.Options{Principal: tooling.Principal{Subject: "alice"}}), nil)
+	bob := connect(t, mcp.NewServer(r, mcp.Options{Principal: tooling.Principal{Subject: "bob"}}), nil)
+	if got := names(alice); !strings.Contains(got, "t.echo") || !strings.Contains(got, "t.fail") {
+		t.Errorf("alice lists %s", got)
+	}
+	if got := names(bob); strings.Contains(got, "t.echo") || got == "" {
+		t.Errorf("bob lists %s", got)
+	}
+	if res := resultOf(t, call(t, bob, "t.echo", map[string]any{"text": "x"})); res.Code != tooling.CodeForbidden {
+		t.Errorf("bob calls t.echo: %q %q", res.Code, res.Message)
+	}
+	if res := call(t, alice, "t.echo", map[string]any{"text": "x"}); res.IsError {
+		t.Errorf("alice calls t.echo: %s", text(res))
+	}
+}
+
+// onlyFor lets a subject alone see and call its tool; the other tools are
+// everyone's.
+type onlyFor map[string]string
+
+func (o onlyFor) Visible(p tooling.Principal, _ tooling.Origin, t *tooling.Tool) bool {
+	for who, tool := range o {
+		if tool == t.Name {
+			return p.Subject == who
+		}
+	}
+	return true
+}
+
+func (o onlyFor) Allow(_ context.Context, c *tooling.Call) error {
+	if !o.Visible(c.Principal, c.Origin, &tooling.Tool{Name: c.Tool}) {
+		return errors.New("not yours")
+	}
+	return nil
+}

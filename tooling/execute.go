@@ -109,23 +109,27 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	}
 	// One snapshot of the observers serves both events, so that each
 	// observer sees a call's begin and end or neither.
-	obs := r.obs.snapshot()
+	obs, aud := r.obs.snapshot(), r.audit.snapshot()
 	var argsSum string
 	var obsCtx context.Context
-	if len(obs) > 0 {
+	if len(obs) > 0 || len(aud) > 0 {
 		argsSum = digest(args)
 		obsCtx = context.WithoutCancel(ctx)
-		emit(obsCtx, obs, &r.obs, Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
-			ArgsSHA256: argsSum, ArgsSize: len(args)})
+		ev := Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
+			ArgsSHA256: argsSum, ArgsSize: len(args)}
+		report(obsCtx, aud, &ev, &r.obs.panicked)
+		emit(obsCtx, obs, &r.obs, ev)
 	}
 
 	r.execute(ctx, res, e, name, args, o)
 
 	res.Status = statusOf(res.Code, res.ran)
-	if len(obs) > 0 {
-		emit(obsCtx, obs, &r.obs, Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
+	if len(obs) > 0 || len(aud) > 0 {
+		ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
 			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
-			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail})
+			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail}
+		report(obsCtx, aud, &ev, &r.obs.panicked)
+		emit(obsCtx, obs, &r.obs, ev)
 	}
 	r.inFlight.Add(-1)
 	if res.Status == statusOK {
@@ -200,6 +204,9 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	}
 
 	if !r.decodeArgs(res, e, &call, args) {
+		return
+	}
+	if !r.authorize(ctx, res, &call) {
 		return
 	}
 

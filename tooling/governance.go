@@ -23,7 +23,7 @@ type Stats struct {
 	InFlight   int64                   `json:"in_flight"` // calls between begin and end
 	Abandoned  int64                   `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
 	// Events that observers did not get whole: dropped because an
-	// observer's queue was full, or given to an Observe that panicked.
+	// observer's queue was full, or given to an Observe or an Audit hook that panicked.
 	EventsDropped  int64 `json:"events_dropped"`
 	EventsPanicked int64 `json:"events_panicked"`
 }

@@ -50,12 +50,14 @@ const CodeRefused Code = "refused"
 // through every middleware added so far.
 //
 // Middleware runs after the checks that need no resources (look-up,
-// enabled, origin, availability, validation, consent) and around the steps
-// that spend or wait for them (rate, deadline, slot, locks, main thread,
-// run, output check). So it sees only calls with valid arguments, and a
-// middleware that answers from a cache or refuses on a budget takes no
-// rate token and waits for no slot. Calls refused before it are seen by
-// observers only.
+// enabled, origin, availability, validation, policy, consent) and around
+// the steps that spend or wait for them (rate, deadline, slot, locks, main
+// thread, run, output check). So it sees only calls that passed those
+// checks, and a middleware that answers from a cache or refuses on a
+// budget takes no rate token and waits for no slot. Every call, those
+// refused before middleware included, reaches the audit hooks (Audit) and
+// observers. A middleware's Call.Decide and SetDetail join the call's
+// Result and end Event.
 func (r *Registry) Use(mw ...Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -100,8 +102,24 @@ func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
 // intercept runs the call through the middleware chain h.
 func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) {
 	call.stage = &stage{res: res, e: e, pol: pol, o: o}
+	// What middleware notes of the call (Call.Decide, SetDetail) joins the
+	// tool's once the chain returns.
+	var mw notes
+	call.notes = &mw
 	var pan panicked
 	out, err := safeHandle(ctx, h, &call, &pan)
+	defer func() {
+		decisions, detail := mw.close()
+		res.Governance = append(res.Governance, decisions...)
+		for k, v := range detail {
+			if res.detail == nil {
+				res.detail = make(map[string]string, len(detail))
+			}
+			if _, set := res.detail[k]; !set { // the tool's own word stands
+				res.detail[k] = v
+			}
+		}
+	}()
 	switch {
 	case pan.stack != nil:
 		res.failf(CodePanic, "%s: a middleware panicked: %v", res.Tool, pan.value)

@@ -26,11 +26,14 @@ type Registry struct {
 
 	cfg atomic.Pointer[Settings] // with its defaults spelled out
 	obs observers
+	// audit are the synchronous hooks of every call (Audit).
+	audit audits
 
 	consent consents
 
-	middleware []Middleware            // in the order of Use
-	chain      atomic.Pointer[Handler] // middleware around proceed; nil without middleware
+	middleware []Middleware               // in the order of Use
+	chain      atomic.Pointer[Handler]    // middleware around proceed; nil without middleware
+	authz      atomic.Pointer[Authorizer] // SetAuthorizer; nil without one
 
 	slots       *sandbox.Slots
 	releaseSlot func() // slots.Release, made once: a method value allocates
@@ -455,12 +458,23 @@ type Filter struct {
 }
 
 // List returns the tools f selects, sorted by name: the zero Filter lists
-// every tool.
+// every tool. When ctx carries a principal (ContextWithPrincipal) and the
+// registry has an Authorizer, only the tools it shows that principal
+// (Visible, for f.Origin or OriginApp) are listed.
 func (r *Registry) List(ctx context.Context, f Filter) []Tool {
 	words := strings.Fields(strings.ToLower(f.Text))
 	var out []Tool
+	az := r.authz.Load()
+	who, hasWho := PrincipalFromContext(ctx)
+	origin := f.Origin
+	if origin == "" {
+		origin = OriginApp
+	}
 	for _, e := range r.entries() {
 		if !e.matches(ctx, r, f, words) {
+			continue
+		}
+		if az != nil && hasWho && !visible(*az, who, origin, &e.tool) {
 			continue
 		}
 		out = append(out, e.tool)

@@ -42,7 +42,7 @@ const (
 // allCodes is every code, ok first then in pipeline order; the counters of
 // ToolStats are sized from it.
 var allCodes = [...]Code{CodeOK, CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
-	CodeConsentRequired, CodeRefused, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
+	CodeForbidden, CodeConsentRequired, CodeRefused, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
 	CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
 
 // The statuses of a finished call (Result.Status).
@@ -59,7 +59,7 @@ func statusOf(c Code, ran bool) string {
 	switch c {
 	case CodeOK:
 		return statusOK
-	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeConsentRequired,
+	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeForbidden, CodeConsentRequired,
 		CodeRateLimited, CodeBusy, CodeSandboxUnavailable:
 		return statusDenied
 	}

@@ -331,6 +331,10 @@ func (a *app) loadConfig(path string, keep bool) int {
 		a.configErrors(err, fromEnv)
 		return exitUsage
 	}
+	if err := a.applyAccess(cfg); err != nil {
+		a.errorf("config: %s: access: %v", path, err)
+		return exitUsage
+	}
 	a.warnings = warnings
 	if !keep {
 		for _, w := range a.warnings {

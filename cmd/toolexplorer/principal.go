@@ -6,6 +6,8 @@ import (
 	"os/user"
 	"strconv"
 
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -36,4 +38,28 @@ func localUser(getenv func(string) string) string {
 		return u
 	}
 	return "uid:" + strconv.Itoa(os.Getuid())
+}
+
+// applyAccess installs the config's access rules as the registry's
+// Authorizer (none when it has no rules).
+func (a *app) applyAccess(cfg config.Config) error {
+	if len(cfg.Access.Rules) == 0 && !cfg.Access.DefaultDeny {
+		a.reg.SetAuthorizer(nil)
+		return nil
+	}
+	rules := make([]policy.Rule, len(cfg.Access.Rules))
+	for i, r := range cfg.Access.Rules {
+		origins := make([]tooling.Origin, len(r.Origins))
+		for j, o := range r.Origins {
+			origins[j] = tooling.Origin(o)
+		}
+		rules[i] = policy.Rule{Name: r.Name, Deny: r.Deny, Tools: r.Tools, Subjects: r.Subjects, Tenants: r.Tenants,
+			Roles: r.Roles, Scopes: r.Scopes, Origins: origins, ReadOnly: r.ReadOnly}
+	}
+	rs, err := policy.New(rules, cfg.Access.DefaultDeny)
+	if err != nil {
+		return err
+	}
+	a.reg.SetAuthorizer(rs)
+	return nil
 }

@@ -1,0 +1,45 @@
+package config
+
+// Access is who may see and call which tools (the "access" key): rules
+// that allow or deny tool patterns by subject, tenant, role, scope and
+// origin. Deny wins over allow. The zero value has no rules: everyone
+// sees and may call every tool.
+type Access struct {
+	// DefaultDeny refuses every tool no allow rule lets the caller call
+	// ("default": "deny"). Default false ("allow").
+	DefaultDeny bool
+	// Rules are checked together; a deny that applies wins.
+	Rules []AccessRule
+}
+
+// AccessRule is one rule of Access. Each list narrows whom it applies to
+// (the caller must have one entry of every list that is not empty).
+type AccessRule struct {
+	Name                             string
+	Deny                             bool // "effect": "deny"; default "allow"
+	Tools                            []string
+	Subjects, Tenants, Roles, Scopes []string
+	Origins                          []string
+	// ReadOnly narrows the rule to tools without write or process effects.
+	ReadOnly bool
+}
+
+// applyAccess reads the "access" section, which the schema checked.
+func (p *problems) applyAccess(obj map[string]any, cfg *Config) {
+	a, ok := obj["access"].(map[string]any)
+	if !ok {
+		return
+	}
+	cfg.Access.DefaultDeny = a["default"] == "deny"
+	rules, _ := a["rules"].([]any)
+	for _, v := range rules {
+		r, _ := v.(map[string]any)
+		name, _ := r["name"].(string)
+		readOnly, _ := r["read_only"].(bool)
+		cfg.Access.Rules = append(cfg.Access.Rules, AccessRule{
+			Name: name, Deny: r["effect"] == "deny", Tools: stringList(r["tools"]),
+			Subjects: stringList(r["subjects"]), Tenants: stringList(r["tenants"]), Roles: stringList(r["roles"]),
+			Scopes: stringList(r["scopes"]), Origins: stringList(r["origins"]), ReadOnly: readOnly,
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package tooling
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// audits are the registry's audit hooks (Audit).
+type audits struct {
+	mu       sync.Mutex
+	list atomic.Pointer[[]*auditHook]
+}
+
+type auditHook struct{ f func(context.Context, Event) }
+
+// Audit adds f, which sees the begin and the end Event of every call that
+// starts from now on, refusals included (not found, disabled, origin,
+// policy, validation, consent, middleware), synchronously: in the caller's
+// goroutine, the begin before anything is decided and the end before
+// Execute returns. Nothing is dropped, which is what an audit trail, a
+// budget or a metric that must not lose a call needs; observers (Observe)
+// are for what may lag or drop. f gets the call's ctx without its
+// cancellation. Every call waits for f, so f must be quick and must not
+// call the registry; a panic in f is recovered and counted
+// (in Stats' EventsPanicked), and the call goes on. remove stops f for calls
+// that start afterwards.
+func (r *Registry) Audit(f func(ctx context.Context, ev Event)) (remove func()) {
+	h := &auditHook{f}
+	r.audit.mu.Lock()
+	var next []*auditHook
+	if old := r.audit.list.Load(); old != nil {
+		next = append(next, *old...)
+	}
+	next = append(next, h)
+	r.audit.list.Store(&next)
+	r.audit.mu.Unlock()
+	return func() {
+		r.audit.mu.Lock()
+		defer r.audit.mu.Unlock()
+		cur := *r.audit.list.Load()
+		kept := make([]*auditHook, 0, len(cur))
+		for _, x := range cur {
+			if x != h {
+				kept = append(kept, x)
+			}
+		}
+		r.audit.list.Store(&kept)
+	}
+}
+
+// snapshot is the hooks a call reports to, nil for none.
+func (a *audits) snapshot() []*auditHook {
+	if l := a.list.Load(); l != nil {
+		return *l
+	}
+	return nil
+}
+
+// report gives ev to every hook of list, counting their panics in
+// panicked.
+func report(ctx context.Context, list []*auditHook, ev *Event, panicked *atomic.Int64) {
+	for _, h := range list {
+		reportOne(ctx, h, ev, panicked)
+	}
+}
+
+func reportOne(ctx context.Context, h *auditHook, ev *Event, panicked *atomic.Int64) {
+	defer func() {
+		if recover() != nil {
+			panicked.Add(1)
+		}
+	}()
+	h.f(ctx, *ev)
+}
