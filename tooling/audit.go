@@ -8,7 +8,7 @@ import (
 
 // audits are the registry's audit hooks (Audit).
 type audits struct {
-	mu       sync.Mutex
+	mu   sync.Mutex
 	list atomic.Pointer[[]*auditHook]
 }
 
