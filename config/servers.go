@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -42,9 +44,50 @@ type Serve struct {
 	// Token is the bearer token that clients of the HTTP listener must
 	// send. "" for none: then only a loopback address may be served.
 	Token string
+	// APIKeys are the keys clients of the HTTP listener may send as bearer
+	// tokens, by name, each with who calls with it. Nil when none.
+	APIKeys map[string]APIKey
+	// OAuth, when not nil, makes the HTTP listener accept OAuth access
+	// tokens of an authorization server.
+	OAuth *OAuth
 	// Consent names the tools whose calls through the listener carry
 	// consent.
 	Consent []string
+}
+
+// APIKey is an API key of the HTTP listener: its digest, never the key,
+// and the principal that calls with it.
+type APIKey struct {
+	// SHA256 is the SHA-256 digest of the key, 64 hex digits
+	// ('toolexplorer apikey' makes a key and its digest).
+	SHA256 string
+	// Subject is who calls with the key. Default: the key's name.
+	Subject string
+	// Tenant and Roles are the caller's tenant and roles. Zero: none.
+	Tenant string
+	Roles  []string
+}
+
+// OAuth makes the HTTP listener an OAuth resource server: it accepts
+// access tokens (JWTs) that Issuer signed for Resource.
+type OAuth struct {
+	// Issuer is the authorization server's issuer URL (a token's iss).
+	Issuer string
+	// Resource is the listener's canonical URL, which a token's aud must
+	// name.
+	Resource string
+	// JWKSURL is where the issuer's keys are. "" for the jwks_uri of the
+	// issuer's metadata.
+	JWKSURL string
+	// Scopes are the scopes every token must hold. Nil when none.
+	Scopes []string
+	// SubjectClaim, TenantClaim and RolesClaim name the claims of the
+	// principal's subject (default "sub"), tenant and roles (default none);
+	// a dotted name reaches into an object.
+	SubjectClaim, TenantClaim, RolesClaim string
+	// Leeway is the clock skew allowed on a token's times. 0 for the
+	// default, 30s.
+	Leeway time.Duration
 }
 
 // hostFile drops the top-level keys the schema does not know from a file
@@ -74,6 +117,42 @@ func (p *problems) applyServe(obj map[string]any, cfg *Config) {
 	}
 	cfg.Serve.Token, _ = s["token"].(string)
 	cfg.Serve.Consent = stringList(s["consent"])
+	keys, _ := s["api_keys"].(map[string]any)
+	for name, v := range keys {
+		e, _ := v.(map[string]any)
+		k := APIKey{Roles: stringList(e["roles"])}
+		k.SHA256, _ = e["sha256"].(string)
+		k.Subject, _ = e["subject"].(string)
+		k.Tenant, _ = e["tenant"].(string)
+		if k.Subject == "" {
+			k.Subject = name
+		}
+		if cfg.Serve.APIKeys == nil {
+			cfg.Serve.APIKeys = map[string]APIKey{}
+		}
+		cfg.Serve.APIKeys[name] = k
+	}
+	if o, ok := s["oauth"].(map[string]any); ok {
+		cfg.Serve.OAuth = p.oauth(o, "/serve/oauth")
+	}
+}
+
+// oauth reads serve.oauth, which the schema checked.
+func (p *problems) oauth(o map[string]any, at string) *OAuth {
+	out := &OAuth{Scopes: stringList(o["scopes"])}
+	out.Issuer, _ = o["issuer"].(string)
+	out.Resource, _ = o["resource"].(string)
+	out.JWKSURL, _ = o["jwks_url"].(string)
+	out.SubjectClaim, _ = o["subject_claim"].(string)
+	out.TenantClaim, _ = o["tenant_claim"].(string)
+	out.RolesClaim, _ = o["roles_claim"].(string)
+	if d, ok := p.duration(o, "leeway", at+"/leeway"); ok {
+		out.Leeway = d
+	}
+	if u, err := url.Parse(out.Resource); err == nil && u.Fragment != "" {
+		p.add(at+"/resource", "%q has a fragment: a resource URI has none", out.Resource)
+	}
+	return out
 }
 
 // applyServers reads the "servers" and "mcpServers" sections, which the

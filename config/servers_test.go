@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -155,5 +156,40 @@ func TestClineFileWorksAsIs(t *testing.T) {
 	_, err = Parse([]byte(`{"mcpServers": {"a": {"command": "srv", "disabled": "yes"}}}`), "f.json")
 	if err == nil || !strings.Contains(err.Error(), "/mcpServers/a/disabled: must be a boolean") {
 		t.Errorf("disabled that is not a boolean: %v", err)
+	}
+}
+
+func TestServeAuthentication(t *testing.T) {
+	digest := strings.Repeat("ab", 32)
+	cfg, err := Parse([]byte(`{"serve": {
+  "api_keys": {"ci": {"sha256": "`+digest+`", "tenant": "acme", "roles": ["reader"]}, "ops": {"sha256": "`+digest+`", "subject": "ops-bot"}},
+  "oauth": {"issuer": "https://auth.example.com", "resource": "https://tools.example.com/mcp", "scopes": ["tools:call"],
+            "tenant_claim": "org", "roles_claim": "realm_access.roles", "leeway": "10s"}}}`), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKeys := map[string]APIKey{
+		"ci":  {SHA256: digest, Subject: "ci", Tenant: "acme", Roles: []string{"reader"}},
+		"ops": {SHA256: digest, Subject: "ops-bot"},
+	}
+	if !reflect.DeepEqual(cfg.Serve.APIKeys, wantKeys) {
+		t.Errorf("api_keys %+v, want %+v", cfg.Serve.APIKeys, wantKeys)
+	}
+	wantOAuth := &OAuth{Issuer: "https://auth.example.com", Resource: "https://tools.example.com/mcp", Scopes: []string{"tools:call"},
+		TenantClaim: "org", RolesClaim: "realm_access.roles", Leeway: 10 * time.Second}
+	if !reflect.DeepEqual(cfg.Serve.OAuth, wantOAuth) {
+		t.Errorf("oauth %+v, want %+v", cfg.Serve.OAuth, wantOAuth)
+	}
+	for doc, want := range map[string]string{
+		`{"serve": {"api_keys": {"ci": {"sha256": "plain-key"}}}}`:                               "/serve/api_keys/ci/sha256",
+		`{"serve": {"api_keys": {"ci": {"key": "` + digest + `"}}}}`:                             "/serve/api_keys/ci",
+		`{"serve": {"oauth": {"issuer": "https://a.example"}}}`:                                  "/serve/oauth",
+		`{"serve": {"oauth": {"issuer": "https://a.example", "resource": "tools"}}}`:             "/serve/oauth/resource",
+		`{"serve": {"oauth": {"issuer": "https://a.example", "resource": "https://t/#x"}}}`:      "/serve/oauth/resource: \"https://t/#x\" has a fragment",
+		`{"serve": {"oauth": {"issuer": "https://a", "resource": "https://t", "leeway": "0s"}}}`: "/serve/oauth/leeway",
+	} {
+		if _, err := Parse([]byte(doc), "f.json"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", doc, err, want)
+		}
 	}
 }
