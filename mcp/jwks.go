@@ -37,8 +37,9 @@ type keySet struct {
 
 	cur atomic.Pointer[fetchedKeys]
 
-	mu    sync.Mutex // serializes fetches
-	tried time.Time  // when a fetch was last tried
+	mu      sync.Mutex // serializes fetches
+	tried   time.Time  // when a fetch was last tried
+	failure error      // why it failed, nil when it did not
 }
 
 type fetchedKeys struct {
@@ -80,6 +81,9 @@ func (ks *keySet) lookup(ctx context.Context, kid, alg string) ([]jose.JSONWebKe
 		if len(keys) > 0 {
 			return keys, nil // old, but not to be fetched again yet
 		}
+		if ks.failure != nil {
+			return nil, ks.failure
+		}
 		return nil, fmt.Errorf("%w: signed with key %q, which the issuer does not publish", auth.ErrInvalidToken, kid)
 	}
 	ks.tried = now
@@ -87,6 +91,7 @@ func (ks *keySet) lookup(ctx context.Context, kid, alg string) ([]jose.JSONWebKe
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	fetched, err := ks.fetch(fctx)
+	ks.failure = err
 	if err != nil {
 		if len(keys) > 0 {
 			return keys, nil // the issuer is down: its keys stay trusted

@@ -114,7 +114,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, historyCommand, benchCommand, schemasCommand, lintCommand, serveCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, historyCommand, benchCommand, schemasCommand, lintCommand, serveCommand, apikeyCommand, helpCommand}
 }
 
 func findCommand(name string) *command {

@@ -269,7 +269,7 @@ func TestE2EInspectorHTTP(t *testing.T) {
 	for _, h := range [][]string{nil, {"--header", "Authorization: Bearer wrong"}} {
 		args := append(append([]string{url, "--transport", "http"}, h...), "--method", "tools/list", "--stored-auth-only")
 		code, out := in.run(t, args...)
-		if e, _ := out["error"].(map[string]any); code == 0 || out["tools"] != nil || !strings.Contains(fmt.Sprint(e["message"]), "missing or wrong bearer token") {
+		if e, _ := out["error"].(map[string]any); code == 0 || out["tools"] != nil || e["code"] != "auth_required" || !strings.Contains(fmt.Sprint(e["message"]), "token") {
 			t.Errorf("tools/list with %v: exit %d: %v", h, code, out)
 		}
 	}

@@ -8,11 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -45,8 +47,15 @@ made the call when that client supports elicitation, and declined
 otherwise.
 
 HTTP listens on loopback unless told otherwise. A non-loopback ADDR needs
-a bearer token, taken from $` + tokenEnv + ` or else from the config's
-serve.token; every request must then carry 'Authorization: Bearer TOKEN'.
+authentication: a bearer token (from $` + tokenEnv + ` or else the
+config's serve.token; its calls are made by subject "token"), API keys
+(serve.api_keys: each key's SHA-256 digest and who calls with it; see
+'toolexplorer apikey'), or OAuth (serve.oauth: JWT access tokens of an
+issuer for this server, checked against the issuer's keys; the protected
+resource metadata is served at /.well-known/oauth-protected-resource).
+With any of them every request must carry one as 'Authorization: Bearer
+...' (401 otherwise; 403 insufficient_scope for a token without a
+required scope), and its calls are made by the principal it names.
 Requests on a loopback address whose Host is not loopback, and browser
 requests from another origin, are refused.
 
@@ -85,8 +94,13 @@ failed, 2 for a usage error.
 			if token == "" {
 				token = a.cfg.Serve.Token
 			}
-			if addr != "" && !mcp.Loopback(addr) && token == "" {
-				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token in the config, to the bearer token clients must send", addr, tokenEnv)
+			ho := httpOptions(a.cfg.Serve, token)
+			if err := ho.Validate(); err != nil {
+				a.errorf("config: /serve: %v", err)
+				return exitUsage
+			}
+			if addr != "" && !mcp.Loopback(addr) && ho.Token == "" && len(ho.APIKeys) == 0 && ho.OAuth == nil {
+				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token, serve.api_keys or serve.oauth in the config, so that clients must authenticate", addr, tokenEnv)
 			}
 			// SIGHUP reloads the tools files; MCP clients see the tools change.
 			defer a.reloadOnHangup(func(text string, err error) {
@@ -112,19 +126,19 @@ failed, 2 for a usage error.
 				}
 				return exitOK
 			}
-			return serveHTTP(a, srv, addr, token)
+			return serveHTTP(a, srv, addr, ho)
 		}
 	},
 }
 
 // serveHTTP serves srv at addr until the command's context ends.
-func serveHTTP(a *app, srv *mcp.Server, addr, token string) int {
+func serveHTTP(a *app, srv *mcp.Server, addr string, o mcp.HTTPOptions) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		a.errorf("serve: %v", err)
 		return exitFailed
 	}
-	hs := &http.Server{Handler: srv.Handler(mcp.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: srv.Handler(o), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(a.stderr, "toolexplorer: serving MCP at http://%s/\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
@@ -142,6 +156,27 @@ func serveHTTP(a *app, srv *mcp.Server, addr, token string) int {
 	}
 	<-done
 	return exitOK
+}
+
+// httpOptions are the credentials serve --http accepts: the token, and
+// the API keys and OAuth of the config.
+func httpOptions(c config.Serve, token string) mcp.HTTPOptions {
+	o := mcp.HTTPOptions{Token: token}
+	names := make([]string, 0, len(c.APIKeys))
+	for name := range c.APIKeys {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		k := c.APIKeys[name]
+		o.APIKeys = append(o.APIKeys, mcp.APIKey{SHA256: k.SHA256,
+			Principal: tooling.Principal{Subject: k.Subject, Tenant: k.Tenant, Roles: k.Roles}})
+	}
+	if c.OAuth != nil {
+		o.OAuth = &mcp.OAuth{Issuer: c.OAuth.Issuer, Resource: c.OAuth.Resource, JWKSURL: c.OAuth.JWKSURL, Scopes: c.OAuth.Scopes,
+			SubjectClaim: c.OAuth.SubjectClaim, TenantClaim: c.OAuth.TenantClaim, RolesClaim: c.OAuth.RolesClaim, Leeway: c.OAuth.Leeway}
+	}
+	return o
 }
 
 type nopWriteCloser struct{ io.Writer }
