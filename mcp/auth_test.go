@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -36,16 +37,18 @@ type authServer struct {
 
 type signingKey struct {
 	kid  string
-	priv *ecdsa.PrivateKey
+	priv crypto.Signer
+	alg  jose.SignatureAlgorithm
 }
 
+// newKey is an ES256 key.
 func newKey(t testing.TB, kid string) *signingKey {
 	t.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &signingKey{kid: kid, priv: priv}
+	return &signingKey{kid: kid, priv: priv, alg: jose.ES256}
 }
 
 func newAuthServer(t testing.TB, keys ...*signingKey) *authServer {
@@ -68,7 +71,7 @@ func newAuthServer(t testing.TB, keys ...*signingKey) *authServer {
 		as.mu.Lock()
 		var set jose.JSONWebKeySet
 		for _, k := range as.published {
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.priv.PublicKey, KeyID: k.kid, Algorithm: "ES256", Use: "sig"})
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.priv.Public(), KeyID: k.kid, Algorithm: string(k.alg), Use: "sig"})
 		}
 		as.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -89,7 +92,7 @@ func (as *authServer) publish(keys ...*signingKey) {
 // sign returns a JWT of claims signed with k.
 func sign(t testing.TB, k *signingKey, claims map[string]any) string {
 	t.Helper()
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k.priv, KeyID: k.kid}},
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.priv, KeyID: k.kid}},
 		(&jose.SignerOptions{}).WithType("at+jwt"))
 	if err != nil {
 		t.Fatal(err)
@@ -132,11 +135,17 @@ func whoRegistry() *tooling.Registry {
 	return r
 }
 
-// resourceServer serves reg over HTTP with o at path /mcp of a loopback
-// address; o.OAuth.Resource, when empty, is set to that URL.
-func resourceServer(t testing.TB, reg *tooling.Registry, o mcp.HTTPOptions) (url string) {
+// resourceServer serves reg (or the server given) over HTTP with o at
+// path /mcp of a loopback address; o.OAuth.Resource, when empty, is set to
+// that URL.
+func resourceServer(t testing.TB, reg *tooling.Registry, o mcp.HTTPOptions, servers ...*mcp.Server) (url string) {
 	t.Helper()
-	srv := mcp.NewServer(reg, mcp.Options{})
+	var srv *mcp.Server
+	if len(servers) > 0 {
+		srv = servers[0]
+	} else {
+		srv = mcp.NewServer(reg, mcp.Options{})
+	}
 	hs := httptest.NewUnstartedServer(nil)
 	url = "http://" + hs.Listener.Addr().String() + "/mcp"
 	if o.OAuth != nil && o.OAuth.Resource == "" {
@@ -195,10 +204,10 @@ func TestOAuthRefusals(t *testing.T) {
 		t.Fatalf("valid token: %s %s", resp.Status, body)
 	}
 	// A key the issuer does not publish, under the published key's id.
-	forger := &signingKey{kid: "k1", priv: newKey(t, "").priv}
+	forger := &signingKey{kid: "k1", priv: newKey(t, "").priv, alg: jose.ES256}
 	// The published public key used as an HMAC secret (algorithm
 	// confusion), and an unsigned token.
-	pub, _ := x509.MarshalPKIXPublicKey(&k.priv.PublicKey)
+	pub, _ := x509.MarshalPKIXPublicKey(k.priv.Public())
 	hmacSigner, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: pub}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
 	hmacToken, _ := jwt.Signed(hmacSigner).Claims(as.claims(url, nil)).Serialize()
 	parts := strings.Split(sign(t, k, as.claims(url, nil)), ".")
@@ -322,6 +331,17 @@ func TestOAuthKeyRotation(t *testing.T) {
 	}
 	if s := status(k1); s != http.StatusUnauthorized {
 		t.Fatalf("k1 after the rotation: %d, want 401", s)
+	}
+	// A token checked once is checked again for its times: expired since,
+	// it is refused.
+	n := clock()
+	short := sign(t, k2, as.claims(url, map[string]any{"iat": n.Unix(), "nbf": n.Unix(), "exp": n.Add(time.Minute).Unix()}))
+	if resp, _ := post(t, url, short, initialize, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("short-lived token: %s", resp.Status)
+	}
+	advance(2 * time.Minute)
+	if resp, _ := post(t, url, short, initialize, nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("short-lived token once expired: %s, want 401", resp.Status)
 	}
 	// Keys older than an hour are fetched again.
 	advance(2 * time.Hour)

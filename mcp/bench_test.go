@@ -2,11 +2,15 @@ package mcp_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/mcp"
@@ -149,4 +153,56 @@ func benchRawServer() *sdk.Server {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
 		})
 	return srv
+}
+
+// BenchmarkHTTPAuth is HTTPCallRoundTrip through this package's Handler
+// with no authentication, with an OAuth access token (JWT) checked against
+// the issuer's keys, cached (RS256 with a 2048-bit key, ES256), and with
+// an API key. The client sends the same header on every request.
+func BenchmarkHTTPAuth(b *testing.B) {
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rs256, es256 := &signingKey{kid: "rsa", priv: rsaKey, alg: jose.RS256}, newKey(b, "ec")
+	as := newAuthServer(b, rs256, es256)
+	keys := []mcp.APIKey{{SHA256: mcp.APIKeyDigest("bench-key"), Principal: tooling.Principal{Subject: "bench"}}}
+	for _, c := range []struct {
+		name string
+		key  *signingKey // nil: no JWT
+		api  string
+	}{
+		{"auth=none", nil, ""},
+		{"auth=jwt-rs256", rs256, ""},
+		{"auth=jwt-es256", es256, ""},
+		{"auth=api_key", nil, "bench-key"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			o := mcp.HTTPOptions{}
+			token := c.api
+			if c.key != nil {
+				o.OAuth = &mcp.OAuth{Issuer: as.URL, Scopes: []string{"tools:call"}}
+			}
+			if c.api != "" {
+				o.APIKeys = keys
+			}
+			srv := benchOurServer()
+			url := resourceServer(b, nil, o, srv)
+			if c.key != nil {
+				claims := as.claims(url, map[string]any{"exp": time.Now().Add(time.Hour).Unix()})
+				token = sign(b, c.key, claims)
+			}
+			var rt http.RoundTripper = http.DefaultTransport
+			if token != "" {
+				rt = headerRT{"Authorization": "Bearer " + token}
+			}
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+				&sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: rt}}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { cs.Close() })
+			benchCalls(b, cs)
+		})
+	}
 }

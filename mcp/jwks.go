@@ -59,13 +59,20 @@ func (f *fetchedKeys) find(kid, alg string) []jose.JSONWebKey {
 	return out
 }
 
-// lookup returns the keys to check a token signed with kid and alg.
-func (ks *keySet) lookup(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, error) {
+// lookup returns the keys to check a token signed with kid and alg, and
+// the set they are from.
+func (ks *keySet) lookup(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, *fetchedKeys, error) {
 	if f := ks.cur.Load(); f != nil && ks.now().Sub(f.at) < keysMaxAge {
 		if keys := f.find(kid, alg); len(keys) > 0 {
-			return keys, nil
+			return keys, f, nil
 		}
 	}
+	return ks.refresh(ctx, kid, alg)
+}
+
+// refresh is lookup when the keys at hand do not do: it fetches them
+// again unless the last try is too recent.
+func (ks *keySet) refresh(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, *fetchedKeys, error) {
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	now := ks.now()
@@ -74,17 +81,17 @@ func (ks *keySet) lookup(ctx context.Context, kid, alg string) ([]jose.JSONWebKe
 	if f != nil {
 		keys = f.find(kid, alg)
 		if len(keys) > 0 && now.Sub(f.at) < keysMaxAge {
-			return keys, nil // fetched while this lookup waited
+			return keys, f, nil // fetched while this lookup waited
 		}
 	}
 	if !ks.tried.IsZero() && now.Sub(ks.tried) < keysMinRefresh {
 		if len(keys) > 0 {
-			return keys, nil // old, but not to be fetched again yet
+			return keys, f, nil // old, but not to be fetched again yet
 		}
 		if ks.failure != nil {
-			return nil, ks.failure
+			return nil, nil, ks.failure
 		}
-		return nil, fmt.Errorf("%w: signed with key %q, which the issuer does not publish", auth.ErrInvalidToken, kid)
+		return nil, nil, fmt.Errorf("%w: signed with key %q, which the issuer does not publish", auth.ErrInvalidToken, kid)
 	}
 	ks.tried = now
 	// The fetch outlives a client that goes away: others wait for it.
@@ -94,15 +101,16 @@ func (ks *keySet) lookup(ctx context.Context, kid, alg string) ([]jose.JSONWebKe
 	ks.failure = err
 	if err != nil {
 		if len(keys) > 0 {
-			return keys, nil // the issuer is down: its keys stay trusted
+			return keys, f, nil // the issuer is down: its keys stay trusted
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	ks.cur.Store(&fetchedKeys{at: now, keys: fetched})
-	if keys = (&fetchedKeys{keys: fetched}).find(kid, alg); len(keys) == 0 {
-		return nil, fmt.Errorf("%w: signed with key %q, which the issuer does not publish", auth.ErrInvalidToken, kid)
+	f = &fetchedKeys{at: now, keys: fetched}
+	ks.cur.Store(f)
+	if keys = f.find(kid, alg); len(keys) == 0 {
+		return nil, nil, fmt.Errorf("%w: signed with key %q, which the issuer does not publish", auth.ErrInvalidToken, kid)
 	}
-	return keys, nil
+	return keys, f, nil
 }
 
 // fetch reads the issuer's key set: its public signing keys.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -75,7 +76,24 @@ type oauthVerifier struct {
 	metadata         *oauthex.ProtectedResourceMetadata
 	keys             *keySet
 	now              func() time.Time
+
+	// verified are the tokens whose signature and claims were checked,
+	// with the key set they were checked against: a token sent again (on
+	// every request of a session) is not checked again while that key set
+	// is current, only its times are.
+	mu       sync.RWMutex
+	verified map[string]verifiedToken
 }
+
+// verifiedToken is a token that passed verify.
+type verifiedToken struct {
+	info     *auth.TokenInfo
+	nbf, exp time.Time // nbf zero: none
+	keys     *fetchedKeys
+}
+
+// maxVerified bounds oauthVerifier.verified: when full it is emptied.
+const maxVerified = 4096
 
 func newOAuthVerifier(o *OAuth) (*oauthVerifier, error) {
 	if o.Issuer == "" {
@@ -130,12 +148,27 @@ func claimPath(name, def string) []string {
 // verify checks token: its signature by a key of the issuer, iss, aud,
 // exp (required), nbf and iat; and maps its claims to the principal.
 func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenInfo, error) {
+	v.mu.RLock()
+	e, ok := v.verified[token]
+	v.mu.RUnlock()
+	if now := v.now(); ok && e.keys == v.keys.cur.Load() && now.Sub(e.keys.at) < keysMaxAge {
+		if now.Add(v.leeway).Before(e.nbf) || now.Add(-v.leeway).After(e.exp) {
+			return nil, fmt.Errorf("%w: expired or not yet valid", auth.ErrInvalidToken)
+		}
+		return e.info, nil
+	}
+	info, err := v.check(ctx, token)
+	return info, err
+}
+
+// check is verify without the cache.
+func (v *oauthVerifier) check(ctx context.Context, token string) (*auth.TokenInfo, error) {
 	tok, err := jwt.ParseSigned(token, algorithms)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a signed JWT with an asymmetric algorithm", auth.ErrInvalidToken)
 	}
 	h := tok.Headers[0]
-	keys, err := v.keys.lookup(ctx, h.KeyID, h.Algorithm)
+	keys, set, err := v.keys.lookup(ctx, h.KeyID, h.Algorithm)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +218,16 @@ func (v *oauthVerifier) verify(ctx context.Context, token string) (*auth.TokenIn
 	}
 	info := tokenInfo(p)
 	info.Expiration = std.Expiry.Time()
+	e := verifiedToken{info: info, exp: info.Expiration, keys: set}
+	if std.NotBefore != nil {
+		e.nbf = std.NotBefore.Time()
+	}
+	v.mu.Lock()
+	if v.verified == nil || len(v.verified) >= maxVerified {
+		v.verified = map[string]verifiedToken{}
+	}
+	v.verified[token] = e
+	v.mu.Unlock()
 	return info, nil
 }
 
