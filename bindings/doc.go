@@ -33,6 +33,8 @@
 // binding's details for observers (tooling.Event.Detail). Lint finds
 // credentials written out and text spliced into SQL.
 //
-// Imports: the standard library, its drivers and clients, config and tooling.
-// tooling never imports this package; the gate in scripts/gate.sh checks it.
+// Imports: tooling, internal/jsonenc, the standard library, and the YAML
+// parser, SQL drivers and queue clients the bindings use; not config (the
+// command line turns the config into Load's arguments). tooling never
+// imports this package; the gate in scripts/gate.sh checks it.
 package bindings

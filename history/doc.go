@@ -13,5 +13,5 @@
 //
 // Secrets are never stored: see Redact.
 //
-// history imports tooling, config and the standard library only.
+// history imports tooling, internal/jsonenc and the standard library only.
 package history
