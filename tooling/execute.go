@@ -98,7 +98,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 		}
 	}
 	res := &box.res
-	*res = Result{Tool: name, Origin: o.origin, Principal: *o.principal, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
+	*res = Result{Tool: shownName(name), Origin: o.origin, Principal: *o.principal, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
 	if res.CallID == "" {
 		res.CallID = r.newID()
 	}
@@ -170,8 +170,9 @@ func (res *Result) decide(step, detail string) {
 
 func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name string, args json.RawMessage, o *callOptions) {
 	if e == nil {
-		res.fail(CodeNotFound, r.notFound(name))
-		res.Hint = r.notFoundHint(name)
+		err, hint := r.notFound(name)
+		res.fail(CodeNotFound, err.Message)
+		res.Hint = hint
 		return
 	}
 	res.Tool = e.tool.Name
@@ -558,7 +559,7 @@ func (r *Registry) checkOutput(e *entry, out any) (c checked) {
 func (r *Registry) ValidateArgs(name string, args json.RawMessage) ([]FieldError, error) {
 	e := r.lookup(name)
 	if e == nil {
-		return nil, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+		return nil, r.notFoundError(name)
 	}
 	var res Result
 	var call Call

@@ -12,6 +12,16 @@ import (
 // are spelled "__" (toolname.Export), the limit of OpenAI and Anthropic.
 const maxNameLen = 64
 
+// maxLookupLen is the longest name a registry can hold, in either
+// spelling: a Go tool's name is at most maxNameLen bytes once exported,
+// a preview tool keeps its MCP name, at most 128 bytes. A longer name is not
+// looked up and gets no suggestion: a miss costs what a hit costs.
+const maxLookupLen = 128
+
+// shownNameLen is how much of an unknown name longer than maxLookupLen a
+// refusal shows.
+const shownNameLen = 64
+
 // checkName returns why name is not a valid "group.name", or "".
 //
 // A name is two or more segments joined by dots; each segment is lower snake

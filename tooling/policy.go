@@ -207,7 +207,7 @@ type Policy struct {
 func (r *Registry) Policy(name string) (Policy, error) {
 	e := r.lookup(name)
 	if e == nil {
-		return Policy{}, &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+		return Policy{}, r.notFoundError(name)
 	}
 	p := e.pol.Load()
 	reason := e.disabledReason()

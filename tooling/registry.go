@@ -23,6 +23,7 @@ type Registry struct {
 	tools   map[string]*entry
 	exports map[string]string // toolname.Export(name) -> name, to keep exported names unique
 	sorted  []*entry          // nil when a registration made it stale
+	index   *nameIndex        // built by the first miss; nil when a registration made it stale
 
 	cfg atomic.Pointer[Settings] // with its defaults spelled out
 	obs observers
@@ -211,7 +212,7 @@ func (r *Registry) insertLocked(e *entry) error {
 	e.pol.Store(policyFor(e, r.cfg.Load()))
 	r.tools[t.Name] = e
 	r.exports[exported] = t.Name
-	r.sorted = nil
+	r.stale()
 	return nil
 }
 
@@ -225,6 +226,8 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 		if p := checkName(t.Name); p != "" {
 			problems = append(problems, p)
 		}
+	} else if len(t.Name) > maxLookupLen {
+		problems = append(problems, fmt.Sprintf("the name is %d bytes, over %d: shorten it", len(t.Name), maxLookupLen))
 	}
 	if t.Run == nil {
 		problems = append(problems, "Run is nil: give the tool a Run func")
@@ -312,7 +315,7 @@ func (r *Registry) Remove(name string) bool {
 	}
 	delete(r.tools, name)
 	delete(r.exports, toolname.Export(name))
-	r.sorted = nil
+	r.stale()
 	return true
 }
 
@@ -369,7 +372,7 @@ func (r *Registry) Replace(remove []string, tools []Tool) error {
 		}
 		return errors.Join(errs...)
 	}
-	r.sorted = nil
+	r.stale()
 	return nil
 }
 
@@ -380,6 +383,9 @@ func (r *Registry) lookup(name string) *entry { return r.find(name).ready() }
 // find finds a tool as lookup does, without compiling a deferred entry's
 // schemas: for a confined child serving a call its parent validated.
 func (r *Registry) find(name string) *entry {
+	if len(name) > maxLookupLen {
+		return nil // no tool has so long a name: not worth hashing
+	}
 	r.mu.RLock()
 	e := r.tools[name]
 	r.mu.RUnlock()
@@ -409,8 +415,13 @@ func (r *Registry) entries() []*entry {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.sortedLocked()
+}
+
+// sortedLocked is entries with r.mu held for writing.
+func (r *Registry) sortedLocked() []*entry {
 	if r.sorted == nil {
-		s = make([]*entry, 0, len(r.tools))
+		s := make([]*entry, 0, len(r.tools))
 		for _, e := range r.tools {
 			if e.deferred {
 				e.ready() // its search text
@@ -431,6 +442,9 @@ func (r *Registry) Len() int {
 }
 
 // names returns the names of every registered tool, sorted.
+// stale drops what was derived from the set of tools; r.mu is held.
+func (r *Registry) stale() { r.sorted, r.index = nil, nil }
+
 func (r *Registry) names() []string {
 	es := r.entries()
 	out := make([]string, len(es))
@@ -530,7 +544,7 @@ func containsString(s []string, v string) bool {
 func (r *Registry) Availability(ctx context.Context, name string, origin Origin) error {
 	e := r.lookup(name)
 	if e == nil {
-		return &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+		return r.notFoundError(name)
 	}
 	return r.availability(ctx, e, origin)
 }
@@ -572,56 +586,12 @@ func originMessage(e *entry, o Origin) string {
 	return fmt.Sprintf("origin %q may not call %s (allowed: %s)", o, e.tool.Name, strings.Join(allowed, ", "))
 }
 
-// notFound says a tool is missing, with the nearest name if one is near.
-func (r *Registry) notFound(name string) string {
-	if name == "" {
-		return "no tool name given"
-	}
-	msg := fmt.Sprintf("no tool named %q", name)
-	if c := r.suggest(name); c != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", c)
-	}
-	return msg
-}
-
-// suggest finds the registered name nearest to name: a typo of a whole
-// name, or a name given without its group ("echo" for "demo.echo").
-func (r *Registry) suggest(name string) string {
-	names := r.names()
-	if c := closest(toolname.ParseExport(name), names); c != "" {
-		return c
-	}
-	var match string
-	for _, n := range names {
-		if i := strings.LastIndexByte(n, '.'); i >= 0 && n[i+1:] == name {
-			if match != "" {
-				return "" // ambiguous
-			}
-			match = n
-		}
-	}
-	return match
-}
-
-func (r *Registry) notFoundHint(name string) string {
-	if r.suggest(name) != "" || !strings.Contains(toolname.ParseExport(name), ".") {
-		return ""
-	}
-	group, _, _ := strings.Cut(toolname.ParseExport(name), ".")
-	for _, n := range r.names() {
-		if strings.HasPrefix(n, group+".") {
-			return ""
-		}
-	}
-	return fmt.Sprintf("no tool of group %q is registered: is the package that defines it imported (import _ \"your/module/tools\")?", group)
-}
-
 // SetEnabled enables or disables a tool at runtime. Disabling takes effect
 // for calls that start afterwards; config rules still apply when enabled.
 func (r *Registry) SetEnabled(name string, enabled bool) error {
 	e := r.lookup(name)
 	if e == nil {
-		return &Error{Code: CodeNotFound, Tool: name, Message: r.notFound(name)}
+		return r.notFoundError(name)
 	}
 	e.disabled.Store(!enabled)
 	return nil
