@@ -13,9 +13,9 @@ import (
 const maxNameLen = 64
 
 // maxLookupLen is the longest name a registry can hold, in either
-// spelling: a Go tool's name is at most maxNameLen bytes once exported,
-// a preview tool keeps its MCP name, at most 128 bytes. A longer name is not
-// looked up and gets no suggestion: a miss costs what a hit costs.
+// spelling: a Go tool's name is at most maxNameLen bytes once exported, a
+// name taken as is (AddNamedAsIs) at most 128, MCP's limit. A longer name
+// is not looked up and gets no suggestion.
 const maxLookupLen = 128
 
 // shownNameLen is how much of an unknown name longer than maxLookupLen a

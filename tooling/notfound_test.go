@@ -109,3 +109,23 @@ func TestNotFoundCostsWhatACallCosts(t *testing.T) {
 		}
 	}
 }
+
+// TestLongestNamesAreFound: the cut that refuses long names at once spares
+// every name a registry can hold, the 128 bytes of an MCP name included.
+func TestLongestNamesAreFound(t *testing.T) {
+	r := tooling.NewRegistry()
+	long := strings.Repeat("a", 128)
+	if err := r.AddNamedAsIs(tooling.Tool{Name: long, Run: run}); err != nil {
+		t.Fatal(err)
+	}
+	exported := "g__" + strings.Repeat("b", 61) // "g." + 61 bytes: 64 once exported
+	r.Register(tooling.Tool{Name: "g." + strings.Repeat("b", 61), Run: run})
+	for _, name := range []string{long, exported} {
+		if _, err := r.Execute(context.Background(), name, nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if res, _ := r.Execute(context.Background(), long+"a", nil); res.Code != tooling.CodeNotFound || strings.Contains(res.Message, "did you mean") {
+		t.Errorf("129 bytes: %s %s", res.Code, res.Message)
+	}
+}

@@ -226,8 +226,6 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 		if p := checkName(t.Name); p != "" {
 			problems = append(problems, p)
 		}
-	} else if len(t.Name) > maxLookupLen {
-		problems = append(problems, fmt.Sprintf("the name is %d bytes, over %d: shorten it", len(t.Name), maxLookupLen))
 	}
 	if t.Run == nil {
 		problems = append(problems, "Run is nil: give the tool a Run func")
