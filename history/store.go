@@ -30,11 +30,17 @@ type Entry struct {
 	Consent bool `json:"consent,omitempty"`
 	// Via is what made the call: ViaConsole or ViaRun.
 	Via string `json:"via"`
-	// Config and ToolsFile are the config file and the tools file in
-	// force, "" for none; Source is the tool's own (tooling.Tool.Source).
-	Config    string `json:"config,omitempty"`
-	ToolsFile string `json:"tools_file,omitempty"`
-	Source    string `json:"source,omitempty"`
+	// Config is the config file in force, "" for none; ToolsFiles are the
+	// tools files (--tools) loaded, absolute, nil for none (ToolsFile is
+	// the one file an entry kept before there could be several says);
+	// Source is the tool's own (tooling.Tool.Source).
+	Config     string   `json:"config,omitempty"`
+	ToolsFiles []string `json:"tools_files,omitempty"`
+	ToolsFile  string   `json:"tools_file,omitempty"`
+	Source     string   `json:"source,omitempty"`
+	// Server is the --server flag (NAME=COMMAND... or NAME=URL) that gave
+	// the tool's MCP server, "" when the tool is not of a server a flag gave.
+	Server string `json:"server,omitempty"`
 	// ToolDirs are the tools files and directories loaded (--tools-dir),
 	// absolute, nil for none; Demo says the demo shop ran (--demo).
 	ToolDirs []string `json:"tool_dirs,omitempty"`

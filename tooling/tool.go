@@ -32,7 +32,8 @@ type Tool struct {
 	Meta Meta
 	// Source says where the tool comes from, for people choosing among
 	// tools: "" for a tool compiled into the program, "file:PATH" for a tool
-	// declared in a tools file, "mcp:NAME" for a tool of the MCP server NAME.
+	// declared in a tools file, "mcp:NAME" for a tool of the MCP server NAME,
+	// "tools:PATH" for a tool of an MCP tools/list file loaded in preview.
 	// The registry keeps it and never acts on it.
 	Source string
 	// Available, when set, says why the tool cannot run now (nil: it can).

@@ -34,8 +34,9 @@ type common struct {
 
 	// problems are what went wrong while loading (Options.Problems).
 	problems []string
-	// toolsFile and configFile are Options.ToolsFile and ConfigFile.
-	toolsFile, configFile string
+	// toolsFiles and configFile are Options.ToolsFiles and ConfigFile.
+	toolsFiles []string
+	configFile string
 	// toolDirs and demo are Options.ToolDirs and Demo.
 	toolDirs []string
 	demo     bool

@@ -228,6 +228,8 @@ func (d *detailScreen) overview() string {
 		row("Source", "a tool of the MCP server "+strings.TrimPrefix(src, "mcp:")+" (S lists the servers)")
 	case strings.HasPrefix(src, "file:"):
 		row("Source", "the tools file "+strings.TrimPrefix(src, "file:"))
+	case strings.HasPrefix(src, "tools:"):
+		row("Source", "the MCP tools/list file "+strings.TrimPrefix(src, "tools:")+", in preview (calls return their arguments)")
 	case src != "":
 		row("Source", src)
 	}

@@ -20,11 +20,19 @@ import (
 // POSIX shell. It is the call as it was made: as origin ui, with the
 // tools files, the demo shop, the tools file and the config file it was
 // made with (a kept call's own, else the console's), and for a call of
-// this session of an MCP server's tool the --server that gave the server.
+// an MCP server's tool the --server that gave the server (a kept call's
+// own, else the console's).
 func commandLine(rec *callRecord, t *tooling.Tool, c *common) string {
-	toolsFile, configFile, dirs, demo := c.toolsFile, c.configFile, c.toolDirs, c.demo
+	toolsFiles, configFile, dirs, demo := c.toolsFiles, c.configFile, c.toolDirs, c.demo
+	server := ""
+	if t != nil {
+		server = serverFlag(c.serverFlags, t.Source)
+	}
 	if e := rec.kept; e != nil {
-		toolsFile, configFile, dirs, demo = e.ToolsFile, e.Config, e.ToolDirs, e.Demo
+		toolsFiles, configFile, dirs, demo, server = e.ToolsFiles, e.Config, e.ToolDirs, e.Demo, e.Server
+		if len(toolsFiles) == 0 && e.ToolsFile != "" {
+			toolsFiles = []string{e.ToolsFile} // kept before there could be several
+		}
 		if len(dirs) == 0 && !demo && strings.HasPrefix(e.Source, "file:") {
 			// Kept before the tools files were: the tool's own file.
 			dirs = []string{strings.TrimPrefix(e.Source, "file:")}
@@ -46,21 +54,31 @@ func commandLine(rec *callRecord, t *tooling.Tool, c *common) string {
 	for _, d := range dirs {
 		b.WriteString(" --tools-dir " + shellQuotePath(d))
 	}
-	if t != nil && rec.kept == nil && strings.HasPrefix(t.Source, "mcp:") {
-		// A call of this session: its server, when --server gave it.
-		for _, f := range c.serverFlags {
-			if strings.HasPrefix(f, strings.TrimPrefix(t.Source, "mcp:")+"=") {
-				b.WriteString(" --server " + shellQuotePath(f))
-			}
-		}
+	if server != "" {
+		b.WriteString(" --server " + shellQuotePath(server))
 	}
-	if toolsFile != "" {
-		b.WriteString(" --tools " + shellQuotePath(toolsFile))
+	for _, f := range toolsFiles {
+		b.WriteString(" --tools " + shellQuotePath(f))
 	}
 	if configFile != "" {
 		b.WriteString(" --config " + shellQuotePath(configFile))
 	}
 	return b.String()
+}
+
+// serverFlag is the flag among flags (NAME=COMMAND... or NAME=URL) that
+// gave the MCP server of a tool from source, "" for none.
+func serverFlag(flags []string, source string) string {
+	name, ok := strings.CutPrefix(source, "mcp:")
+	if !ok {
+		return ""
+	}
+	for _, f := range flags {
+		if strings.HasPrefix(f, name+"=") {
+			return f
+		}
+	}
+	return ""
 }
 
 // goCall formats a call as a call of tooling.ExecuteTool.

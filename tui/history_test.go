@@ -94,15 +94,15 @@ func TestCopyFormats(t *testing.T) {
 // started with, and the origin of its calls.
 func TestCopiedCommandLineNamesTheFiles(t *testing.T) {
 	rec := &callRecord{seq: 1, tool: "preview.search", args: json.RawMessage(`{"q":"x"}`)}
-	c := &common{toolsFile: "/work/my tools.json", configFile: "/etc/toolexplorer/config.json"}
+	c := &common{toolsFiles: []string{"/work/my tools.json"}, configFile: "/etc/toolexplorer/config.json"}
 	want := `toolexplorer run preview.search --args '{"q":"x"}' --origin ui --tools '/work/my tools.json' --config /etc/toolexplorer/config.json`
 	if got := commandLine(rec, nil, c); got != want {
 		t.Errorf("command line:\n got %s\nwant %s", got, want)
 	}
 	reg := newTestRegistry(t)
-	m := New(reg, Options{NoColor: true, ToolsFile: "/t.json", ConfigFile: "/c.json"})
-	if m.c.toolsFile != "/t.json" || m.c.configFile != "/c.json" {
-		t.Errorf("the console keeps tools file %q, config file %q", m.c.toolsFile, m.c.configFile)
+	m := New(reg, Options{NoColor: true, ToolsFiles: []string{"/t.json"}, ConfigFile: "/c.json"})
+	if len(m.c.toolsFiles) != 1 || m.c.toolsFiles[0] != "/t.json" || m.c.configFile != "/c.json" {
+		t.Errorf("the console keeps tools file %q, config file %q", m.c.toolsFiles, m.c.configFile)
 	}
 }
 
@@ -233,6 +233,11 @@ func TestCopiedCommandLineNamesTheToolsFiles(t *testing.T) {
 			`toolexplorer run shop.list --args '{}' --origin ui --tools-dir /work/tools --tools-dir /work/more/one.yaml --config /etc/te.json`},
 		{"kept with the demo", keptRecord(&history.Entry{Tool: "shop.list", Args: json.RawMessage(`{}`), Demo: true, Source: "file:tools/shop.yaml"}),
 			`toolexplorer --demo run shop.list --args '{}' --origin ui`},
+		{"kept with two --tools files", keptRecord(&history.Entry{Tool: "ext.ping", Args: json.RawMessage(`{}`),
+			ToolsFiles: []string{"/work/one.json", "/work/two.json"}, Source: "tools:/work/two.json"}),
+			`toolexplorer run ext.ping --args '{}' --origin ui --tools /work/one.json --tools /work/two.json`},
+		{"kept before there could be several --tools files", keptRecord(&history.Entry{Tool: "ext.ping", Args: json.RawMessage(`{}`), ToolsFile: "/work/one.json"}),
+			`toolexplorer run ext.ping --args '{}' --origin ui --tools /work/one.json`},
 		{"kept without its tools files", keptRecord(&history.Entry{Tool: "shop.list", Args: json.RawMessage(`{}`), Source: "file:/work/tools/shop.yaml"}),
 			`toolexplorer run shop.list --args '{}' --origin ui --tools-dir /work/tools/shop.yaml`},
 	} {
@@ -252,6 +257,12 @@ func TestCopiedCommandLineNamesTheServer(t *testing.T) {
 	want := `toolexplorer run ev.echo --args '{}' --origin ui --server 'ev=/usr/bin/everything '\''a b'\'''`
 	if got := commandLine(rec, remote, c); got != want {
 		t.Errorf("command line:\n got %s\nwant %s", got, want)
+	}
+	// A call of an earlier session: the server it was kept with, though
+	// no server of that name runs now.
+	kept := keptRecord(&history.Entry{Tool: "ev.echo", Args: json.RawMessage(`{}`), Source: "mcp:ev", Server: "ev=/usr/bin/everything"})
+	if got, want := commandLine(kept, nil, &common{}), `toolexplorer run ev.echo --args '{}' --origin ui --server 'ev=/usr/bin/everything'`; got != want {
+		t.Errorf("command line of a kept call:\n got %s\nwant %s", got, want)
 	}
 	m := New(newTestRegistry(t), Options{NoColor: true, ServerFlags: []string{"ev=/bin/ev"}})
 	if len(m.c.serverFlags) != 1 || m.c.serverFlags[0] != "ev=/bin/ev" {

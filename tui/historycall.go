@@ -147,6 +147,8 @@ func (s *callScreen) frame() (head, tail []string) {
 	if k := rec.kept; k != nil {
 		row("config", k.Config)
 		row("tools file", k.ToolsFile)
+		row("tools files", strings.Join(k.ToolsFiles, ", "))
+		row("server", k.Server)
 		row("source", k.Source)
 		if k.OutputOmitted > 0 {
 			row("output", "not kept: "+plural(k.OutputOmitted, "byte")+", above the history's bound")

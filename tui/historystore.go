@@ -14,10 +14,11 @@ func (c *common) keepCmd(rec *callRecord) tea.Cmd {
 		return nil
 	}
 	e := history.Entry{Time: rec.started, Tool: rec.tool, Origin: rec.origin(), Consent: rec.consent,
-		Via: history.ViaConsole, Config: c.configFile, ToolsFile: c.toolsFile, ToolDirs: c.toolDirs, Demo: c.demo, Result: rec.result}
+		Via: history.ViaConsole, Config: c.configFile, ToolsFiles: c.toolsFiles, ToolDirs: c.toolDirs, Demo: c.demo, Result: rec.result}
 	var schema []byte
 	if t, ok := c.reg.Lookup(rec.tool); ok {
 		schema, e.Source = t.Input, t.Source
+		e.Server = serverFlag(c.serverFlags, t.Source)
 	}
 	e.Args = history.Redact(schema, rec.args)
 	store := c.store

@@ -63,6 +63,8 @@ func sourceName(s string) string {
 		return "file " + filepath.Base(strings.TrimPrefix(s, "file:"))
 	case strings.HasPrefix(s, "mcp:"):
 		return "mcp " + strings.TrimPrefix(s, "mcp:")
+	case strings.HasPrefix(s, "tools:"):
+		return "preview " + filepath.Base(strings.TrimPrefix(s, "tools:"))
 	}
 	return s
 }

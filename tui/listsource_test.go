@@ -161,3 +161,18 @@ func TestListSourcesGolden(t *testing.T) {
 		})
 	}
 }
+
+// The tools of a --tools file (an MCP tools/list, in preview) are a source
+// of their own, not built in.
+func TestListSourcePreviewFile(t *testing.T) {
+	reg := newTestRegistry(t)
+	tool := testTools()[0]
+	tool.Name, tool.Source = "ext.ping", "tools:/work/one.json"
+	if err := reg.Add(tool); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, reg, 120, 30)
+	h.mustContain("built in 9", "preview one.json 1")
+	h.send(openDetailMsg{name: "ext.ping"})
+	h.mustContain("the MCP tools/list file /work/one.json, in preview")
+}

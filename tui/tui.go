@@ -50,11 +50,12 @@ type Options struct {
 	// Principal is who the console calls as (the local user, or --as),
 	// shown beside the origin. Zero: the anonymous principal.
 	Principal tooling.Principal
-	// ToolsFile and ConfigFile are the tools file and the config file the
-	// console was started with (--tools, --config or $TOOLEXPLORER_CONFIG),
-	// "" for none: a call copied as a command line names them, so that it
-	// runs against the same tools and policy.
-	ToolsFile, ConfigFile string
+	// ToolsFiles and ConfigFile are the tools files and the config file
+	// the console was started with (--tools, --config or
+	// $TOOLEXPLORER_CONFIG), none for none: a call copied as a command line
+	// names them, so that it runs against the same tools and policy.
+	ToolsFiles []string
+	ConfigFile string
 	// ToolDirs are the tools files and directories loaded (--tools-dir),
 	// absolute; Demo says the demo shop runs (--demo). A call copied as a
 	// command line names them too.
@@ -172,7 +173,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		governance:  reg.Stats,
 		avail:       make(map[string]availState),
 		problems:    opts.Problems,
-		toolsFile:   opts.ToolsFile,
+		toolsFiles:  opts.ToolsFiles,
 		origin:      cmp.Or(opts.Origin, tooling.OriginUI),
 		principal:   opts.Principal,
 		dangerous:   opts.ConfirmDangerous,

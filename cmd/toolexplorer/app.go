@@ -44,9 +44,10 @@ type app struct {
 	warnings []string
 	// configFile is the config file applied, "" for none.
 	configFile string
-	// toolsPath is the --tools file given before the command name, and
-	// toolProblems its tools that could not be added, one line each.
-	toolsPath    string
+	// toolsPaths are the --tools files, given before the command name and
+	// after it, and toolProblems their tools that could not be added, one
+	// line each.
+	toolsPaths   []string
 	toolProblems []string
 	// flagServers are the --server flags; servers the servers of them and
 	// of the config, connected or not, guarded by serversMu (the console
@@ -145,8 +146,9 @@ func (a *app) main(args []string) int {
 	fs := flag.NewFlagSet("toolexplorer", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	var configPath, toolsPath string
-	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
+	var configPath string
+	var toolsPaths []string
+	sharedFlags(fs, &configPath, &toolsPaths, &a.flagServers)
 	a.toolFileFlags(fs)
 	a.identityFlags(fs)
 	version := fs.Bool("version", false, "print the version and exit")
@@ -164,7 +166,7 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	rest := fs.Args()
-	a.toolsPath = toolsPath
+	a.toolsPaths = toolsPaths
 	a.ctx = tooling.ContextWithPrincipal(a.ctx, a.principal())
 	if *demo {
 		defer a.startDemoShop()()
@@ -174,7 +176,7 @@ func (a *app) main(args []string) int {
 	}
 	if len(rest) == 0 {
 		if console != nil {
-			if code := a.loadTools(a.toolsPath); code != exitOK {
+			if code := a.loadTools(a.toolsPaths); code != exitOK {
 				return code
 			}
 			if *origin != "" {
@@ -223,9 +225,9 @@ func (a *app) main(args []string) int {
 
 // sharedFlags declares the flags accepted before the command name and by
 // every command: --config, --tools and --server.
-func sharedFlags(fs *flag.FlagSet, configPath, toolsPath *string, servers *[]namedServer) {
+func sharedFlags(fs *flag.FlagSet, configPath *string, toolsPaths *[]string, servers *[]namedServer) {
 	fs.StringVar(configPath, "config", "", "load the config `FILE` (default: $"+configEnv+")")
-	fs.StringVar(toolsPath, "tools", "", "also load the tools of an MCP tools/list `FILE`, in preview mode")
+	fs.Var((*pathList)(toolsPaths), "tools", "also load the tools of an MCP tools/list `FILE`, in preview mode (repeatable)")
 	fs.Var(serverFlag{servers}, "server", "also add the tools of the MCP server `NAME=COMMAND...` or NAME=URL (repeatable)")
 }
 
@@ -245,8 +247,9 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	a.rawStdout = a.stdout
 	a.stdout, a.stderr = termtext.Writer(a.stdout), termtext.Writer(a.stderr)
 	fs := newFlagSet(cmd.name)
-	var configPath, toolsPath string
-	sharedFlags(fs, &configPath, &toolsPath, &a.flagServers)
+	var configPath string
+	var toolsPaths []string
+	sharedFlags(fs, &configPath, &toolsPaths, &a.flagServers)
 	a.toolFileFlags(fs)
 	a.identityFlags(fs)
 	exec := cmd.setup(fs)
@@ -260,10 +263,10 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 	}
 	a.ctx = tooling.ContextWithPrincipal(a.ctx, a.principal())
 	if !cmd.noConfig {
-		if toolsPath == "" {
-			toolsPath = a.toolsPath
-		}
-		if code := a.loadTools(toolsPath); code != exitOK {
+		// The --tools files given after the command name load with those
+		// given before it, and the history keeps them all.
+		a.toolsPaths = append(a.toolsPaths, toolsPaths...)
+		if code := a.loadTools(a.toolsPaths); code != exitOK {
 			return code
 		}
 		if configPath == "" {
@@ -281,24 +284,34 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 // file that cannot be read or parsed is a usage error; a tool in it that
 // cannot be added is a warning (one line, kept in toolProblems for the
 // console), and the others load.
-func (a *app) loadTools(path string) int {
-	if path == "" {
-		return exitOK
-	}
-	_, err := preview.Load(a.reg, path)
-	if err == nil {
-		return exitOK
-	}
-	joined, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		a.errorf("%v", err)
-		return exitUsage
-	}
-	for _, e := range joined.Unwrap() {
-		a.toolProblems = append(a.toolProblems, e.Error())
-		fmt.Fprintf(a.stderr, "toolexplorer: warning: %v\n", e)
+func (a *app) loadTools(paths []string) int {
+	for _, path := range paths {
+		_, err := preview.Load(a.reg, path)
+		if err == nil {
+			continue
+		}
+		joined, ok := err.(interface{ Unwrap() []error })
+		if !ok {
+			a.errorf("%v", err)
+			return exitUsage
+		}
+		for _, e := range joined.Unwrap() {
+			a.toolProblems = append(a.toolProblems, e.Error())
+			fmt.Fprintf(a.stderr, "toolexplorer: warning: %v\n", e)
+		}
 	}
 	return exitOK
+}
+
+// pathList is a repeatable flag of file names, each kept whole (commas
+// included).
+type pathList []string
+
+func (p *pathList) String() string { return strings.Join(*p, " ") }
+
+func (p *pathList) Set(v string) error {
+	*p = append(*p, v)
+	return nil
 }
 
 // loadConfig loads the config file at path (or the one $TOOLEXPLORER_CONFIG

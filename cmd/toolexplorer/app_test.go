@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,7 +164,8 @@ func TestHelp(t *testing.T) {
 func TestMainHelpNamesEveryFlag(t *testing.T) {
 	help := cli(t, "", "--help").stdout
 	fs := flag.NewFlagSet("toolexplorer", flag.ContinueOnError)
-	var configPath, toolsPath string
+	var configPath string
+	var toolsPath []string
 	var servers []namedServer
 	sharedFlags(fs, &configPath, &toolsPath, &servers)
 	(&app{}).toolFileFlags(fs)
@@ -303,8 +305,8 @@ func TestConsoleKnowsItsFiles(t *testing.T) {
 	if o := cli(t, "", "--tools", "tools.json"); o.code != 7 {
 		t.Fatalf("exit %d\n%s", o.code, o)
 	}
-	if opts.ToolsFile != tools || opts.ConfigFile != cfg {
-		t.Errorf("console told tools %q, config %q; want %q, %q", opts.ToolsFile, opts.ConfigFile, tools, cfg)
+	if !slices.Equal(opts.ToolsFiles, []string{tools}) || opts.ConfigFile != cfg {
+		t.Errorf("console told tools %q, config %q; want %q, %q", opts.ToolsFiles, opts.ConfigFile, tools, cfg)
 	}
 }
 

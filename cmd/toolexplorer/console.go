@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/x/term"
 
@@ -53,9 +54,24 @@ func runConsole(a *app, _ string) int {
 // consoleOptions are the console's options for the app as loaded.
 func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
-		Problems:  slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
-		ToolsFile: absPath(a.toolsPath), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
+		Problems:   slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
+		ToolsFiles: absPaths(a.toolsPaths), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
 		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation}
+}
+
+// serverFlagOf is the flag among flags (serverFlags) that gave the MCP
+// server of a tool from source (tooling.Tool.Source), "" for none.
+func serverFlagOf(flags []string, source string) string {
+	name, ok := strings.CutPrefix(source, "mcp:")
+	if !ok {
+		return ""
+	}
+	for _, f := range flags {
+		if strings.HasPrefix(f, name+"=") {
+			return f
+		}
+	}
+	return ""
 }
 
 // serverFlags are the --server values, NAME=COMMAND... (quoted as the flag
@@ -88,6 +104,15 @@ func servers(a *app) tui.Servers {
 
 // absPath is path made absolute, so that a command line the console
 // copies works from any directory; "" stays "".
+// absPaths are paths made absolute, nil for none.
+func absPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, absPath(p))
+	}
+	return out
+}
+
 func absPath(path string) string {
 	if path == "" {
 		return ""

@@ -85,9 +85,10 @@ Flags:
 // printCommandHelp prints a command's usage, description and flags.
 func printCommandHelp(w io.Writer, c *command) {
 	fs := newFlagSet(c.name)
-	var configPath, toolsPath string
+	var configPath string
+	var toolsPaths []string
 	var servers []namedServer
-	sharedFlags(fs, &configPath, &toolsPath, &servers)
+	sharedFlags(fs, &configPath, &toolsPaths, &servers)
 	(&app{}).toolFileFlags(fs)
 	c.setup(fs)
 	var b strings.Builder

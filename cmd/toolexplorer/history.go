@@ -148,7 +148,7 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
 		return
 	}
 	e := history.Entry{Time: res.Started, Tool: res.Tool, Origin: res.Origin, Consent: consent, Via: history.ViaRun,
-		Config: absPath(a.configFile), ToolsFile: absPath(a.toolsPath), ToolDirs: a.toolDirs(), Demo: a.demo, Result: res}
+		Config: absPath(a.configFile), ToolsFiles: absPaths(a.toolsPaths), ToolDirs: a.toolDirs(), Demo: a.demo, Result: res}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -158,6 +158,7 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
 	var schema []byte
 	if t, ok := a.reg.Lookup(res.Tool); ok {
 		schema, e.Source = t.Input, t.Source
+		e.Server = serverFlagOf(serverFlags(a), t.Source)
 	}
 	e.Args = history.Redact(schema, args)
 	if err := history.Open(path).Append(e); err != nil {

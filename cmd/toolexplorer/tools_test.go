@@ -1,9 +1,11 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -34,5 +36,37 @@ func TestToolsFile(t *testing.T) {
 	o = cli(t, "", "list", "--tools", writeFile(t, "missing-dir-file.json", "{"))
 	if o.code != exitUsage || !strings.Contains(o.stderr, "not an MCP tools/list result") {
 		t.Fatalf("a malformed tools file:\n%s", o)
+	}
+}
+
+// Two --tools files both load, given before the command name or after
+// it, and their tools say which file they come from; a call keeps every
+// --tools file, so that it can be made again (a --tools after the command
+// name was not kept).
+func TestToolsFilesAllLoadAndAreKept(t *testing.T) {
+	removePreview(t, "one.ping", "two.pong")
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	t.Setenv(history.FileEnv, path)
+	one := writeFile(t, "one.json", `{"tools":[{"name":"one.ping","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}`)
+	two := writeFile(t, "two.json", `{"tools":[{"name":"two.pong","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}`)
+	o := cli(t, "", "--tools", one, "run", "two.pong", "--tools", two, "--args", `{}`)
+	if o.code != exitOK {
+		t.Fatalf("a tool of the second --tools file:\n%s", o)
+	}
+	for name, file := range map[string]string{"one.ping": one, "two.pong": two} {
+		tool, ok := tooling.Default.Lookup(name)
+		abs, _ := filepath.Abs(file)
+		if !ok || tool.Source != "tools:"+abs {
+			t.Errorf("%s: loaded %v, source %q; want tools:%s", name, ok, tool.Source, abs)
+		}
+	}
+	entries, err := history.Open(path).Last(1, nil)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("kept %v, %v", entries, err)
+	}
+	absOne, _ := filepath.Abs(one)
+	absTwo, _ := filepath.Abs(two)
+	if e := entries[0]; strings.Join(e.ToolsFiles, " ") != absOne+" "+absTwo {
+		t.Errorf("kept with the tools files %q, want [%s %s]", e.ToolsFiles, absOne, absTwo)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -50,7 +51,10 @@ func hint(b *bool, def bool) bool {
 // they ask for consent), at high risk when destructive (the default);
 // open-world ones (the default) have network effects. Every preview tool
 // has the tag "preview".
-func Add(r *tooling.Registry, p Tool) error {
+func Add(r *tooling.Registry, p Tool) error { return add(r, p, "") }
+
+// add is Add with the tool's source (tooling.Tool.Source).
+func add(r *tooling.Registry, p Tool, source string) error {
 	var a Annotations
 	if p.Annotations != nil {
 		a = *p.Annotations
@@ -68,7 +72,7 @@ func Add(r *tooling.Registry, p Tool) error {
 	if p.Title == "" {
 		p.Title = a.Title
 	}
-	t := tooling.Tool{Name: p.Name, Title: p.Title, Description: p.Description, Input: p.InputSchema, Meta: meta,
+	t := tooling.Tool{Name: p.Name, Title: p.Title, Description: p.Description, Input: p.InputSchema, Meta: meta, Source: source,
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			return map[string]any{"preview": true, "tool": c.Tool, "arguments": json.RawMessage(c.Raw())}, nil
 		}}
@@ -81,16 +85,21 @@ func Add(r *tooling.Registry, p Tool) error {
 // that does not compile, a duplicate) is reported as a *Error, one
 // per tool (joined with errors.Join), and the others still load. A file
 // that cannot be read or parsed is an error of another type, and then
-// nothing loads. It returns how many loaded.
+// nothing loads. It returns how many loaded. Each tool's source is
+// "tools:PATH", PATH made absolute.
 func Load(r *tooling.Registry, path string) (int, error) {
 	tools, err := Read(path)
 	if err != nil {
 		return 0, err
 	}
+	source := path
+	if abs, err := filepath.Abs(path); err == nil {
+		source = abs
+	}
 	var errs []error
 	n := 0
 	for i, p := range tools {
-		if err := Add(r, p); err != nil {
+		if err := add(r, p, "tools:"+source); err != nil {
 			errs = append(errs, &Error{File: path, Index: i + 1, Tool: p.Name, Err: err})
 			continue
 		}
