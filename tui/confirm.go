@@ -110,11 +110,24 @@ func (d *confirmDialog) View(w, h int) string {
 		}
 		return st.Button.Render(label)
 	}
-	buttons := button("Consent and run (y)", focusYes) + "  "
-	if d.session != nil {
-		buttons += button("Allow for this session (a)", focusSession) + "  "
+	// The buttons stay on one row, with shorter labels in a narrow box: a
+	// row the box wraps would be a line taller than the box was measured,
+	// and the bottom border would go.
+	var buttons string
+	for _, labels := range [][3]string{
+		{"Consent and run (y)", "Allow for this session (a)", "Cancel (n)"},
+		{"Run (y)", "Session (a)", "Cancel (n)"},
+	} {
+		row := []string{button(labels[0], focusYes)}
+		if d.session != nil {
+			row = append(row, button(labels[1], focusSession))
+		}
+		row = append(row, button(labels[2], focusCancel))
+		if buttons = strings.Join(row, "  "); ansi.StringWidth(buttons) <= inner {
+			break
+		}
+		buttons = strings.Join(row, "\n") // narrower still: one under the other
 	}
-	buttons += button("Cancel (n)", focusCancel)
 
 	render := func(heading string, args []string) string {
 		content := st.Title.Render(d.title) + "\n\n" + body + "\n\n" + st.Label.Render(heading) + "\n" +
@@ -129,7 +142,7 @@ func (d *confirmDialog) View(w, h int) string {
 	d.maxTop = max(len(lines)-room, 0)
 	if len(lines) > room {
 		d.top = min(d.top, len(lines)-room)
-		heading = fmt.Sprintf("Arguments, lines %d–%d of %d (↑/↓ scroll)", d.top+1, d.top+room, len(lines))
+		heading = ansi.Truncate(fmt.Sprintf("Arguments, lines %d–%d of %d (↑/↓ scroll)", d.top+1, d.top+room, len(lines)), inner, "…")
 		lines = lines[d.top : d.top+room]
 	}
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, render(heading, lines))

@@ -32,7 +32,7 @@ func TestConsentDialogWithLongArguments(t *testing.T) {
 			if h.m.confirm == nil {
 				t.Fatal("no consent dialog")
 			}
-			h.mustContain("Run demo.write_note?", "Consent and run (y)", "Cancel (n)", "╰", "Arguments, lines 1–", "↑/↓ scroll")
+			h.mustContain("Run demo.write_note?", "(y)", "Cancel (n)", "╰", "Arguments, lines 1–", "↑/↓ scroll")
 			for _, l := range strings.Split(h.view(), "\n") {
 				if m := regexp.MustCompile(`word\d*`).FindAllString(l, -1); len(m) > 0 {
 					for _, w := range m {
@@ -47,7 +47,7 @@ func TestConsentDialogWithLongArguments(t *testing.T) {
 			for range 1000 {
 				h.press("pgdown")
 			}
-			h.mustContain("}", "Consent and run (y)", "╰")
+			h.mustContain("}", "(y)", "╰")
 			at := regexp.MustCompile(`lines (\d+)–(\d+) of (\d+)`).FindStringSubmatch(h.view())
 			if at == nil || at[2] != at[3] {
 				t.Fatalf("pgdown does not reach the last line of the arguments: %q", at)
@@ -63,5 +63,19 @@ func TestConsentDialogWithLongArguments(t *testing.T) {
 				t.Fatalf("the call after consent: %s %s", res.Code, res.Message)
 			}
 		})
+	}
+}
+
+// At 60×15 the consent dialog keeps its bottom border: its buttons stay
+// on one row (shorter labels), where a wrapped row made it a line taller
+// than it was measured.
+func TestConsentDialogFitsSmallWindow(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 60, 15)
+	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
+	h.press("ctrl+s")
+	h.mustContain("╭", "╰", "Run (y)", "Session (a)", "Cancel (n)")
+	h.press("y")
+	if res := h.runDone(1); !res.OK() {
+		t.Fatalf("y in the small dialog: %+v", res)
 	}
 }

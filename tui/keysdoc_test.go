@@ -39,6 +39,7 @@ func keyScreens() []struct {
 	editing = append(editing, newRunKeys().Back)
 	saved := newHistoryKeys()
 	saved.tab = tabSaved
+	fk := form.DefaultKeyMap()
 	return []struct {
 		name string
 		km   help.KeyMap
@@ -47,7 +48,12 @@ func keyScreens() []struct {
 		{"Tool list", list},
 		{"Tool detail", newDetailKeys()},
 		{"Arguments form", editing},
-		{"Arguments as raw JSON", newRawEditor(newStyles(true), nil, 80, 20).keys},
+		{"Arguments form as raw JSON (ctrl+r)", keyList{
+			bind([]string{"enter"}, "enter", "new line"), fk.Submit, bind([]string{"esc", "ctrl+r"}, "esc/ctrl+r", "back to the form"),
+			bind([]string{"up", "down", "left", "right"}, "←↑↓→", "move"), bind([]string{"home", "ctrl+a"}, "home", "line start"),
+			bind([]string{"end", "ctrl+e"}, "end", "line end"), bind([]string{"alt+left", "alt+right"}, "alt+←/→", "word left/right"),
+			bind([]string{"ctrl+k"}, "ctrl+k", "delete to line end"), bind([]string{"ctrl+w"}, "ctrl+w", "delete the word before")}},
+		{"Arguments as raw JSON (a schema the form cannot read)", newRawEditor(newStyles(true), nil, 80, 20).keys},
 		{"A call running", running},
 		{"Result and output viewer", result},
 		{"History", newHistoryKeys()},
