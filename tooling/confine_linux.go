@@ -98,7 +98,8 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	switch {
 	case r.Panic != "":
 	case toolErr != nil && (errors.Is(toolErr, fs.ErrPermission) || errors.Is(toolErr, syscall.EPERM) || errors.Is(toolErr, syscall.EACCES) ||
-		errors.Is(toolErr, syscall.EMFILE) || errors.Is(toolErr, syscall.EFBIG) || errors.Is(toolErr, syscall.ENOSPC)):
+		errors.Is(toolErr, syscall.EMFILE) || errors.Is(toolErr, syscall.EFBIG) || errors.Is(toolErr, syscall.ENOSPC) ||
+		errors.Is(toolErr, syscall.EROFS) || errors.Is(toolErr, syscall.EBUSY)): // EROFS, EBUSY: a protected name's read-only mount
 		return nil, toolErr
 	case toolErr != nil:
 		r.Error = toolErr.Error()
@@ -407,6 +408,14 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		call.workspace = ws
 		r.run(parent, runCtx, res, e, call, t)
 		return
+	}
+	if len(prof.WritePaths) > 0 {
+		m, why := confine.ProtectionMode()
+		text := "protected names, " + m.String() + " mode: " + m.Promise()
+		if why != "" {
+			text += " (" + why + ")"
+		}
+		res.decide("confine", text)
 	}
 	req, err := jsonenc.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Principal: call.Principal, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
 	if err != nil {

@@ -147,6 +147,9 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		row("tags", strings.Join(m.Tags, ", "))
 	}
 	row("version", orText(m.Version, "unversioned"))
+	if m.Protection != "" {
+		row("protected names", m.Protection)
+	}
 	tw.Flush()
 
 	av := info.Availability

@@ -13,6 +13,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -65,15 +66,19 @@ type metaInfo struct {
 	// Timeout is the deadline of a call before the caller's say, and
 	// TimeoutSource where it comes from: "tool", "config default" or
 	// "config override".
-	Timeout       string       `json:"timeout"`
-	TimeoutMS     float64      `json:"timeout_ms"`
-	TimeoutSource string       `json:"timeout_source"`
-	Rate          rateInfo     `json:"rate"`
-	Origins       []string     `json:"origins"` // empty: every origin
-	Idempotent    bool         `json:"idempotent"`
-	Tags          []string     `json:"tags"`
-	Version       string       `json:"version"`
-	ConfigRate    *rateInfo    `json:"config_rate,omitempty"`
+	Timeout       string    `json:"timeout"`
+	TimeoutMS     float64   `json:"timeout_ms"`
+	TimeoutSource string    `json:"timeout_source"`
+	Rate          rateInfo  `json:"rate"`
+	Origins       []string  `json:"origins"` // empty: every origin
+	Idempotent    bool      `json:"idempotent"`
+	Tags          []string  `json:"tags"`
+	Version       string    `json:"version"`
+	ConfigRate    *rateInfo `json:"config_rate,omitempty"`
+	// Protection says how a confined tool that writes keeps protected
+	// names (.git, shell start-up files, ...) read-only on this machine:
+	// the mode and what it guarantees.
+	Protection    string       `json:"protection,omitempty"`
 	decl          tooling.Meta // as declared, for the text form
 	timeoutText   string
 	timeoutIgnore string
@@ -185,6 +190,13 @@ func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) meta
 		mi.ConfigRate = &r
 	}
 	mi.rateText = rateText(m.Rate, pol.Rate, cfg.Tools[t.Name].Rate)
+	if m.Confine != nil && len(m.Confine.Write) > 0 {
+		mode, why := confine.ProtectionMode()
+		mi.Protection = mode.String() + " mode: " + mode.Promise()
+		if why != "" {
+			mi.Protection += " (" + why + ")"
+		}
+	}
 	return mi
 }
 

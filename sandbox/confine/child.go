@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -231,7 +232,7 @@ func serveChild() int {
 	// runtime ends the process ("thread exhaustion"), which the parent reports as the processes
 	// limit.
 	debug.SetMaxThreads(threadCap(s.limits))
-	grants = grantSet{read: slices.Concat(s.read, s.exec), write: slices.Concat(s.write, []string{s.tmpDir})}
+	grants = grantSet{read: slices.Concat(s.read, s.exec), write: slices.Concat(s.write, []string{s.tmpDir}), profile: s.grantsW, nsMode: s.nsMode}
 	if err := c.ready(true, "", notes); err != nil {
 		return exitProtocol
 	}
@@ -293,6 +294,12 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	// child) can read its memory or environment through them.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return nil, fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
+	}
+	// Protected names, in the private mount namespace; the namespace's capabilities go with it.
+	if s.nsMode {
+		if err := protectMounts(s); err != nil {
+			return nil, fmt.Errorf("mount namespace: %w", err)
+		}
 	}
 	// 3. Resource limits.
 	n, err := setRlimits(s.limits, s.dropUID, len(s.exec) > 0)
@@ -620,7 +627,13 @@ func threadCap(l Limits) int {
 
 // grantSet is what the profile of a confined child grants, for telling Landlock's refusals from
 // the file's own permissions.
-type grantSet struct{ read, write []string }
+type grantSet struct {
+	read, write []string
+	// profile are the write grants as the profile gave them, before a split (ModeSplit); nsMode
+	// says that protected entries are read-only mounts (ModeNamespace).
+	profile []string
+	nsMode  bool
+}
 
 // grants is set once the child is confined.
 var grants grantSet
@@ -652,6 +665,9 @@ func permissionRefusal(path string) bool {
 // classify maps a handler's error to an error kind and what it concerns.
 func classify(err error) (ErrorKind, string) {
 	var pe *fs.PathError
+	if why := protectedRefusal(err); why != "" {
+		return Denied, describe(err) + ": " + why
+	}
 	switch {
 	case errors.Is(err, syscall.EACCES) && errors.As(err, &pe) && permissionRefusal(pe.Path):
 		return Failed, describe(err) + ": refused by the file's own permissions, not by the sandbox"
@@ -716,4 +732,66 @@ func isStartError(err error) bool {
 func isLinkError(err error) bool {
 	var le *os.LinkError
 	return errors.As(err, &le)
+}
+
+// protectedRefusal explains a refusal that a protected name caused: a write refused (EROFS, a
+// read-only mount; EBUSY, a mount point moved or removed; EACCES or EPERM, Landlock) under a
+// write grant of the profile, at a path through a protected name, or, in ModeSplit, in a
+// directory made read-only because it holds one. It returns "" for any other error.
+func protectedRefusal(err error) string {
+	if !errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.EBUSY) && !errors.Is(err, fs.ErrPermission) {
+		return ""
+	}
+	var paths []string
+	var pe *fs.PathError
+	var le *os.LinkError
+	dirOp := true // the refusal concerns the directory (a name made, removed or moved)
+	switch {
+	case errors.As(err, &le):
+		paths = []string{le.Old, le.New}
+	case errors.As(err, &pe):
+		paths = []string{pe.Path}
+		if pe.Op == "open" {
+			_, statErr := os.Lstat(pe.Path)
+			dirOp = errors.Is(statErr, fs.ErrNotExist)
+		}
+	}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) || !underAny(filepath.Clean(p), grants.profile) {
+			continue
+		}
+		p = filepath.Clean(p)
+		for _, name := range strings.Split(p, "/") {
+			if slices.Contains(ProtectedNames, name) {
+				return fmt.Sprintf("%s is a protected name, read-only inside write grants: %s; change it outside the sandbox if it must change, and write elsewhere", name, protectedWhy(name))
+			}
+		}
+		if !grants.nsMode && (!underAny(p, grants.write) || dirOp && !underAny(filepath.Dir(p), grants.write)) {
+			dir := filepath.Dir(p)
+			held := "a protected name"
+			if entries, err := os.ReadDir(dir); err == nil {
+				for _, e := range entries {
+					if slices.Contains(ProtectedNames, e.Name()) {
+						held = "the protected name " + e.Name()
+						break
+					}
+				}
+			}
+			return fmt.Sprintf("%s is read-only because it holds %s (or a directory below it does): without user namespaces on this machine, a directory that holds a protected name cannot be written as a whole; write in a subdirectory without one, or enable unprivileged user namespaces", dir, held)
+		}
+	}
+	return ""
+}
+
+// protectedWhy says why name is protected.
+func protectedWhy(name string) string {
+	switch name {
+	case ".git", ".hg", ".svn", ".bzr", ".gitmodules", ".gitattributes":
+		return "version control runs commands it names (a .git/config with core.fsmonitor runs one at the next git status)"
+	case ".envrc":
+		return "direnv runs it on entering the directory"
+	case ".vscode", ".idea", ".devcontainer":
+		return "an editor runs the tasks and settings it holds when the directory is opened"
+	}
+	return "a shell runs it at start-up"
 }

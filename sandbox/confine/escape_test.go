@@ -219,8 +219,9 @@ func TestTmpDirBudget(t *testing.T) {
 }
 
 // TestProtectedNames: inside a write grant, version control metadata, shell start-up files and
-// editor settings stay read-only. The control writes .git/config unconfined; the last row reports
-// the documented limit (a protected name created where none was).
+// editor settings stay read-only (here in the split mode). The control writes .git/config
+// unconfined; the last row reports the documented limit (a protected name created where none
+// was).
 func TestProtectedNames(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()
@@ -245,7 +246,7 @@ func TestProtectedNames(t *testing.T) {
 	}
 	err := runFSOp(fsOp{Op: "write", A: config})
 	record("write .git/config in a write grant (unconfined control)", "ok", outcome(nil, err), err == nil)
-	p := Profile{WritePaths: []string{f.rw}}
+	p := inMode(Profile{WritePaths: []string{f.rw}}, ModeSplit) // the namespace mode: escape_protect_test.go
 	for _, c := range []struct {
 		attack string
 		want   ErrorKind
@@ -268,7 +269,7 @@ func TestProtectedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(other, 0o777)
-	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fs", Profile{WritePaths: []string{other}}, fsReq("mkdir-write", filepath.Join(other, ".git", "config"), ""))
+	resp, err := Run(ctxTimeout(t, 30*time.Second), "test.fs", inMode(Profile{WritePaths: []string{other}}, ModeSplit), fsReq("mkdir-write", filepath.Join(other, ".git", "config"), ""))
 	record("create .git/config where no protected name was (documented limit)", "(report only)", outcome(resp, err), true)
 }
 
@@ -530,7 +531,17 @@ func TestSignal(t *testing.T) {
 	if err := v.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the victim died: %v", err)
 	}
-	call(t, "setuid(0)", full, Denied, "test.setuid", Profile{}, nil)
+	// In the namespace mode uid 0 does not exist in the child's user namespace: setuid(0) fails
+	// with EINVAL before any privilege check.
+	if m, _ := ProtectionMode(); m == ModeNamespace {
+		_, e := call(t, "setuid(0) (no uid 0 in the child's namespace)", full, Failed, "test.setuid", Profile{}, nil)
+		if e != nil && !strings.Contains(e.What, "invalid argument") {
+			t.Errorf("setuid(0): %q, want EINVAL", e.What)
+		}
+	} else {
+		call(t, "setuid(0)", full, Denied, "test.setuid", Profile{}, nil)
+	}
+	call(t, "setuid(0) (split mode)", full, Denied, "test.setuid", inMode(Profile{}, ModeSplit), nil)
 }
 
 func TestLimits(t *testing.T) {

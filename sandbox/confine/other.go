@@ -21,3 +21,6 @@ func Settle() {}
 
 // Shutdown has nothing to remove off Linux.
 func Shutdown() {}
+
+// ProtectionMode reports ModeSplit: there are no confined children off Linux.
+func ProtectionMode() (Mode, string) { return ModeSplit, "confinement exists on Linux only" }

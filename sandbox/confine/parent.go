@@ -4,6 +4,7 @@ package confine
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -143,6 +144,12 @@ func Run(ctx context.Context, name string, p Profile, req []byte) ([]byte, error
 	}
 	resp, err := pr.call(ctx, name, req)
 	pr.release()
+	if len(pr.grantsW) > 0 {
+		<-pr.exited // its group killed: nothing of the call's still runs
+		if e := pr.sweep(); e != nil {
+			return nil, e
+		}
+	}
 	return resp, err
 }
 
@@ -209,8 +216,9 @@ func checkRunnable(name string, req []byte) error {
 	return nil
 }
 
-// buildSetup turns a profile into the child's setup: paths resolved, limits filled in.
-func buildSetup(p Profile) (*setupMsg, error) {
+// buildSetup turns a profile into the child's setup for mode: paths resolved, protected entries
+// found, limits filled in.
+func buildSetup(p Profile, mode Mode) (*setupMsg, error) {
 	s := &setupMsg{
 		version:   protocolVersion,
 		parentPID: os.Getpid(),
@@ -218,6 +226,7 @@ func buildSetup(p Profile) (*setupMsg, error) {
 		bind:      p.BindTCP,
 		limits:    p.Limits.WithDefaults(),
 		reuse:     p.Reuse,
+		env:       p.Env,
 	}
 	if p.Limits.Processes == 0 {
 		s.limits.Processes = 0 // the child picks the default, which depends on its uid
@@ -249,18 +258,33 @@ func buildSetup(p Profile) (*setupMsg, error) {
 	if s.interp, err = checkPrograms(s.exec, s.write); err != nil {
 		return nil, &Error{Kind: Unavailable, What: "invalid profile: " + err.Error()}
 	}
-	var readOnly []string
-	if s.write, readOnly, err = protectedWrites(s.write); err != nil {
-		return nil, &Error{Kind: Unavailable, What: err.Error()}
+	s.grantsW = slices.Clone(s.write)
+	if mode == ModeNamespace {
+		s.nsMode = true
+		found, err := findProtected(s.write, 0)
+		if err != nil {
+			return nil, &Error{Kind: Unavailable, What: "looking for protected names: " + err.Error()}
+		}
+		s.protect = mountTargets(found)
+		s.known = knownProtected(found)
+	} else {
+		var readOnly, found []string
+		if s.write, readOnly, found, err = protectedWrites(s.write); err != nil {
+			return nil, &Error{Kind: Unavailable, What: err.Error()}
+		}
+		s.read = append(s.read, readOnly...)
+		s.known = knownProtected(found)
 	}
-	s.read = append(s.read, readOnly...)
-	for _, path := range slices.Concat(s.read, s.write, s.exec, s.interp) {
+	key := sha256.New()
+	for _, path := range slices.Concat(s.read, s.write, s.exec, s.interp, s.protect) {
 		id, err := pathID(path)
 		if err != nil {
 			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: %s: %v", path, err)}
 		}
 		s.ids = append(s.ids, id)
+		fmt.Fprintf(key, "%s\x00%d %d\n", path, id.dev, id.ino)
 	}
+	s.protectKey = string(key.Sum(nil))
 	for _, n := range p.Env {
 		if err := checkEnvName(n); err != nil {
 			return nil, &Error{Kind: Unavailable, What: fmt.Sprintf("invalid profile: env %q: %v", n, err)}
@@ -315,13 +339,18 @@ type proc struct {
 	measure bool
 	tmpOver atomic.Bool // the dir went over its budget: the child was killed
 	dirUID  int
-	limits  Limits
-	reqW    *os.File
-	respR   *os.File
-	respRC  syscall.RawConn // respR's descriptor, without making it blocking as Fd would
-	outR    *os.File
-	out     *capBuffer
-	frames  *frameReader // reads respR; used by one call at a time
+	// protectKey and grantsW: what the child's protection was made from (see setupMsg).
+	protectKey string
+	grantsW    []string
+	nsMode     bool
+	known      map[string]dirID
+	limits     Limits
+	reqW       *os.File
+	respR      *os.File
+	respRC     syscall.RawConn // respR's descriptor, without making it blocking as Fd would
+	outR       *os.File
+	out        *capBuffer
+	frames     *frameReader // reads respR; used by one call at a time
 
 	outDone chan struct{} // closed when the output copy has returned
 	exited  chan struct{} // closed once the child exited, its group was killed, it was reaped
@@ -348,10 +377,16 @@ func startProc(p Profile) (_ *proc, err error) {
 	if !mainCalled {
 		return nil, &Error{Kind: Unavailable, What: "confine.Main is not called first in main (or TestMain): a child would run the host's main"}
 	}
-	s, err := buildSetup(p)
+	s, err := buildSetup(p, profileMode(p))
 	if err != nil {
 		return nil, err
 	}
+	return startSetup(s)
+}
+
+// startSetup starts a child for the setup s and sends it; it does not wait for the child to be
+// ready.
+func startSetup(s *setupMsg) (_ *proc, err error) {
 	// The child's ends are plain blocking pipes the Go poller never sees (handing a pollable
 	// descriptor to a child makes the start markedly slower); the parent's ends are pollable, so
 	// that closing them stops a blocked read.
@@ -389,7 +424,7 @@ func startProc(p Profile) (_ *proc, err error) {
 		// The race runtime sleeps a second at exit by default.
 		env = append(env, "GORACE=atexit_sleep_ms=0")
 	}
-	for _, n := range p.Env {
+	for _, n := range s.env {
 		if v, ok := os.LookupEnv(n); ok {
 			env = append(env, n+"="+v)
 		}
@@ -402,6 +437,9 @@ func startProc(p Profile) (_ *proc, err error) {
 		// The switch happens between fork and exec; Go sets the parent-death signal after it
 		// (a change of credentials clears that signal). The child checks the result.
 		attr.Credential = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid), Groups: []uint32{}}
+	}
+	if s.nsMode {
+		namespaceAttr(attr, s)
 	}
 	cmd := &exec.Cmd{
 		Path:        childPath,
@@ -457,17 +495,22 @@ func startProc(p Profile) (_ *proc, err error) {
 		pid:     cmd.Process.Pid,
 		tmpDir:  tmp,
 		keepDir: !s.seccompPolicy().AllowTimes,
-		measure: !tmpMounted,
+		measure: !tmpMounted && !s.nsMode,
 		dirUID:  dirOwner(s),
 		limits:  s.limits,
-		reqW:    reqW,
-		respR:   respR,
-		respRC:  src.rc,
-		outR:    outR,
-		out:     &capBuffer{max: OutputCap},
-		frames:  newFrameReader(src, uint32(s.limits.ResponseBytes)+responseOverhead),
-		outDone: make(chan struct{}),
-		exited:  make(chan struct{}),
+
+		protectKey: s.protectKey,
+		grantsW:    s.grantsW,
+		nsMode:     s.nsMode,
+		known:      s.known,
+		reqW:       reqW,
+		respR:      respR,
+		respRC:     src.rc,
+		outR:       outR,
+		out:        &capBuffer{max: OutputCap},
+		frames:     newFrameReader(src, uint32(s.limits.ResponseBytes)+responseOverhead),
+		outDone:    make(chan struct{}),
+		exited:     make(chan struct{}),
 	}
 	go pr.copyOutput()
 	go pr.reap()

@@ -20,7 +20,10 @@ const readyTimeout = 10 * time.Second
 // name and [Profile.ReuseKey].
 //
 // A worker copies the values of the profile's Env variables when it starts, not when it serves a
-// call. A call that finds no ready worker starts one itself, like [Run]. The zero Pool is not
+// call. Its protection of [ProtectedNames] is made when it starts too: before a worker of a
+// profile with write paths serves a call, the parent looks again for the protected entries (as
+// a cold start would) and retires the worker when they are not the ones it was started with
+// (paths, devices and inodes), so that a .git made between two calls is protected in the next. A call that finds no ready worker starts one itself, like [Run]. The zero Pool is not
 // usable; use NewPool.
 //
 // A reused worker runs no code of an earlier call while it serves a later one, as far as the
@@ -85,6 +88,12 @@ func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) (
 		return nil, err
 	}
 	w := set.take()
+	if w != nil && !w.current(prof) {
+		// Started for a workspace that has changed since (a .git made, removed or replaced):
+		// its protection no longer fits. It retires; the call starts a child for it as it is.
+		w.release()
+		w = nil
+	}
 	cold := w == nil
 	if cold {
 		p.fill(set)
@@ -111,6 +120,18 @@ func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) (
 		set.mu.Lock()
 		set.lastErr = nil // pre-starting may work again
 		set.mu.Unlock()
+	}
+	if len(w.grantsW) > 0 {
+		// Protected names the call created are moved aside once nothing of it runs: a reused
+		// worker waits for its next request (it may start no process), any other is killed first.
+		if !prof.Reuse || !healthy(err) || !w.alive() {
+			w.release()
+			<-w.exited
+		}
+		if e := w.sweep(); e != nil {
+			resp, err = nil, e
+			w.release() // no further call for a worker that made one
+		}
 	}
 	if prof.Reuse && healthy(err) && p.put(set, w) {
 		return resp, err
@@ -258,4 +279,18 @@ func (p *Pool) startWorker(s *workerSet) {
 			w.stop()
 		}
 	}
+}
+
+// current reports whether the worker's protection still fits prof's write grants as they are
+// now: it builds the setup a cold start would and compares what its protection was made from.
+func (pr *proc) current(prof Profile) bool {
+	if len(prof.WritePaths) == 0 {
+		return true
+	}
+	mode := ModeSplit
+	if pr.nsMode {
+		mode = ModeNamespace
+	}
+	s, err := buildSetup(prof, mode)
+	return err == nil && s.protectKey == pr.protectKey
 }

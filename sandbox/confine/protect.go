@@ -5,9 +5,11 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -105,13 +107,13 @@ func findProtected(write []string, budget int) ([]string, error) {
 // protectedWrites splits the write grants around the protected entries found in them
 // (ModeSplit): it returns the paths to grant writing and the directories to grant reading only
 // instead. It fails closed: a walk past its budget refuses the call.
-func protectedWrites(write []string) (writable, readOnly []string, err error) {
-	found, err := findProtected(write, protectBudget)
+func protectedWrites(write []string) (writable, readOnly, found []string, err error) {
+	found, err = findProtected(write, protectBudget)
 	if errors.Is(err, errProtectBudget) {
-		return nil, nil, fmt.Errorf("the write paths %v hold more than %d entries, past which protected names (%s, ...) cannot all be found without user namespaces: the call is refused rather than let them be written; grant a smaller directory, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces)", write, protectBudget, ProtectedNames[0])
+		return nil, nil, nil, fmt.Errorf("the write paths %v hold more than %d entries, past which protected names (%s, ...) cannot all be found without user namespaces: the call is refused rather than let them be written; grant a smaller directory, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces)", write, protectBudget, ProtectedNames[0])
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("looking for protected names: %w", err)
+		return nil, nil, nil, fmt.Errorf("looking for protected names: %w", err)
 	}
 	set := make(map[string]bool, len(found))
 	for _, p := range found {
@@ -122,7 +124,7 @@ func protectedWrites(write []string) (writable, readOnly []string, err error) {
 		writable = append(writable, wr...)
 		readOnly = append(readOnly, ro...)
 	}
-	return writable, readOnly, nil
+	return writable, readOnly, found, nil
 }
 
 // splitWrite splits the grant on dir around the protected entries found under it.
@@ -150,4 +152,100 @@ func splitWrite(dir string, found []string, set map[string]bool) (writable, read
 		// Symlinks and special files get no rule: a rule is made on what a path leads to.
 	}
 	return writable, readOnly
+}
+
+// mountTargets turns the protected entries found into what ModeNamespace mounts read-only over
+// itself: each entry, or the directory that holds it when it is a symlink (a mount cannot be
+// put on a symlink, and the link itself must not be replaced); an entry inside another one
+// needs no mount of its own.
+func mountTargets(found []string) []string {
+	var out []string
+	for _, p := range found {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			p = filepath.Dir(p)
+		}
+		out = append(out, p)
+	}
+	out = sortedUnique(out)
+	var kept []string
+	for _, p := range out {
+		if len(kept) > 0 && under(p, kept[len(kept)-1]) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+// knownProtected records the object (device and inode, not following a symlink) of each
+// protected entry found.
+func knownProtected(found []string) map[string]dirID {
+	known := make(map[string]dirID, len(found))
+	for _, p := range found {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil {
+			known[p] = dirID{dev: uint64(st.Dev), ino: st.Ino}
+		}
+	}
+	return known
+}
+
+// sweepProtected looks at the write grants once a call is over and moves aside every protected
+// entry that was not there when its child started (a new path, or another object at a known
+// one): a name the call created, which is inert under its new name, NAME.refused-XXXXXXXX.
+// It returns what it moved, as "old -> new". budget bounds the walk as findProtected's.
+func sweepProtected(grants []string, known map[string]dirID, budget int) ([]string, error) {
+	found, err := findProtected(grants, budget)
+	if err != nil {
+		return nil, err
+	}
+	var moved []string
+	for _, p := range found {
+		name := filepath.Base(p)
+		if !slices.Contains(ProtectedNames, name) || slices.Contains(grants, p) {
+			continue // what a protected symlink leads to, or a grant named so itself
+		}
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil {
+			continue
+		}
+		if id, ok := known[p]; ok && id == (dirID{dev: uint64(st.Dev), ino: st.Ino}) {
+			continue
+		}
+		dir, err := unix.Openat2(unix.AT_FDCWD, filepath.Dir(p), &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+		if err != nil {
+			return moved, fmt.Errorf("moving aside %s: %w", p, err)
+		}
+		aside := fmt.Sprintf("%s.refused-%08x", name, rand.Uint32())
+		err = unix.Renameat2(dir, name, dir, aside, unix.RENAME_NOREPLACE)
+		unix.Close(dir)
+		if err != nil {
+			return moved, fmt.Errorf("moving aside %s: %w", p, err)
+		}
+		moved = append(moved, p+" -> "+aside)
+	}
+	return moved, nil
+}
+
+// sweep checks the write grants of a child whose call is over (see sweepProtected) and turns
+// what it found into the call's error; nil when the call created no protected name.
+func (pr *proc) sweep() *Error {
+	if len(pr.grantsW) == 0 {
+		return nil
+	}
+	budget := protectBudget
+	if pr.nsMode {
+		budget = 0
+	}
+	moved, err := sweepProtected(pr.grantsW, pr.known, budget)
+	if err != nil {
+		return &Error{Kind: Denied, What: "the write paths could not be checked for protected names the call made: " + err.Error()}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	name := filepath.Base(strings.SplitN(moved[0], " -> ", 2)[0])
+	return &Error{Kind: Denied, What: fmt.Sprintf("the call created %s, a protected name (%s): it is moved aside, %s; protected names are made outside the sandbox",
+		strings.Join(moved, ", "), protectedWhy(name), "and the call's answer is dropped")}
 }

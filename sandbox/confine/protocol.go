@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 8
+const protocolVersion = 9
 
 // maxText bounds each text of an error response (what, detail): the child cuts longer ones, so
 // that a response frame is at most its body's limit plus responseOverhead.
@@ -67,7 +67,22 @@ type setupMsg struct {
 	// interp are the interpreters of exec's programs (their ELF PT_INTERP), resolved and
 	// checked by the parent: the child grants them and nothing it reads from a program itself.
 	interp []string
-	// ids are the device and inode of each path of read, write, exec and interp, in that order, as the
+	// nsMode: the child runs in a user and mount namespace of its own (ModeNamespace), and
+	// mounts each path of protect (protected entries under its write grants) read-only over
+	// itself. grantsW are the write grants as the profile gave them (before any split), for
+	// telling a refusal of a protected name from others.
+	nsMode  bool
+	protect []string
+	grantsW []string
+	// protectKey digests what the protection of this setup was made from (paths, devices and
+	// inodes); not sent. A pooled worker whose key no longer matches the workspace is retired.
+	protectKey string
+	// env names the variables the child gets from the parent's environment; not sent.
+	env []string
+	// known are the protected entries found under the write grants and their objects; not
+	// sent. What the call adds to them is moved aside after it (see sweepProtected).
+	known map[string]dirID
+	// ids are the device and inode of each path of read, write, exec, interp and protect, in that order, as the
 	// parent found them ({0, 0}: it did not exist). The child's Landlock rule for a path is made
 	// from a descriptor of that very object, or the child refuses.
 	ids     []dirID
@@ -126,6 +141,9 @@ func (m *setupMsg) encode() []byte {
 	e.strs(m.write)
 	e.strs(m.exec)
 	e.strs(m.interp)
+	e.bool(m.nsMode)
+	e.strs(m.protect)
+	e.strs(m.grantsW)
 	e.u32(uint32(len(m.ids)))
 	for _, id := range m.ids {
 		e.u64(id.dev)
@@ -171,8 +189,11 @@ func (m *setupMsg) decode(b []byte) error {
 	m.write = d.strs()
 	m.exec = d.strs()
 	m.interp = d.strs()
+	m.nsMode = d.bool()
+	m.protect = d.strs()
+	m.grantsW = d.strs()
 	if n := d.count(); n > 0 {
-		m.ids = make([]dirID, 0, min(n, len(m.read)+len(m.write)+len(m.exec)+len(m.interp)))
+		m.ids = make([]dirID, 0, min(n, len(m.read)+len(m.write)+len(m.exec)+len(m.interp)+len(m.protect)))
 		for i := 0; i < n && d.err == nil; i++ {
 			m.ids = append(m.ids, dirID{dev: d.u64(), ino: d.u64()})
 		}

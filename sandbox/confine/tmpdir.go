@@ -199,7 +199,9 @@ func privateDirOf(s *setupMsg) (string, dirID, error) {
 			root.Remove(name)
 			return "", dirID{}, fmt.Errorf("handing the private temp dir over: %w", err)
 		}
-		mounted = mountTmpfs(filepath.Join(path, name), s)
+		if !s.nsMode { // a child in a mount namespace mounts its own (see protectMounts)
+			mounted = mountTmpfs(filepath.Join(path, name), s)
+		}
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {

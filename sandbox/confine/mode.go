@@ -1,0 +1,39 @@
+package confine
+
+import "fmt"
+
+// Mode says how a child keeps [ProtectedNames] read-only inside its write grants.
+type Mode int
+
+const (
+	// ModeNamespace: the child starts in a user namespace of its own (its uid and gid mapped to
+	// themselves, nothing else) with a private mount namespace, in which every protected entry
+	// under a write grant, at any depth, is mounted read-only over itself before Landlock and
+	// seccomp are applied (the filter then refuses every mount call). The write grants stay
+	// writable as a whole: files can be created, changed and removed beside .git. The child
+	// drops the namespace's capabilities on every thread before it runs anything else.
+	ModeNamespace Mode = iota + 1
+	// ModeSplit: without user namespaces (a sysctl, or a container, forbids them), a write
+	// grant that holds a protected name is split (see [ProtectedNames]): the directories that
+	// hold one become read-only, and a grant with more entries than the walk's budget is
+	// refused.
+	ModeSplit
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeNamespace:
+		return "namespace"
+	case ModeSplit:
+		return "split"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Promise says in a sentence what the mode guarantees of protected names.
+func (m Mode) Promise() string {
+	if m == ModeNamespace {
+		return "every protected entry under a write grant is a read-only mount in the child's own mount namespace, at any depth, and the grant stays writable around it; one a call creates is moved aside after it and the call is refused"
+	}
+	return "a directory that holds a protected entry, at any depth, is read-only (its other entries writable one by one), a grant of more than 20000 entries is refused, and one a call creates is moved aside after it and the call is refused"
+}
