@@ -64,3 +64,38 @@ func TestFSWriteFile(t *testing.T) {
 		})
 	}
 }
+
+// TestFSWriteFileGitWorkspace: the ordinary case in a workspace that is a
+// git repository. fs.write_file creates and overwrites files at the root and
+// in new subdirectories; .git stays read-only, with a message that says why.
+func TestFSWriteFileGitWorkspace(t *testing.T) {
+	ws := confinedWorkspace(t)
+	git := filepath.Join(ws, ".git")
+	writeFile(t, filepath.Join(git, "config"), "[core]\n")
+	writeFile(t, filepath.Join(git, "HEAD"), "ref: refs/heads/main\n")
+	if os.Geteuid() == 0 {
+		for _, p := range []string{git, filepath.Join(git, "config"), filepath.Join(git, "HEAD")} {
+			if err := os.Chown(p, 65534, 65534); err != nil { // only the confinement stops a write
+				t.Fatal(err)
+			}
+		}
+	}
+	consent := tooling.WithConsent()
+	for _, tt := range []struct{ path, content string }{
+		{"new.txt", "at the root"},
+		{"new.txt", "overwritten"},
+		{"newdir/sub/file.txt", "in new subdirectories"},
+	} {
+		execute(t, "fs.write_file", `{"path":"`+tt.path+`","content":"`+tt.content+`"}`, tooling.CodeOK, consent)
+		if b, err := os.ReadFile(filepath.Join(ws, tt.path)); err != nil || string(b) != tt.content {
+			t.Errorf("%s holds %q (%v), want %q", tt.path, b, err, tt.content)
+		}
+	}
+	res, _ := execute(t, "fs.write_file", `{"path":".git/config","content":"[core]\n\tfsmonitor = touch /tmp/owned\n"}`, tooling.CodeSandboxDenied, consent)
+	if !strings.Contains(res.Message, ".git is a protected name") {
+		t.Errorf("message %q does not say that .git is protected", res.Message)
+	}
+	if b, _ := os.ReadFile(filepath.Join(git, "config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config holds %q", b)
+	}
+}

@@ -224,11 +224,14 @@ func handOver(dir string) error {
 // host's executable: a child could rewrite what the next start reads or
 // runs.
 func checkWriteGrants(write []string, configFile string) error {
+	if len(write) == 0 {
+		return nil
+	}
 	var guarded []string
 	if configFile != "" {
 		guarded = append(guarded, configFile)
 	}
-	if exe, err := os.Executable(); err == nil {
+	if exe, err := hostExecutable(); err == nil {
 		guarded = append(guarded, exe)
 	}
 	for _, g := range guarded {
@@ -247,6 +250,19 @@ func checkWriteGrants(write []string, configFile string) error {
 	return nil
 }
 
+// hostExecutable is the running program's path (the kernel's, with its
+// symlinks resolved), which cannot change while it runs.
+var hostExecutable = sync.OnceValues(func() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return exe, nil
+})
+
 // profileOf turns tool name's Confinement into a profile narrowed by the
 // config's confinement bounds, with $WORKSPACE expanded.
 func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, string, []string, error) {
@@ -263,8 +279,12 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	}
 	// The workspace as it resolves: the configuration names it, so its
 	// symlinks are trusted; below it, none is followed (see confine.Profile).
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = real
+	// Resolved on every call that names a path (a link on the way may be
+	// changed); a tool that names none needs no workspace.
+	if len(c.Read)+len(c.Write)+len(c.Exec) > 0 {
+		if real, err := filepath.EvalSymlinks(ws); err == nil {
+			ws = real
+		}
 	}
 	expand := func(paths []string) []string {
 		out := make([]string, len(paths))

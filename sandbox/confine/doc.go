@@ -25,7 +25,11 @@
 //     starts), which is also its TMPDIR. When the parent is root it runs as uid and gid 65534
 //     with no supplementary groups (the parent switches it between fork and exec; the child
 //     checks, and switches itself if it finds root), and makes itself non-dumpable, so that no
-//     other child running as the same user can read its memory or environment.
+//     other child running as the same user can read its memory or environment. A child of a
+//     profile with write paths, where user namespaces work ([ModeNamespace]), starts in a user
+//     namespace that maps only its own uid and gid, with a private mount namespace: there it
+//     mounts every protected entry under its write grants read-only over itself and its temp
+//     dir as a tmpfs of its budget, then drops the namespace's capabilities on every thread.
 //  3. Sets its rlimits (cpu, address space, open files, file size; processes when the profile
 //     declares a limit, the parent is root, or the child may start programs; no core dumps) and
 //     caps its Go runtime's threads.
@@ -74,7 +78,7 @@
 // unread, when it is larger than [Limits.ResponseBytes]. Profile paths are resolved by the
 // parent, following only root's symlinks in directories only root changes, and the child makes
 // each Landlock rule from a descriptor of the very object the parent checked (device and
-// inode). Inside write grants, [ProtectedNames] stay read-only. The private temp dir has a
+// inode). Inside write grants, [ProtectedNames] stay read-only (see [Mode]). The private temp dir has a
 // budget (Limits.TmpBytes, TmpInodes): a tmpfs of that size when the parent is root, measured
 // by the parent during each call otherwise.
 //

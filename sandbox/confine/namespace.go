@@ -39,8 +39,12 @@ func ProtectionMode() (Mode, string) {
 	return modeOf, modeReason
 }
 
-// profileMode is the mode for a profile's children.
+// profileMode is the mode for a profile's children. A profile without write paths has nothing
+// to protect: its children start without namespaces, which costs less.
 func profileMode(p Profile) Mode {
+	if len(p.WritePaths) == 0 {
+		return ModeSplit
+	}
 	m, _ := ProtectionMode()
 	if m == ModeNamespace && slices.Contains(p.Env, envSplitMode) && os.Getenv(envSplitMode) == "1" {
 		return ModeSplit

@@ -145,7 +145,7 @@ func Run(ctx context.Context, name string, p Profile, req []byte) ([]byte, error
 	resp, err := pr.call(ctx, name, req)
 	pr.release()
 	if len(pr.grantsW) > 0 {
-		<-pr.exited // its group killed: nothing of the call's still runs
+		<-pr.dead // its group killed: nothing of the call's still runs
 		if e := pr.sweep(); e != nil {
 			return nil, e
 		}
@@ -354,6 +354,7 @@ type proc struct {
 
 	outDone chan struct{} // closed when the output copy has returned
 	exited  chan struct{} // closed once the child exited, its group was killed, it was reaped
+	dead    chan struct{} // closed once the child exited and its group was sent SIGKILL
 
 	// sigMu orders signals against reaping: once reaped is set the child's pid and group id may
 	// belong to another process (pids wrap quickly where pid_max is 32768), and kill sends nothing.
@@ -511,6 +512,7 @@ func startSetup(s *setupMsg) (_ *proc, err error) {
 		frames:     newFrameReader(src, uint32(s.limits.ResponseBytes)+responseOverhead),
 		outDone:    make(chan struct{}),
 		exited:     make(chan struct{}),
+		dead:       make(chan struct{}),
 	}
 	go pr.copyOutput()
 	go pr.reap()
@@ -583,6 +585,7 @@ func (pr *proc) reap() {
 	sendKill(-pr.pid, syscall.SIGKILL)
 	pr.reaped = true
 	pr.sigMu.Unlock()
+	close(pr.dead)
 	pr.waitErr = pr.cmd.Wait()
 	pr.state = pr.cmd.ProcessState
 	// The output is complete once every writer is gone; a process that escaped the group may

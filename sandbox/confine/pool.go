@@ -126,7 +126,7 @@ func (p *Pool) Run(ctx context.Context, name string, prof Profile, req []byte) (
 		// worker waits for its next request (it may start no process), any other is killed first.
 		if !prof.Reuse || !healthy(err) || !w.alive() {
 			w.release()
-			<-w.exited
+			<-w.dead
 		}
 		if e := w.sweep(); e != nil {
 			resp, err = nil, e

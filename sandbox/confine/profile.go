@@ -175,7 +175,9 @@ type Bounds struct {
 func (p Profile) Narrow(pol Bounds) (Profile, []string) {
 	var dropped []string
 	var roots []string
-	if pol.AllowedRoots != nil {
+	// The roots are resolved only for a profile that names paths (the resolution reads the file
+	// system, and a profile without paths is the common case of a tool called again and again).
+	if pol.AllowedRoots != nil && len(p.ReadPaths)+len(p.WritePaths)+len(p.Exec) > 0 {
 		roots = []string{}
 		for _, r := range pol.AllowedRoots {
 			rr, err := resolveRoot(r)

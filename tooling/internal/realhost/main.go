@@ -10,8 +10,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -25,21 +27,54 @@ var echo = tooling.Tool{
 	},
 }
 
+// write is a confined tool that writes a file at the root of the
+// workspace, which the benchmark makes a git repository: its children keep
+// .git read-only (in a mount namespace where the machine has them).
+var write = tooling.Tool{
+	Name: "host.write",
+	Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{Write: []string{"$WORKSPACE"}}},
+	Run: func(_ context.Context, c tooling.Call) (any, error) {
+		return nil, os.WriteFile(filepath.Join(c.Workspace(), "out.txt"), []byte("x"), 0o644)
+	},
+}
+
+// reused is echo with Reuse: its calls go to a worker that serves one
+// after another.
+var reused = tooling.Tool{
+	Name:  "host.reused",
+	Input: echo.Input,
+	Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{Reuse: true}},
+	Run:   echo.Run,
+}
+
+// bareEcho is the confine-level handler the reuse case compares with: the
+// same round trip without the registry.
+const bareEcho = "realhost.echo"
+
+func init() {
+	confine.Handle(bareEcho, func(_ context.Context, req []byte) ([]byte, error) { return req, nil })
+}
+
 func main() {
 	reg := tooling.NewRegistry()
-	reg.Register(echo)
+	reg.Register(echo, write, reused)
 	tooling.Main(reg, func() int { return run(reg) })
 }
 
 func run(reg *tooling.Registry) int {
 	calls := flag.Int("calls", 0, "how many calls of each case")
+	ws := flag.String("workspace", "", "the workspace (a git repository) of the writing tool; none: no such case")
+	reuse := flag.Bool("reuse", false, "time reused calls through the registry against the confine-level round trip")
 	flag.Parse()
 	if *calls <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: realhost -calls N")
+		fmt.Fprintln(os.Stderr, "usage: realhost -calls N [-workspace DIR] [-reuse]")
 		return 2
 	}
+	if *reuse {
+		return runReuse(reg, *calls)
+	}
 	// A child per call.
-	if _, err := reg.Configure(tooling.Settings{Confinement: tooling.ConfinementBounds{PoolSize: -1}}); err != nil {
+	if _, err := reg.Configure(tooling.Settings{Confinement: tooling.ConfinementBounds{PoolSize: -1, Workspace: *ws}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -54,6 +89,15 @@ func run(reg *tooling.Registry) int {
 			return nil
 		},
 		"true": func() error { return exec.Command("/bin/true").Run() },
+	}
+	if *ws != "" {
+		cases["call-write"] = func() error {
+			res, _ := reg.Execute(ctx, write.Name, nil, tooling.WithConsent())
+			if !res.OK() {
+				return fmt.Errorf("%s: %s", res.Code, res.Message)
+			}
+			return nil
+		}
 	}
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
 		cases["bwrap"] = func() error {
@@ -83,6 +127,59 @@ func run(reg *tooling.Registry) int {
 			}
 			out[name] = append(out[name], time.Since(start).Nanoseconds())
 			time.Sleep(2 * time.Millisecond) // its teardown (reaping, temp dir) ends untimed
+		}
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// runReuse times calls of a Reuse tool through Registry.Execute and the
+// round trip of confine.Pool.Run to a reused worker, interleaved call by
+// call, and prints the durations of each as JSON.
+func runReuse(reg *tooling.Registry, calls int) int {
+	if _, err := reg.Configure(tooling.Settings{Confinement: tooling.ConfinementBounds{PoolSize: 2}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	pool := confine.NewPool(2)
+	defer pool.Close()
+	ctx := context.Background()
+	args := json.RawMessage(`{"text":"ping"}`)
+	req := []byte(`{"text":"ping"}`)
+	cases := map[string]func() error{
+		"registry": func() error {
+			res, _ := reg.Execute(ctx, reused.Name, args)
+			if !res.OK() {
+				return fmt.Errorf("%s: %s", res.Code, res.Message)
+			}
+			return nil
+		},
+		"confine": func() error {
+			_, err := pool.Run(ctx, bareEcho, confine.Profile{Reuse: true}, req)
+			return err
+		},
+	}
+	names := []string{"registry", "confine"}
+	for range 200 { // warm-up: workers started, spinning
+		for _, name := range names {
+			if err := cases[name](); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+				return 1
+			}
+		}
+	}
+	out := map[string][]int64{}
+	for range calls {
+		rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		for _, name := range names {
+			start := time.Now()
+			if err := cases[name](); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+				return 1
+			}
+			out[name] = append(out[name], time.Since(start).Nanoseconds())
 		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
