@@ -153,7 +153,7 @@ func (ft *fileTool) run(ctx context.Context, c tooling.Call) (any, error) {
 		case merr != nil:
 			err = fmt.Errorf("the %s binding's output cannot be written as JSON: %v", ft.kind, merr)
 		case len(sec) > 0:
-			output = json.RawMessage(sec.redact(string(b)))
+			output = sec.redactJSON(b)
 		default:
 			output = b
 		}

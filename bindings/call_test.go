@@ -2,8 +2,10 @@ package bindings
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -337,4 +339,106 @@ func TestMarkShadow(t *testing.T) {
 			t.Errorf("markShadow(%v) = %s, %v; want %s", c.in, b, err, c.want)
 		}
 	}
+}
+
+// A credential holding every character that JSON or HTML escaping changes
+// is redacted on the output's values, not on its encoding; so are the
+// forms of it that a server or the project makes: upper case, base64 of
+// the value and of an HTTP Basic credential built from it, URL escapes.
+func TestCredentialsRedactedWhateverTheEncoding(t *testing.T) {
+	const secret = "s3cr&t<key>\"'\\/\x01\x1f\t\n\u2028\u2029é€😀-tail"
+	basic := base64.StdEncoding.EncodeToString([]byte("user:" + secret))
+	forms := map[string]string{
+		"plain":      secret,
+		"upper":      strings.ToUpper(secret),
+		"base64":     base64.StdEncoding.EncodeToString([]byte(secret)),
+		"base64url":  base64.RawURLEncoding.EncodeToString([]byte(secret)),
+		"basic":      "Basic " + basic,
+		"query":      url.QueryEscape(secret),
+		"in_text":    "the key is " + secret + ", keep it",
+		"html_json":  mustMarshal(t, secret), // json.Marshal's \u0026 \u003c escapes, as text
+		"ascii_json": `{"echo":"s3cr\u0026t\u003Ckey\u003E\"'\\/\u0001\u001F\t\n\u2028\u2029\u00e9\u20ac\ud83d\ude00-tail"}`,
+	}
+	f := useFakes(t)
+	f.set("api", &fakeBehaviour{do: func(_ context.Context, req *Request) (Outcome, error) {
+		tok, err := expand("${API_TOKEN}", req.Env)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if req.Args["fail"] == true {
+			return Outcome{}, errors.New("server refused " + forms["upper"] + " and " + forms["base64"] + " for " + tok)
+		}
+		out := map[string]any{"key " + tok: "a key", "list": []any{tok, map[string]any{"deep": tok}}}
+		for k, v := range forms {
+			out[k] = v
+		}
+		return Outcome{Output: out, Status: "200 OK"}, nil
+	}})
+	_, r := loadInto(t, map[string]string{"f.yaml": credYAML}, Options{Env: mapEnv(map[string]string{"API_TOKEN": secret})})
+	res, err := r.Execute(context.Background(), "api.get", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaks := func(s string) bool {
+		if strings.Contains(strings.ToLower(s), strings.ToLower(secret)) || strings.Contains(s, "s3cr&t") || strings.Contains(s, `s3cr\u0026t`) {
+			return true
+		}
+		for _, k := range []string{"base64", "base64url", "query", "html_json"} {
+			if strings.Contains(s, forms[k]) {
+				return true
+			}
+		}
+		// The value's own bytes inside the Basic credential's encoding.
+		if strings.Contains(s, basic[8:40]) || strings.Contains(s, `t\u003ckey`) || strings.Contains(strings.ToLower(s), `\u20ac\ud83d`) {
+			return true
+		}
+		return false
+	}
+	if leaks(string(res.Output)) {
+		t.Fatalf("a form of the secret is in the output:\n%s", res.Output)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			if leaks(v) {
+				t.Errorf("a form of the secret is in the output's value %q", v)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range v {
+				walk(k)
+				walk(e)
+			}
+		}
+	}
+	walk(out)
+	for _, k := range []string{"plain", "upper", "base64", "base64url", "query"} {
+		if out[k] != "${API_TOKEN}" {
+			t.Errorf("%s: %q, want ${API_TOKEN}", k, out[k])
+		}
+	}
+	if out["in_text"] != "the key is ${API_TOKEN}, keep it" || out["key ${API_TOKEN}"] != "a key" {
+		t.Errorf("the secret inside a text or a key: %v", out)
+	}
+	failed, err := r.Execute(context.Background(), "api.get", json.RawMessage(`{"fail": true}`))
+	if err == nil || leaks(err.Error()) || leaks(failed.Message) {
+		t.Fatalf("error: %v", err)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
