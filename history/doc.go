@@ -11,7 +11,15 @@
 // short) and reads from the end, newest first, so that opening a long
 // history costs what the first screen shows.
 //
-// Secrets are never stored: see Redact.
+// What is stored, and what of it may be secret: the arguments with the
+// values of secret keys and writeOnly fields replaced by "[redacted]"
+// (Redact, Entry.SetArgs), and the whole Result with every value redacted
+// in the arguments replaced there too. A secret that a tool takes from
+// elsewhere (its environment, a file, a server) and puts in its output or
+// message, a secret passed under a key that is not recognised as one, and
+// a redacted value of fewer than four characters inside a longer text are
+// stored as they are. The file is the user's alone (0600, a looser mode
+// is tightened) and is never reached through a symbolic link.
 //
 // history imports tooling, internal/jsonenc and the standard library only.
 package history

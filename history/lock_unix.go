@@ -3,6 +3,7 @@
 package history
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -10,7 +11,7 @@ import (
 // lockFile takes a lock on the file at path, shared or exclusive, and
 // returns what releases it. Appends share it; a trim holds it alone.
 func lockFile(path string, exclusive bool) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
@@ -32,4 +33,16 @@ func lockFile(path string, exclusive bool) (func(), error) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// openNoFollow opens the file at path as os.OpenFile does with mode 0600,
+// except that a symbolic link there is refused, not followed: the kernel
+// checks it in the open itself (O_NOFOLLOW), so no link put there between
+// a check and the open is followed either.
+func openNoFollow(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errSymlink}
+	}
+	return f, err
 }

@@ -161,11 +161,14 @@ func (s *Store) appendLine(line []byte) (int64, error) {
 		return 0, fmt.Errorf("history: %w", err)
 	}
 	defer unlock()
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openNoFollow(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return 0, fmt.Errorf("history: %w", err)
 	}
 	defer f.Close()
+	if err := private(f); err != nil {
+		return 0, err
+	}
 	if _, err := f.Write(line); err != nil {
 		return 0, fmt.Errorf("history: %w", err)
 	}
@@ -174,6 +177,31 @@ func (s *Store) appendLine(line []byte) (int64, error) {
 		return 0, fmt.Errorf("history: %w", err)
 	}
 	return fi.Size(), nil
+}
+
+// errSymlink is why a history file that is a symbolic link is refused: the
+// calls it keeps would go wherever the link points.
+var errSymlink = errors.New("is a symbolic link, which the history does not follow: remove it, or name a regular file in $" + FileEnv)
+
+// private makes sure the history file f is the user's alone: a regular
+// file, readable and writable by its owner only. A file made readable by
+// others before (mode 0644) is tightened to 0600; one that cannot be is
+// refused, and nothing is written to it.
+func private(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("history: %s is not a regular file", f.Name())
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := f.Chmod(fi.Mode().Perm() &^ 0o077); err != nil {
+		return fmt.Errorf("history: %s is readable by other users (mode %#o) and cannot be made private: %w", f.Name(), fi.Mode().Perm(), err)
+	}
+	return nil
 }
 
 // trim keeps the newest whole lines that fit in half the bound, written to
@@ -185,7 +213,7 @@ func (s *Store) trim() error {
 		return fmt.Errorf("history: %w", err)
 	}
 	defer unlock()
-	f, err := os.Open(s.path)
+	f, err := openNoFollow(s.path, os.O_RDONLY)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
@@ -234,7 +262,7 @@ func (s *Store) trim() error {
 // Newest opens the store for reading, the call started last first. A store whose
 // file does not exist yet reads as empty.
 func (s *Store) Newest() (*Reader, error) {
-	f, err := os.Open(s.path)
+	f, err := openNoFollow(s.path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Reader{}, nil
 	}

@@ -20,7 +20,7 @@ func (c *common) keepCmd(rec *callRecord) tea.Cmd {
 		schema, e.Source = t.Input, t.Source
 		e.Server = serverFlag(c.serverFlags, t.Source)
 	}
-	e.Args = history.Redact(schema, rec.args)
+	e.SetArgs(schema, rec.args)
 	store := c.store
 	return func() tea.Msg {
 		if err := store.Append(e); err != nil {

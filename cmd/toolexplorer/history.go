@@ -160,7 +160,7 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
 		schema, e.Source = t.Input, t.Source
 		e.Server = serverFlagOf(serverFlags(a), t.Source)
 	}
-	e.Args = history.Redact(schema, args)
+	e.SetArgs(schema, args)
 	if err := history.Open(path).Append(e); err != nil {
 		fmt.Fprintf(a.stderr, "toolexplorer: warning: the call is not kept in the history: %v\n", err)
 	}

@@ -148,3 +148,46 @@ func TestRunKeepsTheToolsFiles(t *testing.T) {
 		t.Errorf("kept with tools files %q, demo %v; want [%s]", e.ToolDirs, e.Demo, abs)
 	}
 }
+
+// A tool that echoes a secret argument (here a write in shadow mode, whose
+// output is the request it would send) does not put it in the history
+// file: the value redacted in the arguments is redacted in the output.
+func TestRunKeepsNoEchoedSecret(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	t.Setenv(history.FileEnv, path)
+	dir := t.TempDir()
+	const file = `sources:
+  api: {http: {base_url: "http://127.0.0.1:9", allow_private: true}}
+tools:
+  - name: echotest.login
+    description: Log in (shadow mode).
+    input:
+      type: object
+      properties: {user: {type: string}, password: {type: string}, code: {type: string, writeOnly: true}}
+      required: [user, password]
+      additionalProperties: false
+    meta: {effects: [write, network]}
+    shadow: true
+    binding:
+      http: {source: api, method: POST, path: /login, body: {user: "{user}", password: "{password}", code: "{code}"}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "login.yaml"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := cli(t, "", "--tools-dir", dir, "run", "echotest.login", "--consent", "--args", `{"user":"bob","password":"hunter2","code":"s&cr<t-0tp"}`, "--json")
+	if o.code != exitOK || !strings.Contains(o.stdout, "hunter2") {
+		t.Fatalf("run (the output on screen shows the request as given): %+v", o)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"hunter2", "s&cr<t-0tp", `s\u0026cr`} {
+		if strings.Contains(string(raw), leak) {
+			t.Errorf("%s reached the history file:\n%s", leak, raw)
+		}
+	}
+	if !strings.Contains(string(raw), `"user":"bob"`) {
+		t.Errorf("the call is not kept:\n%s", raw)
+	}
+}
