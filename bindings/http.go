@@ -203,11 +203,14 @@ type httpBinding struct {
 	path    tmpl
 	query   []queryTmpl
 	headers []headerTmpl // the source's, then the binding's
-	body    any          // the template; nil: no body
-	hasBody bool
-	data    []string // response path, nil: the whole body
-	errPath []string
-	text    bool
+	// credHeaders are the headers holding a ${NAME} reference, dropped on
+	// a redirect to another origin.
+	credHeaders []string
+	body        any // the template; nil: no body
+	hasBody     bool
+	data        []string // response path, nil: the whole body
+	errPath     []string
+	text        bool
 }
 
 type queryTmpl struct {
@@ -266,6 +269,14 @@ func compileHTTP(b *HTTPBinding, src *httpSource, in Input) (binding, error) {
 		return nil, err
 	}
 	hb.headers = mergeHeaders(src.headers, own)
+	for _, h := range hb.headers {
+		for _, sg := range h.t {
+			if sg.kind == segEnv {
+				hb.credHeaders = append(hb.credHeaders, h.name)
+				break
+			}
+		}
+	}
 	if b.Body != nil {
 		if hb.method == http.MethodGet || hb.method == http.MethodHead {
 			return nil, fmt.Errorf("body: a %s request has no body", hb.method)
@@ -408,7 +419,7 @@ func (b *httpBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	hr, err := http.NewRequestWithContext(actx, b.method, r.rawURL, body)
+	hr, err := http.NewRequestWithContext(context.WithValue(actx, credHeadersKey{}, b.credHeaders), b.method, r.rawURL, body)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("http: %v", err)
 	}

@@ -106,6 +106,9 @@ func (g *guard) checkRedirect(methods []string) func(*http.Request, []*http.Requ
 		if why := g.refusal(req.URL); why != "" {
 			return &guardError{fmt.Sprintf("redirect to %s refused: %s", redactedURL(req.URL), why)}
 		}
+		if leftOrigin(req, via) {
+			dropCredentials(req)
+		}
 		m := req.Method
 		ok := slices.Contains(methods, m)
 		if methods == nil {
@@ -115,6 +118,44 @@ func (g *guard) checkRedirect(methods []string) func(*http.Request, []*http.Requ
 			return &guardError{fmt.Sprintf("redirect with method %s refused: not in the source's methods", m)}
 		}
 		return nil
+	}
+}
+
+// origin is a URL's scheme, host and port, the port made explicit.
+func origin(u *url.URL) string { return u.Scheme + "://" + hostPort(u) }
+
+// leftOrigin reports whether a redirect chain has left the first request's
+// origin: at this hop or any before it (net/http copies the first
+// request's headers to every hop).
+func leftOrigin(req *http.Request, via []*http.Request) bool {
+	first := origin(via[0].URL)
+	if origin(req.URL) != first {
+		return true
+	}
+	for _, r := range via[1:] {
+		if origin(r.URL) != first {
+			return true
+		}
+	}
+	return false
+}
+
+// credHeadersKey is the context key of a request's credential headers: the
+// names of the headers whose value holds a ${NAME} reference.
+type credHeadersKey struct{}
+
+// dropCredentials removes from a redirected request every header that may
+// carry a credential: the standard ones and those the tools file fills
+// from ${NAME} references. net/http keeps Authorization and cookies on a
+// redirect to another port or scheme of the same host, and every other
+// header on any redirect.
+func dropCredentials(req *http.Request) {
+	for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Cookie2"} {
+		req.Header.Del(h)
+	}
+	names, _ := req.Context().Value(credHeadersKey{}).([]string)
+	for _, h := range names {
+		req.Header.Del(h)
 	}
 }
 

@@ -1032,3 +1032,60 @@ func lookup(v any, path []string) (any, bool) {
 	}
 	return v, true
 }
+
+// A redirect to another port of the same host, or to another scheme, is
+// another origin: the request that follows it carries no credential (the
+// standard headers and those filled from ${NAME}). The control is a
+// redirect within the origin, which keeps them.
+func TestHTTPRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
+	other, otherRec := server(t, jsonReply(`{"reached": true}`))
+	_, port, _ := net.SplitHostPort(other.Listener.Addr().String())
+	env := mapEnv(map[string]string{"TOKEN": "t0ps3cret", "KEY": "k3y-value"})
+	for _, tc := range []struct {
+		name     string
+		to       func(front string) string
+		sameSite bool
+	}{
+		{"the same host, another port", func(string) string { return other.URL + "/x" }, false},
+		{"localhost for 127.0.0.1, another port", func(string) string { return "http://localhost:" + port + "/x" }, false},
+		{"control: the same origin", func(front string) string { return front + "/x" }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var front *httptest.Server
+			var frontRec *seen
+			front, frontRec = server(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/go" {
+					http.Redirect(w, r, tc.to(front.URL), http.StatusFound)
+					return
+				}
+				jsonReply(`{"reached": true}`)(w, r)
+			})
+			src := open(t, HTTPSource{BaseURL: front.URL, AllowPrivate: true, AllowHosts: []string{"127.0.0.1", "localhost"},
+				Headers: map[string]string{"Authorization": "Bearer ${TOKEN}", "X-Api-Key": "${KEY}", "X-Trace": "plain"}})
+			b := compile(t, HTTPBinding{Source: "api", Path: "/go", Headers: map[string]string{"Cookie": "sid=${KEY}"}}, src, Input{})
+			if _, err := b.do(context.Background(), &Request{Env: env}); err != nil {
+				t.Fatal(err)
+			}
+			rec := otherRec
+			if tc.sameSite {
+				rec = frontRec
+			}
+			rec.mu.Lock()
+			h := rec.header
+			rec.mu.Unlock()
+			if h.Get("X-Trace") != "plain" || h.Get("Accept") == "" {
+				t.Errorf("plain headers lost on the redirect: %v", h)
+			}
+			creds := h.Get("Authorization") + h.Get("X-Api-Key") + h.Get("Cookie")
+			if tc.sameSite {
+				if h.Get("Authorization") != "Bearer t0ps3cret" || h.Get("X-Api-Key") != "k3y-value" || h.Get("Cookie") != "sid=k3y-value" {
+					t.Errorf("control: credentials lost within the origin: %v", h)
+				}
+				return
+			}
+			if creds != "" {
+				t.Errorf("credentials reached another origin: %v", h)
+			}
+		})
+	}
+}
