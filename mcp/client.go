@@ -143,7 +143,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 		if err := checkURL(s.URL); err != nil {
 			return nil, &ConnectError{Server: name, Err: err}
 		}
-		r.url, r.probe = s.URL, &httpProbe{}
+		r.url, r.probe = ShownURL(s.URL), &httpProbe{}
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: probeClient(s.Headers, r.probe), MaxRetries: -1}
 	default:
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}

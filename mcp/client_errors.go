@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -416,11 +417,21 @@ func checkURL(s string) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("the url %q does not parse: %v", s, err)
+		return fmt.Errorf("the url %q does not parse: %v", ShownURL(s), err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("the url %q is not http:// or https://", s)
+		return fmt.Errorf("the url %q is not http:// or https://", ShownURL(s))
 	case u.Host == "":
-		return fmt.Errorf("the url %q names no host", s)
+		return fmt.Errorf("the url %q names no host", ShownURL(s))
 	}
 	return nil
+}
+
+// userinfo is the user[:password]@ of a URL's authority, found without
+// parsing (a URL that does not parse may still hold one).
+var userinfo = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@`)
+
+// ShownURL is a server's URL as messages, warnings and screens show it:
+// without its user name and password (user:pass@), which are credentials.
+func ShownURL(s string) string {
+	return userinfo.ReplaceAllString(s, "${1}")
 }

@@ -276,7 +276,7 @@ func (a *app) remoteOf(name string) *remoteInfo {
 // target is how a server is reached, as a person would write it.
 func (s *server) target() string {
 	if s.cfg.URL != "" {
-		return s.cfg.URL
+		return mcp.ShownURL(s.cfg.URL)
 	}
 	words := append([]string{s.cfg.Command}, s.cfg.Args...)
 	for i, w := range words {
