@@ -64,6 +64,9 @@ func Lint(paths []string) LintReport {
 				for _, m := range sqlInterpolation(n.Value) {
 					rep.Problems = append(rep.Problems, Problem{Pos: Pos{File: f, Line: n.Line}, Path: path, Message: m})
 				}
+				if why := sqliteStateChange(n.Value); why != "" {
+					rep.Problems = append(rep.Problems, Problem{Pos: Pos{File: f, Line: n.Line}, Path: path, Message: why + " (refused in SQLite)"})
+				}
 			}
 		})
 		if len(vars) > 0 {

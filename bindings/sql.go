@@ -263,6 +263,11 @@ func compileSQL(b *SQLBinding, src *sqlSource, in Input) (binding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("statement: %v", err)
 	}
+	if src.driver == "sqlite" {
+		if why := sqliteStateChange(b.Statement); why != "" {
+			return nil, fmt.Errorf("statement: %s", why)
+		}
+	}
 	for _, m := range sqlBrace.FindAllStringSubmatch(b.Statement, -1) {
 		if _, ok := in.Properties[m[1]]; ok {
 			return nil, fmt.Errorf("statement: %q is text interpolation: pass the value as a :name placeholder", m[0])
