@@ -3,11 +3,18 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 )
+
+// init keeps the main goroutine on the process's main thread from here on: the runtime runs
+// package init there and lets the goroutine move once init is done, and the test binary's main
+// has many points where it may move before TestMain calls Main.Run (it did, on a loaded
+// machine, and Main's loop then ran on another thread).
+func init() { runtime.LockOSThread() }
 
 // TestMain hands the process main thread over to Main, as a host does from
 // main(), and runs the tests inside it. Then it checks that no test leaked
