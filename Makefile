@@ -59,8 +59,8 @@ lint: ## gofmt, go vet (also for macOS and Windows) and staticcheck
 # time on it.
 fuzz: ## fuzz ExecuteTool, the quick check, the JSON decoder and the JSON Schema fork, FUZZTIME each
 	$(GO) test -run '^$$' -fuzz '^FuzzExecute$$' -fuzztime $(FUZZTIME) ./tooling
-	$(GO) test -run '^$$' -fuzz '^FuzzQuickGenerated$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tooling
-	$(GO) test -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME) ./tooling
+	$(GO) test -run '^$$' -fuzz '^FuzzQuickGenerated$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tooling/internal/schema
+	$(GO) test -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME) ./tooling/internal/schema
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/jsonschema
 
 gate: ## the boundary gate, then its self-test

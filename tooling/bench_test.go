@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
 // benchSchema is a realistic tool input: strings with bounds and a pattern,
@@ -90,17 +92,17 @@ func decodeValidateStd(b *testing.B) func() {
 // BenchmarkDecodeValidate is the floor of a call: the registry's own
 // decoder and the compiled schema, nothing else.
 func BenchmarkDecodeValidate(b *testing.B) {
-	s, err := compileSchema("bench.search", "input", benchSchema, true)
+	s, err := schema.Compile("bench.search", "input", benchSchema, true)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := decodeJSON(benchArgs)
+		v, err := schema.Decode(benchArgs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if fe, _, _ := s.validate(v, 0); fe != nil {
+		if fe, _, _ := s.Validate(v, 0); fe != nil {
 			b.Fatal(fe)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
 // confinedHandler is the name the child serves tool calls under.
@@ -75,7 +76,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		return nil, fmt.Errorf("no tool named %q in the child: the registry handed to tooling.Main must hold the tool before Main is called", q.Tool)
 	}
 	var args map[string]any
-	if v, err := decodeJSON(q.Args); err == nil {
+	if v, err := schema.Decode(q.Args); err == nil {
 		args, _ = v.(map[string]any)
 	}
 	if args == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
 // Option tunes one call.
@@ -282,7 +283,7 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 		res.Fields = []FieldError{{Path: "", Keyword: "maxArgumentBytes", Message: msg}}
 		return false
 	}
-	if e.in.noParams && emptyArgs(args) {
+	if e.in.NoParams() && emptyArgs(args) {
 		call.Args = map[string]any{}
 		call.raw = json.RawMessage(`{}`)
 		return true
@@ -290,7 +291,7 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 	var v any = map[string]any{}
 	if !emptyArgs(args) {
 		var err error
-		if v, err = decodeJSON(args); err != nil {
+		if v, err = schema.Decode(args); err != nil {
 			res.fail(CodeValidationError, err.Error())
 			res.Fields = []FieldError{{Path: "", Keyword: "json", Message: err.Error()}}
 			return false
@@ -314,13 +315,14 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 			return false
 		}
 	}
-	if fields, more, stopped := e.in.validate(obj, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
+	if sf, more, stopped := e.in.Validate(obj, r.cfg.Load().MaxFieldErrors); len(sf) > 0 {
+		fields := fieldErrors(sf)
 		res.Fields, res.MoreFields = fields, more
 		res.fail(CodeValidationError, summarize("argument", fields, more, stopped))
 		return false
 	}
 	call.Args = obj
-	if !e.in.defaults.apply(obj) && !emptyArgs(args) {
+	if !e.in.ApplyDefaults(obj) && !emptyArgs(args) {
 		call.raw = args
 	}
 	return true
@@ -536,13 +538,14 @@ func (r *Registry) checkOutput(e *entry, out any) (c checked) {
 		return c
 	}
 	if e.out != nil {
-		v, err := decodeJSON(b)
+		v, err := schema.Decode(b)
 		if err != nil {
 			// Fail closed: an output the check cannot read is not a checked output.
 			c.failf(CodeOutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
 			return c
 		}
-		if fields, more, stopped := e.out.validate(v, r.cfg.Load().MaxFieldErrors); len(fields) > 0 {
+		if sf, more, stopped := e.out.Validate(v, r.cfg.Load().MaxFieldErrors); len(sf) > 0 {
+			fields := fieldErrors(sf)
 			c.fields, c.more, c.invalid = fields, more, b
 			c.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize("field", fields, more, stopped), "invalid field: "))
 			return c

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/sandbox"
+	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
 // Registry holds tools and runs them. The zero value is not usable: use
@@ -50,7 +51,7 @@ type Registry struct {
 // entry is a registered tool with what Register compiled for it.
 type entry struct {
 	tool     Tool
-	in, out  *schema
+	in, out  *schema.Schema
 	haystack string    // lower-case name, title, description and parameter names
 	deferred bool      // a confined child's: schemas not compiled, search text not built; ready does both
 	unloaded bool      // schemas checked when added, then dropped until the first use: ready compiles them again
@@ -255,7 +256,7 @@ func (e *entry) compile(forCalls bool) (problems []string) {
 	var hay strings.Builder
 	hay.WriteString(strings.ToLower(t.Name + "\x00" + t.Title + "\x00" + t.Description))
 	if e.in != nil {
-		for _, p := range e.in.params {
+		for _, p := range e.in.Params() {
 			hay.WriteString("\x00" + strings.ToLower(p))
 		}
 	}
@@ -268,14 +269,14 @@ func (e *entry) compileSchemas(forCalls bool) (problems []string) {
 	t := e.tool
 	in := t.Input
 	if len(in) == 0 {
-		in = emptyObjectSchema
+		in = schema.EmptyObject
 	}
 	var err error
-	if e.in, err = compileSchemaFor(t.Name, "input", in, true, forCalls); err != nil {
+	if e.in, err = schema.CompileFor(t.Name, "input", in, true, forCalls); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if len(t.Output) > 0 {
-		if e.out, err = compileSchemaFor(t.Name, "output", t.Output, false, forCalls); err != nil {
+		if e.out, err = schema.CompileFor(t.Name, "output", t.Output, false, forCalls); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
@@ -295,7 +296,7 @@ func (e *entry) ready() *entry {
 				e.compileSchemas(true)
 			}
 			if e.in == nil {
-				e.in, _ = compileSchema(e.tool.Name, "input", emptyObjectSchema, true)
+				e.in, _ = schema.Compile(e.tool.Name, "input", schema.EmptyObject, true)
 			}
 		})
 	}

@@ -41,7 +41,7 @@ func TestSchemasCompiledOnFirstUse(t *testing.T) {
 	}
 	// Register checks a schema without its quick check (dropped with the
 	// schema); the first use compiles it whole.
-	if e.in.quick == nil {
+	if !e.in.HasQuick() {
 		t.Fatal("the input schema compiled on first use has no quick check")
 	}
 }

@@ -1,4 +1,4 @@
-package tooling
+package schema
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package tooling
+package schema
 
 import (
 	"encoding/json"
@@ -537,7 +537,7 @@ func checkQuickGenerated(t *testing.T, b []byte, st *quickGenStats) {
 		t.Fatal(err)
 	}
 	st.schemas++
-	s, err := compileSchema("test.quick", "input", text, true)
+	s, err := Compile("test.quick", "input", text, true)
 	if err != nil {
 		st.uncompiled++ // e.g. a draft 4 schema with an empty required list
 		return
@@ -557,7 +557,7 @@ func checkQuickGenerated(t *testing.T, b []byte, st *quickGenStats) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := decodeJSON(vt)
+		v, err := Decode(vt)
 		if err != nil {
 			t.Fatalf("%s: %v", vt, err)
 		}

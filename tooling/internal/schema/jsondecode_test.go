@@ -1,4 +1,4 @@
-package tooling
+package schema
 
 import (
 	"bytes"
@@ -330,6 +330,32 @@ var jsonVariedArgs = func() [][]byte {
 	}
 	return out
 }()
+
+// benchSchema is a realistic tool input: strings with bounds and a pattern,
+// an integer with bounds and a default, an enum, a nested object with a
+// format, and an array of enums.
+var benchSchema = []byte(`{
+	"type": "object",
+	"properties": {
+		"query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "What to search for"},
+		"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+		"sort": {"enum": ["relevance", "date", "title"], "default": "relevance"},
+		"filter": {
+			"type": "object",
+			"properties": {
+				"since": {"type": "string", "format": "date"},
+				"author": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}
+			},
+			"additionalProperties": false
+		},
+		"tags": {"type": "array", "items": {"enum": ["go", "rust", "docs", "api"]}, "uniqueItems": true, "maxItems": 4}
+	},
+	"required": ["query"],
+	"additionalProperties": false
+}`)
+
+// benchArgs are the arguments of the registry's benchmarks.
+var benchArgs = []byte(`{"query":"governed tool execution","limit":20,"filter":{"since":"2026-01-31","author":"ada_l"},"tags":["go","api"]}`)
 
 var jsonBenchInputs = []struct {
 	name string

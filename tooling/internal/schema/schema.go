@@ -1,4 +1,4 @@
-package tooling
+package schema
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/jsonschema"
 	"github.com/toolexplorer/toolexplorer/internal/jsonschema/kind"
 	"github.com/toolexplorer/toolexplorer/internal/pattern"
+	"github.com/toolexplorer/toolexplorer/internal/textdist"
 )
 
 // schemaBase is the absolute base under which tool schemas are compiled, so
@@ -29,6 +30,7 @@ var printer = message.NewPrinter(language.English)
 
 // FieldError is one failing field: a JSON pointer into the arguments (or the
 // output) and a message a person understands. Path "" is the whole value.
+// It is tooling.FieldError's shape.
 type FieldError struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
@@ -43,8 +45,8 @@ func (f FieldError) String() string {
 	return p + ": " + f.Message
 }
 
-// schema is a compiled JSON Schema and what Execute needs from it.
-type schema struct {
+// Schema is a compiled JSON Schema and what Execute needs from it.
+type Schema struct {
 	raw      json.RawMessage // as the tool declared it
 	compiled *jsonschema.Schema
 	params   []string                   // top-level property names, sorted
@@ -54,25 +56,39 @@ type schema struct {
 	patterns map[string]*pattern.Regexp // the backtracking expressions, by source, for messages on timeouts
 }
 
+// Params are the top-level property names, sorted.
+func (s *Schema) Params() []string { return s.params }
+
+// NoParams reports whether s is an object schema that accepts only {}.
+func (s *Schema) NoParams() bool { return s.noParams }
+
+// ApplyDefaults fills the schema's defaults into obj and reports whether it
+// changed anything.
+func (s *Schema) ApplyDefaults(obj map[string]any) bool { return s.defaults.apply(obj) }
+
+// HasQuick reports whether s has its fast check of valid values (compiled
+// for calls, and the schema has such a check).
+func (s *Schema) HasQuick() bool { return s.quick != nil }
+
 type refuseLoader struct{}
 
 func (refuseLoader) Load(u string) (any, error) {
 	return nil, fmt.Errorf("external $ref %q is not loaded: put the schema under $defs and refer to it as \"#/$defs/...\"", u)
 }
 
-// emptyObjectSchema is the input of a tool that declares none.
-var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+// EmptyObject is the input of a tool that declares none.
+var EmptyObject = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
-// compileSchema compiles raw under an absolute id named after the tool.
+// Compile compiles raw under an absolute id named after the tool.
 // With requireObject, the root must say "type": "object".
-func compileSchema(tool, which string, raw json.RawMessage, requireObject bool) (*schema, error) {
-	return compileSchemaFor(tool, which, raw, requireObject, true)
+func Compile(tool, which string, raw json.RawMessage, requireObject bool) (*Schema, error) {
+	return CompileFor(tool, which, raw, requireObject, true)
 }
 
-// compileSchemaFor is compileSchema; without forCalls it is a check that
-// reports every problem compileSchema would but leaves out what only calls
+// CompileFor is Compile; without forCalls it is a check that
+// reports every problem Compile would but leaves out what only calls
 // use (the quick check), for a schema that is dropped once checked.
-func compileSchemaFor(tool, which string, raw json.RawMessage, requireObject, forCalls bool) (*schema, error) {
+func CompileFor(tool, which string, raw json.RawMessage, requireObject, forCalls bool) (*Schema, error) {
 	doc, err := parseJSON(raw)
 	if err != nil {
 		// The library's decoder, for the message the registry has always given.
@@ -87,7 +103,7 @@ func compileSchemaFor(tool, which string, raw json.RawMessage, requireObject, fo
 		}
 	}
 	loc := schemaBase + url.PathEscape(tool) + "/" + which + ".json"
-	s := &schema{raw: raw}
+	s := &Schema{raw: raw}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	compiling := true // the engine also checks values of format "regex" later: those are not recorded
@@ -208,10 +224,10 @@ func typeIsObject(t any) bool {
 	return false
 }
 
-// decodeJSON decodes one JSON value, numbers as json.Number, and refuses
+// Decode decodes one JSON value, numbers as json.Number, and refuses
 // trailing data, with parseJSON (same values as encoding/json with
 // UseNumber, about three times faster). Errors say where the JSON breaks.
-func decodeJSON(b []byte) (any, error) {
+func Decode(b []byte) (any, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, errors.New("malformed JSON: empty input (send {} for no arguments)")
 	}
@@ -252,7 +268,7 @@ func position(b []byte, off int64) string {
 // early; for long arrays under schemas the quick check covers, validate
 // stops once it has the first limit fields (see cut.go), and then more
 // counts only the failing fields it saw (stopped is true).
-func (s *schema) validate(v any, limit int) (fields []FieldError, more int, stopped bool) {
+func (s *Schema) Validate(v any, limit int) (fields []FieldError, more int, stopped bool) {
 	if s.quick != nil && s.quick.valid(v) {
 		return nil, 0, false
 	}
@@ -272,7 +288,7 @@ func (s *schema) validate(v any, limit int) (fields []FieldError, more int, stop
 // cuts (the places where v was cut short, see cut.go), ok says whether
 // there are limit fields and all lie before every cut, so that they are
 // the first limit fields of the whole value.
-func (s *schema) validateFirst(v any, limit int, cuts [][]string) (fields []FieldError, more int, ok bool) {
+func (s *Schema) validateFirst(v any, limit int, cuts [][]string) (fields []FieldError, more int, ok bool) {
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil, 0, cuts == nil
@@ -393,7 +409,7 @@ func isIndex(t string) bool {
 	return true
 }
 
-func (s *schema) collect(e *jsonschema.ValidationError, out *[]fieldRef) {
+func (s *Schema) collect(e *jsonschema.ValidationError, out *[]fieldRef) {
 	switch e.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf:
 		s.collectAlternatives(e, out)
@@ -411,7 +427,7 @@ func (s *schema) collect(e *jsonschema.ValidationError, out *[]fieldRef) {
 // collectAlternatives reports a failed anyOf/oneOf: the errors of the
 // alternative that came closest when it matched the value's type, else one
 // error naming the alternatives.
-func (s *schema) collectAlternatives(e *jsonschema.ValidationError, out *[]fieldRef) {
+func (s *Schema) collectAlternatives(e *jsonschema.ValidationError, out *[]fieldRef) {
 	loc := e.InstanceLocation
 	if one, ok := e.ErrorKind.(*kind.OneOf); ok && len(one.Subschemas) > 1 {
 		*out = append(*out, fieldRef{loc: loc, keyword: "oneOf",
@@ -477,7 +493,7 @@ func intsList(v []int) string {
 }
 
 // leaf adds the failing fields of one error, not yet worded.
-func (s *schema) leaf(e *jsonschema.ValidationError, out *[]fieldRef) {
+func (s *Schema) leaf(e *jsonschema.ValidationError, out *[]fieldRef) {
 	several := func(kw string, names []string) {
 		for i := range names {
 			*out = append(*out, fieldRef{loc: e.InstanceLocation, name: &names[i], keyword: kw, err: e})
@@ -541,7 +557,7 @@ func keywordOf(k jsonschema.ErrorKind) string {
 }
 
 // message words a failing field with a message a person understands.
-func (s *schema) message(r fieldRef) string {
+func (s *Schema) message(r fieldRef) string {
 	if r.msg != "" || r.err == nil {
 		return r.msg
 	}
@@ -633,7 +649,7 @@ var formatExamples = map[string]string{
 // propertiesAt lists the properties the schema at schemaURL defines, for
 // did-you-mean hints on unknown properties. The decoded schema is not kept:
 // the compiled one is searched for the subschema at that location.
-func (s *schema) propertiesAt(schemaURL string) []string {
+func (s *Schema) propertiesAt(schemaURL string) []string {
 	sch := findSchema(s.compiled, schemaURL, map[*jsonschema.Schema]bool{})
 	if sch == nil {
 		return nil
@@ -734,4 +750,9 @@ func joinOr(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// closest returns the candidate nearest to name, if near enough to be a typo.
+func closest(name string, candidates []string) string {
+	return textdist.Nearest(name, candidates, max(2, len(name)/3))
 }

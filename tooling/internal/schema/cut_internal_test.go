@@ -1,4 +1,4 @@
-package tooling
+package schema
 
 import (
 	"encoding/json"
@@ -42,19 +42,19 @@ func TestStopEarlyListsTheSameFirstFields(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := compileSchema("t.x", "input", json.RawMessage(tc.schema), true)
+			s, err := Compile("t.x", "input", json.RawMessage(tc.schema), true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s.quick == nil {
 				t.Fatal("no quick check: the case proves nothing")
 			}
-			v, err := decodeJSON([]byte(tc.value))
+			v, err := Decode([]byte(tc.value))
 			if err != nil {
 				t.Fatal(err)
 			}
 			whole, wholeMore, _ := s.validateFirst(v, limit, nil)
-			got, more, stopped := s.validate(v, limit)
+			got, more, stopped := s.Validate(v, limit)
 			if !reflect.DeepEqual(got, whole) {
 				t.Fatalf("first fields:\n%v\nwant (the whole value's):\n%v", got, whole)
 			}

@@ -1,4 +1,4 @@
-package tooling
+package schema
 
 import (
 	"encoding/json"
@@ -48,12 +48,12 @@ var quickValues = []string{
 }
 
 // checkQuick fails when quick accepts a value the general validator refuses.
-func checkQuick(t *testing.T, schemaText, valueText string, s *schema) {
+func checkQuick(t *testing.T, schemaText, valueText string, s *Schema) {
 	t.Helper()
 	if s.quick == nil {
 		return
 	}
-	v, err := decodeJSON([]byte(valueText))
+	v, err := Decode([]byte(valueText))
 	if err != nil {
 		return
 	}
@@ -64,9 +64,9 @@ func checkQuick(t *testing.T, schemaText, valueText string, s *schema) {
 	}
 }
 
-func compileTestSchema(t testing.TB, text string) *schema {
+func compileTestSchema(t testing.TB, text string) *Schema {
 	t.Helper()
-	s, err := compileSchema("test.quick", "input", json.RawMessage(text), true)
+	s, err := Compile("test.quick", "input", json.RawMessage(text), true)
 	if err != nil {
 		t.Fatalf("%s: %v", text, err)
 	}
@@ -79,7 +79,7 @@ func TestQuickNeverAcceptsWhatTheValidatorRefuses(t *testing.T) {
 		s := compileTestSchema(t, st)
 		for _, vt := range quickValues {
 			checkQuick(t, st, vt, s)
-			if v, err := decodeJSON([]byte(vt)); err == nil && s.quick != nil && s.quick.valid(v) {
+			if v, err := Decode([]byte(vt)); err == nil && s.quick != nil && s.quick.valid(v) {
 				accepted++
 			}
 		}
@@ -99,7 +99,7 @@ func TestQuickCoverage(t *testing.T) {
 	}
 	// The arguments of the benchmark take the fast path.
 	s := compileTestSchema(t, string(benchSchema))
-	v, _ := decodeJSON(benchArgs)
+	v, _ := Decode(benchArgs)
 	if !s.quick.valid(v) {
 		t.Error("the benchmark's arguments do not take the fast path")
 	}
@@ -110,7 +110,7 @@ func FuzzQuick(f *testing.F) {
 	for _, v := range quickValues {
 		f.Add([]byte(v))
 	}
-	var schemas []*schema
+	var schemas []*Schema
 	for _, st := range quickSchemas {
 		schemas = append(schemas, compileTestSchema(f, st))
 	}
@@ -140,7 +140,7 @@ func TestQuickSharedDefsCompiledOnce(t *testing.T) {
 	if n := len(c.done); n > 4*levels+10 {
 		t.Errorf("%d schemas compiled for %d levels of definitions", n, levels)
 	}
-	v, _ := decodeJSON([]byte(`{"top":{"a":{"a":{}},"b":{}}}`))
+	v, _ := Decode([]byte(`{"top":{"a":{"a":{}},"b":{}}}`))
 	if !s.quick.valid(v) || s.compiled.Validate(v) != nil {
 		t.Errorf("quick %v, validator %v on a valid value", s.quick.valid(v), s.compiled.Validate(v))
 	}
