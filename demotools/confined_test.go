@@ -33,11 +33,11 @@ func confinedWorkspace(t *testing.T, ports ...uint16) string {
 		}
 	}
 	cfg := tooling.Settings{Confinement: tooling.ConfinementBounds{Workspace: ws, PoolSize: -1, AllowedPorts: ports}}
-	if _, err := tooling.Default.Configure(cfg); err != nil {
+	if _, err := tooling.Default().Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if _, err := tooling.Default.Configure(tooling.Settings{}); err != nil {
+		if _, err := tooling.Default().Configure(tooling.Settings{}); err != nil {
 			t.Errorf("restoring the config: %v", err)
 		}
 	})

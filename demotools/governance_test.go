@@ -29,7 +29,7 @@ func TestCounterRunsOnTheMainThread(t *testing.T) {
 		}
 		last = out.Value
 	}
-	if g := tooling.Default.Stats(); !g.MainThread.OnMainThread || g.MainThread.ThreadID != os.Getpid() {
+	if g := tooling.Default().Stats(); !g.MainThread.OnMainThread || g.MainThread.ThreadID != os.Getpid() {
 		t.Fatalf("main thread %+v (pid %d)", g.MainThread, os.Getpid())
 	}
 }
@@ -73,7 +73,7 @@ func TestKVNeverOverlaps(t *testing.T) {
 }
 
 func TestLimitedRate(t *testing.T) {
-	r := tooling.Default
+	r := tooling.Default()
 	ok, limited := 0, 0
 	var retry time.Duration
 	for i := 0; i < 4; i++ {

@@ -20,7 +20,7 @@ import (
 // as a host does from main(), and fails the run when a tool goroutine
 // outlives the tests.
 func TestMain(m *testing.M) {
-	tooling.Main(tooling.Default, func() int {
+	tooling.Main(tooling.Default(), func() int {
 		code := m.Run()
 		if code == 0 {
 			if err := waitNoToolGoroutines(10 * time.Second); err != nil {
@@ -41,13 +41,13 @@ func waitNoToolGoroutines(limit time.Duration) error {
 	var leaked []string
 	ok := eventually(limit, func() bool {
 		leaked = toolGoroutines()
-		s := tooling.Default.Stats()
+		s := tooling.Default().Stats()
 		return len(leaked) == 0 && s.InFlight == 0 && s.Abandoned == 0
 	})
 	if ok {
 		return nil
 	}
-	return fmt.Errorf("leaked goroutines (stats %+v):\n\n%s", tooling.Default.Stats(), strings.Join(leaked, "\n\n"))
+	return fmt.Errorf("leaked goroutines (stats %+v):\n\n%s", tooling.Default().Stats(), strings.Join(leaked, "\n\n"))
 }
 
 func toolGoroutines() []string {
@@ -93,7 +93,7 @@ func eventually(limit time.Duration, cond func() bool) bool {
 // and the error agree with each other and with want (CodeOK for success).
 func execute(t *testing.T, name, args string, want tooling.Code, opts ...tooling.Option) (*tooling.Result, error) {
 	t.Helper()
-	return executeOn(t, tooling.Default, name, args, want, opts...)
+	return executeOn(t, tooling.Default(), name, args, want, opts...)
 }
 
 // executeOn is execute on registry r.

@@ -111,7 +111,7 @@ func TestNetHTTPGetExample(t *testing.T) {
 			} `json:"url"`
 		} `json:"properties"`
 	}
-	tool, ok := tooling.Default.Lookup("net.http_get")
+	tool, ok := tooling.Default().Lookup("net.http_get")
 	if !ok {
 		t.Fatal("net.http_get is not registered")
 	}
@@ -120,7 +120,7 @@ func TestNetHTTPGetExample(t *testing.T) {
 	}
 	for _, ex := range schema.Properties.URL.Examples {
 		args, _ := json.Marshal(map[string]string{"url": ex})
-		if fields, err := tooling.Default.ValidateArgs("net.http_get", args); err != nil || fields != nil {
+		if fields, err := tooling.Default().ValidateArgs("net.http_get", args); err != nil || fields != nil {
 			t.Errorf("example %s refused: %v %v", ex, fields, err)
 		}
 	}

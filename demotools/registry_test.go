@@ -32,7 +32,7 @@ func isDemo(name string) bool {
 func demoTools(t *testing.T) []tooling.Tool {
 	t.Helper()
 	var out []tooling.Tool
-	for _, tool := range tooling.Default.List(context.Background(), tooling.Filter{}) {
+	for _, tool := range tooling.Default().List(context.Background(), tooling.Filter{}) {
 		if isDemo(tool.Name) {
 			out = append(out, tool)
 		}
@@ -161,7 +161,7 @@ func TestToolsMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, ok := tooling.Default.Lookup(tt.name)
+			tool, ok := tooling.Default().Lookup(tt.name)
 			if !ok {
 				t.Fatal("not registered")
 			}
@@ -182,26 +182,26 @@ func TestToolsMeta(t *testing.T) {
 			}
 		})
 	}
-	if tool, _ := tooling.Default.Lookup("demo.write_note"); !slices.Equal(tool.Meta.Resources, []string{"notes"}) {
+	if tool, _ := tooling.Default().Lookup("demo.write_note"); !slices.Equal(tool.Meta.Resources, []string{"notes"}) {
 		t.Errorf("demo.write_note resources %v, want [notes]", tool.Meta.Resources)
 	}
-	if tool, _ := tooling.Default.Lookup("fs.write_file"); !slices.Equal(tool.Meta.Resources, []string{"workspace"}) {
+	if tool, _ := tooling.Default().Lookup("fs.write_file"); !slices.Equal(tool.Meta.Resources, []string{"workspace"}) {
 		t.Errorf("fs.write_file resources %v, want [workspace]", tool.Meta.Resources)
 	}
-	if tool, _ := tooling.Default.Lookup("demo.slow"); !strings.Contains(tool.Description, "500 ms") {
+	if tool, _ := tooling.Default().Lookup("demo.slow"); !strings.Contains(tool.Description, "500 ms") {
 		t.Errorf("demo.slow's description does not give its timeout: %q", tool.Description)
 	}
 }
 
 func TestExportProblems(t *testing.T) {
-	for _, p := range lint.Registry(tooling.Default) {
+	for _, p := range lint.Registry(tooling.Default()) {
 		if p.Check == "export" && isDemo(p.Tool) {
 			t.Errorf("%s", p)
 		}
 	}
 	// Exports for models list what a model may call: demo.llm_only, and
 	// not demo.unavailable, which can never run.
-	list := export.MCP(context.Background(), tooling.Default, export.Options{})
+	list := export.MCP(context.Background(), tooling.Default(), export.Options{})
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
@@ -231,7 +231,7 @@ func TestTags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.tags, "+"), func(t *testing.T) {
 			var got []string
-			for _, tool := range tooling.Default.List(context.Background(), tooling.Filter{Tags: tt.tags}) {
+			for _, tool := range tooling.Default().List(context.Background(), tooling.Filter{Tags: tt.tags}) {
 				if isDemo(tool.Name) {
 					got = append(got, tool.Name)
 				}

@@ -16,7 +16,7 @@ import (
 // its timers and deadlines, on a loaded machine as on an idle one.
 func slowInBubble(t *testing.T, f func(t *testing.T, r *tooling.Registry)) {
 	t.Helper()
-	tool, ok := tooling.Default.Lookup("demo.slow")
+	tool, ok := tooling.Default().Lookup("demo.slow")
 	if !ok {
 		t.Fatal("demo.slow is not registered")
 	}

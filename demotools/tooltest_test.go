@@ -14,7 +14,7 @@ import (
 // A unit test of a tool's Run, without a registry or a confined child:
 // the logic of fs.read_file on a workspace of the test's own.
 func TestFSReadFileRunAlone(t *testing.T) {
-	tool, ok := tooling.Default.Lookup("fs.read_file")
+	tool, ok := tooling.Default().Lookup("fs.read_file")
 	if !ok {
 		t.Fatal("fs.read_file is not registered")
 	}
@@ -33,7 +33,7 @@ func TestFSReadFileRunAlone(t *testing.T) {
 		t.Fatalf("no workspace: %v", err)
 	}
 	// demo.echo is a typed handler (tooling.Func); its defaults are filled as the registry fills them.
-	echo, _ := tooling.Default.Lookup("demo.echo")
+	echo, _ := tooling.Default().Lookup("demo.echo")
 	if out, err := tooltest.Run(t, echo, `{"text":"hi","upper":true}`); err != nil || toJSON(t, out) != `{"text":"HI","length":2}` {
 		t.Fatalf("echo: %s %v", toJSON(t, out), err)
 	}

@@ -33,7 +33,7 @@ func TestUnavailable(t *testing.T) {
 		})
 	}
 
-	err := tooling.Default.Availability(context.Background(), "demo.unavailable", "")
+	err := tooling.Default().Availability(context.Background(), "demo.unavailable", "")
 	if !errors.Is(err, tooling.CodeUnavailable) || !errors.Is(err, demotools.ErrGeneratorOffline) {
 		t.Errorf("Availability = %v, want unavailable: generator offline", err)
 	}

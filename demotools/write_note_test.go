@@ -83,7 +83,7 @@ func TestWriteNoteConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range writers {
 		wg.Go(func() {
-			res, err := tooling.Default.Execute(t.Context(), "demo.write_note", []byte(`{"text":"n`+strconv.Itoa(i)+`"}`), tooling.WithConsent())
+			res, err := tooling.Default().Execute(t.Context(), "demo.write_note", []byte(`{"text":"n`+strconv.Itoa(i)+`"}`), tooling.WithConsent())
 			if err != nil {
 				t.Error(err)
 				return

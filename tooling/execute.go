@@ -60,14 +60,9 @@ func WithProgress(f func(Progress)) Option { return func(c *callOptions) { c.pro
 // WithCallID sets the call id (default: a unique id made by the registry).
 func WithCallID(id string) Option { return func(c *callOptions) { c.callID = id } }
 
-// Execute runs a tool of the Default registry. See Registry.Execute.
-func Execute(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
-	return Default.Execute(ctx, name, args, opts...)
-}
-
-// ExecuteTool is Execute, under the name hosts know it by.
+// ExecuteTool runs a tool of the Default registry. See Registry.Execute.
 func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
-	return Default.Execute(ctx, name, args, opts...)
+	return defaultRegistry.Execute(ctx, name, args, opts...)
 }
 
 // Execute runs the named tool (or its exported spelling, "." as "__") with

@@ -16,7 +16,7 @@ func hostedRegistry() *Registry {
 	if r := hosted.Load(); r != nil {
 		return r
 	}
-	return Default
+	return defaultRegistry
 }
 
 // Main is the one call a host's main makes, first thing, and it never
@@ -56,7 +56,7 @@ func hostedRegistry() *Registry {
 // one at a time, in order, on a thread of their own.
 func Main(reg *Registry, run func() int) {
 	if reg == nil {
-		reg = Default
+		reg = defaultRegistry
 	}
 	hosted.Store(reg)
 	confinedEntry() // in a confined child: serves its calls and exits

@@ -61,9 +61,13 @@ type entry struct {
 	counters toolCounters
 }
 
-// Default is the registry that Register, ExecuteTool and the other
-// package-level functions use.
-var Default = NewRegistry()
+// defaultRegistry is the one Default returns.
+var defaultRegistry = NewRegistry()
+
+// Default returns the registry that Register, ExecuteTool and Main (given
+// nil) use: one registry for the process, made at start-up, that no
+// package can replace.
+func Default() *Registry { return defaultRegistry }
 
 // NewRegistry returns an empty registry with the default Settings.
 func NewRegistry() *Registry {
@@ -95,7 +99,7 @@ func (e *RegisterError) Error() string {
 // a host's main, for tools a constructor built) and panics on a bad name, a
 // duplicate, a schema that does not compile or is not an object, or
 // metadata that contradicts itself; the message names the tool and the fix.
-func Register(tools ...Tool) { Default.Register(tools...) }
+func Register(tools ...Tool) { defaultRegistry.Register(tools...) }
 
 // Register adds tools to r, panicking as the package-level Register does
 // (and on a confined tool once tooling.Main hosts another registry: see

@@ -138,7 +138,7 @@ func commandNames() []string {
 // run is the whole program: it parses args (without the program name),
 // runs the command they name and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, reg: tooling.Default}
+	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, reg: tooling.Default()}
 	return a.main(args)
 }
 

@@ -25,7 +25,7 @@ import (
 // TestMain hands the main thread over, as main does.
 func TestMain(m *testing.M) {
 	os.Unsetenv(configEnv)
-	tooling.Main(tooling.Default, func() int {
+	tooling.Main(tooling.Default(), func() int {
 		// Calls are kept in a history of the tests' own, never the user's.
 		os.Unsetenv(history.FileEnv)
 		state, err := os.MkdirTemp("", "toolexplorer-state-")

@@ -36,7 +36,7 @@ func benchJSON(t *testing.T, args ...string) *benchReport {
 // needTool skips the test when the default registry lacks name.
 func needTool(t *testing.T, name string) {
 	t.Helper()
-	if _, ok := tooling.Default.Lookup(name); !ok {
+	if _, ok := tooling.Default().Lookup(name); !ok {
 		t.Skipf("%s is not registered (demotools does not define it yet)", name)
 	}
 }
@@ -85,7 +85,7 @@ func TestBenchSlowOverlaps(t *testing.T) {
 
 func TestBenchRateLimited(t *testing.T) {
 	needTool(t, "demo.limited")
-	for _, b := range tooling.Default.Stats().Buckets {
+	for _, b := range tooling.Default().Stats().Buckets {
 		if b.Key == "demo.limited" && b.Tokens < 2 {
 			t.Skipf("the bucket of demo.limited holds %.2f tokens: an earlier run in this process took them", b.Tokens)
 		}
@@ -172,7 +172,7 @@ func TestBenchQuantile(t *testing.T) {
 
 func TestBenchInterrupted(t *testing.T) {
 	okCalls := func() uint64 {
-		s, _ := toolStats(tooling.Default, "demo.slow")
+		s, _ := toolStats(tooling.Default(), "demo.slow")
 		return s.OK
 	}
 	before := okCalls()
@@ -327,7 +327,7 @@ func TestBenchUnknownTool(t *testing.T) {
 // in the registry of the app, not in the default one.
 func TestBenchUsesTheAppRegistry(t *testing.T) {
 	const name = "bench.ping"
-	if _, ok := tooling.Default.Lookup(name); ok {
+	if _, ok := tooling.Default().Lookup(name); ok {
 		t.Fatalf("the default registry has %s", name)
 	}
 	reg := tooling.NewRegistry()

@@ -38,7 +38,7 @@ func TestTimeoutOverride(t *testing.T) {
 		}
 	}
 	deadline := time.Now().Add(2 * time.Minute) // a hang guard: the abandoned sleeps end after 3 s
-	for tooling.Default.Stats().Abandoned != 0 && time.Now().Before(deadline) {
+	for tooling.Default().Stats().Abandoned != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }

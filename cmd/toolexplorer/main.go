@@ -14,7 +14,7 @@ import (
 // and serves confined children (tooling.Main), and runs the command on
 // another goroutine.
 func main() {
-	tooling.Main(tooling.Default, func() int {
+	tooling.Main(tooling.Default(), func() int {
 		ctx, stop := signalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -273,7 +273,7 @@ func TestRunCanceled(t *testing.T) {
 	const attempts = 20
 	for attempt := 1; ; attempt++ {
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) { // a hang guard
-			if s, _ := toolStats(tooling.Default, "demo.slow"); s.Running == 0 {
+			if s, _ := toolStats(tooling.Default(), "demo.slow"); s.Running == 0 {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -286,7 +286,7 @@ func TestRunCanceled(t *testing.T) {
 			defer close(canceled)
 			defer cancel()
 			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(time.Millisecond) {
-				if s, _ := toolStats(tooling.Default, "demo.slow"); s.Running > 0 {
+				if s, _ := toolStats(tooling.Default(), "demo.slow"); s.Running > 0 {
 					return
 				}
 			}
@@ -317,7 +317,7 @@ func TestExitFor(t *testing.T) {
 
 // echoCalls counts the calls of demo.echo the default registry has seen.
 func echoCalls() uint64 {
-	s, _ := toolStats(tooling.Default, "demo.echo")
+	s, _ := toolStats(tooling.Default(), "demo.echo")
 	return s.Calls
 }
 

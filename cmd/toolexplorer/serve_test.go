@@ -40,7 +40,7 @@ func (s *syncBuffer) String() string {
 // go-sdk client to its stdin and stdout.
 func serveStdio(t *testing.T, opts *sdk.ClientOptions, args ...string) *sdk.ClientSession {
 	t.Helper()
-	t.Cleanup(func() { tooling.Default.SetConsentFunc(nil) })
+	t.Cleanup(func() { tooling.Default().SetConsentFunc(nil) })
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
@@ -110,7 +110,7 @@ func TestServeGoSDKClient(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	var want []string
-	for _, tool := range export.MCP(context.Background(), tooling.Default, export.Options{}).Tools {
+	for _, tool := range export.MCP(context.Background(), tooling.Default(), export.Options{}).Tools {
 		want = append(want, tool.Name)
 	}
 	if strings.Join(names, " ") != strings.Join(want, " ") {

@@ -61,7 +61,7 @@ func TestServerFlagAddsRemoteTools(t *testing.T) {
 	if o = cli(t, "", "describe", "demo.echo"); strings.Contains(o.stdout, "remote:") {
 		t.Fatalf("a local tool described as remote:\n%s", o)
 	}
-	if _, ok := tooling.Default.Lookup("ours.demo_echo"); ok {
+	if _, ok := tooling.Default().Lookup("ours.demo_echo"); ok {
 		t.Fatal("the remote tools are still in the registry after the command")
 	}
 }

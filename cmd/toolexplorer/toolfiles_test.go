@@ -103,7 +103,7 @@ func TestToolFilesListDescribe(t *testing.T) {
 		t.Fatalf("describe --json: %v\n%s", err, o)
 	}
 	// The tools are gone from the registry when the command ends.
-	if _, ok := tooling.Default.Lookup("filetest.get"); ok {
+	if _, ok := tooling.Default().Lookup("filetest.get"); ok {
 		t.Fatal("a tools file's tool outlived its command")
 	}
 }
@@ -175,7 +175,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	dir := writeToolsDir(t, echoServer(t, &got).URL)
 	t.Setenv("FILES_TEST_TOKEN", secret)
 	events := &eventLog{}
-	remove := tooling.Default.Observe(events.Observe)
+	remove := tooling.Default().Observe(events.Observe)
 
 	runs := [][]string{
 		{"list"}, {"list", "--json"},

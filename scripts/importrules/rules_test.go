@@ -107,7 +107,7 @@ import (
 	reg "` + testMod + `/tooling"
 )
 
-// tooling.Default in a comment is no call.
+// tooling.Default() in a comment is no call.
 var doc = "reg.Lookup"
 
 func f(ctx context.Context) {
