@@ -24,10 +24,12 @@
 #   confine-only          only sandbox/confine imports github.com/landlock-lsm/go-landlock and
 #                         golang.org/x/net/bpf.
 #   tui-no-sandbox        tui/ never imports sandbox: it sees governance through tooling.
+#   tooling-imports-no-part tooling/ (its tests too) imports none of the parts beside it that plug into
+#                         it: policy, ledger, telemetry, state, mcp, bindings, history.
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports only tooling;
 #                         tooling imports only sandbox (never config); tui only tooling, config and
-#                         history; bindings, ledger, telemetry, state and history only tooling
+#                         history; bindings, policy, ledger, telemetry, state and history only tooling
 #                         and config, mcp only tooling and sandbox/confine (to start a confined server;
 #                         it takes an mcp.Spec, never config) (never the reverse); nothing outside
 #                         cmd/NAME imports cmd/NAME; internal/ packages are
@@ -487,7 +489,7 @@ plant_case() {
 		EOF
 		;;
 	24)
-		want_rule=import-direction
+		want_rule=tooling-imports-no-part
 		plant tooling/zz_gate_plant.go <<-'EOF'
 			package @PKG@
 

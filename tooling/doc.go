@@ -78,8 +78,10 @@
 // tools are enabled, per-tool overrides and confinement bounds; package
 // config reads them from the config file (reg.Configure(cfg.Settings)).
 //
-// Imports: the standard library, sandbox, golang.org/x/text and the
-// project's internal packages (internal/jsonschema validates the schemas).
-// Never config (config imports tooling), reflect nor any UI package: the
-// gate in scripts/gate.sh checks it.
+// Imports: the standard library, sandbox and the project's internal
+// packages (tooling/internal/schema compiles and checks the schemas). Never
+// config (config imports tooling), reflect nor any UI package, and none of
+// the parts that plug into it (policy, ledger, telemetry, state, mcp,
+// bindings, history): each imports tooling, and a host installs it through
+// tooling's extension points. The gate in scripts/gate.sh checks it.
 package tooling

@@ -38,7 +38,12 @@ const (
 	ruleTUINoSandbox = "tui-no-sandbox"
 	ruleDemoCmdOnly  = "demotools-cmd-only"
 	ruleDirection    = "import-direction"
+	ruleCoreNoParts  = "tooling-imports-no-part"
 )
+
+// parts are the packages beside tooling that plug into it through its extension points
+// (interceptors, observers, options) and that a host imports only when it wants them.
+var parts = []string{"@policy/...", "@ledger/...", "@telemetry/...", "@state/...", "@mcp/...", "@bindings/...", "@history/..."}
 
 var rules = []rule{
 	{id: ruleReflectCharm, in: []string{"tooling", "sandbox"}, entries: []entry{
@@ -64,6 +69,9 @@ var rules = []rule{
 	}},
 	{id: ruleTUINoSandbox, in: []string{"tui"}, entries: []entry{
 		{paths: []string{"@sandbox/..."}, inTests: true, why: "tui sees governance through tooling: do not import %s"},
+	}},
+	{id: ruleCoreNoParts, in: []string{"tooling"}, entries: []entry{
+		{paths: parts, inTests: true, why: "tooling imports none of the parts that plug into it (%s): each imports tooling, and a host installs it through tooling's extension points (Use, Observe, options)"},
 	}},
 	{id: ruleDemoCmdOnly, notIn: []string{"cmd"}, testsIn: []string{"demotools"}, entries: []entry{
 		{paths: []string{"@demotools/..."}, inTests: true, why: "only cmd/ imports %s: hosts choose their tools with a blank import in main"},
@@ -92,6 +100,7 @@ var layers = map[string]layer{
 	// mcp starts an untrusted stdio server in a confined child: the one part of the sandbox it sees.
 	"mcp":       {[]string{"tooling", "sandbox/confine"}, "mcp imports only tooling and sandbox/confine from this project (it takes a Spec, which config.Server converts to), not %s"},
 	"bindings":  {[]string{"tooling", "config"}, "bindings imports only tooling and config from this project, not %s"},
+	"policy":    {[]string{"tooling", "config"}, "policy imports only tooling and config from this project, not %s"},
 	"ledger":    {[]string{"tooling", "config"}, "ledger imports only tooling and config from this project, not %s"},
 	"telemetry": {[]string{"tooling", "config"}, "telemetry imports only tooling and config from this project, not %s"},
 	"state":     {[]string{"tooling", "config"}, "state imports only tooling and config from this project, not %s"},

@@ -81,13 +81,19 @@ func TestRules(t *testing.T) {
 		{"telemetry", kindGo, testMod + "/tui", "import-direction"},
 		{"bindings", kindGo, testMod + "/sandbox", "import-direction"},
 		{"mcp", kindGo, testMod + "/bindings", "import-direction"},
-		{"tooling", kindGo, testMod + "/mcp", "import-direction"},
-		{"tooling", kindGo, testMod + "/state", "import-direction"},
+		{"tooling", kindGo, testMod + "/mcp", "tooling-imports-no-part"},
+		{"tooling", kindGo, testMod + "/state", "tooling-imports-no-part"},
+		{"tooling/export", kindGo, testMod + "/ledger", "tooling-imports-no-part"},
+		{"tooling", kindXTest, testMod + "/telemetry/otel", "tooling-imports-no-part"},
+		{"tooling", kindTest, testMod + "/policy", "tooling-imports-no-part"},
+		{"policy", kindGo, testMod + "/tooling", ""},
+		{"policy", kindGo, testMod + "/config", ""},
+		{"policy", kindGo, testMod + "/mcp", "import-direction"},
 		{"tui", kindGo, testMod + "/ledger", "import-direction"},
 		{"tui", kindGo, testMod + "/history", ""},
 		{"history", kindGo, testMod + "/tooling", ""},
 		{"history", kindGo, testMod + "/tui", "import-direction"},
-		{"tooling", kindGo, testMod + "/history", "import-direction"},
+		{"tooling", kindGo, testMod + "/history", "tooling-imports-no-part"},
 		{"cmd/toolexplorer", kindGo, testMod + "/telemetry", ""},
 		// a directory with no layer is not checked for direction
 		{"examples/host", kindGo, testMod + "/tui", ""},
@@ -142,7 +148,7 @@ func f(ctx context.Context) {
 }
 
 func TestRuleIDs(t *testing.T) {
-	want := []string{"no-reflect-charm", "demotools-imports", "confine-only", "tui-no-sandbox", "demotools-cmd-only", "demotools-no-default", "import-direction"}
+	want := []string{"no-reflect-charm", "demotools-imports", "confine-only", "tui-no-sandbox", "tooling-imports-no-part", "demotools-cmd-only", "demotools-no-default", "import-direction"}
 	if got := ruleIDs(); !slices.Equal(got, want) {
 		t.Errorf("ruleIDs() = %v, want %v", got, want)
 	}
