@@ -33,8 +33,16 @@
 // binding's details for observers (tooling.Event.Detail). Lint finds
 // credentials written out and text spliced into SQL.
 //
-// Imports: tooling, internal/jsonenc, the standard library, and the YAML
-// parser, SQL drivers and queue clients the bindings use; not config (the
-// command line turns the config into Load's arguments). tooling never
-// imports this package; the gate in scripts/gate.sh checks it.
+// HTTP bindings need nothing more. The SQL drivers and queue clients are
+// parts a program links by importing them, as database/sql drivers are:
+// bindings/sqlite, bindings/postgres, bindings/redis, bindings/nats (a
+// blank import in main). A tools file that names one the program does not
+// link is refused when it loads, with the import to add; a host with HTTP
+// tools only links no database driver.
+//
+// Imports: tooling, internal/jsonenc, its internal driver registry, the
+// standard library and the YAML parser; never a SQL driver or queue client
+// itself, and not config (the command line turns the config into Load's
+// arguments). tooling never imports this package; the gate in
+// scripts/gate.sh checks it.
 package bindings

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/toolexplorer/toolexplorer/bindings/internal/driver"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 )
 
@@ -79,23 +80,12 @@ const (
 	queueMaxHeader  = 4 << 10
 )
 
-// publisher is a connection to one queue server, safe for concurrent use.
-type publisher interface {
-	publish(ctx context.Context, m *queueMessage) (Outcome, error)
-	// broken reports a client that will not work again.
-	broken() bool
-	close() error
-}
+// publisher is a connection to one queue server, made by the provider a
+// package registered (bindings/redis, bindings/nats).
+type publisher = driver.Publisher
 
 // queueMessage is one message, built from a call's arguments.
-type queueMessage struct {
-	stream, subject string
-	maxLen          int64
-	body            []byte      // the JSON message
-	headers         [][2]string // name, value; in a stable order
-	// id is the caller's idempotency key, "" when none.
-	id string
-}
+type queueMessage = driver.Message
 
 // queueSource is an opened queue source: its client is made on first use,
 // with the URL resolved then, and made again when the URL's credentials
@@ -119,10 +109,12 @@ func openQueue(name string, s *QueueSource) (*queueSource, error) {
 	q := &queueSource{name: name, provider: s.Provider, lock: make(chan struct{}, 1)}
 	var schemes []string
 	switch s.Provider {
-	case "redis":
-		q.dial, schemes = dialRedis, []string{"redis://", "rediss://", "unix://"}
-	case "nats":
-		q.dial, schemes = dialNATS, []string{"nats://", "tls://", "ws://", "wss://"}
+	case "redis", "nats":
+		p, ok := driver.LookupQueue(s.Provider)
+		if !ok {
+			return nil, notLinked("provider", s.Provider)
+		}
+		q.dial, schemes = p.Dial, p.Schemes
 	case "":
 		return nil, errors.New("provider: missing; it is redis or nats")
 	default:
@@ -176,11 +168,11 @@ func (q *queueSource) client(ctx context.Context, env Env) (publisher, error) {
 	if q.closed {
 		return nil, fmt.Errorf("queue %s: the source is closed", q.name)
 	}
-	if q.pub != nil && q.pubURL == url && !q.pub.broken() {
+	if q.pub != nil && q.pubURL == url && !q.pub.Broken() {
 		return q.pub, nil
 	}
 	if q.pub != nil {
-		_ = q.pub.close() // the credentials changed: calls still using it fail and may be retried
+		_ = q.pub.Close() // the credentials changed: calls still using it fail and may be retried
 		q.pub = nil
 	}
 	p, err := q.dial(ctx, url)
@@ -199,7 +191,7 @@ func (q *queueSource) close() error {
 	if q.pub == nil {
 		return nil
 	}
-	err := q.pub.close()
+	err := q.pub.Close()
 	q.pub = nil
 	return err
 }
@@ -293,13 +285,18 @@ func (b *queueBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return p.publish(ctx, m)
+	o, err := p.Publish(ctx, m)
+	var te *driver.TransientError
+	if errors.As(err, &te) {
+		err = &TransientError{Err: te.Err}
+	}
+	return Outcome(o), err
 }
 
 // build makes the message of one call, checking its size and headers;
 // with redact, the headers' credentials are written as ${NAME}.
 func (b *queueBinding) build(req *Request, redact bool) (*queueMessage, error) {
-	m := &queueMessage{stream: b.stream, subject: b.subject, maxLen: b.maxLen, id: req.IdempotencyKey}
+	m := &queueMessage{Stream: b.stream, Subject: b.subject, MaxLen: b.maxLen, ID: req.IdempotencyKey}
 	var v any = req.Args
 	if req.Args == nil {
 		v = map[string]any{}
@@ -314,11 +311,11 @@ func (b *queueBinding) build(req *Request, redact bool) (*queueMessage, error) {
 	if len(body) > queueMaxMessage {
 		return nil, fmt.Errorf("queue: the message is %d bytes, over the limit of %d", len(body), queueMaxMessage)
 	}
-	m.body = body
-	if m.headers, err = placeQueueHeaders(b.headers, req, redact); err != nil {
+	m.Body = body
+	if m.Headers, err = placeQueueHeaders(b.headers, req, redact); err != nil {
 		return nil, err
 	}
-	if !validHeaderValue(m.id) || len(m.id) > queueMaxHeader {
+	if !validHeaderValue(m.ID) || len(m.ID) > queueMaxHeader {
 		return nil, errors.New("queue: the idempotency key holds a control character or is too long")
 	}
 	return m, nil
@@ -330,29 +327,27 @@ func (b *queueBinding) shadow(m *queueMessage) Outcome {
 	out := map[string]any{
 		"provider": b.src.provider,
 		"source":   b.src.name,
-		"message":  json.RawMessage(m.body),
+		"message":  json.RawMessage(m.Body),
 	}
-	if m.stream != "" {
-		out["stream"] = m.stream
+	if m.Stream != "" {
+		out["stream"] = m.Stream
 	}
-	if m.subject != "" {
-		out["subject"] = m.subject
+	if m.Subject != "" {
+		out["subject"] = m.Subject
 	}
-	if len(m.headers) > 0 {
-		h := make(map[string]string, len(m.headers))
-		for _, f := range m.headers {
+	if len(m.Headers) > 0 {
+		h := make(map[string]string, len(m.Headers))
+		for _, f := range m.Headers {
 			h[f[0]] = f[1]
 		}
 		out["headers"] = h
 	}
-	if m.id != "" {
-		out["idempotency_key"] = m.id
+	if m.ID != "" {
+		out["idempotency_key"] = m.ID
 	}
 	return Outcome{Output: out, Status: "shadow"}
 }
 
 var (
-	_ binding   = (*queueBinding)(nil)
-	_ publisher = (*redisPublisher)(nil)
-	_ publisher = (*natsPublisher)(nil)
+	_ binding = (*queueBinding)(nil)
 )

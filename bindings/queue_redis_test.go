@@ -272,7 +272,7 @@ func TestQueueRedisCredentialsChangeUnderACall(t *testing.T) {
 	if _, err := src.client(ctx, env(map[string]string{"QUEUE_TEST_DB": "1"})); err != nil {
 		t.Fatal(err)
 	}
-	_, err = old.publish(ctx, &queueMessage{stream: stream, body: []byte(`{}`)})
+	_, err = old.Publish(ctx, &queueMessage{Stream: stream, Body: []byte(`{}`)})
 	var te *TransientError
 	if !errors.As(err, &te) {
 		t.Errorf("publish on the replaced client: err = %v, want a *TransientError", err)

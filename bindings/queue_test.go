@@ -218,8 +218,8 @@ func TestQueueMessageTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got any
-	if err := json.Unmarshal(m.body, &got); err != nil {
-		t.Fatalf("message %s: %v", m.body, err)
+	if err := json.Unmarshal(m.Body, &got); err != nil {
+		t.Fatalf("message %s: %v", m.Body, err)
 	}
 	want := map[string]any{
 		"kind":   "order.created",
@@ -228,12 +228,12 @@ func TestQueueMessageTemplate(t *testing.T) {
 		"braces": "{}", "text": "order {order_id} is text",
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("message:\n got %s\nwant %v", m.body, want)
+		t.Errorf("message:\n got %s\nwant %v", m.Body, want)
 	}
 	// No X-Tenant: its argument is absent.
 	wantH := [][2]string{{"X-Qty", "3"}, {"X-Ref", `order-A-1", "admin": true, "x": "`}, {"X-Schema", "order.v1"}, {"X-Urgent", "false"}}
-	if !reflect.DeepEqual(m.headers, wantH) {
-		t.Errorf("headers = %q, want %q", m.headers, wantH)
+	if !reflect.DeepEqual(m.Headers, wantH) {
+		t.Errorf("headers = %q, want %q", m.Headers, wantH)
 	}
 
 	// Without a template the arguments are the message.
@@ -243,11 +243,11 @@ func TestQueueMessageTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var gotArgs map[string]any
-	if err := json.Unmarshal(m.body, &gotArgs); err != nil {
+	if err := json.Unmarshal(m.Body, &gotArgs); err != nil {
 		t.Fatal(err)
 	}
 	if gotArgs["order_id"] != args["order_id"] || gotArgs["note"] != "{order_id}" || len(gotArgs) != len(args) {
-		t.Errorf("message %s, want the arguments %v", m.body, args)
+		t.Errorf("message %s, want the arguments %v", m.Body, args)
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
-	_ "modernc.org/sqlite"             // the "sqlite" driver, pure Go
+	"github.com/toolexplorer/toolexplorer/bindings/internal/driver"
 )
 
 // SQLSource is a SQL database in a tools file.
 type SQLSource struct {
-	// Driver is "sqlite" (embedded, pure Go) or "postgres".
+	// Driver is "sqlite" (embedded, pure Go) or "postgres"; the program
+	// links it by importing bindings/sqlite or bindings/postgres.
 	Driver string `yaml:"driver" json:"driver"`
 	// DSN says which database: for sqlite a file path, or "file:PATH?..."
 	// with the driver's parameters; for postgres a URL or key=value
@@ -122,6 +122,12 @@ func openSQL(name string, s *SQLSource) (*sqlSource, error) {
 	case "postgres":
 		if src.maxOpen == 0 {
 			src.maxOpen = 10
+		}
+	}
+	switch s.Driver {
+	case "sqlite", "postgres":
+		if _, ok := driver.LookupSQL(s.Driver); !ok {
+			return nil, notLinked("driver", s.Driver)
 		}
 	case "":
 		return nil, fmt.Errorf("driver: missing: sqlite or postgres")

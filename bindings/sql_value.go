@@ -3,7 +3,7 @@ package bindings
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	sqldriver "database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,8 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5/pgconn"
-	"modernc.org/sqlite"
+	"github.com/toolexplorer/toolexplorer/bindings/internal/driver"
 )
 
 // sqlOutput is the output of a SQL tool, written as JSON by appendJSON:
@@ -334,38 +333,28 @@ func bindValue(v any, typ string) (any, error) {
 // of the DSN's ${NAME} references are replaced by the references.
 func sqlError(err error, redact secrets) error {
 	msg := redact.redact(err.Error())
-	var pe *pgconn.PgError
-	var le *sqlite.Error
 	transient := false
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
 	case errors.Is(err, context.DeadlineExceeded):
 		return &TransientError{Err: err}
-	case errors.As(err, &pe):
-		msg = "sql: " + pe.Message
-		if pe.Detail != "" {
-			msg += " (" + pe.Detail + ")"
+	}
+	known := false
+	drivers := driver.SQLs()
+	for _, d := range drivers {
+		if m, t, ok := d.Error(err); ok {
+			msg, transient, known = "sql: "+redact.redact(m), t, true
+			break
 		}
-		msg = redact.redact(msg + " [SQLSTATE " + pe.Code + "]")
-		switch pe.Code[:2] {
-		case "08", "40", "53", "57":
-			// connection exception, transaction rollback (serialization,
-			// deadlock), insufficient resources, operator intervention
-			transient = true
-		}
-	case errors.As(err, &le):
-		msg = "sql: " + redact.redact(le.Error())
-		switch le.Code() & 0xff {
-		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
-			transient = true
-		}
-	default:
+	}
+	if !known {
 		var ne net.Error
-		var ce *pgconn.ConnectError
-		transient = errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
-			errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		transient = errors.As(err, &ne) || errors.Is(err, sqldriver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 			errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+		for _, d := range drivers {
+			transient = transient || d.Transient != nil && d.Transient(err)
+		}
 		if !strings.HasPrefix(msg, "sql: ") {
 			msg = "sql: " + msg
 		}

@@ -1,4 +1,4 @@
-package bindings
+package redis
 
 import (
 	"context"
@@ -9,10 +9,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	redis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/toolexplorer/toolexplorer/bindings/internal/driver"
 )
+
+func init() {
+	driver.RegisterQueue("redis", driver.Queue{Schemes: []string{"redis://", "rediss://", "unix://"}, Dial: dialRedis})
+}
 
 // redisDedupeWindow is how long a Redis publish remembers an idempotency
 // key, as NATS JetStream's default duplicate window.
@@ -30,7 +36,7 @@ type redisPublisher struct{ c *redis.Client }
 var quietRedis sync.Once
 
 // dialRedis makes a client; it connects on its first command.
-func dialRedis(_ context.Context, url string) (publisher, error) {
+func dialRedis(_ context.Context, url string) (driver.Publisher, error) {
 	quietRedis.Do(logging.Disable)
 	opt, err := redis.ParseURL(url)
 	if err != nil {
@@ -72,9 +78,9 @@ func redisDedupeKey(stream, key string) string {
 // canceled call returns at once (the command ends by its deadline or the
 // client's timeouts, and may still add the message, as any canceled
 // publish may).
-func (p *redisPublisher) publish(ctx context.Context, m *queueMessage) (Outcome, error) {
+func (p *redisPublisher) Publish(ctx context.Context, m *driver.Message) (driver.Published, error) {
 	type result struct {
-		o   Outcome
+		o   driver.Published
 		err error
 	}
 	done := make(chan result, 1)
@@ -86,52 +92,52 @@ func (p *redisPublisher) publish(ctx context.Context, m *queueMessage) (Outcome,
 	case r := <-done:
 		return r.o, r.err
 	case <-ctx.Done():
-		return Outcome{}, redisError(m.stream, ctx.Err())
+		return driver.Published{}, redisError(m.Stream, ctx.Err())
 	}
 }
 
-func (p *redisPublisher) add(ctx context.Context, m *queueMessage) (Outcome, error) {
-	fields := make([]any, 0, 2+2*len(m.headers))
-	fields = append(fields, "message", string(m.body))
-	for _, h := range m.headers {
+func (p *redisPublisher) add(ctx context.Context, m *driver.Message) (driver.Published, error) {
+	fields := make([]any, 0, 2+2*len(m.Headers))
+	fields = append(fields, "message", string(m.Body))
+	for _, h := range m.Headers {
 		fields = append(fields, h[0], h[1])
 	}
 	var (
 		id  string
 		dup bool
 	)
-	if m.id == "" {
+	if m.ID == "" {
 		var err error
-		id, err = p.c.XAdd(ctx, &redis.XAddArgs{Stream: m.stream, MaxLen: m.maxLen, Approx: m.maxLen > 0, Values: fields}).Result()
+		id, err = p.c.XAdd(ctx, &redis.XAddArgs{Stream: m.Stream, MaxLen: m.MaxLen, Approx: m.MaxLen > 0, Values: fields}).Result()
 		if err != nil {
-			return Outcome{}, redisError(m.stream, err)
+			return driver.Published{}, redisError(m.Stream, err)
 		}
 	} else {
-		args := append([]any{int(redisDedupeWindow / time.Second), m.maxLen}, fields...)
-		res, err := redisDedupe.Run(ctx, p.c, []string{m.stream, redisDedupeKey(m.stream, m.id)}, args...).Slice()
+		args := append([]any{int(redisDedupeWindow / time.Second), m.MaxLen}, fields...)
+		res, err := redisDedupe.Run(ctx, p.c, []string{m.Stream, redisDedupeKey(m.Stream, m.ID)}, args...).Slice()
 		if err != nil {
-			return Outcome{}, redisError(m.stream, err)
+			return driver.Published{}, redisError(m.Stream, err)
 		}
 		if len(res) != 2 {
-			return Outcome{}, fmt.Errorf("queue: redis stream %s: unexpected reply %v", m.stream, res)
+			return driver.Published{}, fmt.Errorf("queue: redis stream %s: unexpected reply %v", m.Stream, res)
 		}
 		id, _ = res[0].(string)
 		n, _ := res[1].(int64)
 		dup = n == 1
 	}
-	out := map[string]any{"stream": m.stream, "id": id}
+	out := map[string]any{"stream": m.Stream, "id": id}
 	status := "published " + id
 	if dup {
 		out["duplicate"] = true
 		status = "duplicate of " + id
 	}
-	return Outcome{Output: out, Status: status, ResponseBytes: len(id)}, nil
+	return driver.Published{Output: out, Status: status, ResponseBytes: len(id)}, nil
 }
 
-func (p *redisPublisher) close() error { return p.c.Close() }
+func (p *redisPublisher) Close() error { return p.c.Close() }
 
-// broken is never so: the client dials again as it needs.
-func (p *redisPublisher) broken() bool { return false }
+// Broken is never so: the client dials again as it needs.
+func (p *redisPublisher) Broken() bool { return false }
 
 // redisError says what failed; connection failures, timeouts, a server
 // that asks to try again and a client closed under the call (its source's
@@ -146,7 +152,9 @@ func redisError(stream string, err error) error {
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, redis.ErrPoolTimeout),
 		redis.IsLoadingError(err), redis.IsTryAgainError(err), redis.IsMasterDownError(err),
 		redis.IsClusterDownError(err), redis.IsMaxClientsError(err):
-		return &TransientError{Err: e}
+		return &driver.TransientError{Err: e}
 	}
 	return e
 }
+
+var _ driver.Publisher = (*redisPublisher)(nil)

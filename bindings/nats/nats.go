@@ -1,4 +1,4 @@
-package bindings
+package nats
 
 import (
 	"context"
@@ -9,9 +9,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nats-io/nats.go"
+	nats "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/toolexplorer/toolexplorer/bindings/internal/driver"
 )
+
+func init() {
+	driver.RegisterQueue("nats", driver.Queue{Schemes: []string{"nats://", "tls://", "ws://", "wss://"}, Dial: dialNATS})
+}
 
 // natsPublisher publishes to NATS JetStream and waits for the stream's
 // acknowledgement. An idempotency key is the message id (Nats-Msg-Id): the
@@ -25,7 +31,7 @@ type natsPublisher struct {
 
 // dialNATS connects, within ctx, to the first server of the URL that
 // answers; the client reconnects by itself after that.
-func dialNATS(ctx context.Context, servers string) (publisher, error) {
+func dialNATS(ctx context.Context, servers string) (driver.Publisher, error) {
 	for _, s := range strings.Split(servers, ",") {
 		if _, err := url.Parse(strings.TrimSpace(s)); err != nil {
 			// The parser's message quotes the URL, credentials included.
@@ -53,7 +59,7 @@ func dialNATS(ctx context.Context, servers string) (publisher, error) {
 				r.nc.Close()
 			}
 		}()
-		return nil, &TransientError{Err: fmt.Errorf("queue: nats: connecting: %w", ctx.Err())}
+		return nil, &driver.TransientError{Err: fmt.Errorf("queue: nats: connecting: %w", ctx.Err())}
 	}
 	if r.err != nil {
 		return nil, natsError("connecting", r.err)
@@ -66,27 +72,27 @@ func dialNATS(ctx context.Context, servers string) (publisher, error) {
 	return &natsPublisher{nc: r.nc, js: js}, nil
 }
 
-func (p *natsPublisher) publish(ctx context.Context, m *queueMessage) (Outcome, error) {
-	msg := &nats.Msg{Subject: m.subject, Data: m.body}
-	if len(m.headers) > 0 {
-		msg.Header = make(nats.Header, len(m.headers))
-		for _, h := range m.headers {
+func (p *natsPublisher) Publish(ctx context.Context, m *driver.Message) (driver.Published, error) {
+	msg := &nats.Msg{Subject: m.Subject, Data: m.Body}
+	if len(m.Headers) > 0 {
+		msg.Header = make(nats.Header, len(m.Headers))
+		for _, h := range m.Headers {
 			msg.Header.Set(h[0], h[1]) // as written: NATS headers are case-sensitive
 		}
 	}
 	var opts []jetstream.PublishOpt
-	if m.id != "" {
-		opts = append(opts, jetstream.WithMsgID(m.id))
+	if m.ID != "" {
+		opts = append(opts, jetstream.WithMsgID(m.ID))
 	}
-	if m.stream != "" {
-		opts = append(opts, jetstream.WithExpectStream(m.stream))
+	if m.Stream != "" {
+		opts = append(opts, jetstream.WithExpectStream(m.Stream))
 	}
 	ack, err := p.js.PublishMsg(ctx, msg, opts...)
 	if err != nil {
 		if errors.Is(err, jetstream.ErrNoStreamResponse) {
-			return Outcome{}, fmt.Errorf("queue: nats subject %s: no JetStream stream takes it", m.subject)
+			return driver.Published{}, fmt.Errorf("queue: nats subject %s: no JetStream stream takes it", m.Subject)
 		}
-		return Outcome{}, natsError("subject "+m.subject, err)
+		return driver.Published{}, natsError("subject "+m.Subject, err)
 	}
 	seq := ack.Stream + "#" + strconv.FormatUint(ack.Sequence, 10)
 	out := map[string]any{"stream": ack.Stream, "sequence": ack.Sequence}
@@ -95,13 +101,13 @@ func (p *natsPublisher) publish(ctx context.Context, m *queueMessage) (Outcome, 
 		out["duplicate"] = true
 		status = "duplicate of " + seq
 	}
-	return Outcome{Output: out, Status: status, ResponseBytes: len(ack.Stream) + 8}, nil
+	return driver.Published{Output: out, Status: status, ResponseBytes: len(ack.Stream) + 8}, nil
 }
 
-// broken: the client gave up reconnecting; a new one is made.
-func (p *natsPublisher) broken() bool { return p.nc.IsClosed() }
+// Broken: the client gave up reconnecting; a new one is made.
+func (p *natsPublisher) Broken() bool { return p.nc.IsClosed() }
 
-func (p *natsPublisher) close() error {
+func (p *natsPublisher) Close() error {
 	p.nc.Close()
 	return nil
 }
@@ -118,7 +124,9 @@ func natsError(what string, err error) error {
 		errors.Is(err, nats.ErrNoServers), errors.Is(err, nats.ErrConnectionClosed),
 		errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected),
 		errors.As(err, &ne):
-		return &TransientError{Err: e}
+		return &driver.TransientError{Err: e}
 	}
 	return e
 }
+
+var _ driver.Publisher = (*natsPublisher)(nil)
