@@ -177,7 +177,7 @@ func (q *queueSource) client(ctx context.Context, env Env) (publisher, error) {
 	}
 	p, err := q.dial(ctx, url)
 	if err != nil {
-		return nil, err
+		return nil, fromDriver(err)
 	}
 	q.pub, q.pubURL = p, url
 	return p, nil
@@ -286,11 +286,7 @@ func (b *queueBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	o, err := p.Publish(ctx, m)
-	var te *driver.TransientError
-	if errors.As(err, &te) {
-		err = &TransientError{Err: te.Err}
-	}
-	return Outcome(o), err
+	return Outcome(o), fromDriver(err)
 }
 
 // build makes the message of one call, checking its size and headers;
