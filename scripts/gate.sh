@@ -29,8 +29,8 @@
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports only tooling;
 #                         tooling imports only sandbox (never config); tui only tooling, config and
-#                         history; bindings, policy, ledger, telemetry, state and history only tooling
-#                         and config, mcp only tooling and sandbox/confine (to start a confined server;
+#                         history; bindings, ledger, telemetry, state and history only tooling
+#                         and config, policy only tooling, mcp only tooling and sandbox/confine (to start a confined server;
 #                         it takes an mcp.Spec, never config) (never the reverse); nothing outside
 #                         cmd/NAME imports cmd/NAME; internal/ packages are
 #                         leaves (they import no other project package) that every package may import.

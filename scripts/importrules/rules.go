@@ -100,7 +100,6 @@ var layers = map[string]layer{
 	// mcp starts an untrusted stdio server in a confined child: the one part of the sandbox it sees.
 	"mcp":       {[]string{"tooling", "sandbox/confine"}, "mcp imports only tooling and sandbox/confine from this project (it takes a Spec, which config.Server converts to), not %s"},
 	"bindings":  {[]string{"tooling", "config"}, "bindings imports only tooling and config from this project, not %s"},
-	"policy":    {[]string{"tooling", "config"}, "policy imports only tooling and config from this project, not %s"},
 	"ledger":    {[]string{"tooling", "config"}, "ledger imports only tooling and config from this project, not %s"},
 	"telemetry": {[]string{"tooling", "config"}, "telemetry imports only tooling and config from this project, not %s"},
 	"state":     {[]string{"tooling", "config"}, "state imports only tooling and config from this project, not %s"},

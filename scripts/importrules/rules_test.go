@@ -87,7 +87,7 @@ func TestRules(t *testing.T) {
 		{"tooling", kindXTest, testMod + "/telemetry/otel", "tooling-imports-no-part"},
 		{"tooling", kindTest, testMod + "/policy", "tooling-imports-no-part"},
 		{"policy", kindGo, testMod + "/tooling", ""},
-		{"policy", kindGo, testMod + "/config", ""},
+		{"policy", kindGo, testMod + "/config", "import-direction"},
 		{"policy", kindGo, testMod + "/mcp", "import-direction"},
 		{"tui", kindGo, testMod + "/ledger", "import-direction"},
 		{"tui", kindGo, testMod + "/history", ""},
