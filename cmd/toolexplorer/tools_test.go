@@ -54,7 +54,7 @@ func TestToolsFilesAllLoadAndAreKept(t *testing.T) {
 		t.Fatalf("a tool of the second --tools file:\n%s", o)
 	}
 	for name, file := range map[string]string{"one.ping": one, "two.pong": two} {
-		tool, ok := tooling.Default.Lookup(name)
+		tool, ok := tooling.Default().Lookup(name)
 		abs, _ := filepath.Abs(file)
 		if !ok || tool.Source != "tools:"+abs {
 			t.Errorf("%s: loaded %v, source %q; want tools:%s", name, ok, tool.Source, abs)
