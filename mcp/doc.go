@@ -7,8 +7,8 @@
 // llm), so every step of governance applies. A call that is refused or fails
 // is a tool result with isError set, whose text names the code and message
 // (and every failing field of invalid arguments) and whose
-// structuredContent is the full tooling.Result; for a tool with an output
-// schema, which clients check structuredContent against even in errors,
+// structuredContent is the full tooling.Result, less the stack of a panic,
+// which stays with the host; for a tool with an output schema, which clients check structuredContent against even in errors,
 // the Result is in _meta under ResultMetaKey instead. A call canceled by the
 // client (notifications/cancelled) cancels the call's context, and a tool
 // that reports progress (tooling.Call.ReportProgress) sends progress

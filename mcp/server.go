@@ -488,8 +488,8 @@ func progressTo(ctx context.Context, ss *sdk.ServerSession, token any) func(tool
 // cannot be the structured content there.
 const ResultMetaKey = "toolexplorer/result"
 
-// callResult is a call's Result as an MCP tool result. hasOutput: the tool
-// declares an output schema.
+// callResult is a call's Result as an MCP tool result, without the stack
+// of a panic. hasOutput: the tool declares an output schema.
 func callResult(res *tooling.Result, hasOutput bool) *sdk.CallToolResult {
 	if res.OK() {
 		out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(res.Output)}}}
@@ -512,7 +512,12 @@ func callResult(res *tooling.Result, hasOutput bool) *sdk.CallToolResult {
 	if res.Hint != "" {
 		fmt.Fprintf(&b, "\nhint: %s", res.Hint)
 	}
-	full, err := json.Marshal(res)
+	// The stack of a panic stays with the host (its console, history,
+	// observers): it names the host's source files, and a remote caller
+	// has the code and message.
+	local := *res
+	local.Stack = ""
+	full, err := json.Marshal(&local)
 	out := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
 	switch {
 	case err != nil:

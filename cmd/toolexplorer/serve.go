@@ -35,7 +35,8 @@ as 'schemas --format mcp' prints them. Every tools/call is one governed
 call from the origin (--origin, default llm): a refused or failed call is
 a tool result with isError set, its text naming the code and message and
 its structuredContent the full result (in _meta under "toolexplorer/result"
-for a tool with an output schema). A call that needs consent asks the
+for a tool with an output schema), less the stack of a panic, which stays
+here. A call that needs consent asks the
 client (form elicitation) when it can, and is refused with
 consent_required otherwise, unless --consent or the config's
 serve.consent names the tool.
