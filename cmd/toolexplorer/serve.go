@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -28,7 +26,9 @@ var serveCommand = &command{
 	summary: "serve the tools to MCP clients, over stdio or streamable HTTP",
 	help: `Serves the tools to an MCP client (an MCP host, an inspector, an agent):
 over stdin and stdout by default, as an MCP host starts a server; with
---http ADDR over streamable HTTP at ADDR (path /), until interrupted.
+--http ADDR over streamable HTTP at ADDR (path /), until interrupted. On
+stdin, a line that is not a JSON-RPC message is answered with a JSON-RPC
+error (-32700 when it is not JSON) and serving goes on.
 
 tools/list lists the tools the origin may call and the config enables,
 as 'schemas --format mcp' prints them. Every tools/call is one governed
@@ -120,7 +120,7 @@ failed, 2 for a usage error.
 			}
 			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who})
 			if addr == "" {
-				t := &sdk.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.rawStdout}}
+				t := mcp.IOTransport(io.NopCloser(a.stdin), nopWriteCloser{a.rawStdout})
 				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
 					a.errorf("serve: %v", err)
 					return exitFailed
