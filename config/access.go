@@ -1,5 +1,11 @@
 package config
 
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
 // Access is who may see and call which tools (the "access" key): rules
 // that allow or deny tool patterns by subject, tenant, role, scope and
 // origin. Deny wins over allow. The zero value has no rules: everyone
@@ -42,4 +48,53 @@ func (p *problems) applyAccess(obj map[string]any, cfg *Config) {
 			Scopes: stringList(r["scopes"]), Origins: stringList(r["origins"]), ReadOnly: readOnly,
 		})
 	}
+}
+
+// Budget bounds what each subject, or each tenant, may spend on the tools
+// it names over a window (the "budgets" key).
+type Budget struct {
+	Name  string
+	Tools []string
+	// PerTenant counts per tenant ("per": "tenant"); default per subject.
+	PerTenant bool
+	// Window is "minute", "hour", "day" or a duration.
+	Window                   time.Duration
+	Calls, BytesIn, BytesOut int64
+}
+
+// applyBudgets reads the "budgets" section, which the schema checked.
+func (p *problems) applyBudgets(obj map[string]any, cfg *Config) {
+	list, _ := obj["budgets"].([]any)
+	for i, v := range list {
+		b, _ := v.(map[string]any)
+		name, _ := b["name"].(string)
+		out := Budget{Name: name, Tools: stringList(b["tools"]), PerTenant: b["per"] == "tenant"}
+		switch w, _ := b["window"].(string); w {
+		case "minute":
+			out.Window = time.Minute
+		case "hour":
+			out.Window = time.Hour
+		case "day":
+			out.Window = 24 * time.Hour
+		default:
+			d, err := time.ParseDuration(w)
+			if err != nil || d <= 0 {
+				p.add(fmt.Sprintf("/budgets/%d/window", i), "%q is not minute, hour, day or a positive duration", w)
+			}
+			out.Window = d
+		}
+		out.Calls, out.BytesIn, out.BytesOut = intOf(b["calls"]), intOf(b["bytes_in"]), intOf(b["bytes_out"])
+		cfg.Budgets = append(cfg.Budgets, out)
+	}
+}
+
+func intOf(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
 }

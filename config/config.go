@@ -33,6 +33,9 @@ type Config struct {
 	Serve Serve
 	// Access says who may see and call which tools. Zero: everyone, all.
 	Access Access
+	// Budgets bound what each subject or tenant spends on tools over a
+	// window. Nil: none.
+	Budgets []Budget
 	// ToolFiles are tools files, and directories of them, whose tools join
 	// the registry; a relative path is relative to the config file. Nil
 	// when none.

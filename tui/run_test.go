@@ -427,7 +427,7 @@ func TestConsentForThisSession(t *testing.T) {
 	}
 	found := false
 	for _, d := range res.Governance {
-		found = found || d.Step == "consent" && d.Detail == "given for this session (tool and origin ui)"
+		found = found || d.Step == "consent" && d.Detail == "given for this session (tool, origin ui and principal anonymous)"
 	}
 	if !found {
 		t.Fatalf("governance %+v", res.Governance)

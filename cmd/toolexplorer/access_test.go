@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/policy"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // The config's access rules decide what each caller sees and may call:
@@ -38,5 +43,40 @@ func TestAccessRules(t *testing.T) {
 	bad := writeFile(t, "bad.json", `{"access": {"rules": [{"tools": ["demo"]}]}}`)
 	if o := cli(t, "", "list", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, `"demo" is not a tool pattern`) {
 		t.Errorf("bad rule: %s", o)
+	}
+}
+
+// The config's budgets hold calls to them: a second call of the day by the
+// same subject is refused with budget_exceeded, another subject's is not.
+func TestBudgetsFromConfig(t *testing.T) {
+	path := writeFile(t, "budgets.json", `{"budgets": [{"name": "echoes", "tools": ["demo.echo"], "window": "day", "calls": 1}]}`)
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := budgetsOf(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.echo", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "hi", nil }})
+	r.Use(bs.Middleware())
+	call := func(who string) *tooling.Result {
+		res, _ := r.Execute(context.Background(), "demo.echo", nil, tooling.WithPrincipal(tooling.Principal{Subject: who}))
+		return res
+	}
+	if res := call("alice"); !res.OK() {
+		t.Fatal(res.Message)
+	}
+	if res := call("alice"); res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "echoes of subject alice: 1 of 1 calls used") {
+		t.Fatalf("%q %q", res.Code, res.Message)
+	}
+	if res := call("bob"); !res.OK() {
+		t.Fatal(res.Message)
+	}
+	bad := writeFile(t, "bad.json", `{"budgets": [{"tools": ["demo.echo"], "window": "fortnight"}]}`)
+	if o := cli(t, "", "list", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, `"fortnight" is not minute, hour, day`) {
+		t.Errorf("bad window: %s", o)
 	}
 }

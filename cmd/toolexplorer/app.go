@@ -348,6 +348,10 @@ func (a *app) loadConfig(path string, keep bool) int {
 		a.errorf("config: %s: access: %v", path, err)
 		return exitUsage
 	}
+	if err := a.applyBudgets(cfg); err != nil {
+		a.errorf("config: %s: budgets: %v", path, err)
+		return exitUsage
+	}
 	a.warnings = warnings
 	if !keep {
 		for _, w := range a.warnings {

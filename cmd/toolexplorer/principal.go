@@ -63,3 +63,26 @@ func (a *app) applyAccess(cfg config.Config) error {
 	a.reg.SetAuthorizer(rs)
 	return nil
 }
+
+// applyBudgets puts the config's budgets in front of every call.
+func (a *app) applyBudgets(cfg config.Config) error {
+	if len(cfg.Budgets) == 0 {
+		return nil
+	}
+	bs, err := budgetsOf(cfg)
+	if err != nil {
+		return err
+	}
+	a.reg.Use(bs.Middleware())
+	return nil
+}
+
+// budgetsOf is the config's budgets as policy.Budgets.
+func budgetsOf(cfg config.Config) (*policy.Budgets, error) {
+	list := make([]policy.Budget, len(cfg.Budgets))
+	for i, b := range cfg.Budgets {
+		list[i] = policy.Budget{Name: b.Name, Tools: b.Tools, PerTenant: b.PerTenant, Window: b.Window,
+			Calls: b.Calls, BytesIn: b.BytesIn, BytesOut: b.BytesOut}
+	}
+	return policy.NewBudgets(list, nil)
+}

@@ -1,0 +1,141 @@
+package policy_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/policy"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func budgetRegistry(t *testing.T, list []policy.Budget, now func() time.Time, ran *atomic.Int64) *tooling.Registry {
+	t.Helper()
+	r := tooling.NewRegistry()
+	r.Register(
+		tooling.Tool{Name: "shop.search", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+			Run: func(context.Context, tooling.Call) (any, error) { ran.Add(1); return strings.Repeat("x", 98), nil }},
+		tooling.Tool{Name: "fs.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+			Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }},
+	)
+	bs, err := policy.NewBudgets(list, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Use(bs.Middleware())
+	return r
+}
+
+func TestBudgetCalls(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)}
+	var ran atomic.Int64
+	r := budgetRegistry(t, []policy.Budget{{Name: "searches", Tools: []string{"shop.*"}, Window: time.Minute, Calls: 2}}, c.now, &ran)
+	as := func(who string) tooling.Option { return tooling.WithPrincipal(tooling.Principal{Subject: who, Tenant: "acme"}) }
+	exec := func(tool string, o tooling.Option) *tooling.Result {
+		res, _ := r.Execute(context.Background(), tool, nil, o)
+		return res
+	}
+	for range 2 {
+		if res := exec("shop.search", as("alice")); !res.OK() {
+			t.Fatalf("within budget: %q %q", res.Code, res.Message)
+		}
+	}
+	res := exec("shop.search", as("alice"))
+	if res.Code != policy.CodeBudgetExceeded || res.Status != "denied" ||
+		res.Message != "searches of subject alice: 2 of 2 calls used; it refills in 30s" {
+		t.Fatalf("over budget: %q %q %q", res.Code, res.Status, res.Message)
+	}
+	if n := ran.Load(); n != 2 {
+		t.Fatalf("the tool ran %d times, want 2", n)
+	}
+	if res := exec("shop.search", as("bob")); !res.OK() {
+		t.Fatalf("bob has a budget of his own: %q", res.Message)
+	}
+	if res := exec("fs.read", as("alice")); !res.OK() {
+		t.Fatalf("a tool the budget does not name: %q", res.Message)
+	}
+	c.add(30 * time.Second)
+	if res := exec("shop.search", as("alice")); !res.OK() {
+		t.Fatalf("after the window: %q", res.Message)
+	}
+}
+
+func TestBudgetPerTenantAndBytesOut(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var ran atomic.Int64
+	r := budgetRegistry(t, []policy.Budget{{Name: "egress", Tools: []string{"shop.search"}, PerTenant: true, Window: time.Hour, BytesOut: 150}}, c.now, &ran)
+	exec := func(who, tenant string) *tooling.Result {
+		res, _ := r.Execute(context.Background(), "shop.search", nil, tooling.WithPrincipal(tooling.Principal{Subject: who, Tenant: tenant}))
+		return res
+	}
+	if res := exec("alice", "acme"); !res.OK() {
+		t.Fatal(res.Message)
+	}
+	// bob is of the same tenant: the second 100 bytes go past 150, and
+	// the call says so.
+	res := exec("bob", "acme")
+	if !res.OK() || !strings.Contains(fmtGov(res), "egress: output took 200 of 150 bytes out") {
+		t.Fatalf("past the bound: %q %s", res.Message, fmtGov(res))
+	}
+	if res := exec("carol", "acme"); res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "egress of tenant acme: all 150 bytes out used; it refills in 1h0m0s") {
+		t.Fatalf("spent: %q %q", res.Code, res.Message)
+	}
+	if res := exec("dave", "initech"); !res.OK() {
+		t.Fatalf("another tenant: %q", res.Message)
+	}
+}
+
+// 64 goroutines against one budget of 10 calls: exactly 10 run.
+func TestBudgetNeverOverspent(t *testing.T) {
+	var ran atomic.Int64
+	r := budgetRegistry(t, []policy.Budget{{Tools: []string{"*"}, Window: 24 * time.Hour, Calls: 10}}, nil, &ran)
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 64 {
+		wg.Go(func() {
+			<-start
+			res, _ := r.Execute(context.Background(), "shop.search", nil)
+			if res.Code == policy.CodeBudgetExceeded {
+				refused.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if ran.Load() != 10 || refused.Load() != 54 {
+		t.Fatalf("ran %d, refused %d; want 10 and 54", ran.Load(), refused.Load())
+	}
+}
+
+func TestNewBudgetsRefusesBadOnes(t *testing.T) {
+	_, err := policy.NewBudgets([]policy.Budget{{Name: "a", Tools: []string{"x.y"}}, {Tools: []string{"nope"}, Window: time.Minute, Calls: -1}}, nil)
+	for _, want := range []string{"a has no window", `budget 2: "nope" is not a tool pattern`, "budget 2 has a negative bound"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+}
+
+func fmtGov(res *tooling.Result) string {
+	var b strings.Builder
+	for _, d := range res.Governance {
+		b.WriteString(d.Step + ": " + d.Detail + "; ")
+	}
+	return b.String()
+}
