@@ -45,7 +45,9 @@ func TestBudgetCalls(t *testing.T) {
 	c := &clock{t: time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)}
 	var ran atomic.Int64
 	r := budgetRegistry(t, []policy.Budget{{Name: "searches", Tools: []string{"shop.*"}, Window: time.Minute, Calls: 2}}, c.now, &ran)
-	as := func(who string) tooling.Option { return tooling.WithPrincipal(tooling.Principal{Subject: who, Tenant: "acme"}) }
+	as := func(who string) tooling.Option {
+		return tooling.WithPrincipal(tooling.Principal{Subject: who, Tenant: "acme"})
+	}
 	exec := func(tool string, o tooling.Option) *tooling.Result {
 		res, _ := r.Execute(context.Background(), tool, nil, o)
 		return res
