@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,12 @@ type Serve struct {
 	// Consent names the tools whose calls through the listener carry
 	// consent.
 	Consent []string
+	// MaxSessions bounds the sessions of the HTTP listener open at once
+	// ("max_sessions"). Zero: the listener's default (100).
+	MaxSessions int
+	// IdleTimeout ends an HTTP session whose client sent no request for
+	// that long ("idle_timeout"). Zero: the listener's default (30m).
+	IdleTimeout time.Duration
 }
 
 // APIKey is an API key of the HTTP listener: its digest, never the key,
@@ -117,6 +124,12 @@ func (p *problems) applyServe(obj map[string]any, cfg *Config) {
 	}
 	cfg.Serve.Token, _ = s["token"].(string)
 	cfg.Serve.Consent = stringList(s["consent"])
+	if n, ok := p.integer(s, "max_sessions", "/serve/max_sessions", strconv.IntSize); ok {
+		cfg.Serve.MaxSessions = int(n)
+	}
+	if d, ok := p.duration(s, "idle_timeout", "/serve/idle_timeout"); ok {
+		cfg.Serve.IdleTimeout = d
+	}
 	keys, _ := s["api_keys"].(map[string]any)
 	for name, v := range keys {
 		e, _ := v.(map[string]any)

@@ -193,3 +193,25 @@ func TestServeAuthentication(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSessions: serve's max_sessions and idle_timeout are read, and
+// values out of range are refused at their path.
+func TestServeSessions(t *testing.T) {
+	cfg, err := Parse([]byte(`{"serve": {"max_sessions": 7, "idle_timeout": "90s"}}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Serve.MaxSessions != 7 || cfg.Serve.IdleTimeout != 90*time.Second {
+		t.Errorf("serve %+v, want 7 sessions and 90s", cfg.Serve)
+	}
+	for doc, want := range map[string]string{
+		`{"serve": {"max_sessions": 0}}`:      "/serve/max_sessions",
+		`{"serve": {"max_sessions": "9"}}`:    "/serve/max_sessions",
+		`{"serve": {"idle_timeout": "soon"}}`: "/serve/idle_timeout",
+		`{"serve": {"idle_timeout": 30}}`:     "/serve/idle_timeout",
+	} {
+		if _, err := Parse([]byte(doc), "c.json"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want a problem at %s", doc, err, want)
+		}
+	}
+}

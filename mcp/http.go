@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 	"unsafe"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +24,15 @@ type HTTPOptions struct {
 	// are made by the principal "token" (Auth "token"). A listener on a
 	// non-loopback address needs some authentication.
 	Token string
+	// MaxSessions bounds the HTTP sessions of the server open at once: a
+	// request that would open one more is refused with 503 and a JSON-RPC
+	// error until one ends (its client closes it, or it is idle for
+	// IdleTimeout). Zero: DefaultMaxSessions.
+	MaxSessions int
+	// IdleTimeout ends a session whose client has sent no request for that
+	// long (a client that holds a session open sends pings). Zero:
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// APIKeys are keys clients may send as bearer tokens, each with its
 	// principal (Auth "api_key").
 	APIKeys []APIKey
@@ -38,6 +50,13 @@ func (o HTTPOptions) Validate() error {
 	return err
 }
 
+// The defaults of HTTPOptions. Each open session holds memory (some KB)
+// until it ends.
+const (
+	DefaultMaxSessions = 100
+	DefaultIdleTimeout = 30 * time.Minute
+)
+
 // Handler serves s over streamable HTTP (one session per client). It
 // refuses a request that arrives on a loopback address with a Host that is
 // not loopback (DNS rebinding) and a browser's request from another origin
@@ -46,6 +65,9 @@ func (o HTTPOptions) Validate() error {
 // or 403 insufficient_scope for an OAuth token without a required scope.
 // A session is bound to the principal that opened it: another's requests
 // on it are refused (403). Handler panics when o is not valid (Validate).
+// The same Handler refuses a request that would open a session over
+// o.MaxSessions (503); a session idle for o.IdleTimeout ends, its client's
+// next request gets 404, and it starts a new one.
 //
 // A client that closes the stream of a call in flight (drops the
 // connection of its POST) cancels the call's context: the server keeps no
@@ -55,8 +77,15 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	if err != nil {
 		panic(err)
 	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
-	var next http.Handler = http.NewCrossOriginProtection().Handler(s.trackStreams(h))
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv },
+		&sdk.StreamableHTTPOptions{SessionTimeout: o.IdleTimeout})
+	var next http.Handler = http.NewCrossOriginProtection().Handler(s.capSessions(s.trackStreams(h), o.MaxSessions))
 	if a == nil {
 		return next
 	}
@@ -121,3 +150,63 @@ func (s *Server) stream(req *sdk.CallToolRequest) context.Context {
 	defer s.streamMu.Unlock()
 	return s.streams[headerKey(req.Extra.Header)]
 }
+
+// sessionHeader is the header of the session a request belongs to; a POST
+// without it opens a session.
+const sessionHeader = "Mcp-Session-Id"
+
+// capSessions refuses a request that would open an HTTP session when max
+// are open or opening. A session is counted from the request that opens it
+// until it ends.
+func (s *Server) capSessions(next http.Handler, max int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.capMu.Lock()
+		open := s.opening + s.httpSessions()
+		if open >= max {
+			s.capMu.Unlock()
+			refuseSession(w, r, max)
+			return
+		}
+		s.opening++
+		s.capMu.Unlock()
+		// Once this request is served, its session is among the server's,
+		// or has ended.
+		defer func() {
+			s.capMu.Lock()
+			s.opening--
+			s.capMu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// httpSessions counts the server's open HTTP sessions: those with an id
+// (a stdio or in-memory session has none).
+func (s *Server) httpSessions() int {
+	n := 0
+	for ss := range s.srv.Sessions() {
+		if ss.ID() != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// refuseSession answers a request that would open a session over the cap:
+// 503, and a JSON-RPC error with the request's id when it has one.
+func refuseSession(w http.ResponseWriter, r *http.Request, max int) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	b := errorResponse(body, codeTooManySessions, fmt.Sprintf(
+		"too many sessions: the server has its %d open; retry once a client closes one or one is idle long enough to end", max))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(b)
+}
+
+// codeTooManySessions is the JSON-RPC error code of a session refused over
+// the cap: a server error (-32000 to -32099).
+const codeTooManySessions = -32000

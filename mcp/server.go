@@ -65,6 +65,11 @@ type Server struct {
 	streamMu sync.Mutex
 	streams  map[unsafe.Pointer]context.Context
 
+	// opening counts the HTTP requests opening a session, being served
+	// (capSessions).
+	capMu   sync.Mutex
+	opening int
+
 	// stateKey signs the requestState of the results that ask the client
 	// for input, which carries the answers it gave so far.
 	stateKey [32]byte

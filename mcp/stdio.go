@@ -174,28 +174,31 @@ func (f *lineFilter) checkBatch(line []byte) string {
 	return ""
 }
 
-// answer writes the error response of a line the SDK is not given: its
-// id when the line is an object with a valid one, null otherwise.
+// answer writes the error response of a line the SDK is not given.
 func (f *lineFilter) answer(line []byte, code int64, msg string) {
+	_, _ = f.out.Write(errorResponse(line, code, msg))
+}
+
+// errorResponse is a JSON-RPC error response, with a newline, to the
+// message msg: with its id when msg is an object with a valid one, null
+// otherwise.
+func errorResponse(msg []byte, code int64, text string) []byte {
 	id := json.RawMessage("null")
 	var v struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if line != nil && json.Unmarshal(line, &v) == nil && len(v.ID) > 0 {
+	if json.Unmarshal(msg, &v) == nil && len(v.ID) > 0 {
 		var x any
-		if json.Unmarshal(v.ID, &x) == nil {
-			if _, err := jsonrpc.MakeID(x); err == nil && x != nil {
+		if json.Unmarshal(v.ID, &x) == nil && x != nil {
+			if _, err := jsonrpc.MakeID(x); err == nil {
 				id = v.ID
 			}
 		}
 	}
-	b, err := json.Marshal(struct {
+	b, _ := json.Marshal(struct { // never fails
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
-	if err != nil {
-		return
-	}
-	_, _ = f.out.Write(append(b, '\n'))
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: text}})
+	return append(b, '\n')
 }

@@ -58,7 +58,11 @@ With any of them every request must carry one as 'Authorization: Bearer
 ...' (401 otherwise; 403 insufficient_scope for a token without a
 required scope), and its calls are made by the principal it names.
 Requests on a loopback address whose Host is not loopback, and browser
-requests from another origin, are refused.
+requests from another origin, are refused. HTTP keeps at most the
+config's serve.max_sessions sessions open (default 100): a client that
+would open one more is refused (503, with a JSON-RPC error) until one
+ends; a session whose client sends nothing for serve.idle_timeout
+(default 30m) ends.
 
 Exit status: 0 when the client went away or on interrupt, 1 when serving
 failed, 2 for a usage error.
@@ -139,6 +143,7 @@ func serveHTTP(a *app, srv *mcp.Server, addr string, o mcp.HTTPOptions) int {
 		a.errorf("serve: %v", err)
 		return exitFailed
 	}
+	o.MaxSessions, o.IdleTimeout = a.cfg.Serve.MaxSessions, a.cfg.Serve.IdleTimeout
 	hs := &http.Server{Handler: srv.Handler(o), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(a.stderr, "toolexplorer: serving MCP at http://%s/\n", ln.Addr())
 	done := make(chan error, 1)
