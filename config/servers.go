@@ -27,6 +27,12 @@ type Server struct {
 	Args []string
 	// Env holds variables added to the program's environment.
 	Env map[string]string
+	// InheritEnv gives the program the whole of toolexplorer's environment
+	// ("inherit_env"). False: only HOME, LOGNAME, PATH, SHELL, TERM, USER
+	// and the locale (LANG, LANGUAGE, LC_*), as MCP hosts do, besides Env;
+	// the credentials meant for tools files stay here. A confined server
+	// gets Env alone.
+	InheritEnv bool
 	// URL is the endpoint of a streamable HTTP server. Empty for a command.
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
@@ -196,6 +202,7 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 				continue // the host's file says to leave it out
 			}
 			s := Server{Args: stringList(e["args"]), Env: stringMap(e["env"]), Headers: stringMap(e["headers"])}
+			s.InheritEnv, _ = e["inherit_env"].(bool)
 			if c, ok := e["confine"].(map[string]any); ok {
 				s.Confine = p.serverConfinement(c, at+"/confine")
 			}
@@ -215,8 +222,11 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 			case s.URL != "" && typ == "stdio":
 				p.add(at+"/type", "is \"stdio\" but the server has a url: use \"http\", or give a command")
 				continue
-			case s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0):
-				p.add(at, "args and env are for a command; an HTTP server takes headers")
+			case s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.InheritEnv):
+				p.add(at, "args, env and inherit_env are for a command; an HTTP server takes headers")
+				continue
+			case s.InheritEnv && s.Confine != nil:
+				p.add(at+"/inherit_env", "is for an unconfined server: a confined server gets only its env")
 				continue
 			case s.URL == "" && len(s.Headers) > 0:
 				p.add(at, "headers are for a url; a command takes args and env")

@@ -44,7 +44,10 @@ func TestServersSectionErrors(t *testing.T) {
 		{`{"servers": {"a": {"args": ["x"]}}}`, "/servers/a: gives neither command nor url"},
 		{`{"servers": {"a": {"type": "http", "command": "x"}}}`, `/servers/a/type: is "http" but the server has a command`},
 		{`{"servers": {"a": {"type": "stdio", "url": "http://h/"}}}`, `/servers/a/type: is "stdio" but the server has a url`},
-		{`{"servers": {"a": {"url": "http://h/", "env": {"K": "v"}}}}`, "/servers/a: args and env are for a command"},
+		{`{"servers": {"a": {"url": "http://h/", "env": {"K": "v"}}}}`, "/servers/a: args, env and inherit_env are for a command"},
+		{`{"servers": {"a": {"url": "http://h/", "inherit_env": true}}}`, "/servers/a: args, env and inherit_env are for a command"},
+		{`{"servers": {"a": {"command": "x", "inherit_env": true, "confine": {}}}}`, "/servers/a/inherit_env: is for an unconfined server"},
+		{`{"servers": {"a": {"command": "x", "inherit_env": "yes"}}}`, "/servers/a/inherit_env"},
 		{`{"servers": {"a": {"command": "x", "headers": {"K": "v"}}}}`, "/servers/a: headers are for a url"},
 		{`{"servers": {"a": {"command": "x"}}, "mcpServers": {"a": {"command": "y"}}}`, `server "a" is in both servers and mcpServers`},
 		{`{"mcpServers": {"a": {"cmd": "x"}}}`, "/mcpServers/a/cmd: unknown key"},
@@ -213,5 +216,16 @@ func TestServeSessions(t *testing.T) {
 		if _, err := Parse([]byte(doc), "c.json"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want a problem at %s", doc, err, want)
 		}
+	}
+}
+
+// TestServerInheritEnv: inherit_env is read; left out, it is false.
+func TestServerInheritEnv(t *testing.T) {
+	cfg, err := Parse([]byte(`{"servers": {"a": {"command": "x", "inherit_env": true}, "b": {"command": "y"}}}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Servers["a"].InheritEnv || cfg.Servers["b"].InheritEnv {
+		t.Errorf("inherit_env: a %v, b %v; want true and false", cfg.Servers["a"].InheritEnv, cfg.Servers["b"].InheritEnv)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -513,10 +514,19 @@ func snake(s string) string {
 	return toolname.Snake(strings.ReplaceAll(s, ".", "_"))
 }
 
-// environ is the process environment with env added, sorted for a stable
-// order.
-func environ(env map[string]string) []string {
-	out := os.Environ()
+// environ is the environment of an unconfined stdio server: the variables
+// of toolexplorer's environment that MCP hosts pass on (baseEnv), or all of
+// them when all is set, then env, sorted for a stable order. So the
+// credentials in toolexplorer's environment, meant for tools files, reach
+// a server only when its config says so.
+func environ(env map[string]string, all bool) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		if all || (baseEnv(name) && !strings.HasPrefix(value, "()")) { // a shell function's definition is not passed on
+			out = append(out, kv)
+		}
+	}
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
@@ -526,4 +536,24 @@ func environ(env map[string]string) []string {
 		out = append(out, k+"="+env[k])
 	}
 	return out
+}
+
+// baseEnv reports whether a stdio server gets the variable name of
+// toolexplorer's environment without inherit_env: those MCP hosts pass on
+// (the MCP SDKs' default environment), and the locale.
+func baseEnv(name string) bool {
+	if runtime.GOOS == "windows" {
+		name = strings.ToUpper(name)
+		switch name {
+		case "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE", "PROGRAMFILES",
+			"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE":
+			return true
+		}
+		return false
+	}
+	switch name {
+	case "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LANGUAGE":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
 }

@@ -38,7 +38,7 @@ type process struct {
 
 func newProcess(s Spec) *process {
 	cmd := exec.Command(s.Command, s.Args...)
-	cmd.Env = environ(s.Env)
+	cmd.Env = environ(s.Env, s.InheritEnv)
 	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}, stdout: &head{max: stdoutHead}, read: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	ownGroup(cmd)

@@ -49,6 +49,16 @@ func peerMain(mode string) int {
 	case "silent":
 		_, _ = io.Copy(io.Discard, os.Stdin) // reads, never answers, exits at EOF
 		return 0
+	case "env":
+		s := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "1"}, nil)
+		s.AddTool(&sdk.Tool{Name: "env", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil
+			})
+		if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			return 1
+		}
+		return 0
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "1"}, nil)
 	obj := func(s string) json.RawMessage { return json.RawMessage(s) }
@@ -365,5 +375,54 @@ func TestConnectDeadline(t *testing.T) {
 	var ce *mcp.ConnectError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `no answer to "initialize" before the deadline (context deadline exceeded): it wrote nothing on its standard output; it is not an MCP server, it is waiting for something`) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want a *ConnectError saying there was no answer in time", err)
+	}
+}
+
+// TestServerEnvironment: a stdio server gets the variables MCP hosts pass
+// on (PATH, HOME, the locale) and its env, not the rest of the host's
+// environment (a credential meant for tools files); with InheritEnv, it
+// gets the whole of it.
+func TestServerEnvironment(t *testing.T) {
+	t.Setenv("MY_PARENT_SECRET", "hunter2")
+	t.Setenv("LC_TIME", "C")
+	t.Setenv("HOME", "/home/someone")
+	envOf := func(inherit bool) map[string]string {
+		t.Helper()
+		reg := tooling.NewRegistry()
+		spec := peer(t, "env")
+		spec.Env["FROM_CONFIG"] = "yes"
+		spec.InheritEnv = inherit
+		r, err := mcp.Connect(context.Background(), reg, "peer", spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		res, err := reg.Execute(context.Background(), "peer.env", nil, tooling.WithConsent())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		if err := json.Unmarshal(res.Output, &text); err != nil {
+			t.Fatalf("output %s: %v", res.Output, err)
+		}
+		env := map[string]string{}
+		for _, kv := range strings.Split(text, "\n") {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		return env
+	}
+	env := envOf(false)
+	for k, want := range map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/someone", "LC_TIME": "C", "FROM_CONFIG": "yes"} {
+		if env[k] != want {
+			t.Errorf("the server's %s is %q, want %q", k, env[k], want)
+		}
+	}
+	if v, ok := env["MY_PARENT_SECRET"]; ok {
+		t.Errorf("the server sees MY_PARENT_SECRET=%q from the host's environment", v)
+	}
+	// The control: with inherit_env, it does.
+	if env := envOf(true); env["MY_PARENT_SECRET"] != "hunter2" || env["FROM_CONFIG"] != "yes" {
+		t.Errorf("with InheritEnv, MY_PARENT_SECRET=%q FROM_CONFIG=%q; want hunter2 and yes", env["MY_PARENT_SECRET"], env["FROM_CONFIG"])
 	}
 }

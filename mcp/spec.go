@@ -15,6 +15,12 @@ type Spec struct {
 	Args []string
 	// Env holds variables added to the program's environment.
 	Env map[string]string
+	// InheritEnv gives the program the whole of the host's environment.
+	// False: only HOME, LOGNAME, PATH, SHELL, TERM, USER and the locale
+	// (LANG, LANGUAGE, LC_*), as MCP hosts do, besides Env, so that the
+	// credentials in the host's environment stay there. A confined server
+	// gets Env alone.
+	InheritEnv bool
 	// URL is the endpoint of a streamable HTTP server. Empty for a command.
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
