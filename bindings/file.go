@@ -43,6 +43,7 @@ type MetaSpec struct {
 	Origins     []string      `yaml:"origins,omitempty" json:"origins,omitempty"`
 	Consent     bool          `yaml:"consent,omitempty" json:"consent,omitempty"`
 	Idempotent  bool          `yaml:"idempotent,omitempty" json:"idempotent,omitempty"`
+	Additive    bool          `yaml:"additive,omitempty" json:"additive,omitempty"` // writes only add: never overwrite or delete
 	Tags        []string      `yaml:"tags,omitempty" json:"tags,omitempty"`
 	Version     string        `yaml:"version,omitempty" json:"version,omitempty"`
 }

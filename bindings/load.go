@@ -488,7 +488,7 @@ func (l *loader) meta(ts *ToolSpec, tn *yaml.Node, p, file string, b binding, k 
 	for _, o := range ms.Origins {
 		m.Origins = append(m.Origins, tooling.Origin(o))
 	}
-	m.Consent, m.Idempotent, m.Tags, m.Version = ms.Consent, ms.Idempotent, ms.Tags, ms.Version
+	m.Consent, m.Idempotent, m.Additive, m.Tags, m.Version = ms.Consent, ms.Idempotent, ms.Additive, ms.Tags, ms.Version
 	switch {
 	case b.writes() && !m.Effects.Has(tooling.EffectWrite):
 		at := child(mn, "effects")

@@ -369,6 +369,8 @@ func metaOf(a *sdk.ToolAnnotations) tooling.Meta {
 		m.Concurrency, m.Effects = tooling.ReadOnly, tooling.EffectRead
 	} else if ann.DestructiveHint == nil || *ann.DestructiveHint {
 		m.Safety = tooling.SafetyHigh
+	} else {
+		m.Additive = true // the server says its writes only add
 	}
 	if ann.OpenWorldHint == nil || *ann.OpenWorldHint {
 		m.Effects |= tooling.EffectNetwork

@@ -253,6 +253,12 @@ type Meta struct {
 	// Idempotent: calling twice with the same arguments has the effect of
 	// calling once. Zero: false (callers must not retry blindly).
 	Idempotent bool `json:"idempotent,omitempty"`
+	// Additive: the tool's writes only add (a record appended, a message
+	// sent, a file created where there was none); they never overwrite or
+	// delete. Exports then call it non-destructive (MCP's destructiveHint
+	// false). Zero: false, so a tool with write or process effects is
+	// destructive, as MCP assumes; process effects stay destructive.
+	Additive bool `json:"additive,omitempty"`
 	// Tags: free words for filtering. Zero: none.
 	Tags []string `json:"tags,omitempty"`
 	// Version of the tool, semver recommended. Zero: unversioned.

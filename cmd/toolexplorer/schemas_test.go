@@ -81,7 +81,7 @@ func TestSchemas(t *testing.T) {
 		},
 		{
 			name: "mcp for the app", args: []string{"--format", "mcp", "--origin", "app"},
-			want: []string{"demo.echo", "demo.write_note"}, notWant: []string{"demo.llm_only"},
+			want: []string{"demo.echo", "demo.write_note", "fs.write_file", "demo.kv_put"}, notWant: []string{"demo.llm_only"},
 			check: func(t *testing.T, out []byte) []string {
 				var list export.MCPToolList
 				if err := json.Unmarshal(out, &list); err != nil {
@@ -92,6 +92,11 @@ func TestSchemas(t *testing.T) {
 					names = append(names, tool.Name)
 					if tool.Name == "demo.write_note" && tool.Annotations.ReadOnlyHint {
 						t.Errorf("demo.write_note is marked read-only")
+					}
+					// Tools that overwrite data are destructive (MCP's
+					// default), whatever their risk.
+					if w := slices.Contains([]string{"fs.write_file", "demo.kv_put", "demo.write_note", "proc.run"}, tool.Name); w && !tool.Annotations.DestructiveHint {
+						t.Errorf("%s overwrites data but is marked destructiveHint false", tool.Name)
 					}
 				}
 				return names

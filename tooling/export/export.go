@@ -38,7 +38,7 @@ func ParseFormat(s string) (Format, error) {
 type MCPAnnotations struct {
 	Title           string `json:"title,omitempty"`
 	ReadOnlyHint    bool   `json:"readOnlyHint"`    // no write or process effects
-	DestructiveHint bool   `json:"destructiveHint"` // write or process effects at high risk
+	DestructiveHint bool   `json:"destructiveHint"` // write or process effects, unless Meta.Additive (and no process)
 	IdempotentHint  bool   `json:"idempotentHint"`  // Meta.Idempotent
 	OpenWorldHint   bool   `json:"openWorldHint"`   // network effects
 }
@@ -111,7 +111,7 @@ func Annotations(t tooling.Tool) MCPAnnotations {
 	return MCPAnnotations{
 		Title:           t.Title,
 		ReadOnlyHint:    !changes,
-		DestructiveHint: changes && m.EffectiveSafety() == tooling.SafetyHigh,
+		DestructiveHint: changes && (!m.Additive || m.Effects.Any(tooling.EffectProcess)),
 		IdempotentHint:  m.Idempotent,
 		OpenWorldHint:   m.Effects.Any(tooling.EffectNetwork),
 	}

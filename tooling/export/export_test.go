@@ -109,3 +109,26 @@ func TestExportLeavesOutDisabledTools(t *testing.T) {
 func run(context.Context, tooling.Call) (any, error) { return "ok", nil }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+// TestDestructiveHint: a tool that writes is destructive, as MCP assumes,
+// whatever its risk, unless its Meta says its writes only add; one that
+// starts processes is destructive even then.
+func TestDestructiveHint(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		meta tooling.Meta
+		want bool
+	}{
+		{"overwrites at medium risk", tooling.Meta{Effects: tooling.EffectWrite | tooling.EffectFilesystem}, true},
+		{"overwrites at high risk", tooling.Meta{Effects: tooling.EffectWrite, Safety: tooling.SafetyHigh}, true},
+		{"only adds", tooling.Meta{Effects: tooling.EffectWrite | tooling.EffectNetwork, Additive: true}, false},
+		{"only adds, at high risk", tooling.Meta{Effects: tooling.EffectWrite, Safety: tooling.SafetyHigh, Additive: true}, false},
+		{"starts processes", tooling.Meta{Effects: tooling.EffectProcess, Additive: true}, true},
+		{"reads", tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead}, false},
+	} {
+		a := export.Annotations(tooling.Tool{Name: "x.y", Meta: c.meta})
+		if a.DestructiveHint != c.want {
+			t.Errorf("%s: destructiveHint %v, want %v", c.name, a.DestructiveHint, c.want)
+		}
+	}
+}

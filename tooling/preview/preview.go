@@ -65,6 +65,8 @@ func add(r *tooling.Registry, p Tool, source string) error {
 		meta.Concurrency, meta.Effects = tooling.ReadOnly, tooling.EffectRead
 	} else if hint(a.DestructiveHint, true) {
 		meta.Safety = tooling.SafetyHigh
+	} else {
+		meta.Additive = true
 	}
 	if hint(a.OpenWorldHint, true) {
 		meta.Effects |= tooling.EffectNetwork
