@@ -29,8 +29,11 @@ func BenchmarkConsoleConnect(b *testing.B) {
 		benchConsoleConnect(b, config.Server{Command: words[0], Args: words[1:]}, "srv.echo")
 	})
 	b.Run("server=toolexplorer", func(b *testing.B) {
-		spec := strings.TrimPrefix(ourServer(b, "ours"), "--server=ours=")
-		benchConsoleConnect(b, config.Server{Command: spec}, "srv.demo_echo")
+		words, err := shellWords(strings.TrimPrefix(ourServer(b, "ours"), "--server=ours="))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchConsoleConnect(b, config.Server{Command: words[0], Args: words[1:]}, "srv.demo_echo")
 	})
 }
 

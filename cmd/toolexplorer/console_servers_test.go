@@ -27,9 +27,8 @@ func TestConsoleServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(serveEnv, "1")
 	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
-	a.flagServers = []namedServer{{"good", config.Server{Command: exe}}, {"broken", config.Server{Command: "/bin/false"}}}
+	a.flagServers = []namedServer{{"good", config.Server{Command: exe, Env: map[string]string{serveEnv: "1"}}}, {"broken", config.Server{Command: "/bin/false"}}}
 	a.connectServers(a.cfg)
 	defer a.closeServers()
 	cs := newConsoleServers(a)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -28,8 +29,13 @@ func ourServer(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(serveEnv, "1") // the child inherits it; this process read it at start
-	return "--server=" + name + "=" + exe
+	// A server gets only the variables MCP hosts pass on, and the flag
+	// gives no env: env(1) sets the one that makes the child a server.
+	envProg, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env program")
+	}
+	return "--server=" + name + "=" + envProg + " " + serveEnv + "=1 " + exe
 }
 
 func TestServerFlagAddsRemoteTools(t *testing.T) {
