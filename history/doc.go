@@ -19,7 +19,9 @@
 // message, a secret passed under a key that is not recognised as one, and
 // a redacted value of fewer than four characters inside a longer text are
 // stored as they are. The file is the user's alone (0600, a looser mode
-// is tightened) and is never reached through a symbolic link.
+// is tightened); a history file (or its lock) that is itself a symbolic
+// link is refused, not followed (links among the directories above it are
+// followed as usual).
 //
 // history imports tooling, internal/jsonenc and the standard library only.
 package history
