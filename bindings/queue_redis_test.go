@@ -272,7 +272,10 @@ func TestQueueRedisCredentialsChangeUnderACall(t *testing.T) {
 	if _, err := src.client(ctx, env(map[string]string{"QUEUE_TEST_DB": "1"})); err != nil {
 		t.Fatal(err)
 	}
+	// As a call's publish does (queueBinding.do), the driver's error is
+	// read through fromDriver.
 	_, err = old.Publish(ctx, &queueMessage{Stream: stream, Body: []byte(`{}`)})
+	err = fromDriver(err)
 	var te *TransientError
 	if !errors.As(err, &te) {
 		t.Errorf("publish on the replaced client: err = %v, want a *TransientError", err)
