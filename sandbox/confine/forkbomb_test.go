@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// forkBombHostUID is the uid of the ordinary-user host TestHostForkBomb starts: a uid no other
-// test uses, so that the tasks the kernel counts against its limit are the run's own.
-const forkBombHostUID = 65532
+// unusedUID is a uid no process has, drawn at random from far above the ones systems give out,
+// so that the tasks the kernel counts against its limit are the run's own, even with another
+// run of the same test on the machine (a fixed uid made two runs count each other's bombs).
+func unusedUID(t *testing.T) int {
+	for range 100 {
+		uid := 1<<20 + rand.IntN(1<<30)
+		if n, err := userTasks(uid); err == nil && n == 0 {
+			return uid
+		}
+	}
+	t.Fatal("no unused uid found")
+	return 0
+}
 
 // envForkBombHost=1 makes TestHostForkBomb the host under attack (see there).
 const envForkBombHost = "TOOLEXPLORER_CONFINE_TEST_FORKBOMB_HOST"
@@ -35,7 +46,7 @@ const envForkBombHost = "TOOLEXPLORER_CONFINE_TEST_FORKBOMB_HOST"
 // limit, below the host's own. Then, with the hard limit lowered to 300 as well, an Exec tool
 // still runs (a child limit above the hard one cannot be set: sandbox_unavailable).
 //
-// Run as root, the test starts the host as uid 65532 with the limit set; the control is the
+// Run as root, the test starts the host as an unused uid with the limit set; the control is the
 // same bomb run unconfined by that host, which kills it.
 func TestHostForkBomb(t *testing.T) {
 	if os.Getenv(envForkBombHost) == "1" {
@@ -49,6 +60,7 @@ func TestHostForkBomb(t *testing.T) {
 		t.Skip("runs a fork bomb in a host of its own; skipped with -short")
 	}
 	requireConfinement(t)
+	forkBombHostUID := unusedUID(t)
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Skip("no sleep program")
@@ -83,7 +95,7 @@ func TestHostForkBomb(t *testing.T) {
 			envRequireLandlock + "=1", envForkBombHost + "=1", envForkBombHost + "_MODE=" + mode}
 		// A group of its own: a host that dies leaves the bomb's processes behind, ended here.
 		run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true,
-			Credential: &syscall.Credential{Uid: forkBombHostUID, Gid: forkBombHostUID, Groups: []uint32{}}}
+			Credential: &syscall.Credential{Uid: uint32(forkBombHostUID), Gid: uint32(forkBombHostUID), Groups: []uint32{}}}
 		var out bytes.Buffer
 		run.Stdout, run.Stderr = &out, &out
 		err := run.Run()

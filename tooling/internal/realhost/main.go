@@ -78,6 +78,11 @@ func run(reg *tooling.Registry) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	ctx := context.Background()
 	args := json.RawMessage(`{"text":"ping"}`)
 	cases := map[string]func() error{
@@ -89,6 +94,15 @@ func run(reg *tooling.Registry) int {
 			return nil
 		},
 		"true": func() error { return exec.Command("/bin/true").Run() },
+		// The floor of a cold call: the host binary started and ended
+		// (runtime, package initialisation, usage line) with no confinement.
+		"start": func() error {
+			err := exec.Command(self).Run()
+			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+				return nil
+			}
+			return fmt.Errorf("the host started with no flags: %v", err)
+		},
 	}
 	if *ws != "" {
 		cases["call-write"] = func() error {
