@@ -2,6 +2,8 @@ package tooling_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -151,4 +153,45 @@ func TestMiddlewareNotes(t *testing.T) {
 	if strings.Contains(fmt.Sprint(res.Governance), "said so") {
 		t.Errorf("the tool did not run, yet: %+v", res.Governance)
 	}
+}
+
+// The audit hook learns the tool's version, the digest of the idempotency
+// key (never the key) and, at the end, the call's governance decisions.
+func TestAuditCarriesVersionIdempotencyAndGovernance(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.v", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Version: "1.2.3"},
+		Run: func(context.Context, tooling.Call) (any, error) { return "fine", nil }})
+	var mu sync.Mutex
+	var got []tooling.Event
+	defer r.Audit(func(_ context.Context, ev tooling.Event) {
+		mu.Lock()
+		got = append(got, ev)
+		mu.Unlock()
+	})()
+	if _, err := r.Execute(context.Background(), "t.v", nil, tooling.WithIdempotencyKey("order-7")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(context.Background(), "t.v", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Fatalf("got %d events, want 4", len(got))
+	}
+	want := sha256Hex("order-7")
+	for i, ev := range got[:2] {
+		if ev.Version != "1.2.3" || ev.IdempotencySHA256 != want {
+			t.Errorf("event %d: version %q idempotency %q, want 1.2.3 and %s", i, ev.Version, ev.IdempotencySHA256, want)
+		}
+	}
+	if got[2].IdempotencySHA256 != "" {
+		t.Errorf("a call without a key has idempotency digest %q", got[2].IdempotencySHA256)
+	}
+	if got[0].Governance != nil || len(got[1].Governance) == 0 || got[1].Governance[0].Step == "" {
+		t.Errorf("governance: begin %v, end %v; want none at the begin and the decisions at the end", got[0].Governance, got[1].Governance)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,13 +107,16 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	// One snapshot of the observers serves both events, so that each
 	// observer sees a call's begin and end or neither.
 	obs, aud := r.obs.snapshot(), r.audit.snapshot()
-	var argsSum string
+	var argsSum, idemSum, version string
 	var obsCtx context.Context
 	if len(obs) > 0 || len(aud) > 0 {
-		argsSum = digest(args)
+		argsSum, idemSum = digest(args), digest([]byte(o.idemKey))
+		if e != nil {
+			version = e.tool.Meta.Version
+		}
 		obsCtx = context.WithoutCancel(ctx)
-		ev := Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
-			ArgsSHA256: argsSum, ArgsSize: len(args)}
+		ev := Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
+			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args)}
 		report(obsCtx, aud, &ev, &r.obs.panicked)
 		emit(obsCtx, obs, &r.obs, ev)
 	}
@@ -121,9 +125,9 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 
 	res.Status = statusOf(res.Code, res.ran)
 	if len(obs) > 0 || len(aud) > 0 {
-		ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Origin: o.origin, Principal: res.Principal,
-			ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
-			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail}
+		ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
+			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
+			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail, Governance: slices.Clone(res.Governance)}
 		report(obsCtx, aud, &ev, &r.obs.panicked)
 		emit(obsCtx, obs, &r.obs, ev)
 	}
