@@ -1,0 +1,104 @@
+package ledger_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/ledger"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// Every call, refusals included, lands in the ledger with its principal,
+// digests and sizes, never its arguments or output.
+func TestRecordsEveryCallWithoutContent(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, ledger.Options{Policy: "p1"})
+	r := registry(nil)
+	l.Attach(r)
+	alice := tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: "acme", Auth: "api_key", Client: "cli 1"})
+	ctx := context.Background()
+	r.Execute(ctx, "t.echo", json.RawMessage(`{"n":424242}`), alice, tooling.WithIdempotencyKey("k-secret"))
+	r.Execute(ctx, "t.echo", json.RawMessage(`{"n":"x"}`))
+	r.Execute(ctx, "t.fail", nil, alice)
+	r.Execute(ctx, "t.nope", nil)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := l.Path()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "424242") || strings.Contains(string(raw), "k-secret") {
+		t.Fatalf("the ledger holds an argument or a key:\n%s", raw)
+	}
+	es, err := ledger.Read(path, ledger.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Begin.Tool+" "+e.Status+" "+string(e.End.Code))
+	}
+	want := []string{"t.echo ok ", "t.echo denied validation_error", "t.fail error tool_error", "t.nope denied not_found"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("calls %q, want %q", got, want)
+	}
+	b, e := es[0].Begin, es[0].End
+	if p := b.Principal; p == nil || p.Subject != "alice" || p.Tenant != "acme" || p.Auth != "api_key" || p.Client != "cli 1" {
+		t.Errorf("principal %+v", b.Principal)
+	}
+	if b.Version != "1.0.0" || b.Policy != "p1" || b.ArgsSize != len(`{"n":424242}`) || len(b.ArgsSHA256) != 64 || len(b.Idempotency) != 64 {
+		t.Errorf("begin %+v", b)
+	}
+	if e.OutputSize == 0 || len(e.OutputSHA256) != 64 {
+		t.Errorf("end %+v", e)
+	}
+	if es, _ := ledger.Read(path, ledger.Filter{Subject: "alice", Code: "tool_error"}); len(es) != 1 || es[0].Begin.Tool != "t.fail" {
+		t.Errorf("filter subject+code: %+v", es)
+	}
+	if rep := verify(t, path); !rep.OK() || rep.Checkpoints == 0 {
+		t.Fatalf("verify: %+v %v", rep, rep.Problem)
+	}
+}
+
+// A torn last line is set aside, and the chain goes on.
+func TestTornLineIsSetAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.jsonl")
+	l := open(t, dir, ledger.Options{})
+	r := registry(nil)
+	l.Attach(r)
+	r.Execute(context.Background(), "t.echo", nil)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"seq":99,"kind":"beg`)
+	f.Close()
+	if rep := verify(t, path); rep.OK() || !strings.Contains(rep.Problem.Reason, "torn") {
+		t.Fatalf("verify of a torn ledger: %v", rep.Problem)
+	}
+	l = open(t, dir, ledger.Options{})
+	r = registry(nil)
+	l.Attach(r)
+	r.Execute(context.Background(), "t.echo", nil)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verify(t, path); !rep.OK() {
+		t.Fatalf("verify after recovery: %v", rep.Problem)
+	}
+	torn, err := os.ReadFile(path + ".torn")
+	if err != nil || !strings.Contains(string(torn), `"kind":"beg`) {
+		t.Fatalf("torn line set aside: %q %v", torn, err)
+	}
+	raw, _ := os.ReadFile(path)
+	if !strings.Contains(string(raw), `"kind":"recovered"`) {
+		t.Fatal("no recovered record")
+	}
+}

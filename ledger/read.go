@@ -1,0 +1,159 @@
+package ledger
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// Filter selects calls for Read; a zero field selects every call.
+type Filter struct {
+	Tool    string       // the tool's name
+	Code    tooling.Code // how the call ended; "ok" for the calls that succeeded, "interrupted" for those without an end
+	Subject string       // the principal's subject; "anonymous" for calls without one
+	Since   time.Time    // calls that began at or after it
+}
+
+// Entry is one call: its begin record and its end record.
+type Entry struct {
+	Begin Record
+	End   *Record // nil when the call has no end
+	// Status is the end's status ("ok", "denied", "error"), or for a call
+	// without an end: "running" when the process that began it still runs
+	// and has not closed the ledger, else "interrupted" (it was killed or
+	// crashed in the call).
+	Status string
+}
+
+// Read returns the calls in the ledger at path that f selects, in the
+// order they began. It reads the rotated files too and checks no hash
+// (Verify does).
+func Read(path string, f Filter) ([]Entry, error) {
+	segs, err := segments(path)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]string, 0, len(segs)+1)
+	for _, s := range segs {
+		files = append(files, s.path)
+	}
+	files = append(files, path)
+	rd := reader{f: f, calls: map[callKey]int{}, sessions: map[string]*Record{}, closed: map[string]bool{}}
+	for _, name := range files {
+		if err := rd.file(name); err != nil {
+			return nil, err
+		}
+	}
+	host, _ := os.Hostname()
+	out := rd.entries[:0]
+	for _, e := range rd.entries {
+		if e.End == nil {
+			e.Status = "interrupted"
+			if s := rd.sessions[e.Begin.Session]; s != nil && !rd.closed[e.Begin.Session] && s.Host == host && alive(s.PID) {
+				e.Status = "running"
+			}
+		} else {
+			e.Status = e.End.Status
+		}
+		if f.matches(&e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+type callKey struct{ session, call string }
+
+type reader struct {
+	f        Filter
+	entries  []Entry
+	calls    map[callKey]int
+	sessions map[string]*Record
+	closed   map[string]bool
+}
+
+func (rd *reader) file(name string) error {
+	fh, err := os.Open(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 256<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			var long []byte
+			long = append(long, line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err == io.EOF {
+			return nil // a torn last line is not a record
+		}
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		var rec Record
+		if json.Unmarshal(line, &rec) != nil {
+			continue // Verify reports it
+		}
+		rd.add(&rec)
+	}
+}
+
+func (rd *reader) add(rec *Record) {
+	switch rec.Kind {
+	case KindOpen:
+		rd.sessions[rec.Session] = rec
+	case KindClose:
+		rd.closed[rec.Session] = true
+	case KindBegin:
+		if rd.f.Tool != "" && rec.Tool != rd.f.Tool || !rd.f.Since.IsZero() && rec.Time.Before(rd.f.Since) {
+			return
+		}
+		rd.calls[callKey{rec.Session, rec.Call}] = len(rd.entries)
+		rd.entries = append(rd.entries, Entry{Begin: *rec})
+	case KindEnd:
+		if i, ok := rd.calls[callKey{rec.Session, rec.Call}]; ok {
+			rd.entries[i].End = rec
+			delete(rd.calls, callKey{rec.Session, rec.Call})
+		}
+	}
+}
+
+func (f *Filter) matches(e *Entry) bool {
+	if f.Subject != "" {
+		subject := "anonymous"
+		if p := e.Begin.Principal; p != nil && p.Subject != "" {
+			subject = p.Subject
+		}
+		if subject != f.Subject {
+			return false
+		}
+	}
+	if f.Code != "" {
+		code := tooling.Code(e.Status)
+		if e.End != nil {
+			code = e.End.Code
+			if code == tooling.CodeOK {
+				code = "ok"
+			}
+		}
+		if code != f.Code {
+			return false
+		}
+	}
+	return true
+}
