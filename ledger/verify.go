@@ -101,6 +101,10 @@ type verifier struct {
 	prev     string
 	goodCkpt uint64 // the seq of the last checkpoint that verified
 	headHash string // the hash of the record at head.Seq, once seen
+	// gap is a record that came before its turn: deleted records before
+	// it, or reordered ones, as the record after it tells.
+	gap     *Problem
+	gapWant uint64
 }
 
 func (v *verifier) bad(seq uint64, file string, line int, format string, a ...any) {
@@ -117,6 +121,10 @@ func (v *verifier) file(name string) error {
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if err == io.EOF {
+			if v.gap != nil {
+				v.rep.Problem = v.gap
+				return nil
+			}
 			if len(line) > 0 {
 				v.bad(v.rep.LastSeq+1, name, n, "a torn last line of %d bytes (a write cut short, as by a crash): the next writer sets it aside", len(line))
 			}
@@ -134,6 +142,13 @@ func (v *verifier) file(name string) error {
 func (v *verifier) record(name string, n int, line []byte) {
 	want := v.rep.LastSeq + 1
 	rec, err := decode(line)
+	if g := v.gap; g != nil {
+		if rec != nil && rec.Seq == v.gapWant {
+			g.Reason = fmt.Sprintf("out of order: record %d comes before record %d (reordered)", g.Seq, v.gapWant)
+		}
+		v.rep.Problem = g
+		return
+	}
 	switch {
 	case rec == nil:
 		v.bad(want, name, n, "not a ledger record: %v", err)
@@ -142,7 +157,8 @@ func (v *verifier) record(name string, n int, line []byte) {
 		v.bad(rec.Seq, name, n, "%v", err)
 		return
 	case rec.Seq > want:
-		v.bad(rec.Seq, name, n, "records %s are missing: it follows record %d (deleted)", span(want, rec.Seq-1), want-1)
+		v.gap = &Problem{Seq: rec.Seq, File: name, Line: n, Reason: fmt.Sprintf("records %s are missing: it follows record %d (deleted)", span(want, rec.Seq-1), want-1)}
+		v.gapWant = want
 		return
 	case rec.Seq < want:
 		v.bad(rec.Seq, name, n, "out of order: record %d where %d was expected (reordered or repeated)", rec.Seq, want)
