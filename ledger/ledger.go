@@ -388,4 +388,3 @@ func (l *Ledger) giveBack(recs []Record) {
 	}
 	l.pending = append(recs[:len(recs):len(recs)], l.pending...)
 }
-
