@@ -1,0 +1,62 @@
+package telemetry_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/toolexplorer/toolexplorer/telemetry"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// spin busy-waits d, a tool's work that does not sleep.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
+// BenchmarkExecuteTelemetry runs a 10 µs tool with tracing and metrics off,
+// then on: the SDK's tracer provider sampling every span into a batch
+// processor with an exporter that drops them, and the SDK's meter provider
+// with a reader that is never collected.
+func BenchmarkExecuteTelemetry(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			reg := tooling.NewRegistry()
+			reg.Register(tooling.Tool{Name: "bench.work", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+				Input: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`),
+				Run: func(ctx context.Context, c tooling.Call) (any, error) {
+					spin(10 * time.Microsecond)
+					return c.Int("n"), nil
+				}})
+			if on {
+				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+				mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+				b.Cleanup(func() {
+					_ = tp.Shutdown(context.Background())
+					_ = mp.Shutdown(context.Background())
+				})
+				if _, err := telemetry.Instrument(reg, telemetry.WithTracerProvider(tp), telemetry.WithMeterProvider(mp)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			args := json.RawMessage(`{"n":7}`)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := reg.Execute(ctx, "bench.work", args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
