@@ -48,7 +48,7 @@ type Config struct {
 	// and returned, never sent. Default false.
 	Shadow bool
 	// Keys rebinds the console's keys: a key's name (like "list.run" or
-	// "viewer.copy", listed in the README) to the keys that do it. Nil when
+	// "viewer.copy", listed in docs/console.md) to the keys that do it. Nil when
 	// none: the console's own keys.
 	Keys map[string][]string
 }

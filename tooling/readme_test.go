@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// readmePrograms returns the Go code blocks of the repository's README.md
-// that are whole programs (they start with "package main"), by the heading
-// of the section each is in.
+// readmePrograms returns the Go code blocks of the documentation (README.md
+// and docs/*.md) that are whole programs (they start with "package main"),
+// by the heading of the section each is in.
 func readmePrograms(t *testing.T) map[string]string {
 	t.Helper()
 	progs := map[string]string{}
@@ -22,7 +22,7 @@ func readmePrograms(t *testing.T) map[string]string {
 				continue
 			}
 			if _, dup := progs[heading]; dup {
-				t.Fatalf("README.md: two programs under %q", heading)
+				t.Fatalf("the docs have two programs under %q", heading)
 			}
 			progs[heading] = src
 		}
@@ -30,33 +30,54 @@ func readmePrograms(t *testing.T) map[string]string {
 	return progs
 }
 
-// readmeBlocks returns the Go code blocks of the repository's README.md, by
-// the heading of the section each is in, in order.
-func readmeBlocks(t *testing.T) map[string][]string {
+// docPages returns the repository's documentation pages, README.md and
+// docs/*.md, as paths relative to this package's directory.
+func docPages(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return append([]string{filepath.Join("..", "README.md")}, pages...)
+}
+
+// readmeBlocks returns the Go code blocks of the documentation pages, by
+// the heading of the section each is in, in order. A heading is the key
+// of its blocks, so no two pages may share one.
+func readmeBlocks(t *testing.T) map[string][]string {
+	t.Helper()
 	blocks := map[string][]string{}
-	var heading string
-	var block []string
-	in := false
-	for line := range strings.Lines(string(b)) {
-		switch {
-		case !in && strings.HasPrefix(line, "```go"):
-			in, block = true, nil
-		case in && strings.HasPrefix(line, "```"):
-			in = false
-			blocks[heading] = append(blocks[heading], strings.Join(block, ""))
-		case in:
-			block = append(block, line)
-		case strings.HasPrefix(line, "#"):
-			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
+	where := map[string]string{} // heading: the page it is in
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if in {
-		t.Fatal("README.md: a code block is not closed")
+		var heading string
+		var block []string
+		fence, goBlock := "", false
+		for line := range strings.Lines(string(b)) {
+			switch {
+			case fence == "" && strings.HasPrefix(line, "```"):
+				fence, goBlock, block = "```", strings.HasPrefix(line, "```go"), nil
+			case fence != "" && strings.HasPrefix(line, fence):
+				fence = ""
+				if goBlock {
+					blocks[heading] = append(blocks[heading], strings.Join(block, ""))
+				}
+			case fence != "":
+				block = append(block, line)
+			case strings.HasPrefix(line, "#"):
+				heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
+				if other, dup := where[heading]; dup {
+					t.Fatalf("%s and %s both have a heading %q: the Go blocks under it would mix", other, page, heading)
+				}
+				where[heading] = page
+			}
+		}
+		if fence != "" {
+			t.Fatalf("%s: a code block is not closed", page)
+		}
 	}
 	return blocks
 }
@@ -116,9 +137,10 @@ func goIn(dir string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// TestREADMEPrograms builds every Go program of README.md as a host would,
-// in a module of its own, and runs those of "A host program" and
-// "Confinement (Linux)": they do what the README says they do.
+// TestREADMEPrograms builds every Go program of the docs as a host would,
+// in a module of its own, and runs those of "A host with tools from a file"
+// (the front page's), "A host program" and "Confinement (Linux)": they do
+// what the docs say they do.
 func TestREADMEPrograms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
@@ -127,22 +149,23 @@ func TestREADMEPrograms(t *testing.T) {
 		t.Skip("no go command to build the programs with")
 	}
 	progs := readmePrograms(t)
-	const hostSection, confineSection = "A host program", "Confinement (Linux)"
-	for _, s := range []string{hostSection, confineSection} {
+	const fileSection, hostSection, confineSection = "A host with tools from a file", "A host program", "Confinement (Linux)"
+	for _, s := range []string{fileSection, hostSection, confineSection} {
 		if _, ok := progs[s]; !ok {
-			t.Fatalf("README.md has no program under %q (programs under %v)", s, keys(progs))
+			t.Fatalf("the docs have no program under %q (programs under %v)", s, keys(progs))
 		}
 	}
 	bins := map[string]string{}
 	for name, src := range progs {
 		dir := readmeModule(t, map[string]string{"main.go": src})
 		if out, err := goIn(dir, "build", "-o", "host", "."); err != nil {
-			t.Fatalf("README.md, %q: the program does not build: %v\n%s", name, err, out)
+			t.Fatalf("the docs, %q: the program does not build: %v\n%s", name, err, out)
 		}
 		bins[name] = filepath.Join(dir, "host")
 	}
 
 	checkConfinedProgram(t, bins[confineSection])
+	checkFileToolsProgram(t, bins[fileSection], progs[fileSection])
 
 	host := bins[hostSection]
 	dir := filepath.Dir(host)
@@ -203,8 +226,8 @@ func TestREADMEPrograms(t *testing.T) {
 }
 
 // TestREADMETypedTool builds the typed tool of "Typed tools and their
-// tests" in a package of a host's module, with the README's test of it as
-// its test, and runs that test.
+// tests" (docs/host.md) in a package of a host's module, with the docs'
+// test of it as its test, and runs that test.
 func TestREADMETypedTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test")
@@ -215,7 +238,7 @@ func TestREADMETypedTool(t *testing.T) {
 	const section = "Typed tools and their tests"
 	blocks := readmeBlocks(t)[section]
 	if len(blocks) != 2 {
-		t.Fatalf("README.md, %q: %d Go blocks, want 2 (the tool, its test)", section, len(blocks))
+		t.Fatalf("the docs, %q: %d Go blocks, want 2 (the tool, its test)", section, len(blocks))
 	}
 	// The imports the blocks leave out, as the file of a tool package has
 	// them.
@@ -224,7 +247,7 @@ func TestREADMETypedTool(t *testing.T) {
 		"shout_test.go": "package tools\n\nimport (\n\t\"errors\"\n\t\"testing\"\n\n\t\"github.com/toolexplorer/toolexplorer/tooling\"\n\t\"github.com/toolexplorer/toolexplorer/tooling/tooltest\"\n)\n\n" + blocks[1],
 	})
 	if out, err := goIn(dir, "test", "-count=1", "-v", "."); err != nil || !bytes.Contains(out, []byte("--- PASS: TestShout")) {
-		t.Fatalf("README.md, %q: go test: %v\n%s", section, err, out)
+		t.Fatalf("the docs, %q: go test: %v\n%s", section, err, out)
 	}
 }
 

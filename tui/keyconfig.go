@@ -13,7 +13,7 @@ import (
 // The config's "keys" rebinds the console's keys by name: "list.run" is
 // the Run binding of the tool list, "viewer.copy" the Copy binding of the
 // output viewer. A name is the screen's prefix and the binding's field in
-// snake case; the README lists them all, made from the same key maps.
+// snake case; docs/console.md lists them all, made from the same key maps.
 
 // keyTarget is a key map the config may rebind, under its prefix.
 type keyTarget struct {
@@ -113,7 +113,7 @@ func (m *Model) rebind(keys map[string][]string) []string {
 			}
 		}
 		if !found {
-			problems = append(problems, fmt.Sprintf("config keys: the console has no key named %q (the README lists the names)", name))
+			problems = append(problems, fmt.Sprintf("config keys: the console has no key named %q (docs/console.md lists the names)", name))
 		}
 	}
 	// The help of the result and of a kept call shows the viewer's keys.

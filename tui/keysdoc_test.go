@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,9 +12,10 @@ import (
 	"github.com/toolexplorer/toolexplorer/tui/form"
 )
 
-// The README's console section lists the keys of every screen. The list is
-// made here from the key maps the screens use, so it cannot drift: the test
-// fails when the README differs, and -update rewrites its block.
+// The docs' page of the console (docs/console.md) lists the keys of every
+// screen. The list is made here from the key maps the screens use, so it
+// cannot drift: the test fails when the page differs, and -update rewrites
+// its block.
 
 const (
 	keysBegin = "<!-- keys: made from the key maps by `go test ./tui -run TestREADMEKeys -update`; do not edit -->"
@@ -68,7 +70,7 @@ func keyScreens() []struct {
 	}
 }
 
-// keysMarkdown is the README block: one line per screen, each key with
+// keysMarkdown is the block of the docs: one line per screen, each key with
 // what it does, in the order of the screen's full help.
 func keysMarkdown() string {
 	var b strings.Builder
@@ -96,26 +98,49 @@ func keysMarkdown() string {
 	return b.String()
 }
 
-func TestREADMEKeys(t *testing.T) {
-	const path = "../README.md"
-	b, err := os.ReadFile(path)
+// keysPage returns the documentation page (README.md or docs/*.md) that
+// holds the block of keys, and its text.
+func keysPage(t *testing.T) (string, string) {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i, j := strings.Index(readme, keysBegin), strings.Index(readme, keysEnd)
-	if i < 0 || j < i {
-		t.Fatalf("the README has no block of keys between %q and %q", keysBegin, keysEnd)
+	var path, text string
+	for _, p := range append([]string{filepath.Join("..", "README.md")}, pages...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), keysBegin) {
+			continue
+		}
+		if path != "" {
+			t.Fatalf("%s and %s both have a block of keys", path, p)
+		}
+		path, text = p, string(b)
 	}
-	got, want := readme[i:j+len(keysEnd)], keysMarkdown()
+	if path == "" {
+		t.Fatalf("no page of the docs (README.md, docs/*.md) has a block of keys starting %q", keysBegin)
+	}
+	return path, text
+}
+
+func TestREADMEKeys(t *testing.T) {
+	path, page := keysPage(t)
+	i, j := strings.Index(page, keysBegin), strings.Index(page, keysEnd)
+	if j < i {
+		t.Fatalf("%s has no block of keys between %q and %q", path, keysBegin, keysEnd)
+	}
+	got, want := page[i:j+len(keysEnd)], keysMarkdown()
 	if got == want {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(path, []byte(readme[:i]+want+readme[j+len(keysEnd):]), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(page[:i]+want+page[j+len(keysEnd):]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("the README's keys differ from the key maps (go test ./tui -run TestREADMEKeys -update rewrites them)\n--- README\n%s\n--- key maps\n%s", got, want)
+	t.Errorf("the keys of %s differ from the key maps (go test ./tui -run TestREADMEKeys -update rewrites them)\n--- %s\n%s\n--- key maps\n%s", path, path, got, want)
 }
