@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -50,4 +52,50 @@ func BenchmarkRegister10k(b *testing.B) {
 		runtime.KeepAlive(r)
 	}
 	b.ReportMetric(float64(heap)/n, "heap-B/tool")
+}
+
+// BenchmarkRegister10kCalled registers 10,000 tools as BenchmarkRegister10k
+// does, then calls each once, as a gateway's clients come to do, and reports
+// the heap the registry keeps per tool then (heap-B/tool), the median time
+// of a tool's first call (first-ns) and of its second (later-ns), and their
+// ratio (x-later-first).
+func BenchmarkRegister10kCalled(b *testing.B) {
+	const n = 10000
+	tools := make([]tooling.Tool, n)
+	for i := range tools {
+		tools[i] = tooling.Tool{Name: fmt.Sprintf("bench.tool_%d", i), Description: "reads a file", Input: toolSchema(i),
+			Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+			Run:  func(context.Context, tooling.Call) (any, error) { return nil, nil }}
+	}
+	args := json.RawMessage(`{"path":"a.txt","limit":10,"tags":["x"],"owner":{"name":"n"}}`)
+	ctx := context.Background()
+	var heap uint64
+	first, later := make([]int64, n), make([]int64, n)
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := tooling.NewRegistry()
+		r.Register(tools...)
+		for pass, times := range [][]int64{first, later} {
+			for i := range tools {
+				start := time.Now()
+				res, _ := r.Execute(ctx, tools[i].Name, args)
+				times[i] = time.Since(start).Nanoseconds()
+				if !res.OK() {
+					b.Fatalf("pass %d: %s: %s %s", pass, tools[i].Name, res.Code, res.Message)
+				}
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(r)
+	}
+	slices.Sort(first)
+	slices.Sort(later)
+	b.ReportMetric(float64(heap)/n, "heap-B/tool")
+	b.ReportMetric(float64(first[n/2]), "first-ns")
+	b.ReportMetric(float64(later[n/2]), "later-ns")
+	b.ReportMetric(float64(first[n/2])/float64(later[n/2]), "x-later-first")
 }

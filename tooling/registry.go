@@ -54,7 +54,6 @@ type entry struct {
 	in, out  *schema.Schema
 	haystack string    // lower-case name, title, description and parameter names
 	deferred bool      // a confined child's: schemas not compiled, search text not built; ready does both
-	unloaded bool      // schemas checked when added, then dropped until the first use: ready compiles them again
 	once     sync.Once // ready's
 	disabled atomic.Bool
 	pol      atomic.Pointer[toolPolicy]
@@ -243,19 +242,16 @@ func newEntryWith(t Tool, strictName bool) (*entry, []string) {
 		e.deferred = true
 		return e, problems
 	}
-	if problems = append(problems, e.compile(false)...); len(problems) == 0 {
-		// Checked: the compiled schemas are dropped and compiled again by the
-		// first call, so that a registry of many tools, most of them never
-		// called, keeps little more than their search text.
-		e.in, e.out, e.unloaded = nil, nil, true
-	}
+	// A compiled schema keeps what calls need, not the library's schema
+	// graph: a registry of many tools keeps little more than their search
+	// text and quick checks, called or not (see schema.Schema).
+	problems = append(problems, e.compile()...)
 	return e, problems
 }
 
-// compile compiles the tool's schemas and builds its search text; forCalls
-// as for compileSchemas.
-func (e *entry) compile(forCalls bool) (problems []string) {
-	problems = e.compileSchemas(forCalls)
+// compile compiles the tool's schemas and builds its search text.
+func (e *entry) compile() (problems []string) {
+	problems = e.compileSchemas()
 	t := e.tool
 	var hay strings.Builder
 	hay.WriteString(strings.ToLower(t.Name + "\x00" + t.Title + "\x00" + t.Description))
@@ -269,36 +265,31 @@ func (e *entry) compile(forCalls bool) (problems []string) {
 }
 
 // compileSchemas compiles the tool's input and output schemas.
-func (e *entry) compileSchemas(forCalls bool) (problems []string) {
+func (e *entry) compileSchemas() (problems []string) {
 	t := e.tool
 	in := t.Input
 	if len(in) == 0 {
 		in = schema.EmptyObject
 	}
 	var err error
-	if e.in, err = schema.CompileFor(t.Name, "input", in, true, forCalls); err != nil {
+	if e.in, err = schema.Compile(t.Name, "input", in, true); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if len(t.Output) > 0 {
-		if e.out, err = schema.CompileFor(t.Name, "output", t.Output, false, forCalls); err != nil {
+		if e.out, err = schema.Compile(t.Name, "output", t.Output, false); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
 	return problems
 }
 
-// ready compiles an entry's schemas on first use: an unloaded entry's, and a deferred one's
-// (in a confined child, where a tool may still call ExecuteTool or list tools) with its search
-// text. A schema checked when it was added compiles here too; should one not, the entry takes
-// no arguments rather than holding no schema.
+// ready compiles a deferred entry's schemas and search text on first use (in a confined
+// child, where a tool may still call ExecuteTool or list tools). Should a schema not compile
+// there, the entry takes no arguments rather than holding no schema.
 func (e *entry) ready() *entry {
-	if e != nil && (e.deferred || e.unloaded) {
+	if e != nil && e.deferred {
 		e.once.Do(func() {
-			if e.deferred {
-				e.compile(true)
-			} else {
-				e.compileSchemas(true)
-			}
+			e.compile()
 			if e.in == nil {
 				e.in, _ = schema.Compile(e.tool.Name, "input", schema.EmptyObject, true)
 			}

@@ -112,6 +112,20 @@ func (p *defaultsPlan) check(path string, seen map[*defaultsPlan]bool) []string 
 	return problems
 }
 
+// forget drops the plan's references to the schemas its defaults belong
+// to, which check needs and nothing after it: they would keep the whole
+// compiled schema alive.
+func (p *defaultsPlan) forget(seen map[*defaultsPlan]bool) {
+	if p == nil || seen[p] {
+		return
+	}
+	seen[p] = true
+	for i := range p.props {
+		p.props[i].schema = nil
+		p.props[i].nested.forget(seen)
+	}
+}
+
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	lines := strings.Split(s, "\n")

@@ -562,7 +562,7 @@ func checkQuickGenerated(t *testing.T, b []byte, st *quickGenStats) {
 			t.Fatalf("%s: %v", vt, err)
 		}
 		st.values++
-		verr := s.compiled.Validate(v)
+		verr := mustGraph(t, s).Validate(v)
 		if verr == nil {
 			st.validatorValid++
 		}

@@ -58,7 +58,7 @@ func checkQuick(t *testing.T, schemaText, valueText string, s *Schema) {
 		return
 	}
 	if s.quick.valid(v) {
-		if err := s.compiled.Validate(v); err != nil {
+		if err := mustGraph(t, s).Validate(v); err != nil {
 			t.Errorf("quick accepts %s under %s, the validator does not: %v", valueText, schemaText, err)
 		}
 	}
@@ -136,12 +136,22 @@ func TestQuickSharedDefsCompiledOnce(t *testing.T) {
 		t.Fatal("no quick check for a chain of shared definitions")
 	}
 	c := &quickCompiler{open: map[*jsonschema.Schema]bool{}, done: map[*jsonschema.Schema]*quick{}}
-	c.compile(s.compiled)
+	c.compile(mustGraph(t, s))
 	if n := len(c.done); n > 4*levels+10 {
 		t.Errorf("%d schemas compiled for %d levels of definitions", n, levels)
 	}
 	v, _ := Decode([]byte(`{"top":{"a":{"a":{}},"b":{}}}`))
-	if !s.quick.valid(v) || s.compiled.Validate(v) != nil {
-		t.Errorf("quick %v, validator %v on a valid value", s.quick.valid(v), s.compiled.Validate(v))
+	if !s.quick.valid(v) || mustGraph(t, s).Validate(v) != nil {
+		t.Errorf("quick %v, validator %v on a valid value", s.quick.valid(v), mustGraph(t, s).Validate(v))
 	}
+}
+
+// mustGraph is s's compiled schema, compiled again for the test if need be.
+func mustGraph(t *testing.T, s *Schema) *jsonschema.Schema {
+	t.Helper()
+	g, err := s.graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -46,14 +47,25 @@ func (f FieldError) String() string {
 }
 
 // Schema is a compiled JSON Schema and what Execute needs from it.
+//
+// Compiled for calls, it keeps what every call needs (the quick check, the
+// defaults, the parameter names) but not the library's compiled schema, a
+// graph of about 700 bytes a keyword-bearing node that a tool's schema
+// holds a dozen or more of: a value the quick check accepts is valid
+// without it. The graph is compiled again from raw the first time a value
+// needs it (one the quick check refuses, whose errors it words, or any
+// value of a schema without a quick check) and kept from then on.
 type Schema struct {
-	raw      json.RawMessage // as the tool declared it
-	compiled *jsonschema.Schema
-	params   []string                   // top-level property names, sorted
-	noParams bool                       // an object schema that accepts only {}
-	defaults *defaultsPlan              // nil when no property has a default
-	quick    *quick                     // the fast check of valid values; nil when the schema has no such check
-	patterns map[string]*pattern.Regexp // the backtracking expressions, by source, for messages on timeouts
+	raw      json.RawMessage                   // as the tool declared it
+	where    string                            // the absolute id raw compiles under
+	which    string                            // "input" or "output", for messages
+	full     atomic.Pointer[jsonschema.Schema] // the library's compiled schema, compiled on first need
+	params   []string                          // top-level property names, sorted
+	noParams bool                              // an object schema that accepts only {}
+	defaults *defaultsPlan                     // nil when no property has a default
+	quick    *quick                            // the fast check of valid values; nil when the schema has no such check
+	regexps  map[string]*pattern.Regexp        // every expression of the schema, by source: compiled once, one pause state each
+	patterns map[string]*pattern.Regexp        // the backtracking expressions, by source, for messages on timeouts
 }
 
 // Params are the top-level property names, sorted.
@@ -82,13 +94,6 @@ var EmptyObject = json.RawMessage(`{"type":"object","properties":{},"additionalP
 // Compile compiles raw under an absolute id named after the tool.
 // With requireObject, the root must say "type": "object".
 func Compile(tool, which string, raw json.RawMessage, requireObject bool) (*Schema, error) {
-	return CompileFor(tool, which, raw, requireObject, true)
-}
-
-// CompileFor is Compile; without forCalls it is a check that
-// reports every problem Compile would but leaves out what only calls
-// use (the quick check), for a schema that is dropped once checked.
-func CompileFor(tool, which string, raw json.RawMessage, requireObject, forCalls bool) (*Schema, error) {
 	doc, err := parseJSON(raw)
 	if err != nil {
 		// The library's decoder, for the message the registry has always given.
@@ -103,46 +108,11 @@ func CompileFor(tool, which string, raw json.RawMessage, requireObject, forCalls
 		}
 	}
 	loc := schemaBase + url.PathEscape(tool) + "/" + which + ".json"
-	s := &Schema{raw: raw}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	compiling := true // the engine also checks values of format "regex" later: those are not recorded
-	// While compiling, each expression compiles once: checking the schema
-	// against its meta-schema compiles its patterns (format "regex"), then
-	// compiling the schema wants them again.
-	var regexps map[string]*pattern.Regexp
-	c.UseRegexpEngine(func(expr string) (jsonschema.Regexp, error) {
-		if re := regexps[expr]; compiling && re != nil {
-			return re, nil // one expression, one pause state
-		}
-		re, err := pattern.Compile(expr)
-		if err != nil {
-			return nil, err
-		}
-		if compiling {
-			if regexps == nil {
-				regexps = map[string]*pattern.Regexp{}
-			}
-			regexps[expr] = re
-		}
-		if compiling && re.Backtracking() {
-			if s.patterns == nil {
-				s.patterns = map[string]*pattern.Regexp{}
-			}
-			s.patterns[expr] = re
-		}
-		return re, nil
-	})
-	c.AssertFormat()
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("%s schema: %v", which, err)
-	}
-	compiled, err := c.Compile(loc)
-	compiling, regexps = false, nil
+	s := &Schema{raw: raw, where: loc, which: which}
+	compiled, err := s.compileGraph(doc, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s schema does not compile: %s", which, compileProblems(err, loc))
+		return nil, err
 	}
-	s.compiled = compiled
 	for name := range compiled.Properties {
 		s.params = append(s.params, name)
 	}
@@ -151,14 +121,83 @@ func CompileFor(tool, which string, raw json.RawMessage, requireObject, forCalls
 		compiled.PatternProperties == nil && compiled.Ref == nil && compiled.AllOf == nil &&
 		compiled.AnyOf == nil && compiled.OneOf == nil && compiled.If == nil && compiled.MinProperties == nil &&
 		compiled.DynamicRef == nil && compiled.Not == nil
-	if forCalls {
-		s.quick = compileQuick(compiled)
-	}
+	s.quick = compileQuick(compiled)
 	s.defaults = planDefaults(compiled)
 	if problems := s.defaults.check("", map[*defaultsPlan]bool{}); len(problems) > 0 {
 		return nil, fmt.Errorf("%s schema: %s", which, strings.Join(problems, "; "))
 	}
+	s.defaults.forget(map[*defaultsPlan]bool{})
 	return s, nil
+}
+
+// compileGraph compiles the library's schema from doc, the decoded raw. The
+// first time (first), it records the schema's expressions; later it reuses
+// them, so that an expression paused after a timeout stays paused.
+func (s *Schema) compileGraph(doc any, first bool) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	compiling := true // the engine also checks values of format "regex" later: those are not recorded
+	// While compiling, each expression compiles once: checking the schema
+	// against its meta-schema compiles its patterns (format "regex"), then
+	// compiling the schema wants them again.
+	c.UseRegexpEngine(func(expr string) (jsonschema.Regexp, error) {
+		if re := s.regexps[expr]; compiling && re != nil {
+			return re, nil // one expression, one pause state
+		}
+		re, err := pattern.Compile(expr)
+		if err != nil {
+			return nil, err
+		}
+		if compiling && first {
+			if s.regexps == nil {
+				s.regexps = map[string]*pattern.Regexp{}
+			}
+			s.regexps[expr] = re
+			if re.Backtracking() {
+				if s.patterns == nil {
+					s.patterns = map[string]*pattern.Regexp{}
+				}
+				s.patterns[expr] = re
+			}
+		}
+		return re, nil
+	})
+	c.AssertFormat()
+	if err := c.AddResource(s.where, doc); err != nil {
+		return nil, fmt.Errorf("%s schema: %v", s.which, err)
+	}
+	compiled, err := c.Compile(s.where)
+	compiling = false
+	if err != nil {
+		return nil, fmt.Errorf("%s schema does not compile: %s", s.which, compileProblems(err, s.where))
+	}
+	return compiled, nil
+}
+
+// HoldsGraph reports whether s holds the library's compiled schema, which
+// it compiles when a value first needs it.
+func (s *Schema) HoldsGraph() bool { return s.full.Load() != nil }
+
+// graph is the library's compiled schema, compiled again from raw on first
+// need and kept from then on.
+func (s *Schema) graph() (*jsonschema.Schema, error) {
+	if g := s.full.Load(); g != nil {
+		return g, nil
+	}
+	doc, err := parseJSON(s.raw)
+	if err != nil {
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(s.raw)); err != nil {
+			return nil, err
+		}
+	}
+	g, err := s.compileGraph(doc, false)
+	if err != nil {
+		return nil, err
+	}
+	if !s.full.CompareAndSwap(nil, g) {
+		g = s.full.Load()
+	}
+	return g, nil
 }
 
 // compileProblems says on one line what is wrong with a schema that does not
@@ -289,7 +328,11 @@ func (s *Schema) Validate(v any, limit int) (fields []FieldError, more int, stop
 // there are limit fields and all lie before every cut, so that they are
 // the first limit fields of the whole value.
 func (s *Schema) validateFirst(v any, limit int, cuts [][]string) (fields []FieldError, more int, ok bool) {
-	err := s.compiled.Validate(v)
+	g, err := s.graph()
+	if err != nil {
+		return []FieldError{{Message: "the schema does not compile again: " + err.Error()}}, 0, cuts == nil
+	}
+	err = g.Validate(v)
 	if err == nil {
 		return nil, 0, cuts == nil
 	}
@@ -650,7 +693,8 @@ var formatExamples = map[string]string{
 // did-you-mean hints on unknown properties. The decoded schema is not kept:
 // the compiled one is searched for the subschema at that location.
 func (s *Schema) propertiesAt(schemaURL string) []string {
-	sch := findSchema(s.compiled, schemaURL, map[*jsonschema.Schema]bool{})
+	g, _ := s.graph()
+	sch := findSchema(g, schemaURL, map[*jsonschema.Schema]bool{})
 	if sch == nil {
 		return nil
 	}
