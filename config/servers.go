@@ -43,6 +43,15 @@ type Server struct {
 	// limits (cpu_seconds, memory_bytes), as an unprivileged user when
 	// toolexplorer runs as root.
 	Confine *tooling.Confinement
+	// MaxRestarts is how many times in a row a server that stopped is
+	// started (or reached) again before it is given up on
+	// ("max_restarts"). Zero: 5. Negative: never ("max_restarts": 0).
+	MaxRestarts int
+	// Concurrency is how many calls the server is sent at once
+	// ("concurrency"). Zero: 8.
+	Concurrency int
+	// Exclusive sends the server one call at a time ("exclusive").
+	Exclusive bool
 }
 
 // Serve configures the MCP listener of the serve command. MarshalJSON
@@ -203,6 +212,16 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 			}
 			s := Server{Args: stringList(e["args"]), Env: stringMap(e["env"]), Headers: stringMap(e["headers"])}
 			s.InheritEnv, _ = e["inherit_env"].(bool)
+			s.Exclusive, _ = e["exclusive"].(bool)
+			if n, ok := p.integer(e, "max_restarts", at+"/max_restarts", strconv.IntSize); ok {
+				s.MaxRestarts = int(n)
+				if n == 0 {
+					s.MaxRestarts = -1 // never
+				}
+			}
+			if n, ok := p.integer(e, "concurrency", at+"/concurrency", strconv.IntSize); ok {
+				s.Concurrency = int(n)
+			}
 			if c, ok := e["confine"].(map[string]any); ok {
 				s.Confine = p.serverConfinement(c, at+"/confine")
 			}

@@ -229,3 +229,27 @@ func TestServerInheritEnv(t *testing.T) {
 		t.Errorf("inherit_env: a %v, b %v; want true and false", cfg.Servers["a"].InheritEnv, cfg.Servers["b"].InheritEnv)
 	}
 }
+
+// TestServerSupervision reads how a server is restarted and how many calls
+// it is sent at once.
+func TestServerSupervision(t *testing.T) {
+	cfg, err := Parse([]byte(`{"servers": {
+  "a": {"command": "srv", "max_restarts": 0, "concurrency": 3},
+  "b": {"url": "http://127.0.0.1:9/mcp", "max_restarts": 2, "exclusive": true},
+  "c": {"command": "srv"}
+}}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Server{
+		"a": {Command: "srv", MaxRestarts: -1, Concurrency: 3},
+		"b": {URL: "http://127.0.0.1:9/mcp", MaxRestarts: 2, Exclusive: true},
+		"c": {Command: "srv"},
+	}
+	if !reflect.DeepEqual(cfg.Servers, want) {
+		t.Fatalf("servers %+v, want %+v", cfg.Servers, want)
+	}
+	if _, err := Parse([]byte(`{"servers": {"a": {"command": "srv", "concurrency": 0}}}`), "c.json"); err == nil || !strings.Contains(err.Error(), "/servers/a/concurrency") {
+		t.Fatalf("concurrency 0: %v", err)
+	}
+}

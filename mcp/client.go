@@ -34,16 +34,17 @@ const terminateGrace = 2 * time.Second
 // Remote is a connected MCP server whose tools are in a registry, each
 // named "SERVER.tool". Close it to remove them and stop the server.
 type Remote struct {
-	name    string
-	reg     *tooling.Registry
-	session *sdk.ClientSession
-	proc    *process         // a stdio server; nil for the others
-	jail    *confinedProcess // a confined stdio server
-	jailOut *headReader      // its stdout, whose start is kept
-	url     string           // an HTTP server's
-	probe   *httpProbe       // what an HTTP server answered that is not MCP
-	tools   []RemoteTool
-	skipped []error
+	name     string
+	reg      *tooling.Registry
+	session  *sdk.ClientSession
+	proc     *process         // a stdio server; nil for the others
+	jail     *confinedProcess // a confined stdio server
+	jailOut  *headReader      // its stdout, whose start is kept
+	parallel int              // how many calls it is sent at once (Spec.parallel)
+	url      string           // an HTTP server's
+	probe    *httpProbe       // what an HTTP server answered that is not MCP
+	tools    []RemoteTool
+	skipped  []error
 
 	// flights are the calls in flight: the server's progress notifications
 	// go to the call of their token, and its questions (elicitation) to the
@@ -126,7 +127,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	r := &Remote{name: group, reg: reg}
+	r := &Remote{name: group, reg: reg, parallel: s.parallel()}
 	var t sdk.Transport
 	switch {
 	case s.Command != "" && s.URL != "":
@@ -255,7 +256,7 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 	remote, session := mt.Name, r.session
 	return tooling.Tool{
 		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
-		Meta: metaOf(mt.Annotations), Source: "mcp:" + r.name,
+		Meta: metaOf(mt.Annotations, r.name, r.parallel), Source: "mcp:" + r.name,
 		Available: func(context.Context, tooling.Call) error { return r.Err() },
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
 			params := &sdk.CallToolParams{Name: remote, Arguments: c.Raw()}
@@ -358,15 +359,18 @@ func schemaJSON(v any) (json.RawMessage, error) {
 }
 
 // metaOf maps MCP annotations to Meta, with MCP's defaults for absent
-// hints: not read-only, destructive, not idempotent, open-world.
-func metaOf(a *sdk.ToolAnnotations) tooling.Meta {
+// hints: not read-only, destructive, not idempotent, open-world. The
+// server decides how its calls overlap: the calls of all its tools share
+// one key, "mcp:GROUP", which parallel calls may hold at once.
+func metaOf(a *sdk.ToolAnnotations, group string, parallel int) tooling.Meta {
 	var ann sdk.ToolAnnotations
 	if a != nil {
 		ann = *a
 	}
-	m := tooling.Meta{Concurrency: tooling.Exclusive, Effects: tooling.EffectWrite, Idempotent: ann.IdempotentHint, Tags: []string{"remote"}}
+	m := tooling.Meta{Concurrency: tooling.Exclusive, Resources: []string{"mcp:" + group}, Parallel: parallel,
+		Effects: tooling.EffectWrite, Idempotent: ann.IdempotentHint, Tags: []string{"remote"}}
 	if ann.ReadOnlyHint {
-		m.Concurrency, m.Effects = tooling.ReadOnly, tooling.EffectRead
+		m.Effects = tooling.EffectRead
 	} else if ann.DestructiveHint == nil || *ann.DestructiveHint {
 		m.Safety = tooling.SafetyHigh
 	} else {

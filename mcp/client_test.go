@@ -213,13 +213,20 @@ func TestAnnotationsMapToMeta(t *testing.T) {
 	reg := tooling.NewRegistry()
 	connectPeer(t, reg)
 	echo, _ := reg.Lookup("peer.echo")
-	if echo.Meta.Concurrency != tooling.ReadOnly || echo.Meta.Effects != tooling.EffectRead || echo.Meta.NeedsConsent() {
+	if echo.Meta.Effects != tooling.EffectRead || echo.Meta.NeedsConsent() {
 		t.Fatalf("echo (read-only, closed world) meta %+v", echo.Meta)
 	}
 	fails, _ := reg.Lookup("peer.fails") // no annotations: MCP's defaults
 	m := fails.Meta
-	if m.Concurrency != tooling.Exclusive || !m.Effects.Has(tooling.EffectWrite|tooling.EffectNetwork) || m.EffectiveSafety() != tooling.SafetyHigh || !m.NeedsConsent() {
-		t.Fatalf("unannotated tool meta %+v, want exclusive, write+network, high risk, consent", m)
+	if !m.Effects.Has(tooling.EffectWrite|tooling.EffectNetwork) || m.EffectiveSafety() != tooling.SafetyHigh || !m.NeedsConsent() {
+		t.Fatalf("unannotated tool meta %+v, want write+network, high risk, consent", m)
+	}
+	// The server orders its calls: every tool's calls share its key, up
+	// to its concurrency at once.
+	for _, m := range []tooling.Meta{echo.Meta, m} {
+		if m.Concurrency != tooling.Exclusive || len(m.Resources) != 1 || m.Resources[0] != "mcp:peer" || m.Parallel != mcp.DefaultConcurrency {
+			t.Fatalf("meta %+v, want exclusive on mcp:peer, %d at once", m, mcp.DefaultConcurrency)
+		}
 	}
 }
 

@@ -32,4 +32,34 @@ type Spec struct {
 	// host runs as root. Confine.Env and Reuse do not apply to a server:
 	// its environment is Env, and it serves one connection.
 	Confine *tooling.Confinement
+	// MaxRestarts is how many times in a row a server that stopped is
+	// started (or reached) again before it is given up on, by the host
+	// that supervises it (toolexplorer's commands); Connect connects once.
+	// Zero: 5. Negative: never.
+	MaxRestarts int
+	// Concurrency is how many calls the server is sent at once; the others
+	// wait for one to end. Zero: 8.
+	Concurrency int
+	// Exclusive sends the server one call at a time, whatever Concurrency
+	// says, for a server that cannot take calls that overlap.
+	Exclusive bool
+}
+
+// DefaultConcurrency is how many calls a server is sent at once when its
+// Spec does not say.
+const DefaultConcurrency = 8
+
+// DefaultMaxRestarts is how many times in a row a server that stopped is
+// started again when its Spec does not say.
+const DefaultMaxRestarts = 5
+
+// parallel is how many calls the server is sent at once.
+func (s Spec) parallel() int {
+	switch {
+	case s.Exclusive:
+		return 1
+	case s.Concurrency > 0:
+		return s.Concurrency
+	}
+	return DefaultConcurrency
 }

@@ -554,3 +554,46 @@ func TestMainThreadBusyNeverRuns(t *testing.T) {
 	}
 	t.Logf("%d busy calls", busy.Load())
 }
+
+// TestParallelKeys: an Exclusive tool with Meta.Parallel 2 runs two calls
+// at once on its key, never three, and a tool sharing the key shares the
+// places.
+func TestParallelKeys(t *testing.T) {
+	reg := tooling.NewRegistry()
+	var now, most atomic.Int32
+	arrived := make(chan struct{}, 8)
+	release := make(chan struct{})
+	run := func(ctx context.Context, _ tooling.Call) (any, error) {
+		n := now.Add(1)
+		defer now.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return "ok", nil
+	}
+	meta := tooling.Meta{Concurrency: tooling.Exclusive, Resources: []string{"srv"}, Parallel: 2}
+	reg.Register(tooling.Tool{Name: "p.one", Meta: meta, Run: run}, tooling.Tool{Name: "p.two", Meta: meta, Run: run})
+	var wg sync.WaitGroup
+	results := make([]*tooling.Result, 4)
+	for i := range 4 {
+		name := []string{"p.one", "p.two"}[i%2]
+		wg.Go(func() { results[i], _ = reg.Execute(context.Background(), name, nil, tooling.WithTimeout(time.Minute)) })
+	}
+	<-arrived
+	<-arrived // two run at once
+	close(release)
+	wg.Wait()
+	for i, res := range results {
+		if !res.OK() {
+			t.Errorf("call %d: %s %s", i, res.Code, res.Message)
+		}
+	}
+	if got := most.Load(); got != 2 {
+		t.Errorf("at most %d calls at once, want 2", got)
+	}
+}

@@ -233,6 +233,11 @@ type Meta struct {
 	// Resources: keys that Exclusive calls hold while they run; calls sharing
 	// a key never overlap. Zero: the tool's own name is the key.
 	Resources []string `json:"resources,omitempty"`
+	// Parallel: for an Exclusive tool, how many calls may hold its keys at
+	// once, for a tool that orders its own calls (a remote server that takes
+	// several at a time); the tools sharing a key give it the same Parallel.
+	// Zero or one: one call at a time.
+	Parallel int `json:"parallel,omitempty"`
 	// Effects: side effects. Zero: none (a pure function of its arguments).
 	Effects Effects `json:"effects"`
 	// Safety: the risk, the harm a wrong call can do (high: the riskiest).
@@ -332,6 +337,12 @@ func (m *Meta) check() []string {
 	}
 	if len(m.Resources) > 0 && m.Concurrency != Exclusive {
 		p = append(p, fmt.Sprintf("Meta.Resources only applies to Exclusive tools, but Concurrency is %s: drop the resources or make the tool Exclusive", m.Concurrency))
+	}
+	if m.Parallel < 0 {
+		p = append(p, fmt.Sprintf("Meta.Parallel is %d: it is 0 (one call at a time) or more", m.Parallel))
+	}
+	if m.Parallel > 1 && m.Concurrency != Exclusive {
+		p = append(p, fmt.Sprintf("Meta.Parallel only applies to Exclusive tools, but Concurrency is %s: drop it or make the tool Exclusive", m.Concurrency))
 	}
 	for _, r := range m.Resources {
 		if strings.TrimSpace(r) == "" {

@@ -154,6 +154,9 @@ func policyFor(e *entry, cfg *Settings) *toolPolicy {
 			p.lockKeys = []string{name}
 		}
 		p.lockDecision = "holds " + strings.Join(p.lockKeys, ", ")
+		if n := e.tool.Meta.Parallel; n > 1 {
+			p.lockDecision += fmt.Sprintf(" (one of %d calls at once)", n)
+		}
 	}
 	return p
 }

@@ -40,6 +40,7 @@ type Registry struct {
 	slots       *sandbox.Slots
 	releaseSlot func() // slots.Release, made once: a method value allocates
 	locks       *sandbox.Locks
+	shared      sharedKeys // the keys of Exclusive tools with Meta.Parallel above one
 	buckets     *sandbox.Buckets
 
 	prefix    string

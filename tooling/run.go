@@ -157,7 +157,13 @@ func (r *Registry) acquire(parent, runCtx context.Context, res *Result, e *entry
 		return true
 	}
 	keys := pol.lockKeys
-	release, err := r.locks.Acquire(runCtx, keys, sandbox.Holder{Name: e.tool.Name, ID: call.ID})
+	var release func()
+	var err error
+	if n := e.tool.Meta.Parallel; n > 1 {
+		release, err = r.shared.acquire(runCtx, keys, n)
+	} else {
+		release, err = r.locks.Acquire(runCtx, keys, sandbox.Holder{Name: e.tool.Name, ID: call.ID})
+	}
 	if err != nil {
 		r.waitFailed(parent, res, err, "resource "+r.holders(keys)+" stayed locked")
 		t.release()
