@@ -15,7 +15,7 @@ FUZZTIME ?= 30s
 STATICCHECK_VERSION ?= v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test e2e bench lint fuzz gate clean
+.PHONY: help run build test e2e bench lint fuzz gate clean screenshot
 
 help: ## list the targets
 	@echo 'usage: make TARGET [ARGS=...] [BENCH=...] [FUZZTIME=...]'
@@ -66,6 +66,9 @@ fuzz: ## fuzz ExecuteTool, the quick check, the JSON decoder and the JSON Schema
 gate: ## the boundary gate, then its self-test
 	scripts/gate.sh
 	scripts/gate.sh --self-test
+
+screenshot: ## redraw docs/console.svg, the README's picture of the console (tmux; freeze through the module proxy)
+	scripts/screenshot.sh
 
 clean: ## remove build and benchmark outputs
 	rm -rf bin bench.out
