@@ -36,6 +36,9 @@ type Config struct {
 	// Budgets bound what each subject or tenant spends on tools over a
 	// window. Nil: none.
 	Budgets []Budget
+	// Idempotency says where the outcomes of keyed calls are kept.
+	// Zero: in memory.
+	Idempotency Idempotency
 	// ToolFiles are tools files, and directories of them, whose tools join
 	// the registry; a relative path is relative to the config file. Nil
 	// when none.
@@ -62,6 +65,9 @@ func Default() Config { return Config{}.WithDefaults() }
 // the result needs no rule about zero values.
 func (c Config) WithDefaults() Config {
 	c.Settings = c.Settings.WithDefaults()
+	if c.Idempotency.Store == "" {
+		c.Idempotency.Store = IdempotencyMemory
+	}
 	return c
 }
 
@@ -116,6 +122,7 @@ func (c Config) Validate() error {
 		}
 	}
 	p.checkConfinement(c.Confinement)
+	p.checkIdempotency(&c)
 	return p.err()
 }
 
@@ -143,6 +150,7 @@ type fileConfig struct {
 	DangerousToolConfirmation bool                    `json:"dangerous_tool_confirmation"`
 	Tools                     map[string]fileOverride `json:"tools"`
 	Confinement               fileConfinement         `json:"confinement"`
+	Idempotency               fileIdempotency         `json:"idempotency"`
 	ToolFiles                 []string                `json:"tool_files"`
 	EnvFile                   string                  `json:"env_file,omitempty"`
 	Shadow                    bool                    `json:"shadow"`
@@ -197,6 +205,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		EnvFile:                   c.EnvFile,
 		Shadow:                    c.Shadow,
 		Keys:                      c.Keys,
+		Idempotency: fileIdempotency{TTL: c.IdempotencyTTL.String(), MaxBytes: c.IdempotencyMaxBytes,
+			Store: c.Idempotency.Store, Path: c.Idempotency.Path},
 		Confinement: fileConfinement{
 			Workspace:       c.Confinement.Workspace,
 			AllowedRoots:    c.Confinement.AllowedRoots,

@@ -15,13 +15,15 @@ import (
 func TestDefault(t *testing.T) {
 	d := Default()
 	want := Config{Settings: tooling.Settings{
-		DefaultTimeout:   30 * time.Second,
-		MaxConcurrent:    256,
-		MaxArgumentBytes: 1048576,
-		MaxOutputBytes:   16777216,
-		MaxFieldErrors:   100,
-		Confinement:      tooling.ConfinementBounds{PoolSize: 2},
-	}}
+		DefaultTimeout:      30 * time.Second,
+		MaxConcurrent:       256,
+		MaxArgumentBytes:    1048576,
+		MaxOutputBytes:      16777216,
+		MaxFieldErrors:      100,
+		Confinement:         tooling.ConfinementBounds{PoolSize: 2},
+		IdempotencyTTL:      24 * time.Hour,
+		IdempotencyMaxBytes: 1 << 20,
+	}, Idempotency: Idempotency{Store: "memory"}}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("Default() = %+v, want %+v", d, want)
 	}

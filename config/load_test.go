@@ -53,7 +53,8 @@ func TestParseFull(t *testing.T) {
     "max_limits": {"cpu_seconds": 10, "memory_bytes": 268435456, "open_files": 64, "file_size_bytes": 1048576, "processes": 32},
     "allow_unconfined": true,
     "pool_size": 0
-  }
+  },
+  "idempotency": {"ttl": "1h", "max_bytes": 4096, "store": "sqlite", "path": "idem.db"}
 }`
 	got, err := Parse([]byte(in), "full.json")
 	if err != nil {
@@ -81,8 +82,10 @@ func TestParseFull(t *testing.T) {
 			AllowUnconfined: true,
 			PoolSize:        -1,
 		},
-		Source: "full.json",
-	}, DangerousToolConfirmation: true}
+		IdempotencyTTL:      time.Hour,
+		IdempotencyMaxBytes: 4096,
+		Source:              "full.json",
+	}, DangerousToolConfirmation: true, Idempotency: Idempotency{Store: "sqlite", Path: "idem.db"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
 	}
@@ -132,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, keys, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,

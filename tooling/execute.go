@@ -127,7 +127,8 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if len(obs) > 0 || len(aud) > 0 {
 		ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
 			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
-			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail, Governance: slices.Clone(res.Governance)}
+			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail, Governance: slices.Clone(res.Governance),
+			Replayed: res.Replayed}
 		report(obsCtx, aud, &ev, &r.obs.panicked)
 		emit(obsCtx, obs, &r.obs, ev)
 	}
@@ -219,6 +220,13 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		} else {
 			res.decide("consent", "given")
 		}
+	}
+
+	if k := r.keyedCall(e, &call, o); k != nil {
+		if !r.claim(ctx, res, k, pol) {
+			return
+		}
+		defer r.complete(ctx, res, k)
 	}
 
 	if h := r.chain.Load(); h != nil {

@@ -258,6 +258,17 @@ type Meta struct {
 	// Idempotent: calling twice with the same arguments has the effect of
 	// calling once. Zero: false (callers must not retry blindly).
 	Idempotent bool `json:"idempotent,omitempty"`
+	// IdempotencyKeys: the tool takes idempotency keys. The first call
+	// made with a key (WithIdempotencyKey) runs and its outcome is kept
+	// (the registry's IdempotencyStore, for config idempotency.ttl); a
+	// repeat with the same key and arguments returns that outcome, marked
+	// Result.Replayed, without running; the same key with other arguments
+	// or another tool is refused with idempotency_conflict; a repeat while
+	// the first call runs waits for it. Refusals are never kept. It is what
+	// makes retrying a call that writes safe, which Idempotent (the tool's
+	// own nature) says needs no key. Zero: false (keys are passed on in
+	// Call.IdempotencyKey and nothing is kept).
+	IdempotencyKeys bool `json:"idempotency_keys,omitempty"`
 	// Additive: the tool's writes only add (a record appended, a message
 	// sent, a file created where there was none); they never overwrite or
 	// delete. Exports then call it non-destructive (MCP's destructiveHint

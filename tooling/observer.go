@@ -29,6 +29,8 @@ type Event struct {
 	Status            string // end only: as Result.Status
 	Code              Code   // end only
 	Wait, Run         time.Duration
+	// Replayed: end only, as Result.Replayed.
+	Replayed bool
 	// Detail is what the tool said of the call for the audit trail
 	// (Call.SetDetail), end only; nil when it said nothing. Never content.
 	Detail map[string]string

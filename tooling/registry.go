@@ -33,9 +33,10 @@ type Registry struct {
 
 	consent consents
 
-	middleware []Middleware               // in the order of Use
-	chain      atomic.Pointer[Handler]    // middleware around proceed; nil without middleware
-	authz      atomic.Pointer[Authorizer] // SetAuthorizer; nil without one
+	middleware []Middleware                     // in the order of Use
+	chain      atomic.Pointer[Handler]          // middleware around proceed; nil without middleware
+	authz      atomic.Pointer[Authorizer]       // SetAuthorizer; nil without one
+	idem       atomic.Pointer[IdempotencyStore] // SetIdempotencyStore; nil until a keyed call makes the in-memory one
 
 	slots       *sandbox.Slots
 	releaseSlot func() // slots.Release, made once: a method value allocates

@@ -109,6 +109,12 @@ type Result struct {
 	// Abandoned is set when the call timed out or was canceled and the tool
 	// had not returned: its goroutine runs on until it does (counted in Stats).
 	Abandoned bool `json:"abandoned,omitempty"`
+	// Replayed is set when the call was not run because a call with the
+	// same idempotency key and arguments had run (Meta.IdempotencyKeys):
+	// the outcome (Status, Code, Message, Output, ...) is that call's,
+	// kept by the registry's IdempotencyStore, and a "idempotency"
+	// decision names it.
+	Replayed bool `json:"replayed,omitempty"`
 	// RetryAfter is when a rate_limited call may be tried again.
 	RetryAfter time.Duration `json:"-"`
 	Started    time.Time     `json:"started"`

@@ -21,6 +21,8 @@ const (
 	defaultMaxOutputBytes   = 16 << 20
 	defaultMaxFieldErrors   = 100
 	defaultPoolSize         = 2
+	defaultIdempotencyTTL   = 24 * time.Hour
+	defaultIdempotencyBytes = 1 << 20
 )
 
 // Settings are what a host sets for every tool of a registry (Configure):
@@ -62,6 +64,13 @@ type Settings struct {
 	// they declare. Zero: nothing narrowed, confinement required, pools of
 	// 2 workers.
 	Confinement ConfinementBounds
+	// IdempotencyTTL is how long the outcome of a call made with an
+	// idempotency key is kept (Meta.IdempotencyKeys). Zero: 24h.
+	IdempotencyTTL time.Duration
+	// IdempotencyMaxBytes bounds the outcome kept for one key, once
+	// encoded; the output of a larger one is not kept, and a repeat gets
+	// the outcome without it, saying so. Zero: 1 MiB.
+	IdempotencyMaxBytes int64
 	// Source is the file the settings were read from, "" for none: a
 	// confined tool is never granted to write it, and a relative
 	// Confinement.Workspace is relative to its directory.
@@ -144,6 +153,10 @@ func (s Settings) WithDefaults() Settings {
 	}
 	def(&s.MaxArgumentBytes, defaultMaxArgumentBytes)
 	def(&s.MaxOutputBytes, defaultMaxOutputBytes)
+	if s.IdempotencyTTL == 0 {
+		s.IdempotencyTTL = defaultIdempotencyTTL
+	}
+	def(&s.IdempotencyMaxBytes, defaultIdempotencyBytes)
 	if s.MaxFieldErrors == 0 {
 		s.MaxFieldErrors = defaultMaxFieldErrors
 	}
@@ -167,6 +180,8 @@ func (s Settings) problems() []string {
 	neg("MaxArgumentBytes", s.MaxArgumentBytes)
 	neg("MaxOutputBytes", s.MaxOutputBytes)
 	neg("MaxFieldErrors", int64(s.MaxFieldErrors))
+	neg("IdempotencyTTL", int64(s.IdempotencyTTL))
+	neg("IdempotencyMaxBytes", s.IdempotencyMaxBytes)
 	for _, name := range slices.Sorted(maps.Keys(s.Tools)) {
 		o := s.Tools[name]
 		at := fmt.Sprintf("Tools[%q].", name)
