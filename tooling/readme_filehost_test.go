@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,8 @@ func checkFileToolsProgram(t *testing.T, bin, src string) {
 	if out, err := goIn(control, "build", "-o", "host", "."); err != nil {
 		t.Fatalf("the front page's host with the SQLite driver does not build: %v\n%s", err, out)
 	}
-	if linked := linkedDrivers(t, filepath.Join(control, "host")); len(linked) != 1 || linked[0] != "modernc.org/sqlite" {
-		t.Fatalf("the front page's host with the SQLite driver imported links %v, want [modernc.org/sqlite]", linked)
+	if linked := linkedDrivers(t, filepath.Join(control, "host")); !slices.Contains(linked, "modernc.org/sqlite") {
+		t.Fatalf("the front page's host with the SQLite driver imported links %v, not modernc.org/sqlite: the check sees no driver", linked)
 	}
 	if linked := linkedDrivers(t, bin); len(linked) > 0 {
 		t.Errorf("the front page's host links %v, drivers it does not use", linked)
