@@ -32,7 +32,7 @@ type boardScreen struct {
 }
 
 func newBoardScreen(c *common) *boardScreen {
-	b := &boardScreen{c: c, keys: newBoardKeys(), vp: viewport.New()}
+	b := &boardScreen{c: c, keys: newBoardKeys(&c.global), vp: viewport.New()}
 	b.vp.KeyMap = viewportKeys()
 	b.vp.SoftWrap = true
 	return b
@@ -97,7 +97,7 @@ func (b *boardScreen) Update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 			return b.Show()
-		case msg.String() == "esc":
+		case key.Matches(msg, b.c.global.Back):
 			return backCmd
 		}
 	}

@@ -46,7 +46,7 @@ type detailScreen struct {
 }
 
 func newDetailScreen(c *common) *detailScreen {
-	d := &detailScreen{c: c, keys: newDetailKeys(), vp: viewport.New()}
+	d := &detailScreen{c: c, keys: newDetailKeys(&c.global), vp: viewport.New()}
 	d.vp.SoftWrap = true
 	d.vp.KeyMap = viewportKeys()
 	return d
@@ -130,7 +130,7 @@ func (d *detailScreen) Update(msg tea.Msg) tea.Cmd {
 			return openRunCmd(d.tool.Name, nil, false)
 		case key.Matches(msg, k.Toggle):
 			return toggleTool(d.c, d.tool.Name)
-		case msg.String() == "esc":
+		case key.Matches(msg, d.c.global.Back):
 			return backCmd
 		}
 	}

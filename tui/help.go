@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -27,11 +28,16 @@ func helpView(c *common, s screen, w int) string {
 	if s.Typing() {
 		// Letters type into the field: only f1 and ctrl+c act.
 		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit}}))
-		b.WriteString("\n" + st.Faint.Render("A text field has the focus: ?, q, H, B, R and S type into it; f1 and ctrl+c work everywhere."))
+		var letters []string
+		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers} {
+			letters = append(letters, keyName(k))
+		}
+		b.WriteString("\n" + st.Faint.Render(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s and %s work everywhere.",
+			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.ForceQuit))))
 	} else {
 		b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers}, {g.Back, g.Quit, g.ForceQuit}}))
 	}
-	if _, ok := s.(*listScreen); ok {
+	if l, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")
 		b.WriteString(st.Label.Render("Badges"))
 		for _, l := range [][2]string{
@@ -39,18 +45,18 @@ func helpView(c *common, s screen, w int) string {
 			{"main", "runs on the main thread, one call at a time"},
 			{"excl", "exclusive: never overlaps a call sharing its resources"},
 			{"jail", "confined: runs in a child under landlock, seccomp and limits"},
-			{"remote", "a tool of an MCP server (S lists the servers)"},
+			{"remote", "a tool of an MCP server (" + keyName(g.Servers) + " lists the servers)"},
 			{"fx", "side effects: write, network, file system or process"},
 			{"consent", "needs consent: the console asks before running it"},
 			{"n/a", "unavailable now (see the detail for why)"},
-			{"⊘ui", "the origin the console calls as (o changes it) may not call it"},
-			{"off", "disabled by the config or at runtime (e toggles)"},
+			{"⊘ui", "the origin the console calls as (" + keyName(l.keys.Origin) + " changes it) may not call it"},
+			{"off", "disabled by the config or at runtime (" + keyName(l.keys.Toggle) + " toggles)"},
 		} {
 			b.WriteString("\n  " + st.Bold.Render(pad(l[0], 8)) + l[1])
 		}
 		b.WriteString("\n\n" + st.Faint.Render("The filter matches names, titles, descriptions and parameter names; facets 3-5 are alternatives for concurrency."))
 	}
-	b.WriteString("\n\n" + st.Faint.Render("esc or ? closes this help · ↑/↓ scroll"))
+	b.WriteString("\n\n" + st.Faint.Render(keyName(g.Back)+" or "+keyName(g.Help)+" closes this help · ↑/↓ scroll"))
 	return b.String()
 }
 
@@ -62,9 +68,9 @@ func helpView(c *common, s screen, w int) string {
 func shortHelpView(c *common, km help.KeyMap, w int, typing bool) string {
 	h := help.New()
 	h.Styles = c.styles.Help
-	quit := key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit"))
+	quit := short(c.global.Quit, "quit")
 	if typing {
-		quit = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
+		quit = short(c.global.ForceQuit, "quit")
 	}
 	var keys []key.Binding
 	for _, b := range km.ShortHelp() {

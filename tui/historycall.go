@@ -25,7 +25,7 @@ type callScreen struct {
 }
 
 func newCallScreen(c *common) *callScreen {
-	return &callScreen{c: c, keys: newCallKeys(), out: newOutputViewer(c)}
+	return &callScreen{c: c, keys: newCallKeys(&c.global), out: newOutputViewer(c)}
 }
 
 func (s *callScreen) setCall(rec *callRecord) {
@@ -158,17 +158,17 @@ func (s *callScreen) frame() (head, tail []string) {
 	args := safeJSON(callArgs(rec))
 	switch {
 	case s.args:
-		b.WriteString(st.Faint.Render("  below, in the viewer: a goes back to the output"))
+		b.WriteString(st.Faint.Render("  below, in the viewer: " + keyName(s.keys.Args) + " goes back to the output"))
 		return wrapLines(b.String(), max(s.w-2, 1)), nil
 	case len(args) > maxInlineArgs:
-		b.WriteString("\n  " + st.Subtle.Render(plural(len(args), "byte")+": a shows them in the viewer (folding, t for strings as text)"))
+		b.WriteString("\n  " + st.Subtle.Render(plural(len(args), "byte")+": "+keyName(s.keys.Args)+" shows them in the viewer (folding, "+keyName(s.out.keys.Text)+" for strings as text)"))
 	default:
-		b.WriteString("  " + st.Faint.Render("(a: in the viewer)") + "\n")
+		b.WriteString("  " + st.Faint.Render("("+keyName(s.keys.Args)+": in the viewer)") + "\n")
 		b.WriteString(highlightJSON(st, args))
 	}
 	request := wrapLines(b.String(), max(s.w-2, 1))
 	if rec.result == nil {
-		return append(request, "", st.Subtle.Render("the call is still running: R lists the running calls")), nil
+		return append(request, "", st.Subtle.Render("the call is still running: "+keyName(s.c.global.Runs)+" lists the running calls")), nil
 	}
 	head, tail = resultFrame(st, safeResult(rec.result), s.w)
 	return append(append(request, ""), head...), tail
@@ -188,10 +188,12 @@ type callKeys struct {
 	Back      key.Binding
 	out       viewerKeys
 	searching bool
+	g         *globalKeys
 }
 
-func newCallKeys() callKeys {
+func newCallKeys(g *globalKeys) callKeys {
 	return callKeys{
+		g:     g,
 		Rerun: bind([]string{"r"}, "r", "re-run the call"),
 		Edit:  bind([]string{"e"}, "e", "edit the arguments and run"),
 		Save:  bind([]string{"s"}, "s", "save the call under a name"),
@@ -206,7 +208,7 @@ func (k callKeys) ShortHelp() []key.Binding {
 		return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
 	}
 	return []key.Binding{short(k.Rerun, "re-run"), short(k.Edit, "edit"), short(k.Save, "save"), short(k.out.Search, "search"),
-		short(k.out.Copy, "copy"), k.Back, bind([]string{"?"}, "?", "help")}
+		short(k.out.Copy, "copy"), k.Back, k.g.short(helpKey, "help")}
 }
 
 func (k callKeys) FullHelp() [][]key.Binding {

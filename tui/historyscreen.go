@@ -70,7 +70,7 @@ type historyScreen struct {
 }
 
 func newHistoryScreen(c *common) *historyScreen {
-	return &historyScreen{c: c, keys: newHistoryKeys(), search: newTextInput(c, "/ ")}
+	return &historyScreen{c: c, keys: newHistoryKeys(&c.global), search: newTextInput(c, "/ ")}
 }
 
 func (h *historyScreen) Title() string {

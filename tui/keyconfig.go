@@ -116,6 +116,17 @@ func (m *Model) rebind(keys map[string][]string) []string {
 			problems = append(problems, fmt.Sprintf("config keys: the console has no key named %q (docs/console.md lists the names)", name))
 		}
 	}
+	// A screen's own back key follows global.back unless the config
+	// rebinds it by its own name.
+	if back, ok := keys["global.back"]; ok && len(back) > 0 {
+		for name, b := range map[string]*key.Binding{"runs.back": &m.runs.keys.Back, "result.back": &m.run.keys.Back,
+			"history.back": &m.history.keys.Back, "call.back": &m.call.keys.Back} {
+			if _, own := keys[name]; !own {
+				b.SetKeys(back...)
+				b.SetHelp(strings.Join(back, "/"), b.Help().Desc)
+			}
+		}
+	}
 	// The help of the result and of a kept call shows the viewer's keys.
 	m.run.keys.out, m.call.keys.out = m.run.out.keys, m.call.out.keys
 	return problems

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func TestSnakeCase(t *testing.T) {
@@ -61,5 +63,76 @@ func TestKeyNames(t *testing.T) {
 		if !found {
 			t.Errorf("no key named %s in %v", want, names)
 		}
+	}
+}
+
+// TestReboundKeysInFooters: a key the config rebinds is the key every
+// footer, help and hint shows, and the key that acts: no footer goes on
+// saying q quits when Q does.
+func TestReboundKeysInFooters(t *testing.T) {
+	opts := Options{Keys: map[string][]string{
+		"global.quit":        {"Q"},
+		"global.force_quit":  {"ctrl+q"},
+		"global.help":        {"F"},
+		"global.help_always": {"f2"},
+		"global.back":        {"backspace"},
+		"global.runs":        {"U"},
+		"global.board":       {"V"},
+		"result.cancel":      {"X"},
+	}}
+	h := newHarnessWith(t, newTestRegistry(t), opts, 120, 30)
+	footer := func() string {
+		lines := strings.Split(strings.TrimRight(h.view(), "\n"), "\n")
+		return lines[len(lines)-1]
+	}
+	has := func(where string, want ...string) {
+		t.Helper()
+		f := footer()
+		for _, w := range want {
+			if !strings.Contains(f, w) {
+				t.Errorf("%s: footer %q lacks %q", where, f, w)
+			}
+		}
+		for _, old := range []string{"q quit", "? help", "? more", "esc back", "R runs", "B governance", "f1 help", "ctrl+c quit"} {
+			if strings.HasPrefix(f, old) || strings.Contains(f, " "+old) {
+				t.Errorf("%s: footer %q still says %q", where, f, old)
+			}
+		}
+	}
+	has("list", "Q quit", "F help")
+	h.press("/")
+	has("filter", "ctrl+q quit")
+	h.press("esc", "enter")
+	if h.m.top() != h.m.detail {
+		t.Fatalf("enter opened %T", h.m.top())
+	}
+	has("detail", "backspace back", "F help")
+	h.press("backspace")
+	if h.m.top() != h.m.list {
+		t.Fatalf("backspace left the detail for %T", h.m.top())
+	}
+	h.press("F")
+	has("help", "backspace/F close")
+	if hv := helpView(h.m.c, h.m.list, 120); !strings.Contains(hv, "backspace or F closes this help") {
+		t.Errorf("the help says:\n%s", hv)
+	}
+	h.press("F", "V")
+	if h.m.top() != h.m.board {
+		t.Fatalf("V opened %T", h.m.top())
+	}
+	has("board", "backspace back", "F help")
+	h.press("backspace", "U")
+	has("runs", "F help")
+	h.press("backspace", "H")
+	has("history", "F more")
+	h.press("backspace")
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	has("form", "f2 help")
+	h.press("ctrl+s")
+	has("running", "U runs", "V governance")
+	h.mustContain("X cancels the call · b goes back and leaves it running · V shows governance")
+	h.press("X")
+	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+		t.Fatalf("code %s", res.Code)
 	}
 }

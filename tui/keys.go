@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"slices"
+	"strings"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
@@ -48,6 +51,33 @@ func newGlobalKeys() globalKeys {
 	}
 }
 
+// short is the binding b of the global keys for a footer, with a shorter
+// description: a footer shows the keys as the config bound them.
+func (g *globalKeys) short(b func(*globalKeys) key.Binding, desc string) key.Binding {
+	return short(b(g), desc)
+}
+
+func helpKey(g *globalKeys) key.Binding  { return g.Help }
+func backKey(g *globalKeys) key.Binding  { return g.Back }
+func runsKey(g *globalKeys) key.Binding  { return g.Runs }
+func boardKey(g *globalKeys) key.Binding { return g.Board }
+func helpAlwaysKey(g *globalKeys) key.Binding {
+	return g.HelpAlways
+}
+
+// keyName is the first key of b as its help shows it, for a sentence:
+// "R lists the running calls".
+func keyName(b key.Binding) string {
+	k, _, _ := strings.Cut(b.Help().Key, "/")
+	return k
+}
+
+// moveKey is up and down as one entry of a footer, "↑/↓ move".
+func moveKey(up, down key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(append(slices.Clone(up.Keys()), down.Keys()...)...),
+		key.WithHelp(keyName(up)+"/"+keyName(down), desc))
+}
+
 // Navigation shared by the scrolling screens.
 type navKeys struct {
 	Up       key.Binding
@@ -91,10 +121,12 @@ type listKeys struct {
 	Shadow      key.Binding // on only with tools files
 	typing      bool
 	shadowOn    bool // shadow mode is on: the short help says so
+	g           *globalKeys
 }
 
-func newListKeys() listKeys {
+func newListKeys(g *globalKeys) listKeys {
 	k := listKeys{
+		g:           g,
 		navKeys:     newNavKeys(),
 		Filter:      bind([]string{"/"}, "/", "filter"),
 		AcceptQuery: bind([]string{"enter", "tab"}, "enter", "keep filter"),
@@ -137,7 +169,14 @@ func (k listKeys) ShortHelp() []key.Binding {
 	if k.Problems.Enabled() {
 		out = append(out, short(k.Problems, "problems"))
 	}
-	return append(out, bind([]string{"1"}, "1-6", "facets"), bind([]string{"?"}, "?", "help"))
+	return append(out, k.facetsKey(), k.g.short(helpKey, "help"))
+}
+
+// facetsKey is the facets as one entry of the footer: "1-6" while they
+// are the keys 1 to 6, else the keys of the first and the last.
+func (k listKeys) facetsKey() key.Binding {
+	first, last := k.Facets[0], k.Facets[numFacets-1]
+	return key.NewBinding(key.WithKeys(first.Keys()...), key.WithHelp(keyName(first)+"-"+keyName(last), "facets"))
 }
 
 func (k listKeys) FullHelp() [][]key.Binding {
@@ -156,10 +195,12 @@ type detailKeys struct {
 	PrevPane key.Binding
 	Run      key.Binding
 	Toggle   key.Binding
+	g        *globalKeys
 }
 
-func newDetailKeys() detailKeys {
+func newDetailKeys(g *globalKeys) detailKeys {
 	return detailKeys{
+		g:        g,
 		navKeys:  newNavKeys(),
 		NextPane: bind([]string{"tab", "right", "l"}, "tab", "next pane"),
 		PrevPane: bind([]string{"shift+tab", "left", "h"}, "shift+tab", "previous pane"),
@@ -169,7 +210,7 @@ func newDetailKeys() detailKeys {
 }
 
 func (k detailKeys) ShortHelp() []key.Binding {
-	return []key.Binding{short(k.NextPane, "pane"), k.Run, short(k.Toggle, "on/off"), bind([]string{"esc"}, "esc", "back"), bind([]string{"?"}, "?", "help")}
+	return []key.Binding{short(k.NextPane, "pane"), k.Run, short(k.Toggle, "on/off"), k.g.short(backKey, "back"), k.g.short(helpKey, "help")}
 }
 
 func (k detailKeys) FullHelp() [][]key.Binding {
@@ -191,10 +232,12 @@ type runKeys struct {
 	phase      runPhase
 	editor     argsEditor
 	searching  bool // the result's search line has the focus
+	g          *globalKeys
 }
 
-func newRunKeys() runKeys {
+func newRunKeys(g *globalKeys) runKeys {
 	return runKeys{
+		g:          g,
 		Cancel:     bind([]string{"esc"}, "esc", "cancel the call"),
 		Edit:       bind([]string{"e"}, "e", "edit the arguments"),
 		Again:      bind([]string{"r"}, "r", "run again"),
@@ -217,7 +260,7 @@ func (k runKeys) back() key.Binding {
 func (k runKeys) ShortHelp() []key.Binding {
 	switch k.phase {
 	case phaseRunning:
-		return []key.Binding{k.Cancel, short(k.Background, "background"), bind([]string{"R"}, "R", "runs"), bind([]string{"B"}, "B", "governance")}
+		return []key.Binding{k.Cancel, short(k.Background, "background"), k.g.short(runsKey, "runs"), k.g.short(boardKey, "governance")}
 	case phaseResult:
 		if k.searching {
 			return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
@@ -231,7 +274,7 @@ func (k runKeys) ShortHelp() []key.Binding {
 	if k.editor != nil {
 		out = k.editor.KeyMap().ShortHelp()
 	}
-	return append(out, k.back(), bind([]string{"f1"}, "f1", "help"))
+	return append(out, k.back(), k.g.short(helpAlwaysKey, "help"))
 }
 
 func (k runKeys) FullHelp() [][]key.Binding {
@@ -269,10 +312,12 @@ type historyKeys struct {
 	Back        key.Binding
 	tab         int
 	searching   bool
+	g           *globalKeys
 }
 
-func newHistoryKeys() historyKeys {
+func newHistoryKeys(g *globalKeys) historyKeys {
 	return historyKeys{
+		g:           g,
 		navKeys:     newNavKeys(),
 		Open:        bind([]string{"enter"}, "enter", "open the call (request and result)"),
 		Rerun:       bind([]string{"r"}, "r", "re-run"),
@@ -297,10 +342,10 @@ func (k historyKeys) ShortHelp() []key.Binding {
 	case k.searching:
 		return []key.Binding{k.AcceptQuery, k.ClearQuery}
 	case k.tab == tabSaved:
-		return []key.Binding{short(k.RunSaved, "run"), short(k.Edit, "edit"), short(k.Delete, "delete"), short(k.Tab, "history"), bind([]string{"esc"}, "esc", "back")}
+		return []key.Binding{short(k.RunSaved, "run"), short(k.Edit, "edit"), short(k.Delete, "delete"), short(k.Tab, "history"), short(k.Back, "back")}
 	}
 	return []key.Binding{short(k.Open, "open"), k.Rerun, short(k.Edit, "edit"), short(k.Search, "search"), short(k.Save, "save"),
-		short(k.Tab, "saved"), bind([]string{"?"}, "?", "more")}
+		short(k.Tab, "saved"), k.g.short(helpKey, "more")}
 }
 
 func (k historyKeys) FullHelp() [][]key.Binding {
@@ -314,14 +359,15 @@ func (k historyKeys) FullHelp() [][]key.Binding {
 type boardKeys struct {
 	navKeys
 	Pause key.Binding
+	g     *globalKeys
 }
 
-func newBoardKeys() boardKeys {
-	return boardKeys{navKeys: newNavKeys(), Pause: bind([]string{"p"}, "p", "pause/resume")}
+func newBoardKeys(g *globalKeys) boardKeys {
+	return boardKeys{g: g, navKeys: newNavKeys(), Pause: bind([]string{"p"}, "p", "pause/resume")}
 }
 
 func (k boardKeys) ShortHelp() []key.Binding {
-	return []key.Binding{bind([]string{"j"}, "↑/↓", "scroll"), short(k.Pause, "pause"), bind([]string{"esc"}, "esc", "back"), bind([]string{"?"}, "?", "help")}
+	return []key.Binding{moveKey(k.Up, k.Down, "scroll"), short(k.Pause, "pause"), k.g.short(backKey, "back"), k.g.short(helpKey, "help")}
 }
 
 func (k boardKeys) FullHelp() [][]key.Binding {
@@ -364,7 +410,10 @@ func (k keyList) ShortHelp() []key.Binding  { return k }
 func (k keyList) FullHelp() [][]key.Binding { return [][]key.Binding{k} }
 
 // helpOverlayKeys are the keys of the full help overlay.
-var helpOverlayKeys = keyList{bind([]string{"esc"}, "esc/?", "close"), bind([]string{"up"}, "↑/↓", "scroll")}
+func helpOverlayKeys(g *globalKeys) keyList {
+	return keyList{key.NewBinding(key.WithKeys(append(slices.Clone(g.Back.Keys()), g.Help.Keys()...)...), key.WithHelp(keyName(g.Back)+"/"+keyName(g.Help), "close")),
+		bind([]string{"up"}, "↑/↓", "scroll")}
+}
 
 // The key maps show in the help bubble.
 var (

@@ -28,18 +28,18 @@ func keyScreens() []struct {
 	km   help.KeyMap
 } {
 	g := newGlobalKeys()
-	list := newListKeys()
+	list := newListKeys(&g)
 	list.Problems.SetEnabled(true)
-	running := newRunKeys()
+	running := newRunKeys(&g)
 	running.phase = phaseRunning
-	result := newRunKeys()
+	result := newRunKeys(&g)
 	result.phase = phaseResult
 	editing := keyList{}
 	for _, col := range form.DefaultKeyMap().FullHelp() {
 		editing = append(editing, col...)
 	}
-	editing = append(editing, newRunKeys().Back)
-	saved := newHistoryKeys()
+	editing = append(editing, newRunKeys(&g).Back)
+	saved := newHistoryKeys(&g)
 	saved.tab = tabSaved
 	fk := form.DefaultKeyMap()
 	return []struct {
@@ -48,7 +48,7 @@ func keyScreens() []struct {
 	}{
 		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Servers, g.Back, g.Left, g.Quit, g.ForceQuit}},
 		{"Tool list", list},
-		{"Tool detail", newDetailKeys()},
+		{"Tool detail", newDetailKeys(&g)},
 		{"Arguments form", editing},
 		{"Arguments form as raw JSON (ctrl+r)", keyList{
 			bind([]string{"enter"}, "enter", "new line"), fk.Submit, bind([]string{"esc", "ctrl+r"}, "esc/ctrl+r", "back to the form"),
@@ -58,14 +58,14 @@ func keyScreens() []struct {
 		{"Arguments as raw JSON (a schema the form cannot read)", newRawEditor(newStyles(true), nil, 80, 20).keys},
 		{"A call running", running},
 		{"Result and output viewer", result},
-		{"History", newHistoryKeys()},
+		{"History", newHistoryKeys(&g)},
 		{"Saved calls (tab in the history)", saved},
-		{"A call opened from the history", newCallKeys()},
-		{"Runs panel", newRunsKeys()},
-		{"Governance board", newBoardKeys()},
-		{"MCP servers", newServersKeys()},
+		{"A call opened from the history", newCallKeys(&g)},
+		{"Runs panel", newRunsKeys(&g)},
+		{"Governance board", newBoardKeys(&g)},
+		{"MCP servers", newServersKeys(&g)},
 		{"Consent dialog", newConfirmKeys()},
-		{"Load problems", newProblemsKeys()},
+		{"Load problems", newProblemsKeys(&g)},
 		{"Quit dialog", newQuitKeys()},
 	}
 }

@@ -89,7 +89,7 @@ type listScreen struct {
 func newListScreen(c *common) *listScreen {
 	ti := newTextInput(c, "/ ")
 	ti.Placeholder = "filter by name, title, description, parameter"
-	l := &listScreen{c: c, keys: newListKeys(), filter: ti, source: sourceAll}
+	l := &listScreen{c: c, keys: newListKeys(&c.global), filter: ti, source: sourceAll}
 	l.keys.Problems.SetEnabled(len(c.problems) > 0)
 	l.keys.Reload.SetEnabled(c.toolFiles != nil)
 	l.keys.Shadow.SetEnabled(c.toolFiles != nil)
@@ -267,7 +267,7 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 		l.nextSource()
 	case key.Matches(msg, k.Origin):
 		return l.nextOrigin()
-	case msg.String() == "esc":
+	case key.Matches(msg, k.ClearQuery):
 		if l.filter.Value() != "" {
 			l.filter.SetValue("")
 			l.applyQuery()
@@ -484,7 +484,7 @@ func (l *listScreen) View() string {
 		if n == 1 {
 			what = "load problem"
 		}
-		count = st.Warn.Render(fmt.Sprintf("%d %s (P)", n, what)) + st.Subtle.Render(" · "+count)
+		count = st.Warn.Render(fmt.Sprintf("%d %s (%s)", n, what, keyName(l.keys.Problems))) + st.Subtle.Render(" · "+count)
 	} else {
 		count = st.Subtle.Render(count)
 	}

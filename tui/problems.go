@@ -23,7 +23,7 @@ type problemsScreen struct {
 }
 
 func newProblemsScreen(c *common) *problemsScreen {
-	p := &problemsScreen{c: c, keys: newProblemsKeys(), vp: viewport.New()}
+	p := &problemsScreen{c: c, keys: newProblemsKeys(&c.global), vp: viewport.New()}
 	p.vp.KeyMap = viewportKeys()
 	return p
 }
@@ -75,7 +75,7 @@ func (p *problemsScreen) render() {
 
 func (p *problemsScreen) Update(msg tea.Msg) tea.Cmd {
 	if msg, ok := msg.(tea.KeyPressMsg); ok {
-		if msg.String() == "esc" {
+		if key.Matches(msg, p.c.global.Back) {
 			return backCmd
 		}
 	}
@@ -94,12 +94,15 @@ func (p *problemsScreen) View() string {
 }
 
 // problemsKeys are the keys of the load problems screen.
-type problemsKeys struct{ navKeys }
+type problemsKeys struct {
+	navKeys
+	g *globalKeys
+}
 
-func newProblemsKeys() problemsKeys { return problemsKeys{navKeys: newNavKeys()} }
+func newProblemsKeys(g *globalKeys) problemsKeys { return problemsKeys{navKeys: newNavKeys(), g: g} }
 
 func (k problemsKeys) ShortHelp() []key.Binding {
-	return []key.Binding{bind([]string{"j"}, "↑/↓", "scroll"), bind([]string{"esc"}, "esc", "back"), bind([]string{"?"}, "?", "help")}
+	return []key.Binding{moveKey(k.Up, k.Down, "scroll"), k.g.short(backKey, "back"), k.g.short(helpKey, "help")}
 }
 
 func (k problemsKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.navKeys.column()} }

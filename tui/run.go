@@ -59,7 +59,7 @@ type draft struct {
 }
 
 func newRunScreen(c *common) *runScreen {
-	return &runScreen{c: c, keys: newRunKeys(), out: newOutputViewer(c), drafts: make(map[string]draft)}
+	return &runScreen{c: c, keys: newRunKeys(&c.global), out: newOutputViewer(c), drafts: make(map[string]draft)}
 }
 
 // busy reports whether the screen follows a call in flight.
@@ -177,7 +177,7 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 				// Back to the screen below; the call goes on, and its end is
 				// a notification.
 				r.phase = phaseEditing
-				return tea.Batch(backCmd, statusCmd(fmt.Sprintf("call %d of %s runs in the background: R lists the running calls", r.seq, r.tool.Name), false))
+				return tea.Batch(backCmd, statusCmd(fmt.Sprintf("call %d of %s runs in the background: %s lists the running calls", r.seq, r.tool.Name, keyName(r.c.global.Runs)), false))
 			}
 			return nil
 		default:
@@ -382,7 +382,7 @@ func (r *runScreen) retryLine() string {
 	if left := r.retryLeft(); left > 0 {
 		return "retry in " + left.Round(time.Second).String()
 	}
-	return "the limit allows a call again: r runs it again"
+	return "the limit allows a call again: " + keyName(r.keys.Again) + " runs it again"
 }
 
 func (r *runScreen) View() string {
@@ -459,7 +459,7 @@ func (r *runScreen) runningView() string {
 	if p := a.progressLine(); p != "" {
 		b.WriteString("\n  " + st.Subtle.Render("progress "+p))
 	}
-	b.WriteString("\n\n" + st.Faint.Render("esc cancels the call · b goes back and leaves it running · B shows governance"))
+	b.WriteString("\n\n" + st.Faint.Render(keyName(r.keys.Cancel)+" cancels the call · "+keyName(r.keys.Background)+" goes back and leaves it running · "+keyName(r.c.global.Board)+" shows governance"))
 	b.WriteString("\n\n" + st.Label.Render("arguments ") + string(compactJSON(r.args)))
 	return b.String()
 }

@@ -257,7 +257,7 @@ type runsScreen struct {
 	w, h   int
 }
 
-func newRunsScreen(c *common) *runsScreen { return &runsScreen{c: c, keys: newRunsKeys()} }
+func newRunsScreen(c *common) *runsScreen { return &runsScreen{c: c, keys: newRunsKeys(&c.global)} }
 
 func (s *runsScreen) Title() string       { return "Runs" }
 func (s *runsScreen) Typing() bool        { return false }
@@ -418,10 +418,12 @@ type runsKeys struct {
 	Open   key.Binding
 	Cancel key.Binding
 	Back   key.Binding
+	g      *globalKeys
 }
 
-func newRunsKeys() runsKeys {
+func newRunsKeys(g *globalKeys) runsKeys {
 	return runsKeys{
+		g:       g,
 		navKeys: newNavKeys(),
 		Open:    bind([]string{"enter"}, "enter", "follow the call (or open its result)"),
 		Cancel:  bind([]string{"x"}, "x", "cancel the call"),
@@ -430,7 +432,7 @@ func newRunsKeys() runsKeys {
 }
 
 func (k runsKeys) ShortHelp() []key.Binding {
-	return []key.Binding{short(k.Open, "follow"), short(k.Cancel, "cancel"), bind([]string{"j"}, "↑/↓", "move"), k.Back, bind([]string{"?"}, "?", "help")}
+	return []key.Binding{short(k.Open, "follow"), short(k.Cancel, "cancel"), moveKey(k.Up, k.Down, "move"), k.Back, k.g.short(helpKey, "help")}
 }
 
 func (k runsKeys) FullHelp() [][]key.Binding {

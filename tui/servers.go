@@ -94,7 +94,7 @@ type serversScreen struct {
 }
 
 func newServersScreen(c *common) *serversScreen {
-	return &serversScreen{c: c, keys: newServersKeys(), restarting: map[string]bool{}}
+	return &serversScreen{c: c, keys: newServersKeys(&c.global), restarting: map[string]bool{}}
 }
 
 func (s *serversScreen) Title() string { return "MCP servers" }
@@ -138,7 +138,7 @@ func (s *serversScreen) Update(msg tea.Msg) tea.Cmd {
 			s.cursor = min(s.cursor+1, max(len(s.list)-1, 0))
 		case key.Matches(msg, s.keys.Restart):
 			return s.restart()
-		case msg.String() == "esc":
+		case key.Matches(msg, s.c.global.Back):
 			return backCmd
 		}
 	}
@@ -277,10 +277,12 @@ func wrapText(s string, width int) []string {
 type serversKeys struct {
 	Up, Down key.Binding
 	Restart  key.Binding
+	g        *globalKeys
 }
 
-func newServersKeys() serversKeys {
+func newServersKeys(g *globalKeys) serversKeys {
 	return serversKeys{
+		g:       g,
 		Up:      bind([]string{"up", "k"}, "↑/k", "up"),
 		Down:    bind([]string{"down", "j"}, "↓/j", "down"),
 		Restart: bind([]string{"r"}, "r", "restart"),
@@ -288,7 +290,7 @@ func newServersKeys() serversKeys {
 }
 
 func (k serversKeys) ShortHelp() []key.Binding {
-	return []key.Binding{bind([]string{"j"}, "↑/↓", "move"), k.Restart, bind([]string{"esc"}, "esc", "back"), bind([]string{"?"}, "?", "help")}
+	return []key.Binding{moveKey(k.Up, k.Down, "move"), k.Restart, k.g.short(backKey, "back"), k.g.short(helpKey, "help")}
 }
 
 func (k serversKeys) FullHelp() [][]key.Binding {
@@ -308,7 +310,7 @@ func (m *Model) serverChanged(msg tea.Msg) tea.Cmd {
 			m.setStatus("server "+msg.name+" restarted", true)
 		}
 	case serverStoppedMsg:
-		m.setStatus("server "+msg.name+" has stopped: its tools are unavailable; S shows it, r there restarts it", false)
+		m.setStatus("server "+msg.name+" has stopped: its tools are unavailable; "+keyName(m.c.global.Servers)+" shows it, "+keyName(m.servers.keys.Restart)+" there restarts it", false)
 		cmds = append(cmds, watchServersCmd(m.c.servers))
 	}
 	m.list.reload()

@@ -605,7 +605,7 @@ func (m *Model) render() string {
 	case m.quitAsk != nil:
 		km, typing = m.quitAsk.keys, true
 	case m.showHelp:
-		km, typing = helpOverlayKeys, false
+		km, typing = helpOverlayKeys(&m.c.global), false
 	case m.confirm != nil:
 		km, typing = m.confirm.keys, true
 	case m.prompt != nil:

@@ -97,9 +97,9 @@ func (v *outputViewer) modeLine() string {
 	case v.tree == nil || !v.strings:
 		return ""
 	case v.plain:
-		return "strings shown as text · t shows them as JSON"
+		return "strings shown as text · " + keyName(v.keys.Text) + " shows them as JSON"
 	}
-	return "strings shown as JSON · t shows them as text"
+	return "strings shown as JSON · " + keyName(v.keys.Text) + " shows them as text"
 }
 
 func (v *outputViewer) firstJSONRow() int {
