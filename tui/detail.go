@@ -129,7 +129,7 @@ func (d *detailScreen) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Run):
 			return openRunCmd(d.tool.Name, nil, false)
 		case key.Matches(msg, k.Toggle):
-			return toggleTool(d.c, d.tool.Name)
+			return toggleTool(d.c, d.tool.Name, k.Toggle)
 		case key.Matches(msg, d.c.global.Back):
 			return backCmd
 		}

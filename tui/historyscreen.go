@@ -377,9 +377,10 @@ func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 	case h.tab == tabSaved:
 		return h.updateSaved(msg)
 	case key.Matches(msg, k.Search):
+		// A new search: / never adds to the one kept.
 		h.searching = true
-		h.search.SetValue(h.query)
-		h.search.CursorEnd()
+		h.search.SetValue("")
+		h.applyQuery()
 		return h.search.Focus()
 	case key.Matches(msg, k.Open):
 		if rec, ok := h.selected(); ok {
@@ -513,7 +514,7 @@ func (h *historyScreen) tabLine() string {
 	case h.searching:
 		line += "  " + h.search.View()
 	case h.query != "":
-		line += "  " + st.Bold.Render("/ "+h.query) + st.Faint.Render("  (esc clears)")
+		line += "  " + st.Bold.Render("/ "+h.query) + st.Faint.Render("  ("+keyName(h.keys.Search)+" new search · "+keyName(h.keys.Back)+" clears)")
 	case h.c.store == nil:
 		line += st.Faint.Render("  this session only (no history file)")
 	default:

@@ -102,7 +102,11 @@ func TestHistorySearch(t *testing.T) {
 	h.mustNotContain(`{"text":"kept 18"}`, "demo.slow")
 	h.press("enter")
 	h.mustContain("/ kept 17")
-	h.press("esc")
+	h.press("/") // a new search, not more of the kept one
+	h.typeText("kept 42")
+	h.mustContain(`{"text":"kept 42"}`)
+	h.mustNotContain(`{"text":"kept 17"}`)
+	h.press("enter", "esc")
 	h.mustContain("demo.slow")
 	h.press("/")
 	h.typeText("timeout")

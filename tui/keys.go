@@ -68,8 +68,11 @@ func helpAlwaysKey(g *globalKeys) key.Binding {
 // keyName is the first key of b as its help shows it, for a sentence:
 // "R lists the running calls".
 func keyName(b key.Binding) string {
-	k, _, _ := strings.Cut(b.Help().Key, "/")
-	return k
+	k := b.Help().Key
+	if first, _, _ := strings.Cut(k, "/"); first != "" {
+		return first
+	}
+	return k // "/" itself
 }
 
 // moveKey is up and down as one entry of a footer, "↑/↓ move".

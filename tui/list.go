@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -240,6 +241,9 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PageDown):
 		l.move(l.rows())
 	case key.Matches(msg, k.Filter):
+		// A new filter: / never adds to the one kept.
+		l.filter.SetValue("")
+		l.applyQuery()
 		return l.filter.Focus()
 	case key.Matches(msg, k.Open):
 		if it, ok := l.selected(); ok {
@@ -251,7 +255,7 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Toggle):
 		if it, ok := l.selected(); ok {
-			return toggleTool(l.c, it.tool.Name)
+			return toggleTool(l.c, it.tool.Name, k.Toggle)
 		}
 	case key.Matches(msg, k.Problems):
 		return msgCmd(openProblemsMsg{})
@@ -285,8 +289,8 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // toggleTool enables a disabled tool or disables an enabled one, and
-// re-checks its availability.
-func toggleTool(c *common, name string) tea.Cmd {
+// re-checks its availability; the status names again, the key that undoes it.
+func toggleTool(c *common, name string, again key.Binding) tea.Cmd {
 	p, err := c.reg.Policy(name)
 	if err != nil {
 		return statusCmd(err.Error(), true)
@@ -295,7 +299,7 @@ func toggleTool(c *common, name string) tea.Cmd {
 	if err := c.reg.SetEnabled(name, enable); err != nil {
 		return statusCmd(err.Error(), true)
 	}
-	text := name + " disabled at runtime"
+	text := name + " disabled at runtime: " + keyName(again) + " enables it again"
 	if enable {
 		text = name + " enabled"
 		if p2, err := c.reg.Policy(name); err == nil && !p2.Enabled {
@@ -490,9 +494,15 @@ func (l *listScreen) View() string {
 	}
 	countW := lipgloss.Width(count)
 	var filter string
-	if l.filter.Focused() || l.filter.Value() != "" {
+	switch {
+	case l.filter.Focused():
 		filter = l.filter.View()
-	} else {
+	case l.filter.Value() != "":
+		// A kept filter does not look like a field: letters typed now
+		// are commands.
+		filter = st.Label.Render("filter ") + st.Bold.Render(strconv.Quote(l.filter.Value())) +
+			st.Faint.Render(" · "+keyName(l.keys.Filter)+" new filter · "+keyName(l.keys.ClearQuery)+" clears it")
+	default:
 		filter = st.Faint.Render("press / to filter")
 	}
 	b.WriteString(pad(filter, max(l.w-countW-1, 0)) + " " + count)

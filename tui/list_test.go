@@ -300,3 +300,24 @@ func TestConfinedBadgeAndFacet(t *testing.T) {
 		}
 	}
 }
+
+// TestListFilterTraps: / on a kept filter starts a new one (it added to
+// the kept one: "echo" then "fail" searched "echofail"); a kept filter
+// looks like a filter kept, not like a field letters still type into; a
+// tool disabled or an origin changed by a letter says which key undoes it.
+func TestListFilterTraps(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	h.press("/")
+	h.typeText("echo")
+	h.press("enter")
+	h.mustContain(`filter "echo" · / new filter · esc clears it`)
+	h.press("/")
+	h.typeText("fail")
+	if got := shown(h); strings.Join(got, ",") != "demo.fail" {
+		t.Fatalf("after / and fail on the kept filter echo: %v (filter %q)", got, h.m.list.filter.Value())
+	}
+	h.press("enter", "e")
+	h.mustContain("demo.fail disabled at runtime: e enables it again")
+	h.press("o")
+	h.mustContain("now: o changes it again")
+}

@@ -160,7 +160,7 @@ func (l *listScreen) nextOrigin() tea.Cmd {
 	if l.facets[facetAvailable] {
 		l.apply()
 	}
-	return tea.Batch(statusCmd("calls are made as origin "+string(l.c.origin)+" now", false), availabilityCmd(l.c, l.names()))
+	return tea.Batch(statusCmd("calls are made as origin "+string(l.c.origin)+" now: "+keyName(l.keys.Origin)+" changes it again", false), availabilityCmd(l.c, l.names()))
 }
 
 // originNote says, on the run screen, who the console calls as when it is

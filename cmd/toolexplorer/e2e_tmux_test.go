@@ -337,7 +337,7 @@ func TestE2EConsoleTmux(t *testing.T) {
 	c.keys(t, "Escape")
 	c.waitScreen(t, "Overview │ Input", e2eWait)
 	c.keys(t, "Escape")
-	c.waitAll(t, "/ echo", "1-6 facets")
+	c.waitAll(t, `filter "echo" · / new filter`, "1-6 facets")
 	c.keys(t, "Escape")
 	c.waitScreen(t, "press / to filter", e2eWait)
 	c.keys(t, "/")
