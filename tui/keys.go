@@ -39,7 +39,7 @@ type globalKeys struct {
 func newGlobalKeys() globalKeys {
 	return globalKeys{
 		Quit:       bind([]string{"q"}, "q", "quit (asks off the list)"),
-		ForceQuit:  bind([]string{"ctrl+c"}, "ctrl+c", "quit"),
+		ForceQuit:  bind([]string{"ctrl+c"}, "ctrl+c", "quit (a call in flight is canceled first)"),
 		Help:       bind([]string{"?"}, "?", "full help"),
 		HelpAlways: bind([]string{"f1"}, "f1", "full help"),
 		History:    bind([]string{"H"}, "H", "call history"),

@@ -591,3 +591,39 @@ func TestResultFrameWrapsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptCancelsTheCallFirst: ctrl+c during a call cancels it and
+// says so, the call ends as canceled and is kept; only the next ctrl+c
+// quits (the first quit at once and the call was not kept).
+func TestInterruptCancelsTheCallFirst(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 100, 30)
+	openRun(t, h, "demo.slow", `{"ms":60000}`)
+	h.press("ctrl+s")
+	h.press("ctrl+c")
+	quit := func() bool {
+		for _, m := range h.seen {
+			if _, ok := m.(tea.QuitMsg); ok {
+				return true
+			}
+		}
+		return false
+	}
+	if quit() {
+		t.Fatal("ctrl+c during a call quit")
+	}
+	h.mustContain("ctrl+c: canceled the call of demo.slow; ctrl+c again quits")
+	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+		t.Fatalf("code %s", res.Code)
+	}
+	if rec := h.m.c.record(1); rec == nil || rec.result == nil || rec.result.Code != tooling.CodeCanceled {
+		t.Fatalf("the history has %+v", rec)
+	}
+	h.mustContain("✗ error canceled")
+	if quit() {
+		t.Fatal("the canceled call quit")
+	}
+	h.press("ctrl+c")
+	if !quit() {
+		t.Fatal("the second ctrl+c did not quit")
+	}
+}

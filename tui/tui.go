@@ -386,7 +386,7 @@ func (m *Model) setStatus(text string, ok bool) {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.c.global
 	if key.Matches(msg, g.ForceQuit) {
-		return m.quit()
+		return m.interrupt()
 	}
 	if m.confirm != nil {
 		cmd := m.confirm.Update(msg)
@@ -462,6 +462,28 @@ func (m *Model) askQuit() tea.Cmd {
 		running = append(running, a.tool)
 	}
 	m.quitAsk = newQuitDialog(m.c, running)
+	return nil
+}
+
+// interrupt is ctrl+c: with calls in flight, it cancels them and says so,
+// so that they end as canceled, in the history too; the next one, or one
+// with no call left to cancel, quits.
+func (m *Model) interrupt() tea.Cmd {
+	var canceled []string
+	for _, a := range m.c.running() {
+		if !a.canceling {
+			a.stop()
+			canceled = append(canceled, a.tool)
+		}
+	}
+	if len(canceled) == 0 {
+		return m.quit()
+	}
+	what := "the call of " + canceled[0]
+	if len(canceled) > 1 {
+		what = plural(len(canceled), "call") + " in flight"
+	}
+	m.setStatus(fmt.Sprintf("%s: canceled %s; %s again quits", keyName(m.c.global.ForceQuit), what, keyName(m.c.global.ForceQuit)), false)
 	return nil
 }
 
