@@ -133,7 +133,7 @@ func (r *runScreen) SetSize(w, h int) {
 	}
 	r.out.SetSize(w, max(h-2, 1))
 	if r.phase == phaseResult && r.result != nil {
-		head, tail := resultFrame(r.c.styles, r.result, w)
+		head, tail := resultFrame(r.c.styles, r.framed(safeResult(r.result)), w)
 		r.out.setFrame(head, tail)
 	}
 }
@@ -160,6 +160,8 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case retryTickMsg:
 		if msg.seq == r.seq && r.phase == phaseResult {
+			head, tail := resultFrame(r.c.styles, r.framed(safeResult(r.result)), r.w)
+			r.out.setFrame(head, tail)
 			return r.retryTick()
 		}
 		return nil
@@ -338,7 +340,7 @@ func (r *runScreen) finish(res *tooling.Result) {
 	}
 	r.phase, r.finished = phaseResult, r.c.now()
 	res = safeResult(res)
-	head, tail := resultFrame(r.c.styles, res, r.w)
+	head, tail := resultFrame(r.c.styles, r.framed(res), r.w)
 	out, fields := shownOutput(res)
 	r.out.setOutput(out, fields, head, tail)
 }
@@ -372,6 +374,22 @@ func (r *runScreen) retryTick() tea.Cmd {
 	}
 	seq := r.seq
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return retryTickMsg{seq: seq} })
+}
+
+// framed is the result as its frame shows it: the wait a rate limit's
+// message names counts down with the retry line, where it stayed at the
+// wait of the moment the call was refused.
+func (r *runScreen) framed(res *tooling.Result) *tooling.Result {
+	if res.RetryAfter <= 0 {
+		return res
+	}
+	msg, ok := strings.CutSuffix(res.Message, ": retry in "+res.RetryAfter.Round(time.Millisecond).String())
+	if !ok {
+		return res
+	}
+	live := *res
+	live.Message = msg + ": " + r.retryLine()
+	return &live
 }
 
 // retryLine counts down the retry-after of a refused call.

@@ -565,9 +565,12 @@ func TestRunRetryAfterCountsDown(t *testing.T) {
 	now = now.Add(30 * time.Second)
 	h.send(retryTickMsg{seq: 2})
 	h.mustContain("retry in 30s")
+	// The message counts down too (it said 1m0s all along).
+	h.mustContain(`(bucket "demo.limited"): retry in 30s`)
 	now = now.Add(31 * time.Second)
 	h.send(retryTickMsg{seq: 2})
 	h.mustContain("the limit allows a call again: r runs it again")
+	h.mustContain(`(bucket "demo.limited"): the limit allows`)
 }
 
 // The text around a result's output is wrapped once, at the viewer's
