@@ -16,6 +16,9 @@ type Access struct {
 	DefaultDeny bool
 	// Rules are checked together; a deny that applies wins.
 	Rules []AccessRule
+	// Cedar are files of Cedar policies ("cedar"), resolved against the
+	// config file's directory. Nil: none.
+	Cedar []string
 }
 
 // AccessRule is one rule of Access. Each list narrows whom it applies to
@@ -37,6 +40,9 @@ func (p *problems) applyAccess(obj map[string]any, cfg *Config) {
 		return
 	}
 	cfg.Access.DefaultDeny = a["default"] == "deny"
+	for _, f := range stringList(a["cedar"]) {
+		cfg.Access.Cedar = append(cfg.Access.Cedar, besideConfig(p.source, f))
+	}
 	rules, _ := a["rules"].([]any)
 	for _, v := range rules {
 		r, _ := v.(map[string]any)
@@ -95,6 +101,41 @@ func intOf(v any) int64 {
 	case json.Number:
 		i, _ := n.Int64()
 		return i
+	}
+	return 0
+}
+
+// Limit bounds how often each subject, or each tenant, may call the tools
+// it names (the "limits" key).
+type Limit struct {
+	Name  string
+	Tools []string
+	// PerTenant keeps a bucket per tenant ("per": "tenant"); default per
+	// subject.
+	PerTenant bool
+	// PerMinute is calls a minute; Burst how many may come at once (0: 1).
+	PerMinute float64
+	Burst     int
+}
+
+// applyLimits reads the "limits" section, which the schema checked.
+func (p *problems) applyLimits(obj map[string]any, cfg *Config) {
+	list, _ := obj["limits"].([]any)
+	for _, v := range list {
+		l, _ := v.(map[string]any)
+		name, _ := l["name"].(string)
+		cfg.Limits = append(cfg.Limits, Limit{Name: name, Tools: stringList(l["tools"]), PerTenant: l["per"] == "tenant",
+			PerMinute: floatOf(l["per_minute"]), Burst: int(intOf(l["burst"]))})
+	}
+}
+
+func floatOf(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case json.Number:
+		f, _ := n.Float64()
+		return f
 	}
 	return 0
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// Idempotency says where the outcomes of keyed calls are kept.
 	// Zero: in memory.
 	Idempotency Idempotency
+	// Limits bound how often each subject or tenant calls tools. Nil:
+	// none.
+	Limits []Limit
 	// ToolFiles are tools files, and directories of them, whose tools join
 	// the registry; a relative path is relative to the config file. Nil
 	// when none.

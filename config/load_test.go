@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -487,7 +487,7 @@ func TestParseKeys(t *testing.T) {
 
 func TestAccessSection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.json")
-	if err := os.WriteFile(path, []byte(`{"access": {"default": "deny", "rules": [{"name": "r", "effect": "deny", "tools": ["shop.*"], "roles": ["support"], "origins": ["llm"], "read_only": true}]}}`), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(`{"access": {"default": "deny", "cedar": ["p.cedar"], "rules": [{"name": "r", "effect": "deny", "tools": ["shop.*"], "roles": ["support"], "origins": ["llm"], "read_only": true}]}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := Load(path)
@@ -495,6 +495,9 @@ func TestAccessSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cfg.Access.Rules
+	if len(cfg.Access.Cedar) != 1 || cfg.Access.Cedar[0] != filepath.Join(filepath.Dir(path), "p.cedar") {
+		t.Fatalf("cedar files: %q", cfg.Access.Cedar)
+	}
 	if !cfg.Access.DefaultDeny || len(r) != 1 || !r[0].Deny || r[0].Name != "r" || r[0].Tools[0] != "shop.*" || r[0].Roles[0] != "support" || r[0].Origins[0] != "llm" || !r[0].ReadOnly {
 		t.Fatalf("%+v", cfg.Access)
 	}

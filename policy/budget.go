@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
@@ -21,7 +21,8 @@ const CodeBudgetExceeded tooling.Code = "budget_exceeded"
 // it names over a window: calls, bytes of arguments in and bytes of output
 // out. A zero bound is no bound.
 type Budget struct {
-	// Name names the budget in refusals; zero: "budget N".
+	// Name names the budget in refusals and keys its counts in the Store;
+	// zero: "budget N". Names are unique.
 	Name string
 	// Tools are tool-name patterns, as Rule.Tools. Required.
 	Tools []string
@@ -39,34 +40,35 @@ type Budget struct {
 // its budgets is refused before it runs; its output is counted after, so a
 // call that returns more than is left is reported, and the next one
 // refused. Safe for concurrent use: calls reserve what they spend before
-// they run, so concurrent calls never overspend.
+// they run, so concurrent calls never overspend (a call refused by one
+// budget gives back what it reserved in the others).
 type Budgets struct {
-	list []Budget
-	now  func() time.Time
-
-	mu    sync.Mutex
-	spent map[spendKey]*spending
+	list  []Budget
+	now   func() time.Time
+	store Store
 }
 
-type spendKey struct {
-	budget int
-	who    string
-}
+// The counters of a budget, in the order they are checked.
+const (
+	counterCalls    = "calls"
+	counterBytesIn  = "bytes_in"
+	counterBytesOut = "bytes_out"
+)
 
-type spending struct {
-	window                   time.Time // start of the window counted
-	calls, bytesIn, bytesOut int64
-}
-
-// NewBudgets checks list and returns its budgets. now is the clock (nil:
-// time.Now), a parameter so that tests need not wait for a window.
-func NewBudgets(list []Budget, now func() time.Time) (*Budgets, error) {
+// NewBudgets checks list and returns its budgets. The counts are kept in
+// a MemoryStore unless WithStore gives another.
+func NewBudgets(list []Budget, opts ...Option) (*Budgets, error) {
 	var errs []error
 	out := make([]Budget, len(list))
+	seen := map[string]bool{}
 	for i, b := range list {
 		if b.Name == "" {
 			b.Name = fmt.Sprintf("budget %d", i+1)
 		}
+		if seen[b.Name] {
+			errs = append(errs, fmt.Errorf("policy: two budgets are named %q", b.Name))
+		}
+		seen[b.Name] = true
 		if len(b.Tools) == 0 {
 			errs = append(errs, fmt.Errorf("policy: %s names no tools", b.Name))
 		}
@@ -87,24 +89,21 @@ func NewBudgets(list []Budget, now func() time.Time) (*Budgets, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Budgets{list: out, now: now, spent: map[spendKey]*spending{}}, nil
+	o := optionsOf(opts)
+	return &Budgets{list: out, now: o.now, store: o.store}, nil
 }
 
 // Middleware refuses calls over budget and counts what calls spend.
 func (bs *Budgets) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
-			in := int64(len(c.Raw()))
-			held, err := bs.reserve(c, in)
+			held, err := bs.reserve(ctx, c, int64(len(c.Raw())))
 			if err != nil {
 				return nil, err
 			}
 			res, err := next(ctx, c)
-			if res != nil {
-				if over := bs.spendOutput(held, int64(len(res.Output))); over != "" {
+			if res != nil && len(held) > 0 {
+				if over := bs.spendAfter(ctx, held, int64(len(res.Output))); over != "" {
 					c.Decide("budget", over)
 				}
 			}
@@ -113,80 +112,119 @@ func (bs *Budgets) Middleware() tooling.Middleware {
 	}
 }
 
+// held is a budget a call counts against, in the window it started in.
+type held struct {
+	b       *Budget
+	who     string
+	start   time.Time
+	expires time.Time
+}
+
+func (h *held) key(counter string) string {
+	return "budget\x00" + h.b.Name + "\x00" + h.who + "\x00" + counter + "\x00" + strconv.FormatInt(h.start.Unix(), 10)
+}
+
+// added is what reserve added, to give back when a later budget refuses.
+type added struct {
+	key string
+	n   int64
+}
+
 // reserve counts a call and its argument bytes against every budget that
-// applies, or refuses it without counting anything.
-func (bs *Budgets) reserve(c *tooling.Call, in int64) ([]*held, error) {
+// applies, or refuses it and gives back what it counted.
+func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) (hold []held, err error) {
 	now := bs.now()
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	var hold []*held
+	var done []added
+	defer func() {
+		if err != nil {
+			for _, a := range done {
+				// Best effort: what cannot be given back stays counted.
+				_, _, _ = bs.store.Add(context.WithoutCancel(ctx), a.key, -a.n, 0, now.Add(24*time.Hour))
+			}
+		}
+	}()
 	for i := range bs.list {
 		b := &bs.list[i]
 		if !matchesAny(b.Tools, c.Tool) {
 			continue
 		}
-		who := c.Principal.Subject
-		if b.PerTenant {
-			who = c.Principal.Tenant
-		}
-		key := spendKey{i, who}
-		s := bs.spent[key]
 		start := now.Truncate(b.Window)
-		if s == nil || !s.window.Equal(start) {
-			s = &spending{window: start}
-			bs.spent[key] = s
+		h := held{b: b, who: c.Principal.Subject, start: start, expires: start.Add(b.Window)}
+		if b.PerTenant {
+			h.who = c.Principal.Tenant
 		}
-		refill := start.Add(b.Window).Sub(now).Round(time.Second)
-		switch {
-		case b.Calls > 0 && s.calls+1 > b.Calls:
-			return nil, bs.over(b, who, fmt.Sprintf("%d of %d calls used", s.calls, b.Calls), refill)
-		case b.BytesIn > 0 && s.bytesIn+in > b.BytesIn:
-			return nil, bs.over(b, who, fmt.Sprintf("%d of %d bytes in left, the call sends %d", b.BytesIn-s.bytesIn, b.BytesIn, in), refill)
-		case b.BytesOut > 0 && s.bytesOut >= b.BytesOut:
-			return nil, bs.over(b, who, fmt.Sprintf("all %d bytes out used", b.BytesOut), refill)
+		refill := h.expires.Sub(now).Round(time.Second)
+		for _, k := range [...]struct {
+			counter  string
+			n, bound int64
+		}{{counterCalls, 1, b.Calls}, {counterBytesIn, in, b.BytesIn}, {counterBytesOut, 0, b.BytesOut}} {
+			if k.bound == 0 {
+				continue
+			}
+			key := h.key(k.counter)
+			count, ok, err := bs.store.Add(ctx, key, k.n, k.bound, h.expires)
+			if err != nil {
+				return nil, &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("budget %s cannot be checked: %v", b.Name, err)}
+			}
+			if !ok {
+				return nil, bs.over(b, h.who, spentWhat(k.counter, count, k.bound, k.n), refill)
+			}
+			if k.n != 0 {
+				done = append(done, added{key, k.n})
+			}
 		}
-		hold = append(hold, &held{b: b, s: s})
-	}
-	for _, h := range hold {
-		h.s.calls++
-		h.s.bytesIn += in
+		hold = append(hold, h)
 	}
 	return hold, nil
 }
 
-type held struct {
-	b *Budget
-	s *spending
+func spentWhat(counter string, count, bound, n int64) string {
+	switch counter {
+	case counterCalls:
+		return fmt.Sprintf("%d of %d calls used", count, bound)
+	case counterBytesIn:
+		return fmt.Sprintf("%d of %d bytes in left, the call sends %d", max(bound-count, 0), bound, n)
+	}
+	return fmt.Sprintf("all %d bytes out used", bound)
 }
 
-// spendOutput counts out bytes of output against what a call reserved; it
-// says so when a budget is now spent past its bound.
-func (bs *Budgets) spendOutput(hold []*held, out int64) string {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
+// spendAfter counts out bytes of output against the budgets a call
+// reserved; it says so when a budget is now spent past its bound.
+func (bs *Budgets) spendAfter(ctx context.Context, hold []held, out int64) string {
 	var over string
-	for _, h := range hold {
-		h.s.bytesOut += out
-		if h.b.BytesOut > 0 && h.s.bytesOut > h.b.BytesOut && over == "" {
-			over = fmt.Sprintf("%s: output took %d of %d bytes out; later calls are refused until it refills", h.b.Name, h.s.bytesOut, h.b.BytesOut)
+	for i := range hold {
+		h := &hold[i]
+		if h.b.BytesOut == 0 || out == 0 {
+			continue
+		}
+		count, _, err := bs.store.Add(context.WithoutCancel(ctx), h.key(counterBytesOut), out, 0, h.expires)
+		if err != nil && over == "" {
+			over = fmt.Sprintf("%s: %d bytes out could not be counted: %v", h.b.Name, out, err)
+		}
+		if err == nil && count > h.b.BytesOut && over == "" {
+			over = fmt.Sprintf("%s: output took %d of %d bytes out; later calls are refused until it refills", h.b.Name, count, h.b.BytesOut)
 		}
 	}
 	return over
 }
 
 func (bs *Budgets) over(b *Budget, who, what string, refill time.Duration) error {
-	scope := "subject"
-	if b.PerTenant {
-		scope = "tenant"
+	return &tooling.Error{Code: CodeBudgetExceeded,
+		Message: fmt.Sprintf("%s of %s: %s; it refills in %s", b.Name, whose(b.PerTenant, who), what, refill)}
+}
+
+// whose names the subject or tenant a count is kept for.
+func whose(perTenant bool, who string) string {
+	if perTenant {
+		if who == "" {
+			who = "(none)"
+		}
+		return "tenant " + who
 	}
 	if who == "" {
 		who = "anonymous"
-		if b.PerTenant {
-			who = "(none)"
-		}
 	}
-	return &tooling.Error{Code: CodeBudgetExceeded,
-		Message: fmt.Sprintf("%s of %s %s: %s; it refills in %s", b.Name, scope, who, what, refill)}
+	return "subject " + who
 }
 
 func matchesAny(patterns []string, name string) bool {

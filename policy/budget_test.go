@@ -33,7 +33,7 @@ func budgetRegistry(t *testing.T, list []policy.Budget, now func() time.Time, ra
 		tooling.Tool{Name: "fs.read", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 			Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }},
 	)
-	bs, err := policy.NewBudgets(list, now)
+	bs, err := policy.NewBudgets(list, policy.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestBudgetNeverOverspent(t *testing.T) {
 }
 
 func TestNewBudgetsRefusesBadOnes(t *testing.T) {
-	_, err := policy.NewBudgets([]policy.Budget{{Name: "a", Tools: []string{"x.y"}}, {Tools: []string{"nope"}, Window: time.Minute, Calls: -1}}, nil)
+	_, err := policy.NewBudgets([]policy.Budget{{Name: "a", Tools: []string{"x.y"}}, {Tools: []string{"nope"}, Window: time.Minute, Calls: -1}})
 	for _, want := range []string{"a has no window", `budget 2: "nope" is not a tool pattern`, "budget 2 has a negative bound"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want %q", err, want)
@@ -140,4 +140,21 @@ func fmtGov(res *tooling.Result) string {
 		b.WriteString(d.Step + ": " + d.Detail + "; ")
 	}
 	return b.String()
+}
+
+// A call refused by its second budget gives back what its first reserved.
+func TestBudgetRefusalGivesBack(t *testing.T) {
+	var ran atomic.Int64
+	r := budgetRegistry(t, []policy.Budget{
+		{Name: "calls", Tools: []string{"*"}, Window: time.Hour, Calls: 2},
+		{Name: "bytes", Tools: []string{"shop.search"}, Window: time.Hour, BytesIn: 1},
+	}, nil, &ran)
+	if res, _ := r.Execute(context.Background(), "shop.search", nil); res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "bytes of subject anonymous") {
+		t.Fatalf("%q %q", res.Code, res.Message)
+	}
+	for range 2 {
+		if res, _ := r.Execute(context.Background(), "fs.read", nil); !res.OK() {
+			t.Fatalf("the refused call used a call of the budget: %q", res.Message)
+		}
+	}
 }

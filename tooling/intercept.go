@@ -27,7 +27,7 @@ type Handler func(ctx context.Context, c *Call) (*Result, error)
 //     (next of a middleware further out then returns the refusal as a
 //     Result with its Code and Message, and the error). An
 //     *Error gives the call its Code (one of the registry's or a code of its own),
-//     Message, and the Hint of its Result when it carries one; a Code alone gives the call that code, with the code
+//     Message, and the Hint and RetryAfter of its Result when it carries one; a Code alone gives the call that code, with the code
 //     as its message; any other error gives code refused with the error's
 //     text. The call is then denied, unless the tool already ran;
 //   - replace its result (an idempotent replay, a cached answer): return a
@@ -161,7 +161,7 @@ func settle(h Handler) Handler {
 // refuse makes res the refusal of a middleware that returned err and no
 // Result.
 func refuse(res *Result, err error) {
-	res.Output, res.Plan, res.Fields, res.Stack, res.Hint = nil, nil, nil, "", ""
+	res.Output, res.Plan, res.Fields, res.Stack, res.Hint, res.RetryAfter = nil, nil, nil, "", "", 0
 	res.cause = nil
 	var te *Error
 	var code Code
@@ -172,7 +172,7 @@ func refuse(res *Result, err error) {
 		res.fail(te.Code, te.Message)
 		res.cause = te.Err
 		if te.Result != nil {
-			res.Hint = te.Result.Hint
+			res.Hint, res.RetryAfter = te.Result.Hint, te.Result.RetryAfter
 		}
 	case errors.As(err, &code) && code != CodeOK:
 		res.fail(code, err.Error())

@@ -349,7 +349,7 @@ func (a *app) loadConfig(path string, keep bool) int {
 		return exitUsage
 	}
 	if err := a.applyBudgets(cfg); err != nil {
-		a.errorf("config: %s: budgets: %v", path, err)
+		a.errorf("config: %s: limits and budgets: %v", path, err)
 		return exitUsage
 	}
 	a.warnings = warnings

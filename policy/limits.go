@@ -1,0 +1,121 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// Limit bounds how often each subject (or each tenant) may call the tools
+// it names: a token bucket per principal, besides the bucket of each tool
+// (Meta.Rate). A call without a token is refused with code rate_limited,
+// naming the limit, and Result.RetryAfter.
+type Limit struct {
+	// Name names the limit in refusals and keys its buckets in the Store;
+	// zero: "limit N". Names are unique.
+	Name string
+	// Tools are tool-name patterns, as Rule.Tools. Required.
+	Tools []string
+	// PerTenant keeps a bucket per tenant; zero: per subject (the
+	// anonymous principal is one subject).
+	PerTenant bool
+	// PerMinute is the rate, calls a minute (fractions allowed). Required.
+	PerMinute float64
+	// Burst is how many calls may come at once before the rate applies;
+	// zero: 1.
+	Burst int
+}
+
+// Limits enforces limits as middleware (Middleware). Safe for concurrent
+// use.
+type Limits struct {
+	list  []Limit
+	now   func() time.Time
+	store Store
+}
+
+// NewLimits checks list and returns its limits. The buckets are kept in a
+// MemoryStore unless WithStore gives another.
+func NewLimits(list []Limit, opts ...Option) (*Limits, error) {
+	var errs []error
+	out := make([]Limit, len(list))
+	seen := map[string]bool{}
+	for i, l := range list {
+		if l.Name == "" {
+			l.Name = fmt.Sprintf("limit %d", i+1)
+		}
+		if seen[l.Name] {
+			errs = append(errs, fmt.Errorf("policy: two limits are named %q", l.Name))
+		}
+		seen[l.Name] = true
+		if len(l.Tools) == 0 {
+			errs = append(errs, fmt.Errorf("policy: %s names no tools", l.Name))
+		}
+		for _, p := range l.Tools {
+			if !toolname.ValidPattern(p) {
+				errs = append(errs, fmt.Errorf("policy: %s: %q is not a tool pattern", l.Name, p))
+			}
+		}
+		if !(l.PerMinute > 0) || math.IsInf(l.PerMinute, 0) {
+			errs = append(errs, fmt.Errorf("policy: %s: per_minute must be a positive number", l.Name))
+		}
+		if l.Burst < 0 {
+			errs = append(errs, fmt.Errorf("policy: %s has a negative burst", l.Name))
+		}
+		if l.Burst == 0 {
+			l.Burst = 1
+		}
+		l.Tools = slices.Clone(l.Tools)
+		out[i] = l
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	o := optionsOf(opts)
+	return &Limits{list: out, now: o.now, store: o.store}, nil
+}
+
+// Middleware refuses a call when a limit that applies has no token for its
+// principal. A call takes a token from each limit that applies, in order,
+// and is refused by the first that has none.
+func (ls *Limits) Middleware() tooling.Middleware {
+	return func(next tooling.Handler) tooling.Handler {
+		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			if err := ls.take(ctx, c); err != nil {
+				return nil, err
+			}
+			return next(ctx, c)
+		}
+	}
+}
+
+func (ls *Limits) take(ctx context.Context, c *tooling.Call) error {
+	now := ls.now()
+	for i := range ls.list {
+		l := &ls.list[i]
+		if !matchesAny(l.Tools, c.Tool) {
+			continue
+		}
+		who := c.Principal.Subject
+		if l.PerTenant {
+			who = c.Principal.Tenant
+		}
+		retry, err := ls.store.Take(ctx, "limit\x00"+l.Name+"\x00"+who, l.PerMinute/60, l.Burst, now)
+		if err != nil {
+			return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", l.Name, err)}
+		}
+		if retry > 0 {
+			msg := fmt.Sprintf("%s of %s is %s calls a minute (burst %d): retry in %v",
+				l.Name, whose(l.PerTenant, who), strconv.FormatFloat(l.PerMinute, 'g', -1, 64), l.Burst, retry.Round(time.Millisecond))
+			return &tooling.Error{Code: tooling.CodeRateLimited, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
+		}
+	}
+	return nil
+}
