@@ -76,12 +76,30 @@ func (rs *Rules) Visible(p tooling.Principal, origin tooling.Origin, t *tooling.
 
 // Allow refuses a call that a deny rule applies to, or that no allow rule
 // allows where one is needed; the error names the rule.
+// An allowed call gets a "policy" decision naming the allow rule, or
+// saying that no rule names the tool.
 func (rs *Rules) Allow(_ context.Context, c *tooling.Call) error {
-	return rs.decide(c.Principal, c.Origin, &tooling.Tool{Name: c.Tool, Meta: c.Meta()})
+	by, err := rs.decideBy(c.Principal, c.Origin, &tooling.Tool{Name: c.Tool, Meta: c.Meta()})
+	if err == nil {
+		if by != "" {
+			c.Decide("policy", "allowed by "+by+" for "+c.Principal.String())
+		} else {
+			c.Decide("policy", "no rule names "+c.Tool+" (policy default: allow)")
+		}
+	}
+	return err
 }
 
 func (rs *Rules) decide(p tooling.Principal, origin tooling.Origin, t *tooling.Tool) error {
-	named, allowed := false, false
+	_, err := rs.decideBy(p, origin, t)
+	return err
+}
+
+// decideBy decides as Allow does and names the first allow rule that
+// applied ("" when none had to).
+func (rs *Rules) decideBy(p tooling.Principal, origin tooling.Origin, t *tooling.Tool) (string, error) {
+	named := false
+	by := ""
 	for i := range rs.rules {
 		r := &rs.rules[i]
 		if !r.matchesTool(t) {
@@ -94,19 +112,21 @@ func (rs *Rules) decide(p tooling.Principal, origin tooling.Origin, t *tooling.T
 			continue
 		}
 		if r.Deny {
-			return fmt.Errorf("denied by %s", r.Name)
+			return "", fmt.Errorf("denied by %s", r.Name)
 		}
-		allowed = true
+		if by == "" {
+			by = r.Name
+		}
 	}
 	switch {
-	case allowed:
-		return nil
+	case by != "":
+		return by, nil
 	case named:
-		return errors.New("no allow rule for " + t.Name + " applies to " + describe(p, origin))
+		return "", errors.New("no allow rule for " + t.Name + " applies to " + describe(p, origin))
 	case rs.defaultDeny:
-		return errors.New("no rule allows " + t.Name + " (policy default: deny)")
+		return "", errors.New("no rule allows " + t.Name + " (policy default: deny)")
 	}
-	return nil
+	return "", nil
 }
 
 func (r *Rule) matchesTool(t *tooling.Tool) bool {
@@ -154,3 +174,39 @@ func describe(p tooling.Principal, origin tooling.Origin) string {
 }
 
 var _ tooling.Authorizer = (*Rules)(nil)
+
+// All is an Authorizer that lets a principal see and call a tool only when
+// every one of list does: the config's rules and Cedar policies together.
+// A refusal is the first one's, in the order of list.
+func All(list ...tooling.Authorizer) tooling.Authorizer {
+	var out allOf
+	for _, a := range list {
+		if a != nil {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
+}
+
+type allOf []tooling.Authorizer
+
+func (l allOf) Visible(p tooling.Principal, origin tooling.Origin, t *tooling.Tool) bool {
+	for _, a := range l {
+		if !a.Visible(p, origin, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func (l allOf) Allow(ctx context.Context, c *tooling.Call) error {
+	for _, a := range l {
+		if err := a.Allow(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -23,7 +23,9 @@ type Authorizer interface {
 	// principal, origin, tool and arguments with defaults): nil lets it go
 	// on; an error refuses it with code forbidden and the error's text,
 	// which should name the rule that decided. An *Error with a code of its
-	// own refuses it with that code.
+	// own refuses it with that code. A decision Allow makes with c.Decide
+	// (naming the rule that allowed the call) joins the call's Result in
+	// place of the registry's own "policy" decision.
 	Allow(ctx context.Context, c *Call) error
 }
 
@@ -67,9 +69,19 @@ func (r *Registry) authorize(ctx context.Context, res *Result, call *Call) bool 
 	if pol == nil {
 		return true
 	}
+	// What the Authorizer says of the call (Call.Decide, naming the rule
+	// or policy that allowed it) becomes the call's policy decision.
+	var said notes
+	saved := call.notes
+	call.notes = &said
 	err := allow(ctx, *pol, call)
+	call.notes = saved
+	decisions, _ := said.close()
 	if err == nil {
-		res.decide("policy", "allowed for "+call.Principal.String())
+		if len(decisions) == 0 {
+			res.decide("policy", "allowed for "+call.Principal.String())
+		}
+		res.Governance = append(res.Governance, decisions...)
 		return true
 	}
 	var te *Error

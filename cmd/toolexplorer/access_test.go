@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,5 +79,69 @@ func TestBudgetsFromConfig(t *testing.T) {
 	bad := writeFile(t, "bad.json", `{"budgets": [{"tools": ["demo.echo"], "window": "fortnight"}]}`)
 	if o := cli(t, "", "list", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, `"fortnight" is not minute, hour, day`) {
 		t.Errorf("bad window: %s", o)
+	}
+}
+
+// The config's limits hold each subject to its own bucket: a second call
+// at once by the same subject is refused with rate_limited naming the
+// limit, another subject's is not.
+func TestLimitsFromConfig(t *testing.T) {
+	cfg := writeFile(t, "limits.json", `{"limits": [{"name": "echoes", "tools": ["demo.echo"], "per_minute": 1}]}`)
+	c, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := limitsOf(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.echo", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "hi", nil }})
+	r.Use(ls.Middleware())
+	call := func(who string) *tooling.Result {
+		res, _ := r.Execute(context.Background(), "demo.echo", nil, tooling.WithPrincipal(tooling.Principal{Subject: who}))
+		return res
+	}
+	if res := call("alice"); !res.OK() {
+		t.Fatal(res.Message)
+	}
+	if res := call("alice"); res.Code != tooling.CodeRateLimited || !strings.Contains(res.Message, "echoes of subject alice is 1 calls a minute") || res.RetryAfter <= 0 {
+		t.Fatalf("%q %q %v", res.Code, res.Message, res.RetryAfter)
+	}
+	if res := call("bob"); !res.OK() {
+		t.Fatal(res.Message)
+	}
+	o := cli(t, "", "run", "--config", cfg, "demo.echo", "--args", `{"text":"hi"}`, "--json")
+	if o.code != exitOK {
+		t.Errorf("one call: %s", o)
+	}
+	bad := writeFile(t, "bad.json", `{"limits": [{"tools": ["demo.echo"], "per_minute": 0}]}`)
+	if o := cli(t, "", "list", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, "/limits/0/per_minute") {
+		t.Errorf("bad rate: %s", o)
+	}
+}
+
+// The config's Cedar policies decide calls on their arguments, and a
+// policy that does not validate against the tools is refused at load with
+// its file and line.
+func TestCedarFromConfig(t *testing.T) {
+	pol := writeFile(t, "echo.cedar", `@id("no shouting")
+forbid (principal, action == Action::"demo.echo", resource) when { context.arguments.text == "HI" };
+permit (principal, action in Action::"demo", resource);
+`)
+	cfg := writeFile(t, "cedar.json", `{"access": {"cedar": [`+strconv.Quote(pol)+`]}}`)
+	if o := cli(t, "", "run", "--config", cfg, "--as", "alice", "demo.echo", "--args", `{"text":"hi"}`, "--json"); o.code != exitOK ||
+		!strings.Contains(o.stdout, "permitted by Cedar policy") {
+		t.Errorf("hi: %s", o)
+	}
+	o := cli(t, "", "run", "--config", cfg, "--as", "alice", "demo.echo", "--args", `{"text":"HI"}`, "--json")
+	if o.code != exitRefused || !strings.Contains(o.stdout, `"code": "forbidden"`) || !strings.Contains(o.stdout, "forbidden by Cedar policy no shouting (") {
+		t.Errorf("HI: %s", o)
+	}
+	badPol := writeFile(t, "bad.cedar", "permit (principal, action, resource);\npermit (principal, action == Action::\"demo.echo\", resource) when { context.arguments.txt == \"x\" };\n")
+	bad := writeFile(t, "bad.json", `{"access": {"cedar": [`+strconv.Quote(badPol)+`]}}`)
+	if o := cli(t, "", "list", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, "bad.cedar:2: the permit policy does not validate against the tools' schema: attribute `txt`") {
+		t.Errorf("bad policy: %s", o)
 	}
 }

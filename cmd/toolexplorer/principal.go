@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/user"
 	"strconv"
@@ -40,49 +42,93 @@ func localUser(getenv func(string) string) string {
 	return "uid:" + strconv.Itoa(os.Getuid())
 }
 
-// applyAccess installs the config's access rules as the registry's
-// Authorizer (none when it has no rules).
+// applyAccess installs the config's access rules and Cedar policies as
+// the registry's Authorizer (none when it has neither). The policies are
+// validated against the tools registered now.
 func (a *app) applyAccess(cfg config.Config) error {
-	if len(cfg.Access.Rules) == 0 && !cfg.Access.DefaultDeny {
+	if len(cfg.Access.Rules) == 0 && !cfg.Access.DefaultDeny && len(cfg.Access.Cedar) == 0 {
 		a.reg.SetAuthorizer(nil)
 		return nil
 	}
-	rules := make([]policy.Rule, len(cfg.Access.Rules))
-	for i, r := range cfg.Access.Rules {
-		origins := make([]tooling.Origin, len(r.Origins))
-		for j, o := range r.Origins {
-			origins[j] = tooling.Origin(o)
+	var list []tooling.Authorizer
+	if len(cfg.Access.Rules) > 0 || cfg.Access.DefaultDeny {
+		rules := make([]policy.Rule, len(cfg.Access.Rules))
+		for i, r := range cfg.Access.Rules {
+			origins := make([]tooling.Origin, len(r.Origins))
+			for j, o := range r.Origins {
+				origins[j] = tooling.Origin(o)
+			}
+			rules[i] = policy.Rule{Name: r.Name, Deny: r.Deny, Tools: r.Tools, Subjects: r.Subjects, Tenants: r.Tenants,
+				Roles: r.Roles, Scopes: r.Scopes, Origins: origins, ReadOnly: r.ReadOnly}
 		}
-		rules[i] = policy.Rule{Name: r.Name, Deny: r.Deny, Tools: r.Tools, Subjects: r.Subjects, Tenants: r.Tenants,
-			Roles: r.Roles, Scopes: r.Scopes, Origins: origins, ReadOnly: r.ReadOnly}
+		rs, err := policy.New(rules, cfg.Access.DefaultDeny)
+		if err != nil {
+			return err
+		}
+		list = append(list, rs)
 	}
-	rs, err := policy.New(rules, cfg.Access.DefaultDeny)
-	if err != nil {
-		return err
+	if len(cfg.Access.Cedar) > 0 {
+		files := make([]policy.PolicyFile, len(cfg.Access.Cedar))
+		for i, path := range cfg.Access.Cedar {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("cedar: %v", err)
+			}
+			files[i] = policy.PolicyFile{Name: path, Text: b}
+		}
+		c, err := policy.NewCedar(files, a.reg.List(context.Background(), tooling.Filter{}))
+		if err != nil {
+			return err
+		}
+		list = append(list, c)
 	}
-	a.reg.SetAuthorizer(rs)
+	a.reg.SetAuthorizer(policy.All(list...))
 	return nil
 }
 
-// applyBudgets puts the config's budgets in front of every call.
+// applyBudgets puts the config's limits and budgets in front of every
+// call: the limits first, so that a call they refuse spends no budget.
 func (a *app) applyBudgets(cfg config.Config) error {
-	if len(cfg.Budgets) == 0 {
-		return nil
+	var mw []tooling.Middleware
+	if len(cfg.Limits) > 0 {
+		ls, err := limitsOf(cfg, a.policyOptions()...)
+		if err != nil {
+			return err
+		}
+		mw = append(mw, ls.Middleware())
 	}
-	bs, err := budgetsOf(cfg)
-	if err != nil {
-		return err
+	if len(cfg.Budgets) > 0 {
+		bs, err := budgetsOf(cfg, a.policyOptions()...)
+		if err != nil {
+			return err
+		}
+		mw = append(mw, bs.Middleware())
 	}
-	a.reg.Use(bs.Middleware())
+	if len(mw) > 0 {
+		a.reg.Use(mw...)
+	}
 	return nil
 }
+
+// policyOptions are where limits and budgets keep their counts: this
+// process's memory.
+func (a *app) policyOptions() []policy.Option { return nil }
 
 // budgetsOf is the config's budgets as policy.Budgets.
-func budgetsOf(cfg config.Config) (*policy.Budgets, error) {
+func budgetsOf(cfg config.Config, opts ...policy.Option) (*policy.Budgets, error) {
 	list := make([]policy.Budget, len(cfg.Budgets))
 	for i, b := range cfg.Budgets {
 		list[i] = policy.Budget{Name: b.Name, Tools: b.Tools, PerTenant: b.PerTenant, Window: b.Window,
 			Calls: b.Calls, BytesIn: b.BytesIn, BytesOut: b.BytesOut}
 	}
-	return policy.NewBudgets(list, nil)
+	return policy.NewBudgets(list, opts...)
+}
+
+// limitsOf is the config's limits as policy.Limits.
+func limitsOf(cfg config.Config, opts ...policy.Option) (*policy.Limits, error) {
+	list := make([]policy.Limit, len(cfg.Limits))
+	for i, l := range cfg.Limits {
+		list[i] = policy.Limit{Name: l.Name, Tools: l.Tools, PerTenant: l.PerTenant, PerMinute: l.PerMinute, Burst: l.Burst}
+	}
+	return policy.NewLimits(list, opts...)
 }
