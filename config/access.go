@@ -66,6 +66,8 @@ type Budget struct {
 	// Window is "minute", "hour", "day" or a duration.
 	Window                   time.Duration
 	Calls, BytesIn, BytesOut int64
+	// CPUMillis bounds the CPU time of confined calls ("cpu_ms").
+	CPUMillis int64
 }
 
 // applyBudgets reads the "budgets" section, which the schema checked.
@@ -90,6 +92,7 @@ func (p *problems) applyBudgets(obj map[string]any, cfg *Config) {
 			out.Window = d
 		}
 		out.Calls, out.BytesIn, out.BytesOut = intOf(b["calls"]), intOf(b["bytes_in"]), intOf(b["bytes_out"])
+		out.CPUMillis = intOf(b["cpu_ms"])
 		cfg.Budgets = append(cfg.Budgets, out)
 	}
 }

@@ -508,3 +508,31 @@ func TestAccessSection(t *testing.T) {
 		t.Fatalf("a rule without tools and with a bad effect: %v", err)
 	}
 }
+
+func TestBudgetsAndLimitsSections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.json")
+	if err := os.WriteFile(path, []byte(`{"budgets": [{"name": "b", "tools": ["lab.*"], "per": "tenant", "window": "hour", "calls": 3, "bytes_in": 4, "bytes_out": 5, "cpu_ms": 6}],
+		"limits": [{"name": "l", "tools": ["*"], "per": "tenant", "per_minute": 1.5, "burst": 2}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Budget{Name: "b", Tools: []string{"lab.*"}, PerTenant: true, Window: time.Hour, Calls: 3, BytesIn: 4, BytesOut: 5, CPUMillis: 6}
+	if len(cfg.Budgets) != 1 || fmt.Sprint(cfg.Budgets[0]) != fmt.Sprint(want) {
+		t.Fatalf("budgets %+v", cfg.Budgets)
+	}
+	if l := cfg.Limits; len(l) != 1 || l[0].Name != "l" || l[0].Tools[0] != "*" || !l[0].PerTenant || l[0].PerMinute != 1.5 || l[0].Burst != 2 {
+		t.Fatalf("limits %+v", cfg.Limits)
+	}
+	if err := os.WriteFile(path, []byte(`{"limits": [{"tools": ["*"], "per_minute": -1, "burst": 0}], "budgets": [{"tools": ["*"], "window": "hour", "cpu_ms": 0}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(path)
+	for _, want := range []string{"/limits/0/per_minute", "/limits/0/burst", "/budgets/0/cpu_ms"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %s", err, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
@@ -18,8 +19,8 @@ import (
 const CodeBudgetExceeded tooling.Code = "budget_exceeded"
 
 // Budget bounds what each subject (or each tenant) may spend on the tools
-// it names over a window: calls, bytes of arguments in and bytes of output
-// out. A zero bound is no bound.
+// it names over a window: calls, bytes of arguments in, bytes of output
+// out and CPU milliseconds of confined calls. A zero bound is no bound.
 type Budget struct {
 	// Name names the budget in refusals and keys its counts in the Store;
 	// zero: "budget N". Names are unique.
@@ -34,6 +35,10 @@ type Budget struct {
 	Window time.Duration
 	// Calls, BytesIn and BytesOut bound each window.
 	Calls, BytesIn, BytesOut int64
+	// CPUMillis bounds the CPU time, in milliseconds, that confined calls
+	// spend in their child (its "cpu" decision); in-process calls spend
+	// none.
+	CPUMillis int64
 }
 
 // Budgets enforces budgets as middleware (Middleware). A call over any of
@@ -53,6 +58,7 @@ const (
 	counterCalls    = "calls"
 	counterBytesIn  = "bytes_in"
 	counterBytesOut = "bytes_out"
+	counterCPU      = "cpu_ms"
 )
 
 // NewBudgets checks list and returns its budgets. The counts are kept in
@@ -80,7 +86,7 @@ func NewBudgets(list []Budget, opts ...Option) (*Budgets, error) {
 		if b.Window <= 0 {
 			errs = append(errs, fmt.Errorf("policy: %s has no window (a minute, an hour, a day)", b.Name))
 		}
-		if b.Calls < 0 || b.BytesIn < 0 || b.BytesOut < 0 {
+		if b.Calls < 0 || b.BytesIn < 0 || b.BytesOut < 0 || b.CPUMillis < 0 {
 			errs = append(errs, fmt.Errorf("policy: %s has a negative bound", b.Name))
 		}
 		b.Tools = slices.Clone(b.Tools)
@@ -103,7 +109,7 @@ func (bs *Budgets) Middleware() tooling.Middleware {
 			}
 			res, err := next(ctx, c)
 			if res != nil && len(held) > 0 {
-				if over := bs.spendAfter(ctx, held, int64(len(res.Output))); over != "" {
+				if over := bs.spendAfter(ctx, held, res); over != "" {
 					c.Decide("budget", over)
 				}
 			}
@@ -157,7 +163,7 @@ func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) (hold
 		for _, k := range [...]struct {
 			counter  string
 			n, bound int64
-		}{{counterCalls, 1, b.Calls}, {counterBytesIn, in, b.BytesIn}, {counterBytesOut, 0, b.BytesOut}} {
+		}{{counterCalls, 1, b.Calls}, {counterBytesIn, in, b.BytesIn}, {counterBytesOut, 0, b.BytesOut}, {counterCPU, 0, b.CPUMillis}} {
 			if k.bound == 0 {
 				continue
 			}
@@ -185,27 +191,53 @@ func spentWhat(counter string, count, bound, n int64) string {
 	case counterBytesIn:
 		return fmt.Sprintf("%d of %d bytes in left, the call sends %d", max(bound-count, 0), bound, n)
 	}
+	if counter == counterCPU {
+		return fmt.Sprintf("all %d ms of CPU used", bound)
+	}
 	return fmt.Sprintf("all %d bytes out used", bound)
 }
 
-// spendAfter counts out bytes of output against the budgets a call
-// reserved; it says so when a budget is now spent past its bound.
-func (bs *Budgets) spendAfter(ctx context.Context, hold []held, out int64) string {
-	var over string
+// spendAfter counts the output's bytes and the CPU milliseconds of a call
+// (res) against the budgets it reserved; it says so when a budget is now
+// spent past its bound.
+func (bs *Budgets) spendAfter(ctx context.Context, hold []held, res *tooling.Result) string {
+	out, cpu := int64(len(res.Output)), cpuMillis(res)
+	var over []string
 	for i := range hold {
 		h := &hold[i]
-		if h.b.BytesOut == 0 || out == 0 {
-			continue
-		}
-		count, _, err := bs.store.Add(context.WithoutCancel(ctx), h.key(counterBytesOut), out, 0, h.expires)
-		if err != nil && over == "" {
-			over = fmt.Sprintf("%s: %d bytes out could not be counted: %v", h.b.Name, out, err)
-		}
-		if err == nil && count > h.b.BytesOut && over == "" {
-			over = fmt.Sprintf("%s: output took %d of %d bytes out; later calls are refused until it refills", h.b.Name, count, h.b.BytesOut)
+		for _, k := range [...]struct {
+			counter, unit string
+			n, bound      int64
+		}{{counterBytesOut, "bytes out", out, h.b.BytesOut}, {counterCPU, "ms of CPU", cpu, h.b.CPUMillis}} {
+			if k.bound == 0 || k.n == 0 {
+				continue
+			}
+			count, _, err := bs.store.Add(context.WithoutCancel(ctx), h.key(k.counter), k.n, 0, h.expires)
+			switch {
+			case err != nil:
+				over = append(over, fmt.Sprintf("%s: %d %s could not be counted: %v", h.b.Name, k.n, k.unit, err))
+			case count > k.bound:
+				over = append(over, fmt.Sprintf("%s: the call took %d of %d %s; later calls are refused until it refills", h.b.Name, count, k.bound, k.unit))
+			}
 		}
 	}
-	return over
+	return strings.Join(over, "; ")
+}
+
+// cpuMillis is the CPU time a confined call's child spent, from its "cpu"
+// decision ("12.5ms of CPU in the confined child"), rounded up to a
+// millisecond; 0 for a call that ran in process.
+func cpuMillis(res *tooling.Result) int64 {
+	for _, d := range res.Governance {
+		if d.Step != "cpu" {
+			continue
+		}
+		first, _, _ := strings.Cut(d.Detail, " ")
+		if cpu, err := time.ParseDuration(first); err == nil && cpu > 0 {
+			return int64((cpu + time.Millisecond - 1) / time.Millisecond)
+		}
+	}
+	return 0
 }
 
 func (bs *Budgets) over(b *Budget, who, what string, refill time.Duration) error {

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func TestBudgetPerTenantAndBytesOut(t *testing.T) {
 	// bob is of the same tenant: the second 100 bytes go past 150, and
 	// the call says so.
 	res := exec("bob", "acme")
-	if !res.OK() || !strings.Contains(fmtGov(res), "egress: output took 200 of 150 bytes out") {
+	if !res.OK() || !strings.Contains(fmtGov(res), "egress: the call took 200 of 150 bytes out") {
 		t.Fatalf("past the bound: %q %s", res.Message, fmtGov(res))
 	}
 	if res := exec("carol", "acme"); res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "egress of tenant acme: all 150 bytes out used; it refills in 1h0m0s") {
@@ -156,5 +157,36 @@ func TestBudgetRefusalGivesBack(t *testing.T) {
 		if res, _ := r.Execute(context.Background(), "fs.read", nil); !res.OK() {
 			t.Fatalf("the refused call used a call of the budget: %q", res.Message)
 		}
+	}
+}
+
+// A CPU budget counts what confined calls spend in their child: the call
+// that takes it past its bound is reported, the next one refused.
+func TestBudgetCPUOfConfinedCalls(t *testing.T) {
+	bs, err := policy.NewBudgets([]policy.Budget{{Name: "cpu", Tools: []string{"lab.*"}, Window: time.Hour, CPUMillis: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tooling.Settings{}
+	cfg.Confinement.PoolSize = -1
+	if _, err := hosted.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	hosted.Use(bs.Middleware())
+	ctx := context.Background()
+	res, _ := hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
+	if res.Code == tooling.CodeSandboxUnavailable {
+		t.Skipf("confinement unavailable here: %s", res.Message)
+	}
+	if !res.OK() || strings.Contains(fmtGov(res), "budget:") {
+		t.Fatalf("within budget: %q %q %s", res.Code, res.Message, fmtGov(res))
+	}
+	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 150}`))
+	if !res.OK() || !strings.Contains(fmtGov(res), "budget: cpu: the call took ") || !strings.Contains(fmtGov(res), " of 100 ms of CPU; later calls are refused") {
+		t.Fatalf("past the bound: %q %q %s", res.Code, res.Message, fmtGov(res))
+	}
+	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
+	if res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "cpu of subject anonymous: all 100 ms of CPU used; it refills in") {
+		t.Fatalf("spent: %q %q", res.Code, res.Message)
 	}
 }

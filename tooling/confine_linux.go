@@ -50,6 +50,9 @@ type confinedResponse struct {
 	Stack  string          `json:"stack,omitempty"`
 	// TooLarge is the size of an output over the request's MaxOutput.
 	TooLarge int64 `json:"too_large,omitempty"`
+	// CPU is the CPU time, user and system, in microseconds, the child
+	// used while the tool ran.
+	CPU int64 `json:"cpu_us,omitempty"`
 }
 
 func init() {
@@ -88,6 +91,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		call.programs = c.Exec
 	}
 	var r confinedResponse
+	cpuBefore := cpuTime()
 	out, toolErr := func() (out any, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -96,6 +100,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		}()
 		return e.tool.Run(ctx, call)
 	}()
+	r.CPU = (cpuTime() - cpuBefore).Microseconds()
 	switch {
 	case r.Panic != "":
 	case toolErr != nil && (errors.Is(toolErr, fs.ErrPermission) || errors.Is(toolErr, syscall.EPERM) || errors.Is(toolErr, syscall.EACCES) ||
@@ -463,6 +468,9 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		res.failf(CodeToolError, "%s: the confined child answered something unreadable: %v", e.tool.Name, err)
 		return
 	}
+	if resp.CPU > 0 {
+		res.decide("cpu", cpuDecision(time.Duration(resp.CPU)*time.Microsecond))
+	}
 	switch {
 	case resp.Panic != "":
 		res.failf(CodePanic, "%s panicked: %s", e.tool.Name, resp.Panic)
@@ -517,4 +525,19 @@ func reported(ce *confine.Error) string {
 		return " (as the child reports)"
 	}
 	return ""
+}
+
+// cpuTime is the CPU time, user and system, the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuDecision words the "cpu" decision of a confined call: the duration
+// first, as time.Duration writes it, so that a budget can read it back.
+func cpuDecision(d time.Duration) string {
+	return d.String() + " of CPU in the confined child"
 }

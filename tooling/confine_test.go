@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -66,6 +68,17 @@ func confinedTestTools(reg *tooling.Registry) {
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			return nil, errors.New(strings.Repeat("e", int(c.Int("n"))))
+		}})
+	reg.Register(tooling.Tool{Name: "conftest.spin", Description: "spends ms milliseconds of CPU",
+		Input: raw(`{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			end := threadCPU() + time.Duration(c.Int("ms"))*time.Millisecond
+			n := 0
+			for threadCPU() < end {
+				n++
+			}
+			return n > 0, nil
 		}})
 	reg.Register(tooling.Tool{Name: "conftest.sized", Description: "returns a JSON string of n bytes",
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":2},"followup":{"type":"boolean"}},"required":["n"]}`),
@@ -197,6 +210,43 @@ func TestConfinedTools(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no confine decision: %+v", res.Governance)
+	}
+}
+
+// threadCPU is the CPU time the calling thread has used.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_THREAD, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A confined call's Result says how much CPU its child spent in the tool.
+func TestConfinedCallReportsItsCPU(t *testing.T) {
+	requireConfinement(t)
+	cfg := tooling.Settings{}
+	cfg.Confinement.PoolSize = -1
+	if _, err := hosted.Configure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer hosted.Configure(tooling.Settings{})
+	res, err := hosted.Execute(context.Background(), "conftest.spin", raw(`{"ms":30}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpu time.Duration
+	for _, d := range res.Governance {
+		if d.Step == "cpu" {
+			first, _, _ := strings.Cut(d.Detail, " ")
+			cpu, err = time.ParseDuration(first)
+			if err != nil || !strings.HasSuffix(d.Detail, " of CPU in the confined child") {
+				t.Fatalf("cpu decision %q: %v", d.Detail, err)
+			}
+		}
+	}
+	if cpu < 30*time.Millisecond || cpu > 30*time.Second {
+		t.Fatalf("cpu %v, want at least the 30ms the tool spent: %+v", cpu, res.Governance)
 	}
 }
 

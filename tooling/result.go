@@ -71,7 +71,7 @@ func statusOf(c Code, ran bool) string {
 
 // Decision is one governance step taken for a call, in order.
 type Decision struct {
-	Step   string `json:"step"`   // "enabled", "origin", "availability", "validation", "consent", "timeout", ...
+	Step   string `json:"step"`   // "enabled", "origin", "availability", "validation", "consent", "timeout", ...; "cpu": a confined call's CPU time ("12.5ms of CPU in the confined child")
 	Detail string `json:"detail"` // what was decided and why, for people
 }
 

@@ -119,7 +119,7 @@ func budgetsOf(cfg config.Config, opts ...policy.Option) (*policy.Budgets, error
 	list := make([]policy.Budget, len(cfg.Budgets))
 	for i, b := range cfg.Budgets {
 		list[i] = policy.Budget{Name: b.Name, Tools: b.Tools, PerTenant: b.PerTenant, Window: b.Window,
-			Calls: b.Calls, BytesIn: b.BytesIn, BytesOut: b.BytesOut}
+			Calls: b.Calls, BytesIn: b.BytesIn, BytesOut: b.BytesOut, CPUMillis: b.CPUMillis}
 	}
 	return policy.NewBudgets(list, opts...)
 }

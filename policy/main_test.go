@@ -1,0 +1,38 @@
+package policy_test
+
+import (
+	"context"
+	"encoding/json"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// hosted holds the confined tool of the tests; TestMain hands it to
+// tooling.Main, so that the re-executed test binary serves its calls.
+var hosted = func() *tooling.Registry {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "lab.spin", Description: "spends ms milliseconds of CPU in a confined child",
+		Input: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			end := threadCPU() + time.Duration(c.Int("ms"))*time.Millisecond
+			for threadCPU() < end {
+			}
+			return "spun", nil
+		}})
+	return r
+}()
+
+func TestMain(m *testing.M) { tooling.Main(hosted, m.Run) }
+
+// threadCPU is the CPU time the calling thread has used.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_THREAD, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
