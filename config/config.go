@@ -126,6 +126,7 @@ func (c Config) Validate() error {
 	}
 	p.checkConfinement(c.Confinement)
 	p.checkIdempotency(&c)
+	p.checkServe(c.Serve)
 	return p.err()
 }
 

@@ -217,6 +217,30 @@ func TestValidate(t *testing.T) {
 		{"confinement pool size too large", valid(func(c *Config) { c.Confinement.PoolSize = 65 }), []string{
 			"config: go: /confinement/pool_size: must be at most 64, got 65",
 		}},
+		{"serve keys", valid(func(c *Config) {
+			good := strings.Repeat("ab", 32)
+			c.Serve.MaxSessions, c.Serve.IdleTimeout, c.Serve.Token = -1, -time.Second, " t "
+			c.Serve.APIKeys = map[string]APIKey{"ci": {SHA256: "abc"}, "deploy": {SHA256: good, Roles: []string{""}}, "dup": {SHA256: strings.ToUpper(good)}}
+			c.Serve.OAuth = &OAuth{Issuer: "auth.example.com", Resource: "http://tools.example.com/mcp#x", JWKSURL: "ftp://keys", Leeway: -1, Scopes: []string{"a b", "c", "c"}}
+		}), []string{
+			"config: go: /serve/token: must not begin or end with white space",
+			"config: go: /serve/max_sessions: must be at least 1, got -1 (0 means the default, 100)",
+			"config: go: /serve/idle_timeout: must be a positive duration, got -1s (0 means the default, 30m)",
+			"config: go: /serve/api_keys/ci/sha256: must be the key's SHA-256 digest, 64 hex digits ('toolexplorer apikey ci' makes a key and its digest), got 3 characters",
+			"config: go: /serve/api_keys/deploy/roles/0: must not be empty",
+			`config: go: /serve/api_keys/dup/sha256: is the digest of key "deploy" too: two names for one key`,
+			`config: go: /serve/oauth/issuer: must be an absolute https URL, got "auth.example.com"`,
+			`config: go: /serve/oauth/resource: must use https, got "http://tools.example.com/mcp#x" (plain http only on the loopback)`,
+			`config: go: /serve/oauth/resource: "http://tools.example.com/mcp#x" has a fragment: a resource URI has none`,
+			`config: go: /serve/oauth/jwks_url: must be an absolute https URL, got "ftp://keys"`,
+			"config: go: /serve/oauth/leeway: must not be negative, got -1ns (0 means the default, 30s)",
+			`config: go: /serve/oauth/scopes/0: must be one scope, without spaces, got "a b"`,
+			`config: go: /serve/oauth/scopes/2: "c" is listed twice`,
+		}},
+		{"serve keys fine", valid(func(c *Config) {
+			c.Serve.APIKeys = map[string]APIKey{"ci": {SHA256: strings.Repeat("0", 64)}}
+			c.Serve.OAuth = &OAuth{Issuer: "http://127.0.0.1:9000", Resource: "https://tools.example.com/mcp"}
+		}), nil},
 		{"no source", Config{Settings: tooling.Settings{DefaultTimeout: time.Second, MaxConcurrent: -1}}, []string{
 			"config: /max_concurrent: must be at least 1, got -1 (0 means the default, 256)",
 		}},

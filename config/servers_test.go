@@ -163,9 +163,9 @@ func TestClineFileWorksAsIs(t *testing.T) {
 }
 
 func TestServeAuthentication(t *testing.T) {
-	digest := strings.Repeat("ab", 32)
+	digest, other := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
 	cfg, err := Parse([]byte(`{"serve": {
-  "api_keys": {"ci": {"sha256": "`+digest+`", "tenant": "acme", "roles": ["reader"]}, "ops": {"sha256": "`+digest+`", "subject": "ops-bot"}},
+  "api_keys": {"ci": {"sha256": "`+digest+`", "tenant": "acme", "roles": ["reader"]}, "ops": {"sha256": "`+strings.ToUpper(other)+`", "subject": "ops-bot"}},
   "oauth": {"issuer": "https://auth.example.com", "resource": "https://tools.example.com/mcp", "scopes": ["tools:call"],
             "tenant_claim": "org", "roles_claim": "realm_access.roles", "leeway": "10s"}}}`), "f.json")
 	if err != nil {
@@ -173,7 +173,7 @@ func TestServeAuthentication(t *testing.T) {
 	}
 	wantKeys := map[string]APIKey{
 		"ci":  {SHA256: digest, Subject: "ci", Tenant: "acme", Roles: []string{"reader"}},
-		"ops": {SHA256: digest, Subject: "ops-bot"},
+		"ops": {SHA256: strings.ToUpper(other), Subject: "ops-bot"},
 	}
 	if !reflect.DeepEqual(cfg.Serve.APIKeys, wantKeys) {
 		t.Errorf("api_keys %+v, want %+v", cfg.Serve.APIKeys, wantKeys)
@@ -184,12 +184,14 @@ func TestServeAuthentication(t *testing.T) {
 		t.Errorf("oauth %+v, want %+v", cfg.Serve.OAuth, wantOAuth)
 	}
 	for doc, want := range map[string]string{
-		`{"serve": {"api_keys": {"ci": {"sha256": "plain-key"}}}}`:                               "/serve/api_keys/ci/sha256",
-		`{"serve": {"api_keys": {"ci": {"key": "` + digest + `"}}}}`:                             "/serve/api_keys/ci",
-		`{"serve": {"oauth": {"issuer": "https://a.example"}}}`:                                  "/serve/oauth",
-		`{"serve": {"oauth": {"issuer": "https://a.example", "resource": "tools"}}}`:             "/serve/oauth/resource",
-		`{"serve": {"oauth": {"issuer": "https://a.example", "resource": "https://t/#x"}}}`:      "/serve/oauth/resource: \"https://t/#x\" has a fragment",
-		`{"serve": {"oauth": {"issuer": "https://a", "resource": "https://t", "leeway": "0s"}}}`: "/serve/oauth/leeway",
+		`{"serve": {"api_keys": {"ci": {"sha256": "plain-key"}}}}`:                                        "/serve/api_keys/ci/sha256",
+		`{"serve": {"api_keys": {"ci": {"key": "` + digest + `"}}}}`:                                      "/serve/api_keys/ci",
+		`{"serve": {"oauth": {"issuer": "https://a.example"}}}`:                                           "/serve/oauth",
+		`{"serve": {"oauth": {"issuer": "https://a.example", "resource": "tools"}}}`:                      "/serve/oauth/resource",
+		`{"serve": {"oauth": {"issuer": "https://a.example", "resource": "https://t/#x"}}}`:               "/serve/oauth/resource: \"https://t/#x\" has a fragment",
+		`{"serve": {"oauth": {"issuer": "https://a", "resource": "https://t", "leeway": "0s"}}}`:          "/serve/oauth/leeway",
+		`{"serve": {"api_keys": {"a": {"sha256": "` + digest + `"}, "b": {"sha256": "` + digest + `"}}}}`: `/serve/api_keys/b/sha256: is the digest of key "a" too`,
+		`{"serve": {"oauth": {"issuer": "http://auth.example.com", "resource": "https://t"}}}`:            "/serve/oauth/issuer: must use https",
 	} {
 		if _, err := Parse([]byte(doc), "f.json"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", doc, err, want)

@@ -145,3 +145,33 @@ permit (principal, action in Action::"demo", resource);
 		t.Errorf("bad policy: %s", o)
 	}
 }
+
+// Loading a config again replaces its limits and budgets, and a config
+// without them takes them away: the registry's calls do not keep those of
+// an earlier config.
+func TestPolicyReplacedOnReload(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "demo.echo", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "hi", nil }})
+	a := &app{reg: r}
+	strict := config.Config{Limits: []config.Limit{{Name: "once", Tools: []string{"*"}, PerMinute: 1}}}
+	for range 2 {
+		if err := a.applyBudgets(strict); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, _ := r.Execute(context.Background(), "demo.echo", nil); !res.OK() {
+		t.Fatalf("first call: %q %q", res.Code, res.Message)
+	}
+	if res, _ := r.Execute(context.Background(), "demo.echo", nil); res.Code != tooling.CodeRateLimited {
+		t.Fatalf("second call: %q %q", res.Code, res.Message)
+	}
+	if err := a.applyBudgets(config.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if res, _ := r.Execute(context.Background(), "demo.echo", nil); !res.OK() {
+			t.Fatalf("after a config without limits: %q %q", res.Code, res.Message)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/user"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/policy"
@@ -104,10 +106,42 @@ func (a *app) applyBudgets(cfg config.Config) error {
 		}
 		mw = append(mw, bs.Middleware())
 	}
-	if len(mw) > 0 {
-		a.reg.Use(mw...)
-	}
+	installPolicy(a.reg, mw)
 	return nil
+}
+
+// policies holds, per registry, the limits and budgets of the config
+// loaded last. The registry's middleware, added once, reads it: loading a
+// config again replaces them rather than adding to them.
+var policies sync.Map // *tooling.Registry → *atomic.Pointer[[]tooling.Middleware]
+
+// installPolicy makes mw the limits and budgets of r's calls.
+func installPolicy(r *tooling.Registry, mw []tooling.Middleware) {
+	if len(mw) == 0 {
+		if v, ok := policies.Load(r); ok {
+			v.(*atomic.Pointer[[]tooling.Middleware]).Store(nil)
+		}
+		return
+	}
+	v, loaded := policies.LoadOrStore(r, new(atomic.Pointer[[]tooling.Middleware]))
+	cur := v.(*atomic.Pointer[[]tooling.Middleware])
+	cur.Store(&mw)
+	if loaded {
+		return
+	}
+	r.Use(func(next tooling.Handler) tooling.Handler {
+		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			list := cur.Load()
+			if list == nil {
+				return next(ctx, c)
+			}
+			h := next
+			for i := len(*list) - 1; i >= 0; i-- {
+				h = (*list)[i](h)
+			}
+			return h(ctx, c)
+		}
+	})
 }
 
 // policyOptions are where limits and budgets keep their counts: this
