@@ -12,7 +12,7 @@ import (
 type authorizerFunc func(ctx context.Context, c *tooling.Call) error
 
 func (f authorizerFunc) Visible(tooling.Principal, tooling.Origin, *tooling.Tool) bool { return true }
-func (f authorizerFunc) Allow(ctx context.Context, c *tooling.Call) error          { return f(ctx, c) }
+func (f authorizerFunc) Allow(ctx context.Context, c *tooling.Call) error              { return f(ctx, c) }
 
 // What the Authorizer decides with Call.Decide names the rule in the
 // call's policy decision, in place of the registry's own; a refusal names
