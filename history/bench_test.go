@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,5 +67,31 @@ func BenchmarkAppend(b *testing.B) {
 		if err := s.Append(e); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// writeBurst writes n entries of calls that started in the same second
+// (a script's loop, a batch replayed), as the console keeps them.
+func writeBurst(tb testing.TB, path string, n int) {
+	tb.Helper()
+	writeEntries(tb, path, n) // entry(0) n times: one start, one end
+}
+
+// BenchmarkReadAllBurst reads every entry of a store whose calls all
+// started in the same second, as the history search's index does; the
+// time per entry stays flat from 10,000 to 100,000 entries.
+func BenchmarkReadAllBurst(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "h.jsonl")
+			writeBurst(b, path, n)
+			s := history.Open(path)
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, err := s.Last(0, nil); err != nil || len(got) != n {
+					b.Fatalf("%d entries, %v", len(got), err)
+				}
+			}
+		})
 	}
 }

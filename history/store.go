@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -303,9 +304,10 @@ type Reader struct {
 	buf  []byte // read, not yet returned: the first line may be partial
 	torn bool   // the file does not end with a newline: its last line is cut short
 
-	held     []Entry   // decoded, not yet returned
-	earliest time.Time // the earliest end of the entries read so far
-	eof      bool      // every line is read
+	held     heldEntries // decoded, not yet returned: the latest start on top
+	read     int         // lines decoded so far: the order among equal starts
+	earliest time.Time   // the earliest end of the entries read so far
+	eof      bool        // every line is read
 	// Skipped counts the lines skipped so far.
 	Skipped int
 }
@@ -318,10 +320,8 @@ const orderSlack = time.Second
 // after the last.
 func (r *Reader) Next() (Entry, error) {
 	for {
-		if i := r.latest(); i >= 0 && (r.eof || !r.held[i].Time.Before(r.earliest.Add(orderSlack))) {
-			e := r.held[i]
-			r.held = append(r.held[:i], r.held[i+1:]...)
-			return e, nil
+		if len(r.held.es) > 0 && (r.eof || !r.held.es[0].Time.Before(r.earliest.Add(orderSlack))) {
+			return heap.Pop(&r.held).(heldEntry).Entry, nil
 		}
 		if r.eof {
 			return Entry{}, io.EOF
@@ -345,20 +345,42 @@ func (r *Reader) Next() (Entry, error) {
 		if end := e.end(); r.earliest.IsZero() || end.Before(r.earliest) {
 			r.earliest = end
 		}
-		r.held = append(r.held, e)
+		heap.Push(&r.held, heldEntry{e, r.read})
+		r.read++
 	}
 }
 
-// latest is the index of the held entry that started last (the first
-// read among equals), -1 when none is held.
-func (r *Reader) latest() int {
-	best := -1
-	for i := range r.held {
-		if best < 0 || r.held[i].Time.After(r.held[best].Time) {
-			best = i
-		}
+// heldEntries are the entries a Reader holds back, a heap whose top is
+// the entry that started last (the first read among equals): picking one
+// is logarithmic in the entries held, where a scan of them all made a
+// burst of calls kept in the same second quadratic to read.
+type heldEntries struct {
+	es       []heldEntry
+	compared int // comparisons made, which the tests count
+}
+
+type heldEntry struct {
+	Entry
+	read int
+}
+
+func (h *heldEntries) Len() int { return len(h.es) }
+func (h *heldEntries) Less(i, j int) bool {
+	h.compared++
+	a, b := &h.es[i], &h.es[j]
+	if !a.Time.Equal(b.Time) {
+		return a.Time.After(b.Time)
 	}
-	return best
+	return a.read < b.read
+}
+func (h *heldEntries) Swap(i, j int) { h.es[i], h.es[j] = h.es[j], h.es[i] }
+func (h *heldEntries) Push(x any)    { h.es = append(h.es, x.(heldEntry)) }
+func (h *heldEntries) Pop() any {
+	n := len(h.es) - 1
+	e := h.es[n]
+	h.es[n] = heldEntry{}
+	h.es = h.es[:n]
+	return e
 }
 
 // end is when e's call ended, as well as the entry tells.
