@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cedar-policy/cedar-go"
 	cedarast "github.com/cedar-policy/cedar-go/ast"
@@ -48,12 +49,20 @@ type Cedar struct {
 
 	mu    sync.RWMutex
 	tools map[string]*cedarTool // by name, filled as tools are first called
+
+	users sync.Map // principalKey → cedar.Entity: the principals seen lately
+	nUser atomic.Int64
 }
 
+// maxUsers bounds the principals whose entities Cedar keeps made: past
+// it, it forgets them all and starts again.
+const maxUsers = 4096
+
 type namedPolicy struct {
-	id   cedar.PolicyID
-	name string // "@id" or "file:line"
-	p    *cedar.Policy
+	id        cedar.PolicyID
+	name      string // "@id (file:line)" or "file:line"
+	permitted string // the decision of a call it permits
+	p         *cedar.Policy
 }
 
 // cedarTool is what a call of one tool needs: its resource entity, the
@@ -113,6 +122,7 @@ func NewCedar(files []PolicyFile, tools []tooling.Tool) (*Cedar, error) {
 			if name != where {
 				np.name = name + " (" + where + ")"
 			}
+			np.permitted = "permitted by Cedar policy " + np.name
 			c.policies = append(c.policies, np)
 			if vp := scopeOnly(p); vp != nil {
 				c.visible = append(c.visible, namedPolicy{id: id, name: np.name, p: vp})
@@ -287,7 +297,11 @@ func (c *Cedar) Allow(_ context.Context, call *tooling.Call) error {
 	}
 	d, diag := c.decide(policyList(c.policies), call.Principal, call.Origin, ct, args.(cedar.Record))
 	if d == cedar.Allow {
-		call.Decide("policy", "permitted by Cedar policy "+c.names(diag.Reasons))
+		if len(diag.Reasons) == 1 {
+			call.Decide("policy", c.policy(diag.Reasons[0].PolicyID).permitted)
+		} else {
+			call.Decide("policy", "permitted by Cedar policy "+c.names(diag.Reasons))
+		}
 		return nil
 	}
 	if len(diag.Reasons) > 0 {
@@ -307,8 +321,42 @@ func anyMap(m map[string]any) any {
 	return m
 }
 
+// user is the entity of p, made once for each principal seen lately.
+func (c *Cedar) user(p tooling.Principal) cedar.Entity {
+	// Each string is preceded by its length, so that no two principals
+	// share a key whatever bytes their strings hold.
+	b := make([]byte, 0, 64)
+	add := func(s string) {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+	}
+	for _, s := range [...]string{p.Subject, p.Tenant, p.Auth, p.Client} {
+		add(s)
+	}
+	b = strconv.AppendInt(b, int64(len(p.Roles)), 10)
+	for _, r := range p.Roles {
+		add(r)
+	}
+	b = append(b, '/')
+	for _, s := range p.Scopes {
+		add(s)
+	}
+	key := string(b)
+	if e, ok := c.users.Load(key); ok {
+		return e.(cedar.Entity)
+	}
+	e := userEntity(p)
+	if c.nUser.Add(1) > maxUsers {
+		c.users.Clear()
+		c.nUser.Store(1)
+	}
+	c.users.Store(key, e)
+	return e
+}
+
 func (c *Cedar) decide(list policyList, p tooling.Principal, origin tooling.Origin, ct *cedarTool, args cedar.Record) (cedar.Decision, cedar.Diagnostic) {
-	user := userEntity(p)
+	user := c.user(p)
 	ents := requestEntities{user, ct.entity, ct.actionE}
 	req := cedar.Request{
 		Principal: user.UID,
@@ -333,12 +381,15 @@ func (c *Cedar) names(reasons []cedar.DiagnosticReason) string {
 	return strings.Join(out, ", ")
 }
 
-func (c *Cedar) name(id cedar.PolicyID) string {
+func (c *Cedar) name(id cedar.PolicyID) string { return c.policy(id).name }
+
+// policy is the policy of id, which is its place in c.policies.
+func (c *Cedar) policy(id cedar.PolicyID) *namedPolicy {
 	i, err := strconv.Atoi(string(id))
 	if err != nil || i < 0 || i >= len(c.policies) {
-		return string(id)
+		return &namedPolicy{name: string(id), permitted: "permitted by Cedar policy " + string(id)}
 	}
-	return c.policies[i].name
+	return &c.policies[i]
 }
 
 var _ tooling.Authorizer = (*Cedar)(nil)

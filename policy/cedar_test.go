@@ -167,7 +167,7 @@ func TestAllOfRulesAndCedar(t *testing.T) {
 	r.SetAuthorizer(policy.All(rules, c))
 	ctx := context.Background()
 	res, _ := r.Execute(ctx, "shop.search", nil, as("alice", "support"))
-	if g := fmtGov(res); !res.OK() || !strings.Contains(g, "policy: allowed by support reads for alice@acme; policy: permitted by Cedar policy p.cedar:1;") {
+	if g := fmtGov(res); !res.OK() || !strings.Contains(g, "policy: allowed by support reads; policy: permitted by Cedar policy p.cedar:1;") {
 		t.Fatalf("%q %q %s", res.Code, res.Message, g)
 	}
 	res, _ = r.Execute(ctx, "shop.search", nil, tooling.WithPrincipal(tooling.Principal{Subject: "bob", Tenant: "initech", Roles: []string{"support"}}))
@@ -181,5 +181,26 @@ func TestAllOfRulesAndCedar(t *testing.T) {
 	// Conditions are left to the call: the permit's scope takes bob in.
 	if !r.Visible(tooling.Principal{Subject: "bob", Tenant: "initech", Roles: []string{"support"}}, tooling.OriginApp, "shop.search") {
 		t.Fatal("a permit's conditions hide the tool")
+	}
+}
+
+// Principals whose strings run into each other are told apart: the
+// entities Cedar keeps made are per principal, exactly.
+func TestCedarTellsPrincipalsApart(t *testing.T) {
+	r := cedarRegistry(t, `permit (principal, action == Action::"shop.search", resource) when { principal.tenant == "acme" };`)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		p  tooling.Principal
+		ok bool
+	}{
+		{tooling.Principal{Subject: "a", Tenant: "acme"}, true},
+		{tooling.Principal{Subject: "a\x00acme"}, false},
+		{tooling.Principal{Subject: "a", Tenant: "acme", Roles: []string{"x"}}, true},
+		{tooling.Principal{Subject: "a", Tenant: "acm", Roles: []string{"ex"}}, false},
+	} {
+		res, _ := r.Execute(ctx, "shop.search", nil, tooling.WithPrincipal(tc.p))
+		if res.OK() != tc.ok {
+			t.Errorf("%+v: %q %q", tc.p, res.Code, res.Message)
+		}
 	}
 }

@@ -31,6 +31,8 @@ type Rule struct {
 	// ReadOnly narrows the rule to tools without effects that change
 	// anything (no write, process or filesystem write effects).
 	ReadOnly bool
+
+	allowed string // "allowed by NAME", the decision of a call it allows
 }
 
 // Rules is an ordered set of rules, safe for concurrent use. A call is
@@ -61,6 +63,7 @@ func New(rules []Rule, defaultDeny bool) (*Rules, error) {
 		}
 		r.Subjects, r.Tenants, r.Roles, r.Scopes = slices.Clone(r.Subjects), slices.Clone(r.Tenants), slices.Clone(r.Roles), slices.Clone(r.Scopes)
 		r.Origins, r.Tools = slices.Clone(r.Origins), slices.Clone(r.Tools)
+		r.allowed = "allowed by " + r.Name
 		out[i] = r
 	}
 	if len(errs) > 0 {
@@ -82,7 +85,7 @@ func (rs *Rules) Allow(_ context.Context, c *tooling.Call) error {
 	by, err := rs.decideBy(c.Principal, c.Origin, &tooling.Tool{Name: c.Tool, Meta: c.Meta()})
 	if err == nil {
 		if by != "" {
-			c.Decide("policy", "allowed by "+by+" for "+c.Principal.String())
+			c.Decide("policy", by)
 		} else {
 			c.Decide("policy", "no rule names "+c.Tool+" (policy default: allow)")
 		}
@@ -95,8 +98,8 @@ func (rs *Rules) decide(p tooling.Principal, origin tooling.Origin, t *tooling.T
 	return err
 }
 
-// decideBy decides as Allow does and names the first allow rule that
-// applied ("" when none had to).
+// decideBy decides as Allow does and says which allow rule applied first
+// ("allowed by NAME"; "" when none had to).
 func (rs *Rules) decideBy(p tooling.Principal, origin tooling.Origin, t *tooling.Tool) (string, error) {
 	named := false
 	by := ""
@@ -115,7 +118,7 @@ func (rs *Rules) decideBy(p tooling.Principal, origin tooling.Origin, t *tooling
 			return "", fmt.Errorf("denied by %s", r.Name)
 		}
 		if by == "" {
-			by = r.Name
+			by = r.allowed
 		}
 	}
 	switch {
