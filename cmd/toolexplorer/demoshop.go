@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/examples"
 )
 
 // The demo shop is what --demo starts for examples/tools/shop.yaml: its
@@ -24,7 +28,9 @@ import (
 // demoShopAddr is where the demo API listens; shop.yaml names it.
 const demoShopAddr = "127.0.0.1:7411"
 
-// demoShopFiles is the tools directory --demo loads.
+// demoShopFiles is the tools directory --demo loads when the working
+// directory has it (the repository's root, where its files may be edited);
+// elsewhere --demo loads the copy the binary embeds (demoToolsDir).
 const demoShopFiles = "examples/tools"
 
 // startDemoShop creates the database (once), sets SHOP_DB, serves the API
@@ -32,11 +38,14 @@ const demoShopFiles = "examples/tools"
 // is a warning: the Go demo tools run whatever happens.
 func (a *app) startDemoShop() (stop func()) {
 	stop = func() {}
-	if _, err := os.Stat(demoShopFiles); err != nil {
-		a.demoProblem("the demo's tools files are in %s, run from the repository's root: %v", demoShopFiles, err)
-		return stop
+	dir := demoShopFiles
+	if _, err := os.Stat(dir); err != nil {
+		if dir, err = demoToolsDir(); err != nil {
+			a.demoProblem("the demo's tools files: %v", err)
+			return stop
+		}
 	}
-	a.flagToolDirs = append(a.flagToolDirs, demoShopFiles)
+	a.flagToolDirs = append(a.flagToolDirs, dir)
 	a.demo = true
 	path, err := demoShopDB()
 	if err != nil {
@@ -69,15 +78,62 @@ func (a *app) demoProblem(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", msg)
 }
 
-// demoShopDB creates the shop's database in the user's cache directory
-// (or the temporary directory) unless it exists, and returns its path.
-func demoShopDB() (string, error) {
+// demoCacheDir is toolexplorer's directory in the user's cache directory
+// (or the temporary directory), made if missing.
+func demoCacheDir() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
 	dir = filepath.Join(dir, "toolexplorer")
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// demoToolsDir writes the tools files the binary embeds to demo-tools in
+// the cache directory, each replaced whole (a console starting beside
+// another never reads half a file), and returns the directory.
+func demoToolsDir() (string, error) {
+	cache, err := demoCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "demo-tools")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	files, err := fs.Glob(examples.Tools, "tools/*.yaml")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range files {
+		data, err := examples.Tools.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		tmp, err := os.CreateTemp(dir, ".demo-*")
+		if err != nil {
+			return "", err
+		}
+		_, err = tmp.Write(data)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), filepath.Join(dir, path.Base(name)))
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// demoShopDB creates the shop's database in the cache directory unless it
+// exists, and returns its path.
+func demoShopDB() (string, error) {
+	dir, err := demoCacheDir()
+	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "demo-shop.db")

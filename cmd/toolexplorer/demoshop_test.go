@@ -59,3 +59,37 @@ func TestDemoShop(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDemoAnywhere: --demo loads the demo shop's tools from any directory
+// (the binary embeds them), where it warned that they were in
+// examples/tools and loaded none of them.
+func TestDemoAnywhere(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "examples", "tools", "shop.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	o := cli(t, "", "--demo", "list", "--tag", "shop")
+	for _, want := range []string{"shop.list_products", "sql:shop_db", "shop.shipping_quote"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Fatalf("list lacks %q:\n%s", want, o)
+		}
+	}
+	if strings.Contains(o.stderr, "warning") {
+		t.Fatalf("warnings:\n%s", o)
+	}
+	o = cli(t, "", "--demo", "run", "shop.list_products", "--args", `{"max_price_cents": 700}`, "--json")
+	if o.code != exitOK || !strings.Contains(o.stdout, `"Espresso cup"`) {
+		t.Fatalf("list_products:\n%s", o)
+	}
+	got, _ := filepath.Glob(filepath.Join(cache, "*", "demo-tools", "shop.yaml"))
+	if len(got) != 1 {
+		t.Fatalf("no demo-tools/shop.yaml in the cache directory: %v", got)
+	}
+	if data, err := os.ReadFile(got[0]); err != nil || string(data) != string(want) {
+		t.Fatalf("the cached shop.yaml differs from examples/tools/shop.yaml (%v)", err)
+	}
+}
