@@ -116,8 +116,11 @@ func init() {
 			Resources:   []string{"notes"},
 			Effects:     tooling.EffectWrite,
 			Consent:     true,
-			Tags:        []string{"demo", "governance", "consent", "state"},
-			Version:     "1.0.0",
+			// Each call adds a note: a retry with the call's idempotency
+			// key adds none.
+			IdempotencyKeys: true,
+			Tags:            []string{"demo", "governance", "consent", "state"},
+			Version:         "1.0.0",
 		},
 		Run: runWriteNote,
 	})

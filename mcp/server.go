@@ -342,6 +342,14 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 			defer context.AfterFunc(stream, cancel)()
 		}
 		opts = append(opts, tooling.WithPrincipal(s.principal(ctx, req)))
+		if k, ok := req.Params.Meta[IdempotencyKeyMeta]; ok {
+			key, isString := k.(string)
+			if !isString || key == "" {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
+					Text: fmt.Sprintf("validation_error: _meta %q must be a non-empty string", IdempotencyKeyMeta)}}}, nil
+			}
+			opts = append(opts, tooling.WithIdempotencyKey(key))
+		}
 		c := &callContext{Context: ctx, s: s, req: req, tool: name}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			opts = append(opts, tooling.WithProgress(progressTo(ctx, req.Session, token)))
@@ -361,9 +369,28 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 		if fwd := c.forwarded(res); fwd != nil {
 			return fwd, nil
 		}
-		return callResult(res, hasOutput), nil
+		out := callResult(res, hasOutput)
+		if res.Replayed {
+			if out.Meta == nil {
+				out.Meta = sdk.Meta{}
+			}
+			out.Meta[ReplayedMeta] = true
+		}
+		return out, nil
 	}
 }
+
+// IdempotencyKeyMeta is the _meta key of a tools/call that carries an
+// idempotency key (a string): a tool that takes keys runs the first call
+// made with it, and a repeat with the same arguments gets that call's
+// result, its _meta carrying ReplayedMeta, without running again (see
+// tooling.Meta.IdempotencyKeys). Keys are the caller's: two principals'
+// keys never meet.
+const IdempotencyKeyMeta = "io.toolexplorer/idempotency-key"
+
+// ReplayedMeta is the _meta key, set to true, of a result replayed for an
+// idempotency key.
+const ReplayedMeta = "io.toolexplorer/replayed"
 
 // writeState is the requestState of a result that asks the client for
 // input: the answers the client gave so far (this request's and earlier

@@ -17,6 +17,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
+	sqlitestate "github.com/toolexplorer/toolexplorer/state/sqlite"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
 	"github.com/toolexplorer/toolexplorer/tui"
@@ -64,6 +65,8 @@ type app struct {
 	// asker asks the person at the console for the input a server requests
 	// during a call; nil when no console is open.
 	asker atomic.Pointer[tui.Asker]
+	// idemStore is the config's SQLite idempotency store, nil for none.
+	idemStore *sqlitestate.Store
 	// consoleOrigin is the --origin given without a command: who the
 	// console calls as.
 	consoleOrigin tooling.Origin
@@ -187,6 +190,7 @@ func (a *app) main(args []string) int {
 				a.consoleOrigin = o
 			}
 			defer a.closeServers()
+			defer a.closeIdempotency()
 			if code := a.loadConfig(configPath, false); code != exitOK {
 				return code
 			}
@@ -273,6 +277,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 			configPath = globalConfig
 		}
 		defer a.closeServers()
+		defer a.closeIdempotency()
 		if code := a.loadConfig(configPath, cmd.keepWarnings); code != exitOK {
 			return code
 		}
@@ -350,6 +355,10 @@ func (a *app) loadConfig(path string, keep bool) int {
 	}
 	if err := a.applyBudgets(cfg); err != nil {
 		a.errorf("config: %s: limits and budgets: %v", path, err)
+		return exitUsage
+	}
+	if err := a.applyIdempotency(cfg); err != nil {
+		a.errorf("config: %s: idempotency: %v", path, err)
 		return exitUsage
 	}
 	a.warnings = warnings

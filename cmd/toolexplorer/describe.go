@@ -141,6 +141,9 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		row("origins", strings.Join(m.Origins, ", "))
 	}
 	row("idempotent", yesNo(d.Idempotent, "yes", "no (do not retry blindly)"))
+	if d.IdempotencyKeys {
+		row("replay", "by idempotency key: a repeat with a call's key replays its outcome (run --idempotency-key)")
+	}
 	if len(m.Tags) == 0 {
 		row("tags", "none")
 	} else {

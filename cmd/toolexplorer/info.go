@@ -66,15 +66,18 @@ type metaInfo struct {
 	// Timeout is the deadline of a call before the caller's say, and
 	// TimeoutSource where it comes from: "tool", "config default" or
 	// "config override".
-	Timeout       string    `json:"timeout"`
-	TimeoutMS     float64   `json:"timeout_ms"`
-	TimeoutSource string    `json:"timeout_source"`
-	Rate          rateInfo  `json:"rate"`
-	Origins       []string  `json:"origins"` // empty: every origin
-	Idempotent    bool      `json:"idempotent"`
-	Tags          []string  `json:"tags"`
-	Version       string    `json:"version"`
-	ConfigRate    *rateInfo `json:"config_rate,omitempty"`
+	Timeout       string   `json:"timeout"`
+	TimeoutMS     float64  `json:"timeout_ms"`
+	TimeoutSource string   `json:"timeout_source"`
+	Rate          rateInfo `json:"rate"`
+	Origins       []string `json:"origins"` // empty: every origin
+	Idempotent    bool     `json:"idempotent"`
+	// IdempotencyKeys: the tool takes idempotency keys (a repeat with the
+	// key of a call replays it).
+	IdempotencyKeys bool      `json:"idempotency_keys"`
+	Tags            []string  `json:"tags"`
+	Version         string    `json:"version"`
+	ConfigRate      *rateInfo `json:"config_rate,omitempty"`
 	// Protection says how a confined tool that writes keeps protected
 	// names (.git, shell start-up files, ...) read-only on this machine:
 	// the mode and what it guarantees.
@@ -144,18 +147,19 @@ func availability(ctx context.Context, reg *tooling.Registry, t tooling.Tool, or
 func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) metaInfo {
 	m := t.Meta
 	mi := metaInfo{
-		Concurrency:    m.Concurrency.String(),
-		Resources:      []string{},
-		Effects:        effectNames(m.Effects),
-		Safety:         m.EffectiveSafety().String(),
-		SafetyDeclared: m.Safety.String(),
-		Consent:        m.Consent,
-		Rate:           rateOf(m.Rate),
-		Origins:        []string{},
-		Idempotent:     m.Idempotent,
-		Tags:           nonNil(append([]string(nil), m.Tags...)),
-		Version:        m.Version,
-		decl:           m,
+		Concurrency:     m.Concurrency.String(),
+		Resources:       []string{},
+		Effects:         effectNames(m.Effects),
+		Safety:          m.EffectiveSafety().String(),
+		SafetyDeclared:  m.Safety.String(),
+		Consent:         m.Consent,
+		Rate:            rateOf(m.Rate),
+		Origins:         []string{},
+		Idempotent:      m.Idempotent,
+		IdempotencyKeys: m.IdempotencyKeys,
+		Tags:            nonNil(append([]string(nil), m.Tags...)),
+		Version:         m.Version,
+		decl:            m,
 	}
 	if m.Concurrency == tooling.Exclusive {
 		mi.Resources = append(mi.Resources, m.Resources...)

@@ -45,8 +45,15 @@ Exit status:
      arguments, an unreadable arguments file, a bad config file
   3  the call was refused before the tool ran (status denied: not_found,
      disabled, origin_denied, unavailable, validation_error,
-     consent_required, canceled, ...), or Ctrl-C came while the arguments
-     were read: no call was made
+     consent_required, idempotency_conflict, canceled, ...), or Ctrl-C came
+     while the arguments were read: no call was made
+
+With --idempotency-key KEY, a tool that takes idempotency keys runs the
+first call made with KEY and keeps its outcome (config idempotency: in
+memory for this process, or in a SQLite file with store: sqlite, so that a
+later run with the same key replays it); a repeat with the same arguments
+prints that outcome, marked replayed, and exits as it did, without running
+the tool; the same key with other arguments is idempotency_conflict.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		var (
@@ -104,6 +111,7 @@ type callFlags struct {
 	argPairs                   argPairs
 	consent                    bool
 	timeout                    time.Duration
+	idemKey                    string
 }
 
 func (cf *callFlags) declare(fs *flag.FlagSet) {
@@ -113,6 +121,7 @@ func (cf *callFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&cf.origin, "origin", "app", "call as origin `O`: app, ui, llm or system")
 	fs.BoolVar(&cf.consent, "consent", false, "consent to the tool's side effects (tools that need consent refuse calls without it)")
 	fs.DurationVar(&cf.timeout, "timeout", 0, "shorten the call's deadline to `DUR` (like 500ms or 2s; never lengthens it)")
+	fs.StringVar(&cf.idemKey, "idempotency-key", "", "make the call with idempotency key `KEY`: a tool that takes keys runs once per key and replays that outcome to a repeat (config idempotency)")
 }
 
 // resolve checks the parsed flags of fs and reads the arguments. It
@@ -175,6 +184,9 @@ func (cf *callFlags) resolve(a *app, cmd, tool string, fs *flag.FlagSet, interru
 	if cf.timeout > 0 {
 		opts = append(opts, tooling.WithTimeout(cf.timeout))
 	}
+	if cf.idemKey != "" {
+		opts = append(opts, tooling.WithIdempotencyKey(cf.idemKey))
+	}
 	return raw, opts, exitOK
 }
 
@@ -222,10 +234,14 @@ func readArgs(ctx context.Context, limit int64, open func() (io.ReadCloser, erro
 
 // writeResult prints a result for people.
 func writeResult(w io.Writer, res *tooling.Result) {
+	replayed := ""
+	if res.Replayed {
+		replayed = ", replayed: the tool did not run again"
+	}
 	if res.OK() {
-		fmt.Fprintf(w, "%s: ok\n", res.Tool)
+		fmt.Fprintf(w, "%s: ok%s\n", res.Tool, replayed)
 	} else {
-		fmt.Fprintf(w, "%s: %s (%s)\n", res.Tool, res.Status, res.Code)
+		fmt.Fprintf(w, "%s: %s (%s)%s\n", res.Tool, res.Status, res.Code, replayed)
 		fmt.Fprintf(w, "  %s\n", res.Message)
 	}
 	if len(res.Fields) > 0 {
