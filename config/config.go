@@ -120,6 +120,11 @@ func (c Config) Validate() error {
 		if o.Rate.Burst < 0 {
 			p.add(at+"/burst", "must not be negative, got %d (0 keeps the tool's own)", o.Rate.Burst)
 		}
+		switch o.State {
+		case "", tooling.StateEnabled, tooling.StatePaused, tooling.StateDeprecated:
+		default:
+			p.add(at+"/state", "must be enabled, paused or deprecated, got %q", o.State)
+		}
 		if o.Rate.Key != "" {
 			p.add(at, "a rate key cannot be overridden, got %q: which bucket a tool shares is its own declaration", o.Rate.Key)
 		}
@@ -166,6 +171,9 @@ type fileOverride struct {
 	RatePerMinute float64 `json:"rate_per_minute,omitempty"`
 	Burst         int     `json:"burst,omitempty"`
 	Disabled      bool    `json:"disabled,omitempty"`
+	State         string  `json:"state,omitempty"`
+	Reason        string  `json:"reason,omitempty"`
+	Replacement   string  `json:"replacement,omitempty"`
 }
 
 type fileConfinement struct {
@@ -236,7 +244,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		f.Confinement.AllowedPorts = []uint16{}
 	}
 	for name, o := range c.Tools {
-		fo := fileOverride{RatePerMinute: o.Rate.PerMinute, Burst: o.Rate.Burst, Disabled: o.Disabled}
+		fo := fileOverride{RatePerMinute: o.Rate.PerMinute, Burst: o.Rate.Burst, Disabled: o.Disabled,
+			State: string(o.State), Reason: o.StateReason, Replacement: o.Replacement}
 		if o.Timeout != 0 {
 			fo.Timeout = o.Timeout.String()
 		}

@@ -135,6 +135,11 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 		if v, ok := t["disabled"].(bool); ok {
 			o.Disabled = v
 		}
+		if v, ok := t["state"].(string); ok {
+			o.State = tooling.State(v)
+		}
+		o.StateReason, _ = t["reason"].(string)
+		o.Replacement, _ = t["replacement"].(string)
 		if cfg.Tools == nil {
 			cfg.Tools = map[string]tooling.Override{}
 		}

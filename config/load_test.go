@@ -42,7 +42,7 @@ func TestParseFull(t *testing.T) {
   "dangerous_tool_confirmation": true,
   "tools": {
     "demo.slow": {"timeout": "200ms", "rate_per_minute": 0.5, "burst": 2, "disabled": false},
-    "demo.off": {"disabled": true},
+    "demo.off": {"disabled": true, "state": "deprecated", "reason": "old", "replacement": "demo.slow"},
     "demo.same": {}
   },
   "max_field_errors": 7,
@@ -71,7 +71,7 @@ func TestParseFull(t *testing.T) {
 		Blacklist:        []string{"demo.fail"},
 		Tools: map[string]tooling.Override{
 			"demo.slow": {Timeout: 200 * time.Millisecond, Rate: tooling.Rate{PerMinute: 0.5, Burst: 2}},
-			"demo.off":  {Disabled: true},
+			"demo.off":  {Disabled: true, State: tooling.StateDeprecated, StateReason: "old", Replacement: "demo.slow"},
 			"demo.same": {},
 		},
 		Confinement: tooling.ConfinementBounds{
@@ -132,7 +132,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /default-timeout: unknown key (did you mean "default_timeout"?)`,
 		}},
 		{"unknown key, nothing close", `{"tools": {"demo.slow": {"color": "red"}}}`, []string{
-			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, timeout)`,
+			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, reason, replacement, state, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
 			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,

@@ -111,6 +111,13 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 		return other(ctx, req)
 	})
 	s.srv.AddReceivingMiddleware(s.unlistedCalls)
+	// A tool paused, deprecated or enabled again changes the list: the
+	// clients hear of it (notifications/tools/list_changed).
+	reg.Audit(func(ctx context.Context, ev tooling.Event) {
+		if ev.State != "" {
+			s.Refresh(ctx)
+		}
+	})
 	s.Refresh(context.Background())
 	return s
 }

@@ -184,6 +184,13 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	m := &e.tool.Meta
 	pol := e.pol.Load()
 
+	if st := e.effectiveState(); st.state == StatePaused {
+		res.fail(CodePaused, pausedMessage(e.tool.Name, &st))
+		res.Hint = "calls resume once it is enabled again"
+		return
+	} else if st.state == StateDeprecated {
+		res.decide("state", deprecation(&st))
+	}
 	if reason := e.disabledReason(); reason != "" {
 		res.fail(CodeDisabled, reason)
 		res.Hint = "enable it in the config or at runtime"

@@ -277,7 +277,8 @@ type Meta struct {
 	Additive bool `json:"additive,omitempty"`
 	// Tags: free words for filtering. Zero: none.
 	Tags []string `json:"tags,omitempty"`
-	// Version of the tool, semver recommended. Zero: unversioned.
+	// Version of the tool, a semantic version (1.4.0, 2.0.0-rc.1; Register
+	// refuses another). Zero: unversioned.
 	Version string `json:"version,omitempty"`
 	// Confine, when set, runs every call in a confined child process with
 	// these capabilities (see Confinement). Zero: in process.
@@ -370,6 +371,9 @@ func (m *Meta) check() []string {
 		p = append(p, fmt.Sprintf("Meta.Rate.PerMinute is %v: give a finite number, or zero for unlimited", r.PerMinute))
 	case r.PerMinute == 0 && (r.Burst != 0 || r.Key != ""):
 		p = append(p, "Meta.Rate has a Burst or Key but no PerMinute, so it limits nothing: set PerMinute, or leave the Rate zero for unlimited")
+	}
+	if v := checkVersion(m.Version); v != "" {
+		p = append(p, v)
 	}
 	for _, o := range m.Origins {
 		if !validOrigin(string(o)) {

@@ -29,6 +29,11 @@ type Event struct {
 	Status            string // end only: as Result.Status
 	Code              Code   // end only
 	Wait, Run         time.Duration
+	// State is set on the event of a change of a tool's state (SetState,
+	// or Configure), to its new state: such an event is no call (no
+	// CallID; End set), its Principal is who changed it, and Detail holds
+	// its "reason" and "replacement".
+	State State
 	// Replayed: end only, as Result.Replayed.
 	Replayed bool
 	// Detail is what the tool said of the call for the audit trail

@@ -43,6 +43,7 @@ func (r *Registry) Configure(s Settings) (warnings []string, err error) {
 	r.slots.Resize(c.MaxConcurrent)
 	for _, e := range r.entries() {
 		e.pol.Store(policyFor(e, &c))
+		r.configState(e, c.Tools[e.tool.Name])
 	}
 	return r.unmatchedConfigNames(&s), nil
 }
@@ -204,6 +205,11 @@ type Policy struct {
 	// narrows it (a tool that declares none takes the override's). Its Key
 	// is the bucket. Zero: unlimited.
 	Rate Rate `json:"rate,omitzero"`
+	// State is the tool's state (SetState, or config), with the reason
+	// given and, for StateDeprecated, the tool to use instead.
+	State       State  `json:"state"`
+	StateReason string `json:"state_reason,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
 }
 
 // Policy returns the policy in force for the named tool.
@@ -218,8 +224,10 @@ func (r *Registry) Policy(name string) (Policy, error) {
 	if !p.rate.Unlimited() {
 		rate = Rate{PerMinute: p.rate.PerMinute, Burst: p.rate.Burst, Key: p.rateKey}
 	}
+	st := e.effectiveState()
 	return Policy{
 		Tool: e.tool.Name, Enabled: reason == "", DisabledReason: reason,
 		Timeout: p.timeout, TimeoutSource: p.timeoutSrc, Note: p.note, Rate: rate,
+		State: st.state, StateReason: st.reason, Replacement: st.replacement,
 	}, nil
 }

@@ -44,6 +44,8 @@ type Registry struct {
 	shared      sharedKeys // the keys of Exclusive tools with Meta.Parallel above one
 	buckets     *sandbox.Buckets
 
+	stateMu sync.Mutex // orders the changes of tools' states
+
 	prefix    string
 	seq       atomic.Uint64
 	inFlight  atomic.Int64
@@ -58,6 +60,9 @@ type entry struct {
 	deferred bool      // a confined child's: schemas not compiled, search text not built; ready does both
 	once     sync.Once // ready's
 	disabled atomic.Bool
+	// runState is the state SetState gave the tool, cfgState the config's
+	// (Override.State); nil when none.
+	runState, cfgState atomic.Pointer[toolState]
 	pol      atomic.Pointer[toolPolicy]
 	counters toolCounters
 }

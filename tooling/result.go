@@ -25,6 +25,7 @@ func (c Code) Error() string { return string(c) }
 const (
 	CodeOK              Code = ""                 // the call succeeded
 	CodeNotFound        Code = "not_found"        // no tool by that name (with a did-you-mean and an import hint)
+	// CodePaused (declared with State): the tool is paused.
 	CodeDisabled        Code = "disabled"         // disabled by config (enabled, whitelist, blacklist, override) or at runtime
 	CodeOriginDenied    Code = "origin_denied"    // the caller's origin is not in Meta.Origins
 	CodeUnavailable     Code = "unavailable"      // the tool's Available func said why it cannot run now
@@ -41,7 +42,7 @@ const (
 
 // allCodes is every code, ok first then in pipeline order; the counters of
 // ToolStats are sized from it.
-var allCodes = [...]Code{CodeOK, CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
+var allCodes = [...]Code{CodeOK, CodeNotFound, CodePaused, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
 	CodeForbidden, CodeConsentRequired, CodeRefused, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
 	CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
 
@@ -59,7 +60,7 @@ func statusOf(c Code, ran bool) string {
 	switch c {
 	case CodeOK:
 		return statusOK
-	case CodeNotFound, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeForbidden, CodeConsentRequired,
+	case CodeNotFound, CodePaused, CodeIdempotencyConflict, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeForbidden, CodeConsentRequired,
 		CodeRateLimited, CodeBusy, CodeSandboxUnavailable:
 		return statusDenied
 	}

@@ -87,6 +87,12 @@ type Override struct {
 	// Key must be empty: which bucket a tool shares is its own declaration.
 	Rate     Rate
 	Disabled bool // disables the tool, whatever the whitelist says
+	// State puts the tool in a state (Registry.SetState): paused or
+	// deprecated, with StateReason saying why and, when deprecated,
+	// Replacement naming the tool to use instead. Zero: enabled.
+	State       State
+	StateReason string
+	Replacement string
 }
 
 // ConfinementBounds bound the tools that run confined (what such a tool
@@ -189,6 +195,11 @@ func (s Settings) problems() []string {
 		neg(at+"Rate.Burst", int64(o.Rate.Burst))
 		if o.Rate.PerMinute < 0 || math.IsNaN(o.Rate.PerMinute) || math.IsInf(o.Rate.PerMinute, 0) {
 			p = append(p, fmt.Sprintf("%sRate.PerMinute must be a finite number, 0 or more, got %v", at, o.Rate.PerMinute))
+		}
+		switch o.State {
+		case "", StateEnabled, StatePaused, StateDeprecated:
+		default:
+			p = append(p, fmt.Sprintf("%sState is %q: use enabled, paused or deprecated", at, o.State))
 		}
 		if o.Rate.Key != "" {
 			p = append(p, fmt.Sprintf("%sRate.Key must be empty, got %q: which bucket a tool shares is its own declaration", at, o.Rate.Key))

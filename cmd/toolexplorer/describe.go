@@ -150,6 +150,16 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		row("tags", strings.Join(m.Tags, ", "))
 	}
 	row("version", orText(m.Version, "unversioned"))
+	if st := tooling.State(m.State); st == tooling.StatePaused || st == tooling.StateDeprecated {
+		text := string(st)
+		if m.Replacement != "" {
+			text += ": use " + m.Replacement + " instead"
+		}
+		if m.StateReason != "" {
+			text += " (" + m.StateReason + ")"
+		}
+		row("state", text)
+	}
 	if m.Protection != "" {
 		row("protected names", m.Protection)
 	}

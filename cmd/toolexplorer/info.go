@@ -74,10 +74,15 @@ type metaInfo struct {
 	Idempotent    bool     `json:"idempotent"`
 	// IdempotencyKeys: the tool takes idempotency keys (a repeat with the
 	// key of a call replays it).
-	IdempotencyKeys bool      `json:"idempotency_keys"`
-	Tags            []string  `json:"tags"`
-	Version         string    `json:"version"`
-	ConfigRate      *rateInfo `json:"config_rate,omitempty"`
+	IdempotencyKeys bool     `json:"idempotency_keys"`
+	Tags            []string `json:"tags"`
+	Version         string   `json:"version"`
+	// State is the tool's state (enabled, paused, deprecated), with why
+	// and, when deprecated, the tool to use instead.
+	State       string    `json:"state"`
+	StateReason string    `json:"state_reason,omitempty"`
+	Replacement string    `json:"replacement,omitempty"`
+	ConfigRate  *rateInfo `json:"config_rate,omitempty"`
 	// Protection says how a confined tool that writes keeps protected
 	// names (.git, shell start-up files, ...) read-only on this machine:
 	// the mode and what it guarantees.
@@ -175,6 +180,10 @@ func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) meta
 		pol = tooling.Policy{Timeout: defaultTimeout(cfg), TimeoutSource: "config default"}
 	}
 	d, src, ignored := pol.Timeout, pol.TimeoutSource, pol.Note
+	mi.State, mi.StateReason, mi.Replacement = string(pol.State), pol.StateReason, pol.Replacement
+	if mi.State == "" {
+		mi.State = string(tooling.StateEnabled)
+	}
 	mi.Timeout, mi.TimeoutMS, mi.TimeoutSource = d.String(), float64(d.Microseconds())/1000, src
 	switch src {
 	case "tool":
@@ -270,6 +279,12 @@ func (info *toolInfo) flags() []string {
 		default:
 			f = append(f, "unavailable")
 		}
+	}
+	switch tooling.State(info.Meta.State) {
+	case tooling.StatePaused:
+		f = append(f, "paused")
+	case tooling.StateDeprecated:
+		f = append(f, "deprecated")
 	}
 	if len(info.Meta.Origins) > 0 {
 		f = append(f, "origins="+strings.Join(info.Meta.Origins, ","))

@@ -21,7 +21,8 @@ and a summary:
   - what MCP, OpenAI or Anthropic would refuse or handle badly: names,
     the root of the input schema, missing descriptions;
   - config names and patterns (whitelist, blacklist, tools) that match no
-    tool;
+    tool, and deprecated tools the config still names (whitelist,
+    serve.consent, access rules, budgets), with their replacement;
   - input schemas: properties without a description, required names that
     are not properties, defaults that a required property never uses or
     that do not match their own type or enum, a root that accepts unknown
@@ -136,6 +137,7 @@ func (a *app) lint() []lint.Problem {
 		out = append(out, lint.Problem{Check: "config", Message: w})
 	}
 	out = append(out, lintToolFiles(a.fileProblems)...)
+	out = append(out, a.lintDeprecated()...)
 	out = append(out, lintToolFiles(a.fileFindings())...)
 	tools := lint.Registry(a.reg)
 	for _, t := range a.reg.List(a.ctx, tooling.Filter{}) {

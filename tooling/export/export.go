@@ -79,7 +79,9 @@ type AnthropicTool struct {
 }
 
 // Options select the tools to export. Tools that config disables
-// (enabled, whitelist, blacklist, overrides) or at runtime are left out.
+// (enabled, whitelist, blacklist, overrides) or at runtime are left out,
+// and so are paused tools; a deprecated tool's description begins with
+// "Deprecated: use REPLACEMENT instead." (tooling.StateDeprecated).
 type Options struct {
 	// Origin: only tools this origin may call. Zero: tooling.OriginLLM,
 	// since exports are for language models.
@@ -97,9 +99,14 @@ func selected(ctx context.Context, r *tooling.Registry, o Options) []tooling.Too
 	f.Origin = o.Origin
 	var out []tooling.Tool
 	for _, t := range r.List(ctx, f) {
-		if p, err := r.Policy(t.Name); err == nil && p.Enabled {
-			out = append(out, t)
+		p, err := r.Policy(t.Name)
+		if err != nil || !p.Enabled || p.State == tooling.StatePaused {
+			continue
 		}
+		if p.State == tooling.StateDeprecated {
+			t.Description = Deprecation(p) + " " + t.Description
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -219,4 +226,21 @@ func modelSchema(t tooling.Tool) json.RawMessage {
 		return InputSchema(t)
 	}
 	return b
+}
+
+// Deprecation is the sentence a deprecated tool's exported description
+// begins with: "Deprecated: use REPLACEMENT instead." and the reason.
+func Deprecation(p tooling.Policy) string {
+	s := "Deprecated"
+	if p.Replacement != "" {
+		s += ": use " + p.Replacement + " instead"
+	}
+	s += "."
+	if p.StateReason != "" {
+		s += " " + p.StateReason
+		if !strings.HasSuffix(p.StateReason, ".") {
+			s += "."
+		}
+	}
+	return s
 }
