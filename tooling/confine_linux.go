@@ -541,3 +541,21 @@ func cpuTime() time.Duration {
 func cpuDecision(d time.Duration) string {
 	return d.String() + " of CPU in the confined child"
 }
+
+// explainConfine is the confinement step of Explain: the profile the call
+// would run under and its hash.
+func (r *Registry) explainConfine(res *Result, e *entry) {
+	if h := hosted.Load(); h != nil && h != r {
+		res.failf(CodeSandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
+		return
+	}
+	prof, _, dropped, err := r.profileOf(e.tool.Name, e.tool.Meta.Confine)
+	if err != nil {
+		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
+		return
+	}
+	res.decide("confine", "would pass: profile "+prof.Hash())
+	for _, d := range dropped {
+		res.decide("confine", "narrowed by config: "+d)
+	}
+}

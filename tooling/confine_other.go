@@ -17,3 +17,8 @@ const inConfinedChild = false
 
 // endConfinement has nothing to end off Linux.
 func endConfinement() {}
+
+// explainConfine refuses, as runConfined does.
+func (r *Registry) explainConfine(res *Result, e *entry) {
+	res.failf(CodeSandboxUnavailable, "%s needs confinement, which exists on Linux only", e.tool.Name)
+}

@@ -27,6 +27,7 @@ type callOptions struct {
 	principal *Principal
 	idemKey   string
 	progress  func(Progress)
+	dry       bool // Explain: take every step without changing anything
 }
 
 // WithOrigin says who makes the call. Default: OriginApp.
@@ -84,21 +85,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	for _, f := range opts {
 		f(o)
 	}
-	if o.origin == "" {
-		o.origin = OriginApp
-	}
-	if o.principal == nil {
-		if p, ok := PrincipalFromContext(ctx); ok {
-			o.principal = &p
-		} else {
-			o.principal = &box.anon
-		}
-	}
-	res := &box.res
-	*res = Result{Tool: shownName(name), Origin: o.origin, Principal: *o.principal, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
-	if res.CallID == "" {
-		res.CallID = r.newID()
-	}
+	res := r.begin(ctx, box, name)
 	r.inFlight.Add(1)
 	e := r.lookup(name)
 	if e != nil {
@@ -139,6 +126,28 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	return res, &Error{Code: res.Code, Tool: res.Tool, Message: res.Message, Result: res, Err: res.cause}
 }
 
+// begin fills in the defaults of box's options and starts its Result,
+// for Execute and Explain.
+func (r *Registry) begin(ctx context.Context, box *resultBox, name string) *Result {
+	o := &box.opts
+	if o.origin == "" {
+		o.origin = OriginApp
+	}
+	if o.principal == nil {
+		if p, ok := PrincipalFromContext(ctx); ok {
+			o.principal = &p
+		} else {
+			o.principal = &box.anon
+		}
+	}
+	res := &box.res
+	*res = Result{Tool: shownName(name), Origin: o.origin, Principal: *o.principal, Started: time.Now(), CallID: o.callID, Governance: box.gov[:0]}
+	if res.CallID == "" && !o.dry {
+		res.CallID = r.newID()
+	}
+	return res
+}
+
 // resultBox holds what a call allocates once: its Result, its options and
 // the first decisions of its Governance.
 type resultBox struct {
@@ -177,10 +186,14 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		return
 	}
 	res.Tool = e.tool.Name
-	e.counters.calls.Add(1)
-	e.counters.inFlight.Add(1)
-	defer e.counters.inFlight.Add(-1)
-	defer e.counters.finish(res)
+	if !o.dry {
+		e.counters.calls.Add(1)
+		e.counters.inFlight.Add(1)
+		defer e.counters.inFlight.Add(-1)
+		defer e.counters.finish(res)
+	} else {
+		res.decide("look-up", "would pass: "+e.tool.Name)
+	}
 	m := &e.tool.Meta
 	pol := e.pol.Load()
 
@@ -190,18 +203,23 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		return
 	} else if st.state == StateDeprecated {
 		res.decide("state", deprecation(&st))
+	} else {
+		res.pass(o, "state", "enabled")
 	}
 	if reason := e.disabledReason(); reason != "" {
 		res.fail(CodeDisabled, reason)
 		res.Hint = "enable it in the config or at runtime"
 		return
 	}
+	res.pass(o, "enabled", "not disabled by config or at runtime")
 	if !m.AllowsOrigin(o.origin) {
 		res.fail(CodeOriginDenied, originMessage(e, o.origin))
 		return
 	}
 	if len(m.Origins) > 0 {
 		res.decide("origin", string(o.origin)+" allowed")
+	} else {
+		res.pass(o, "origin", "every origin may call")
 	}
 
 	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Principal: res.Principal, Consent: o.consent, IdempotencyKey: o.idemKey,
@@ -211,29 +229,50 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.cause = err
 		return
 	}
+	res.pass(o, "availability", "available")
 
 	if !r.decodeArgs(res, e, &call, args) {
 		return
 	}
+	res.pass(o, "validation", "the arguments match the input schema")
 	if !r.authorize(ctx, res, &call) {
 		return
 	}
 
-	if m.NeedsConsent() {
-		if !o.consent {
-			if !r.obtainConsent(ctx, res, e, &call) {
-				return
-			}
-		} else {
-			res.decide("consent", "given")
+	switch {
+	case !m.NeedsConsent():
+		res.pass(o, "consent", "not needed")
+	case o.consent:
+		res.decide("consent", "given")
+	case o.dry:
+		if !r.wouldConsent(res, e, &call) {
+			return
+		}
+	default:
+		if !r.obtainConsent(ctx, res, e, &call) {
+			return
 		}
 	}
 
 	if k := r.keyedCall(e, &call, o); k != nil {
-		if !r.claim(ctx, res, k, pol) {
-			return
+		if o.dry {
+			if !r.explainKey(ctx, res, k) {
+				return
+			}
+		} else {
+			if !r.claim(ctx, res, k, pol) {
+				return
+			}
+			defer r.complete(ctx, res, k)
 		}
-		defer r.complete(ctx, res, k)
+	}
+
+	if o.dry {
+		if n := len(r.middlewareNow()); n > 0 {
+			res.decide("middleware", fmt.Sprintf("not consulted: %d middleware would see the call (budgets, shared limits, telemetry)", n))
+		}
+		r.explainGovern(ctx, res, e, pol, o)
+		return
 	}
 
 	if h := r.chain.Load(); h != nil {

@@ -1,0 +1,169 @@
+package tooling_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// denyBob is an Authorizer that refuses bob everything.
+type denyBob struct{}
+
+func (denyBob) Visible(tooling.Principal, tooling.Origin, *tooling.Tool) bool { return true }
+func (denyBob) Allow(_ context.Context, c *tooling.Call) error {
+	if c.Principal.Subject == "bob" {
+		return errors.New("rule no-bob")
+	}
+	return nil
+}
+
+// explainRegistry has a tool for every refusal of the preflight.
+func explainRegistry(t *testing.T, runs *atomic.Int64) *tooling.Registry {
+	r := tooling.NewRegistry()
+	count := func(context.Context, tooling.Call) (any, error) { runs.Add(1); return "ran", nil }
+	r.Register(
+		tooling.Tool{Name: "x.ok", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: count,
+			Input: raw(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`)},
+		tooling.Tool{Name: "x.paused", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: count},
+		tooling.Tool{Name: "x.off", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: count},
+		tooling.Tool{Name: "x.llm", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Origins: []tooling.Origin{tooling.OriginLLM}}, Run: count},
+		tooling.Tool{Name: "x.down", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: count,
+			Available: func(context.Context, tooling.Call) error { return errors.New("the backend is down") }},
+		tooling.Tool{Name: "x.write", Meta: tooling.Meta{Effects: tooling.EffectWrite}, Run: count},
+		tooling.Tool{Name: "x.rated", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Rate: tooling.Rate{PerMinute: 0.001, Burst: 1}}, Run: count},
+		tooling.Tool{Name: "x.keyed", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, IdempotencyKeys: true}, Run: count,
+			Input: raw(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+	)
+	if _, err := r.Configure(tooling.Settings{Tools: map[string]tooling.Override{"x.off": {Disabled: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetState(t.Context(), "x.paused", tooling.StatePaused, "upgrade", ""); err != nil {
+		t.Fatal(err)
+	}
+	r.SetAuthorizer(denyBob{})
+	return r
+}
+
+// TestExplainAgreesWithExecute: for calls meeting every step, Explain's
+// verdict is the code ExecuteTool then returns, and Explain changes
+// nothing: no run, no counter, no token, no key.
+func TestExplainAgreesWithExecute(t *testing.T) {
+	var runs atomic.Int64
+	r := explainRegistry(t, &runs)
+	bob := tooling.WithPrincipal(tooling.Principal{Subject: "bob"})
+	cases := []struct {
+		tool, args string
+		opts       []tooling.Option
+		want       tooling.Code
+	}{
+		{"x.nope", `{}`, nil, tooling.CodeNotFound},
+		{"x.paused", `{}`, nil, tooling.CodePaused},
+		{"x.off", `{}`, nil, tooling.CodeDisabled},
+		{"x.llm", `{}`, nil, tooling.CodeOriginDenied},
+		{"x.llm", `{}`, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK},
+		{"x.down", `{}`, nil, tooling.CodeUnavailable},
+		{"x.ok", `{"n":"one"}`, nil, tooling.CodeValidationError},
+		{"x.ok", `{"m":1}`, nil, tooling.CodeValidationError},
+		{"x.ok", `{"n":1}`, []tooling.Option{bob}, tooling.CodeForbidden},
+		{"x.ok", `{"n":1}`, nil, tooling.CodeOK},
+		{"x.write", `{}`, nil, tooling.CodeConsentRequired},
+		{"x.write", `{}`, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK},
+		{"x.rated", `{}`, nil, tooling.CodeOK},
+		{"x.rated", `{}`, nil, tooling.CodeRateLimited},
+		{"x.keyed", `{"n":1}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, tooling.CodeOK},
+		{"x.keyed", `{"n":1}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, tooling.CodeOK}, // replayed
+		{"x.keyed", `{"n":2}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, tooling.CodeIdempotencyConflict},
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("%d %s %s", i, c.tool, c.want), func(t *testing.T) {
+			before, tokens := runs.Load(), tokensOf(r)
+			ex, exErr := r.Explain(t.Context(), c.tool, raw(c.args), c.opts...)
+			if runs.Load() != before {
+				t.Fatalf("Explain ran the tool")
+			}
+			if after := tokensOf(r); after < tokens-0.5 {
+				t.Fatalf("Explain spent a token: %v, then %v", tokens, after)
+			}
+			res, _ := r.Execute(t.Context(), c.tool, raw(c.args), c.opts...)
+			if ex.Code != c.want || res.Code != c.want {
+				t.Fatalf("Explain %q, Execute %q, want %q\nexplain: %+v", ex.Code, res.Code, c.want, ex.Governance)
+			}
+			if (exErr == nil) != (ex.Code == tooling.CodeOK) || !errors.Is(exErr, ex.Code) && ex.Code != tooling.CodeOK {
+				t.Fatalf("Explain's error %v does not mirror its code %q", exErr, ex.Code)
+			}
+			last := ex.Governance[len(ex.Governance)-1]
+			switch {
+			case res.Replayed:
+				if !strings.HasPrefix(lastWith(ex, "idempotency"), "would replay") {
+					t.Fatalf("a replay explained as %+v", ex.Governance)
+				}
+			case c.want != tooling.CodeOK && !strings.HasPrefix(last.Detail, "would refuse ("+string(c.want)+")"):
+				t.Fatalf("last step %+v, want the refusal", last)
+			}
+		})
+	}
+	if s, ok := toolStats(r, "x.ok"); !ok || s.Calls != 4 {
+		t.Fatalf("x.ok counted %d calls, want the 4 executed ones only", s.Calls)
+	}
+}
+
+func lastWith(res *tooling.Result, step string) string {
+	d := ""
+	for _, g := range res.Governance {
+		if g.Step == step {
+			d = g.Detail
+		}
+	}
+	return d
+}
+
+// TestExplainSteps: a call that would run lists every step of the
+// preflight as would pass, and a lock held now as would wait.
+func TestExplainSteps(t *testing.T) {
+	r := tooling.NewRegistry()
+	started, release := make(chan struct{}), make(chan struct{})
+	r.Register(tooling.Tool{Name: "x.excl", Meta: tooling.Meta{Resources: []string{"db"}}, Run: func(ctx context.Context, c tooling.Call) (any, error) {
+		if c.Bool("hold") {
+			close(started)
+			<-release
+		}
+		return nil, nil
+	}, Input: raw(`{"type":"object","properties":{"hold":{"type":"boolean"}}}`)})
+	res, err := r.Explain(t.Context(), "x.excl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, g := range res.Governance {
+		steps = append(steps, g.Step)
+		if !strings.HasPrefix(g.Detail, "would pass") {
+			t.Errorf("step %s: %q, want would pass", g.Step, g.Detail)
+		}
+	}
+	if got, want := strings.Join(steps, ","), "look-up,state,enabled,origin,availability,validation,consent,rate,timeout,slot,lock"; got != want {
+		t.Fatalf("steps %s, want %s", got, want)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); r.Execute(t.Context(), "x.excl", raw(`{"hold":true}`)) }()
+	<-started
+	res, _ = r.Explain(t.Context(), "x.excl", nil)
+	if d := lastWith(res, "lock"); !strings.HasPrefix(d, `would wait: "db" held by`) {
+		t.Fatalf("lock step %q while another call holds db", d)
+	}
+	close(release)
+	<-done
+}
+
+// tokensOf sums the tokens of r's buckets.
+func tokensOf(r *tooling.Registry) float64 {
+	sum := 0.0
+	for _, b := range r.Stats().Buckets {
+		sum += b.Tokens
+	}
+	return sum
+}
