@@ -63,8 +63,8 @@ type entry struct {
 	// runState is the state SetState gave the tool, cfgState the config's
 	// (Override.State); nil when none.
 	runState, cfgState atomic.Pointer[toolState]
-	pol      atomic.Pointer[toolPolicy]
-	counters toolCounters
+	pol                atomic.Pointer[toolPolicy]
+	counters           toolCounters
 }
 
 // defaultRegistry is the one Default returns.

@@ -25,7 +25,6 @@ func (c Code) Error() string { return string(c) }
 const (
 	CodeOK              Code = ""                 // the call succeeded
 	CodeNotFound        Code = "not_found"        // no tool by that name (with a did-you-mean and an import hint)
-	// CodePaused (declared with State): the tool is paused.
 	CodeDisabled        Code = "disabled"         // disabled by config (enabled, whitelist, blacklist, override) or at runtime
 	CodeOriginDenied    Code = "origin_denied"    // the caller's origin is not in Meta.Origins
 	CodeUnavailable     Code = "unavailable"      // the tool's Available func said why it cannot run now

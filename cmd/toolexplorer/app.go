@@ -118,7 +118,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, historyCommand, benchCommand, schemasCommand, lintCommand, serveCommand, apikeyCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, explainCommand, historyCommand, benchCommand, schemasCommand, lintCommand, serveCommand, apikeyCommand, helpCommand}
 }
 
 func findCommand(name string) *command {
