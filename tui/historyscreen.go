@@ -442,7 +442,11 @@ func (h *historyScreen) copy(format string, f func(*callRecord, *tooling.Tool, *
 		return statusCmd("no call to copy yet", true)
 	}
 	t, _ := h.c.reg.Lookup(rec.tool)
-	h.copied, h.format = f(rec, &t, h.c), format
+	text := f(rec, &t, h.c)
+	if len(text) > maxOSC52 { // offered as a file
+		return clipboardCmd(h.c, text, rec.name()+" as "+format)
+	}
+	h.copied, h.format = text, format
 	h.clamp()
 	return tea.Batch(tea.SetClipboard(h.copied), statusCmd("copied "+rec.name()+" as "+format, false))
 }

@@ -485,7 +485,8 @@ func (v *outputViewer) next(forward, here bool) tea.Cmd {
 
 // copy puts the selected value (a string as its text, anything else as
 // JSON) or the whole output (as JSON) on the clipboard with OSC 52 and
-// shows it in a panel, for terminals that ignore OSC 52.
+// shows it in a panel, for terminals that ignore OSC 52; one too large
+// for OSC 52 is offered as a file.
 func (v *outputViewer) copy(all bool) tea.Cmd {
 	var text, what string
 	r := v.at()
@@ -504,9 +505,11 @@ func (v *outputViewer) copy(all bool) tea.Cmd {
 	default:
 		return statusCmd("nothing to copy", true)
 	}
-	v.copied = text
-	v.clamp()
-	return tea.Batch(tea.SetClipboard(text), statusCmd(fmt.Sprintf("copied %s (%s)", what, plural(strings.Count(text, "\n")+1, "line")), false))
+	if len(text) <= maxOSC52 { // a longer one is offered as a file
+		v.copied = text
+		v.clamp()
+	}
+	return clipboardCmd(v.c, text, what)
 }
 
 func pathName(p string) string {
