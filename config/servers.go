@@ -69,6 +69,10 @@ type Serve struct {
 	// Consent names the tools whose calls through the listener carry
 	// consent.
 	Consent []string
+	// Tools are the patterns of the tools served ("tools"). Nil: every
+	// tool, or, when there are servers, theirs and the tools files' (not
+	// the program's own).
+	Tools []string
 	// MaxSessions bounds the sessions of the HTTP listener open at once
 	// ("max_sessions"). Zero: the listener's default (100).
 	MaxSessions int
@@ -139,6 +143,7 @@ func (p *problems) applyServe(obj map[string]any, cfg *Config) {
 	}
 	cfg.Serve.Token, _ = s["token"].(string)
 	cfg.Serve.Consent = stringList(s["consent"])
+	cfg.Serve.Tools = stringList(s["tools"])
 	if n, ok := p.integer(s, "max_sessions", "/serve/max_sessions", strconv.IntSize); ok {
 		cfg.Serve.MaxSessions = int(n)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +53,11 @@ type Remote struct {
 	mu      sync.Mutex
 	flights map[*flight]struct{}
 	seq     atomic.Uint64
+
+	// relisted is signalled when the server says its list of tools
+	// changed; changed is WithToolsChanged's function.
+	relisted chan struct{}
+	changed  func()
 
 	closeOnce sync.Once
 	closeErr  error
@@ -150,7 +156,9 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 	default:
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
 	}
-	copts := &sdk.ClientOptions{ProgressNotificationHandler: r.progressed}
+	r.relisted, r.changed = make(chan struct{}, 1), o.changed
+	copts := &sdk.ClientOptions{ProgressNotificationHandler: r.progressed,
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { r.listChanged() }}
 	if o.elicitation {
 		copts.ElicitationHandler = r.elicitation(o.elicit)
 	}
@@ -171,7 +179,93 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 	r.add(listed)
 	r.done = make(chan struct{})
 	go r.watch()
+	go r.relist()
 	return r, nil
+}
+
+// listChanged notes that the server's list of tools changed; relist lists
+// them again.
+func (r *Remote) listChanged() {
+	select {
+	case r.relisted <- struct{}{}:
+	default: // one is pending already: it lists what is there then
+	}
+}
+
+// relist replaces the server's tools in the registry with those it lists
+// now, each time it says its list changed, until the session ends.
+func (r *Remote) relist() {
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-r.relisted:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), ConnectTimeout)
+		go func() {
+			select {
+			case <-r.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		listed, err := listTools(ctx, r.session)
+		cancel()
+		if err != nil {
+			continue // the session ended, or the server could not say: the tools in place stay
+		}
+		if r.replace(listed) && r.changed != nil {
+			r.changed()
+		}
+	}
+}
+
+// replace swaps the server's tools in the registry for those of listed,
+// in one step; it reports whether the registry changed.
+func (r *Remote) replace(listed []*sdk.Tool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing.Load() {
+		return false
+	}
+	old := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		old[i] = t.Name
+	}
+	var tools []tooling.Tool
+	var kept []RemoteTool
+	var skipped []error
+	names := registryNames(r.name, listed)
+	for i, mt := range listed {
+		name := names[i]
+		if have, ok := r.reg.Lookup(name); ok && !slices.Contains(old, name) {
+			skipped = append(skipped, explain(nil, "mcp: server %q: tool %q left out: the registry has a tool named %s already (%s): give the server a name that no other server or group of tools has", r.name, mt.Name, name, sourceOf(have)))
+			continue
+		}
+		t, err := r.tool(name, mt)
+		if err != nil {
+			skipped = append(skipped, skippedTool(r.name, mt.Name, err))
+			continue
+		}
+		tools = append(tools, t)
+		kept = append(kept, RemoteTool{Name: name, Remote: mt.Name})
+	}
+	if err := r.reg.Replace(old, tools); err != nil {
+		// A tool the registry refuses: add them one by one, as Connect
+		// does, so that the others are there.
+		_ = r.reg.Replace(old, nil)
+		var added []RemoteTool
+		for i, t := range tools {
+			if err := r.reg.Add(t); err != nil {
+				skipped = append(skipped, skippedTool(r.name, kept[i].Remote, err))
+				continue
+			}
+			added = append(added, kept[i])
+		}
+		kept = added
+	}
+	r.tools, r.skipped = kept, skipped
+	return true
 }
 
 // watch waits for the session to end and notes why when nobody closed it.
@@ -216,9 +310,9 @@ func (r *Remote) connectError(err error) error {
 
 // add adds the listed tools to the registry, in the server's order.
 func (r *Remote) add(listed []*sdk.Tool) {
-	taken := map[string]bool{}
-	for _, mt := range listed {
-		name := remoteName(r.name, mt.Name, taken)
+	names := registryNames(r.name, listed)
+	for i, mt := range listed {
+		name := names[i]
 		if have, ok := r.reg.Lookup(name); ok {
 			r.skipped = append(r.skipped, explain(nil, "mcp: server %q: tool %q left out: the registry has a tool named %s already (%s): give the server a name that no other server or group of tools has", r.name, mt.Name, name, sourceOf(have)))
 			continue
@@ -231,7 +325,6 @@ func (r *Remote) add(listed []*sdk.Tool) {
 			r.skipped = append(r.skipped, skippedTool(r.name, mt.Name, err))
 			continue
 		}
-		taken[name] = true
 		r.tools = append(r.tools, RemoteTool{Name: name, Remote: mt.Name})
 	}
 }
@@ -436,10 +529,18 @@ func orText(s, alt string) string {
 func (r *Remote) Name() string { return r.name }
 
 // Tools lists the server's tools in the registry, in the server's order.
-func (r *Remote) Tools() []RemoteTool { return append([]RemoteTool(nil), r.tools...) }
+func (r *Remote) Tools() []RemoteTool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]RemoteTool(nil), r.tools...)
+}
 
 // Skipped lists the server's tools the registry refused, one error each.
-func (r *Remote) Skipped() []error { return append([]error(nil), r.skipped...) }
+func (r *Remote) Skipped() []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]error(nil), r.skipped...)
+}
 
 // Stderr returns the end of what a stdio server wrote to its stderr
 // (the last few KiB), "" for an HTTP server.
@@ -459,10 +560,12 @@ func (r *Remote) Stderr() string {
 // group is killed. Calls in flight fail.
 func (r *Remote) Close() error {
 	r.closeOnce.Do(func() {
+		r.mu.Lock()
 		r.closing.Store(true)
 		for _, t := range r.tools {
 			r.reg.Remove(t.Name)
 		}
+		r.mu.Unlock()
 		err := r.session.Close()
 		r.stop()
 		<-r.done
@@ -483,6 +586,24 @@ func (r *Remote) stop() {
 	if r.jail != nil {
 		_ = r.jail.stop() // the server is gone either way; how is in Err and Stderr
 	}
+}
+
+// registryNames names the listed tools in the registry (remoteName): a
+// tool whose name is already in lower snake case keeps it, so that of
+// "get-Sum" and "get_sum" the second is group.get_sum and the first
+// group.get_sum_2, whatever their order.
+func registryNames(group string, listed []*sdk.Tool) []string {
+	names := make([]string, len(listed))
+	taken := map[string]bool{}
+	for _, exact := range []bool{true, false} {
+		for i, mt := range listed {
+			if names[i] == "" && (snake(mt.Name) == mt.Name) == exact {
+				names[i] = remoteName(group, mt.Name, taken)
+				taken[names[i]] = true
+			}
+		}
+	}
+	return names
 }
 
 // remoteName is the registry name of the server's tool remote: "GROUP.tool"

@@ -167,9 +167,12 @@ func (s *stdinCloser) Close() error {
 			return err
 		}
 	}
-	if err := s.p.cmd.Process.Kill(); err != nil {
+	// The server may have exited while what it started still holds its
+	// stderr open, which Wait waits for: its process group goes too.
+	if err := s.p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return err
 	}
+	killGroup(s.p.cmd.Process.Pid)
 	if err, ok := wait(); ok {
 		return err
 	}

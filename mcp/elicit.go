@@ -33,6 +33,15 @@ type connectOptions struct {
 	elicitation bool
 	elicit      ElicitFunc
 	configFile  string
+	changed     func()
+}
+
+// WithToolsChanged calls f each time the server's tools in the registry
+// change after Connect: the server said its list changed
+// (notifications/tools/list_changed) and the tools it lists now replaced
+// those it listed before. A gateway passes the change on to its clients.
+func WithToolsChanged(f func()) ConnectOption {
+	return func(o *connectOptions) { o.changed = f }
 }
 
 // WithConfigFile names the config file the server's settings come from. A

@@ -47,6 +47,14 @@ type Options struct {
 	// way the client's clientInfo, when it sent one, becomes
 	// Principal.Client. Zero: the anonymous principal.
 	Principal tooling.Principal
+	// Expose, when set, chooses the tools served: a tool it refuses is
+	// neither listed nor called (a call of it is refused not_found). Nil:
+	// every tool the registry exports for the origin.
+	Expose func(tooling.Tool) bool
+	// NotFoundHint, when set, says why there is no tool of a name (its
+	// server is down, say); it replaces the registry's hint of a call
+	// refused not_found when it returns one.
+	NotFoundHint func(name string) string
 }
 
 // Server serves the tools of a registry to MCP clients. It is safe for
@@ -167,6 +175,9 @@ func (s *Server) Refresh(ctx context.Context) bool {
 			// MCP needs an object; the call would be refused anyway.
 			continue
 		}
+		if !s.exposed(t.Name) {
+			continue
+		}
 		seen[t.Name] = true
 		b, err := json.Marshal(t)
 		if err != nil {
@@ -191,6 +202,16 @@ func (s *Server) Refresh(ctx context.Context) bool {
 		changed = true
 	}
 	return changed
+}
+
+// exposed reports whether the tool name, when registered, is served
+// (Options.Expose); a name not registered is.
+func (s *Server) exposed(name string) bool {
+	if s.opts.Expose == nil {
+		return true
+	}
+	t, ok := s.reg.Lookup(name)
+	return !ok || s.opts.Expose(t)
 }
 
 // objectSchema reports whether a schema has "type": "object" at its root,
@@ -478,9 +499,18 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 		case listed:
 		case listedAs:
 			req.Params.Name = name
+		case !s.exposed(toolname.ParseExport(req.Params.Name)):
+			res := &tooling.Result{Tool: req.Params.Name, Origin: s.opts.Origin, Status: "denied", Code: tooling.CodeNotFound,
+				Message: fmt.Sprintf("no tool named %q is served here", req.Params.Name)}
+			return callResult(res, false), nil
 		default:
 			res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
 				tooling.WithOrigin(s.opts.Origin), tooling.WithPrincipal(s.principal(ctx, req)))
+			if res.Code == tooling.CodeNotFound && s.opts.NotFoundHint != nil {
+				if hint := s.opts.NotFoundHint(res.Tool); hint != "" {
+					res.Hint = hint
+				}
+			}
 			t, _ := s.reg.Lookup(res.Tool)
 			return callResult(res, len(t.Output) > 0), nil
 		}
@@ -490,8 +520,12 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 
 // visibleTools answers tools/list with the tools the caller's principal
 // sees (tooling.Registry.Visible): a tool the registry's Authorizer hides
-// from it is left out, as it could not call it.
+// from it is left out, as it could not call it. The list is the
+// registry's now (Refresh): whatever changed it since the last list
+// (a reload, a server's tools, a tool enabled), a client lists what it can
+// call.
 func (s *Server) visibleTools(ctx context.Context, r sdk.Request, next sdk.MethodHandler) (sdk.Result, error) {
+	s.Refresh(ctx)
 	out, err := next(ctx, "tools/list", r)
 	list, ok := out.(*sdk.ListToolsResult)
 	if err != nil || !ok {

@@ -634,3 +634,32 @@ func (o onlyFor) Allow(_ context.Context, c *tooling.Call) error {
 	}
 	return nil
 }
+
+// TestListIsTheRegistryNow: a tool added to the registry after the server
+// was made is listed, and callable, without a Refresh; one removed is
+// not listed.
+func TestListIsTheRegistryNow(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	srv := mcp.NewServer(r, mcp.Options{})
+	cs := connect(t, srv, nil)
+	r.Register(tooling.Tool{Name: "t.late", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "late", nil }})
+	listed := func(name string) bool {
+		for _, tool := range listAll(t, cs) {
+			if tool.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !listed("t.late") {
+		t.Fatal("a tool registered after the server was made is not listed")
+	}
+	if res := call(t, cs, "t.late", map[string]any{}); res.IsError || text(res) != `"late"` {
+		t.Fatalf("t.late: %s", text(res))
+	}
+	r.Remove("t.late")
+	if listed("t.late") {
+		t.Fatal("a tool removed from the registry is still listed")
+	}
+}

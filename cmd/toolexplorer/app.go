@@ -62,6 +62,13 @@ type app struct {
 	restarts      sync.WaitGroup
 	restartCancel map[*server]context.CancelFunc
 	serversClosed bool
+	// supervisors are the goroutines that start again the servers that
+	// stop (supervise), under superviseCtx; onToolsChanged is told when the
+	// registry's tools change on their own (serve's list refresh).
+	supervisors     sync.WaitGroup
+	superviseCtx    context.Context
+	superviseCancel context.CancelFunc
+	onToolsChanged  atomic.Pointer[func()]
 	// asker asks the person at the console for the input a server requests
 	// during a call; nil when no console is open.
 	asker atomic.Pointer[tui.Asker]

@@ -66,6 +66,9 @@ func (cs *consoleServers) List() []tui.ServerState {
 		switch {
 		case s.remote == nil:
 			st.Status = tui.ServerFailed
+			if ce := (*mcp.ConnectError)(nil); !errors.As(s.err, &ce) && !s.clash {
+				st.Status = tui.ServerStopped // it was connected: it stopped since
+			}
 			st.Problem = strings.TrimPrefix(s.err.Error(), "mcp: ")
 			var ce *mcp.ConnectError
 			if errors.As(s.err, &ce) {
@@ -128,14 +131,21 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 		delete(a.restartCancel, s)
 		a.serversMu.Unlock()
 	}()
+	unsupervise := s.unsupervise
+	a.serversMu.Unlock()
+	if unsupervise != nil {
+		unsupervise() // it would start the server too
+	}
+	a.serversMu.Lock()
 	old := s.remote
 	s.remote, s.err = nil, errors.New("restarting")
 	a.serversMu.Unlock()
 	if old != nil {
 		_ = old.Close() // a server that died may say how: its state is replaced anyway
 	}
+	a.toolsChanged()
 	// Connecting takes time: the console lists the servers meanwhile.
-	r, err := mcp.Connect(ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit), mcp.WithConfigFile(a.configFile))
+	r, err := mcp.Connect(ctx, a.reg, name, mcp.Spec(s.cfg), a.connectOptions()...)
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	if err != nil {
@@ -153,5 +163,9 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 	s.remote, s.err = r, nil
 	cs.watch(name, r)
 	_, err = a.reg.Configure(a.cfg.Settings)
+	a.serversMu.Unlock()
+	a.supervise(s)
+	a.toolsChanged()
+	a.serversMu.Lock() // for the deferred unlock
 	return err
 }

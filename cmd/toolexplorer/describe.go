@@ -89,7 +89,7 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		title = "(no title)"
 	}
 	fmt.Fprintf(w, "%s: %s\n", info.Name, title)
-	fmt.Fprintf(w, "exported as %s\n", info.ExportName)
+	fmt.Fprintf(w, "MCP name %s; OpenAI and Anthropic name %s\n", info.Name, info.ExportName)
 	if r := info.Remote; r != nil {
 		fmt.Fprintf(w, "remote: tool %q of the MCP server %q\n", r.Name, r.Server)
 		if r.Confinement != "" {

@@ -19,7 +19,7 @@ func TestDescribe(t *testing.T) {
 			args: []string{"describe", "demo.echo"},
 			code: exitOK,
 			stdout: []string{
-				"demo.echo: Echo\n", "exported as demo__echo\n", "Returns the given text",
+				"demo.echo: Echo\n", "MCP name demo.echo; OpenAI and Anthropic name demo__echo\n", "Returns the given text",
 				"concurrency  read_only", "resources    none", "effects      none\n",
 				"risk         low (derived from the effects)", "consent      not needed",
 				"timeout      default (30s)\n", "rate         unlimited\n", "origins      all\n",

@@ -8,11 +8,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -41,8 +45,16 @@ client (form elicitation) when it can, and is refused with
 consent_required otherwise, unless --consent or the config's
 serve.consent names the tool.
 
-With --server or the config's servers, serve is a gateway: their tools
-are served too, each call governed here. A server that asks for input
+With --server or the config's servers, serve is a gateway: it serves
+their tools and those of the tools files, not toolexplorer's own tools,
+each call governed here. --expose PATTERN (or the config's serve.tools)
+chooses the tools served instead ("github.*", "*"). A server that stops
+is started again (an HTTP server reached again), waiting longer each
+time, up to its max_restarts in a row (default 5), then given up on;
+its tools are not listed while it is down, and clients are sent
+notifications/tools/list_changed whenever the list changes. SIGHUP
+reloads the tools files and starts again the servers that are down; it
+never ends serve. A server that asks for input
 during a call (elicitation) has its question asked of the client that
 made the call when that client supports elicitation, and declined
 otherwise.
@@ -71,10 +83,12 @@ failed, 2 for a usage error.
 		var (
 			addr, origin string
 			consent      stringList
+			expose       stringList
 		)
 		fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (host:port; loopback unless $"+tokenEnv+" is set)")
 		fs.StringVar(&origin, "origin", "llm", "the origin `O` of every call (app, ui, llm, system)")
 		fs.Var(&consent, "consent", "grant consent to the calls of tool `NAME` (repeat or separate with commas)")
+		fs.Var(&expose, "expose", "serve only the tools that match `PATTERN` (\"github.*\"; repeat or separate with commas); default: the config's serve.tools")
 		return func(a *app, args []string) int {
 			if len(args) > 0 {
 				return a.usageError("serve", "unexpected argument %q", args[0])
@@ -107,14 +121,9 @@ failed, 2 for a usage error.
 			if addr != "" && !mcp.Loopback(addr) && ho.Token == "" && len(ho.APIKeys) == 0 && ho.OAuth == nil {
 				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token, serve.api_keys or serve.oauth in the config, so that clients must authenticate", addr, tokenEnv)
 			}
-			// SIGHUP reloads the tools files; MCP clients see the tools change.
-			defer a.reloadOnHangup(func(text string, err error) {
-				if err != nil {
-					a.errorf("tools files not reloaded, the tools in place stay: %v", err)
-					return
-				}
-				a.errorf("%s", text)
-			})()
+			// SIGHUP reloads the tools files and starts again the servers
+			// that are down; MCP clients see the tools change.
+			defer a.serveHangups()()
 			// Over stdio the client is a program the local user started: it
 			// calls as that user (or --as). Over HTTP a caller is who its
 			// credentials say; with none it is anonymous.
@@ -122,7 +131,13 @@ failed, 2 for a usage error.
 			if addr == "" {
 				who = a.principal()
 			}
-			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who})
+			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who,
+				NotFoundHint: a.serverHint, Expose: a.exposed(expose)})
+			// What changes the tools on its own (a server that stops or comes
+			// back, a reload) is listed to the clients at once.
+			refresh := func() { srv.Refresh(context.WithoutCancel(a.ctx)) }
+			a.onToolsChanged.Store(&refresh)
+			defer a.onToolsChanged.Store(nil)
 			if addr == "" {
 				t := mcp.IOTransport(io.NopCloser(a.stdin), nopWriteCloser{a.rawStdout})
 				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
@@ -134,6 +149,70 @@ failed, 2 for a usage error.
 			return serveHTTP(a, srv, addr, ho)
 		}
 	},
+}
+
+// exposed chooses the tools serve serves: those patterns match (--expose,
+// else the config's serve.tools); without patterns, every tool, or, when
+// there are servers, their tools and the tools files' (a gateway serves
+// what it fronts, not the program's own tools).
+func (a *app) exposed(patterns []string) func(tooling.Tool) bool {
+	if len(patterns) == 0 {
+		patterns = a.cfg.Serve.Tools
+	}
+	if len(patterns) > 0 {
+		return func(t tooling.Tool) bool {
+			for _, p := range patterns {
+				if toolname.Match(p, t.Name) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	a.serversMu.Lock()
+	gateway := len(a.servers) > 0
+	a.serversMu.Unlock()
+	if gateway {
+		return func(t tooling.Tool) bool { return t.Source != "" }
+	}
+	return nil
+}
+
+// serveHangups makes each SIGHUP reload the tools files, when there are
+// any, and start again at once the servers that are down, until stop is
+// called. A SIGHUP never ends serve.
+func (a *app) serveHangups() (stop func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGHUP)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-c:
+			}
+			a.filesMu.Lock()
+			files := a.files != nil
+			a.filesMu.Unlock()
+			if files {
+				if ch, err := a.reloadToolFiles(); err != nil {
+					a.errorf("tools files not reloaded, the tools in place stay: %s", reloadError(err))
+				} else {
+					a.errorf("%s", changeText(ch))
+				}
+			}
+			a.reviveServers()
+			a.toolsChanged()
+		}
+	}()
+	return func() {
+		signal.Stop(c)
+		close(done)
+		<-finished
+	}
 }
 
 // serveHTTP serves srv at addr until the command's context ends.

@@ -40,13 +40,18 @@ func (s *syncBuffer) String() string {
 // go-sdk client to its stdin and stdout.
 func serveStdio(t *testing.T, opts *sdk.ClientOptions, args ...string) *sdk.ClientSession {
 	t.Helper()
+	return serveStdioErr(t, opts, &syncBuffer{}, args...)
+}
+
+// serveStdioErr is serveStdio writing serve's stderr to stderr.
+func serveStdioErr(t *testing.T, opts *sdk.ClientOptions, stderr *syncBuffer, args ...string) *sdk.ClientSession {
+	t.Helper()
 	t.Cleanup(func() { tooling.Default().SetConsentFunc(nil) })
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		code := run(context.Background(), append([]string{"serve"}, args...), inR, outW, &stderr)
+		code := run(context.Background(), append([]string{"serve"}, args...), inR, outW, stderr)
 		outW.Close()
 		done <- code
 	}()

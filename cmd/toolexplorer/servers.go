@@ -136,6 +136,12 @@ type server struct {
 	cfg    config.Server
 	remote *mcp.Remote
 	err    error
+	// clash: its tools would be named as another server's; it is never
+	// connected.
+	clash bool
+	// unsupervise stops the goroutine that starts the server again when it
+	// stops (supervise), and waits for it; nil before the first.
+	unsupervise func()
 }
 
 // connectNotice is how long the servers may take to connect before the
@@ -177,13 +183,14 @@ func (a *app) connectServers(cfg config.Config) bool {
 			// Connected at once, the two would share the names of the
 			// tools they have in common, each taking some.
 			s.err = fmt.Errorf("server %q: its tools would be named %s.*, as those of the server %q are: rename one of the two", name, group, other)
+			s.clash = true
 			close(ready[i])
 			continue
 		}
 		groups[group] = name
 		wg.Go(func() {
 			defer close(ready[i])
-			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, mcp.Spec(s.cfg), mcp.WithElicitation(a.elicit), mcp.WithConfigFile(a.configFile))
+			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, mcp.Spec(s.cfg), a.connectOptions()...)
 		})
 	}
 	all := make(chan struct{})
@@ -219,6 +226,7 @@ func (a *app) connectServers(cfg config.Config) bool {
 		for _, err := range s.remote.Skipped() {
 			a.serverProblem(err)
 		}
+		a.supervise(s)
 	}
 	return a.ctx.Err() == nil
 }
@@ -240,8 +248,12 @@ func (a *app) closeServers() {
 	for _, cancel := range a.restartCancel {
 		cancel()
 	}
+	if a.superviseCancel != nil {
+		a.superviseCancel()
+	}
 	a.serversMu.Unlock()
 	a.restarts.Wait()
+	a.supervisors.Wait()
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	for _, s := range a.servers {
@@ -345,7 +357,8 @@ func (a *app) serverHint(name string) string {
 			continue
 		}
 		if s.remote == nil {
-			if s.err == nil {
+			var re *restartingError
+			if s.err == nil || errors.As(s.err, &re) {
 				return fmt.Sprintf("the MCP server %q is restarting: its tools are back once it is connected", s.name)
 			}
 			why := s.err.Error()
