@@ -42,6 +42,9 @@ type Config struct {
 	// Limits bound how often each subject or tenant calls tools. Nil:
 	// none.
 	Limits []Limit
+	// Ledger configures the ledger of every call. Zero: kept, at the
+	// default place.
+	Ledger Ledger
 	// ToolFiles are tools files, and directories of them, whose tools join
 	// the registry; a relative path is relative to the config file. Nil
 	// when none.

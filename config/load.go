@@ -154,6 +154,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	p.applyBudgets(obj, cfg)
 	p.applyIdempotency(obj, cfg)
 	p.applyLimits(obj, cfg)
+	p.applyLedger(obj, cfg)
 	if keys, ok := obj["keys"].(map[string]any); ok && len(keys) > 0 {
 		cfg.Keys = make(map[string][]string, len(keys))
 		for name, v := range keys {

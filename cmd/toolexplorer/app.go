@@ -17,6 +17,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
+	"github.com/toolexplorer/toolexplorer/ledger"
 	sqlitestate "github.com/toolexplorer/toolexplorer/state/sqlite"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
@@ -98,6 +99,9 @@ type app struct {
 	// flagAs and flagTenant are --as and --tenant: who the command line,
 	// the console and serve over stdio call as (see principal).
 	flagAs, flagTenant string
+	// ledger records the calls of run, the console and serve; nil when
+	// none is kept or the command makes no call.
+	ledger *ledger.Ledger
 }
 
 // console opens the interactive explorer when toolexplorer runs without a
@@ -125,7 +129,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, explainCommand, historyCommand, benchCommand, schemasCommand, lintCommand, serveCommand, apikeyCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, explainCommand, historyCommand, ledgerCommand, benchCommand, schemasCommand, lintCommand, serveCommand, apikeyCommand, helpCommand}
 }
 
 func findCommand(name string) *command {
@@ -196,6 +200,7 @@ func (a *app) main(args []string) int {
 				}
 				a.consoleOrigin = o
 			}
+			defer a.closeLedger()
 			defer a.closeServers()
 			defer a.closeIdempotency()
 			if code := a.loadConfig(configPath, false); code != exitOK {
@@ -283,6 +288,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 		if configPath == "" {
 			configPath = globalConfig
 		}
+		defer a.closeLedger()
 		defer a.closeServers()
 		defer a.closeIdempotency()
 		if code := a.loadConfig(configPath, cmd.keepWarnings); code != exitOK {

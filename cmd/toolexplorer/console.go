@@ -24,6 +24,9 @@ func runConsole(a *app, _ string) int {
 		a.printMainHelp(a.stderr)
 		return exitUsage
 	}
+	if code := a.startLedger(); code != exitOK {
+		return code
+	}
 	opts := consoleOptions(a)
 	if path, err := history.DefaultPath(a.getenv); err != nil {
 		opts.Problems = append(opts.Problems, "calls are not kept in the history: "+err.Error())

@@ -76,6 +76,9 @@ the tool; the same key with other arguments is idempotency_conflict.
 				return code
 			}
 			a.startNoWorkers()
+			if code := a.startLedger(); code != exitOK {
+				return code
+			}
 			res, _ := a.reg.Execute(a.ctx, args[0], raw, opts...)
 			if res.Code == tooling.CodeNotFound {
 				if h := a.serverHint(args[0]); h != "" {

@@ -121,6 +121,9 @@ failed, 2 for a usage error.
 			if addr != "" && !mcp.Loopback(addr) && ho.Token == "" && len(ho.APIKeys) == 0 && ho.OAuth == nil {
 				return a.usageError("serve", "--http %s is not a loopback address: set $%s, or serve.token, serve.api_keys or serve.oauth in the config, so that clients must authenticate", addr, tokenEnv)
 			}
+			if code := a.startLedger(); code != exitOK {
+				return code
+			}
 			// SIGHUP reloads the tools files and starts again the servers
 			// that are down; MCP clients see the tools change.
 			defer a.serveHangups()()

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/ledger"
+)
+
+// TestLedgerRecordsEveryEntryPoint: the calls of run, serve over stdio,
+// serve --http (an API key's caller) and the gateway (serve --server) land
+// in the ledger, each with its principal; ledger lists and filters them,
+// and verify says the ledger is intact, then names an edited record.
+func TestLedgerRecordsEveryEntryPoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	t.Setenv(ledgerEnv, path)
+	if o := cli(t, "", "--as", "bob", "run", "demo.echo", "--args", `{"text":"hi"}`); o.code != exitOK {
+		t.Fatalf("run: %v", o)
+	}
+	t.Run("stdio", func(t *testing.T) {
+		cs := serveStdio(t, nil, "--as", "carol")
+		callTool(t, cs, "demo.echo", `{"text":"x"}`)
+	})
+	t.Run("http", func(t *testing.T) {
+		url := serveAuthenticated(t, newIssuer(t))
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(),
+			&sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer("key-ci")}, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		callTool(t, cs, "demo.fail", `{"mode":"error"}`)
+		http.DefaultClient.CloseIdleConnections()
+	})
+	gateway := false
+	t.Run("gateway", func(t *testing.T) {
+		cs := serveStdio(t, nil, "--as", "dave", "--server", "everything="+everythingSpec(t))
+		callTool(t, cs, "everything.get_sum", `{"a":2,"b":40}`)
+		gateway = true
+	})
+	entries, err := ledger.Read(path, ledger.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		p := e.Begin.Principal
+		if p == nil {
+			t.Fatalf("a call without its principal: %+v", e.Begin)
+		}
+		got = append(got, e.Begin.Tool+" "+p.Subject+"@"+p.Tenant+" "+p.Auth+" "+p.Client+" "+e.Status)
+	}
+	want := []string{"demo.echo bob@ asserted  ok", "demo.echo carol@ asserted test 1 ok", "demo.fail ci@acme api_key agent 1 error"}
+	if gateway {
+		want = append(want, "everything.get_sum dave@ asserted test 1 ok")
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("the ledger holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if o := cli(t, "", "ledger", "--subject", "ci"); o.code != exitOK || !strings.Contains(o.stdout, "demo.fail") || strings.Contains(o.stdout, "demo.echo") {
+		t.Errorf("ledger --subject ci: %v", o)
+	}
+	if o := cli(t, "", "ledger", "verify"); o.code != exitOK || !strings.HasPrefix(o.stdout, "ok: ") {
+		t.Fatalf("ledger verify: %v", o)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Replace(raw, []byte(`"subject":"ci"`), []byte(`"subject":"cj"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o := cli(t, "", "ledger", "verify"); o.code != exitFailed || !strings.Contains(o.stderr, "edited") {
+		t.Fatalf("ledger verify of an edited ledger: %v", o)
+	}
+}
+
+// TestLedgerOff: $TOOLEXPLORER_LEDGER=off keeps none, and ledger says so.
+func TestLedgerOff(t *testing.T) {
+	t.Setenv(ledgerEnv, "off")
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"hi"}`); o.code != exitOK {
+		t.Fatalf("run: %v", o)
+	}
+	if o := cli(t, "", "ledger"); o.code != exitUsage || !strings.Contains(o.stderr, "no ledger is kept") {
+		t.Fatalf("ledger with none kept: %v", o)
+	}
+}
