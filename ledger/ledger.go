@@ -54,7 +54,9 @@ type Options struct {
 	// MaxBytes is the size past which the file is rotated. Zero: 64 MiB.
 	MaxBytes int64
 	// SyncInterval is the group commit: records are written to the file
-	// as soon as the writer takes them, in batches, and the file is
+	// in batches, each about a millisecond after its first record came
+	// (so a process killed outright loses at most the records of its last
+	// millisecond or so, and the kernel keeps the rest), and the file is
 	// fsynced, and the signed head updated, at most this often while
 	// records arrive, and on Sync and Close. Zero: 100ms.
 	SyncInterval time.Duration
@@ -296,6 +298,10 @@ func (l *Ledger) Close() error {
 	return l.closeErr
 }
 
+// linger is how long the writer lets records gather before it writes
+// them: a record reaches the file about this long after it came.
+const linger = time.Millisecond
+
 // loop is the writer goroutine.
 func (l *Ledger) loop() {
 	defer close(l.done)
@@ -316,6 +322,9 @@ func (l *Ledger) loop() {
 			if retryC != nil {
 				continue // failing: wait for the retry
 			}
+			// Let a batch gather: one write and one lock for the records
+			// of a millisecond, not for each.
+			time.Sleep(linger)
 		case <-syncC:
 			syncC = nil
 			wantSync = true

@@ -84,13 +84,10 @@ const (
 // encode appends rec's line (with its hash, and a newline) to buf and
 // returns the hash. rec.Hash must be empty.
 func encode(buf *bytes.Buffer, rec *Record) (string, error) {
-	body, err := json.Marshal(rec)
-	if err != nil {
-		return "", err
-	}
+	body := appendRecord(buf.AvailableBuffer(), rec)
 	sum := sha256.Sum256(body)
 	h := hex.EncodeToString(sum[:])
-	buf.Write(body[:len(body)-1])
+	buf.Write(body[:len(body)-1]) // in place: AvailableBuffer shares buf's memory
 	buf.WriteString(hashKey)
 	buf.WriteString(h)
 	buf.WriteString("\"}\n")
