@@ -102,3 +102,50 @@ func TestTornLineIsSetAside(t *testing.T) {
 		t.Fatal("no recovered record")
 	}
 }
+
+// A ledger rotated many times and written by two writers at once (as two
+// processes would: each its own file handle and lock) verifies as one
+// chain, and Read finds every call in every file.
+func TestRotationAndTwoWriters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.jsonl")
+	l1 := open(t, dir, ledger.Options{MaxBytes: 4096, CheckpointEvery: 7})
+	l2 := open(t, dir, ledger.Options{MaxBytes: 4096, CheckpointEvery: 7})
+	r1, r2 := registry(nil), registry(nil)
+	l1.Attach(r1)
+	l2.Attach(r2)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 100; i++ {
+			r2.Execute(context.Background(), "t.fail", nil)
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		r1.Execute(context.Background(), "t.echo", nil)
+		if i%10 == 9 {
+			if err := l1.Sync(); err != nil { // a batch ends here
+				t.Fatal(err)
+			}
+		}
+	}
+	<-done
+	if err := l1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep := verify(t, path)
+	if !rep.OK() {
+		t.Fatalf("verify: %v", rep.Problem)
+	}
+	if len(rep.Files) < 5 {
+		t.Fatalf("%d files, want the ledger rotated at 4 KiB after each of 10 batches", len(rep.Files))
+	}
+	for _, tool := range []string{"t.echo", "t.fail"} {
+		if es, err := ledger.Read(path, ledger.Filter{Tool: tool}); err != nil || len(es) != 100 {
+			t.Fatalf("%s: %d calls, %v; want 100", tool, len(es), err)
+		}
+	}
+}
