@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/ledger"
@@ -147,5 +149,54 @@ func TestRotationAndTwoWriters(t *testing.T) {
 		if es, err := ledger.Read(path, ledger.Filter{Tool: tool}); err != nil || len(es) != 100 {
 			t.Fatalf("%s: %d calls, %v; want 100", tool, len(es), err)
 		}
+	}
+}
+
+// A shadow call is marked mode shadow, with the details its tool reported
+// (side effects as the tool sees them) and the confinement profile's hash
+// taken from the call's governance.
+func TestShadowDetailAndProfile(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, ledger.Options{})
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.shadow", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			c.SetDetail("mode", "shadow")
+			c.SetDetail("response_bytes", "42")
+			c.Decide("confine", "profile 0123456789abcdef")
+			return nil, nil
+		}})
+	l.Attach(r)
+	r.Execute(context.Background(), "t.shadow", nil)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	es, err := ledger.Read(l.Path(), ledger.Filter{})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("%+v %v", es, err)
+	}
+	e := es[0].End
+	if e.Mode != "shadow" || e.Detail["response_bytes"] != "42" || e.Profile != "0123456789abcdef" {
+		t.Fatalf("end record %+v", e)
+	}
+}
+
+// Close stops the writer: no goroutine of the ledger is left.
+func TestCloseLeavesNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	l := open(t, t.TempDir(), ledger.Options{})
+	r := registry(nil)
+	l.Attach(r)
+	r.Execute(context.Background(), "t.echo", nil)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		runtime.Gosched()
 	}
 }

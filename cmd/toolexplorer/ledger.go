@@ -74,7 +74,7 @@ ledger that cannot be read.
 		fs.BoolVar(&asJSON, "json", false, "print JSON")
 		fs.StringVar(&keyFile, "key", "", "verify with the key in `FILE` (a key or its .pub; default: the ledger's)")
 		return func(a *app, args []string) int {
-			path, keyPath, err := a.ledgerPaths()
+			path, keyPath, _, err := a.ledgerPaths()
 			if err != nil {
 				a.errorf("ledger: %v", err)
 				return exitUsage
@@ -181,24 +181,26 @@ func (a *app) verifyLedger(path, keyFile string, asJSON bool) int {
 	return exitOK
 }
 
-// ledgerPaths are the ledger's file and key, "" when none is kept.
-func (a *app) ledgerPaths() (path, key string, err error) {
+// ledgerPaths are the ledger's file and key, "" when none is kept;
+// chosen says the file was named ($TOOLEXPLORER_LEDGER or the config), not
+// the default place.
+func (a *app) ledgerPaths() (path, key string, chosen bool, err error) {
 	c := a.cfg.Ledger
 	switch env := a.getenv(ledgerEnv); {
 	case env == "off":
-		return "", "", nil
+		return "", "", false, nil
 	case env != "":
-		path = env
+		path, chosen = env, true
 	case c.Disabled:
-		return "", "", nil
+		return "", "", false, nil
 	case c.Path != "":
-		path = c.Path
+		path, chosen = c.Path, true
 	default:
 		dir := a.getenv("XDG_STATE_HOME")
 		if dir == "" || !filepath.IsAbs(dir) {
 			home := a.getenv("HOME")
 			if home == "" {
-				return "", "", fmt.Errorf("no state directory: set XDG_STATE_HOME, HOME or $%s", ledgerEnv)
+				return "", "", false, fmt.Errorf("no state directory: set XDG_STATE_HOME, HOME or $%s", ledgerEnv)
 			}
 			dir = filepath.Join(home, ".local", "state")
 		}
@@ -208,33 +210,39 @@ func (a *app) ledgerPaths() (path, key string, err error) {
 	if key == "" {
 		key = path + ".key"
 	}
-	return path, key, nil
+	return path, key, chosen, nil
 }
 
 // startLedger opens the ledger and attaches it to the registry, so that
-// every call the command makes from now on is recorded. A ledger that
-// cannot be opened is an error: calls are not made unrecorded.
+// every call the command makes from now on is recorded. A ledger named by
+// $TOOLEXPLORER_LEDGER or the config that cannot be opened is an error:
+// no call is made unrecorded. At the default place (a program started
+// without a home, or confined so that it cannot write there), it is a
+// warning, and the calls go on unrecorded, as they did before there was a
+// ledger.
 func (a *app) startLedger() int {
-	path, key, err := a.ledgerPaths()
-	if err != nil {
-		a.errorf("ledger: %v (set $%s=off to keep none)", err, ledgerEnv)
-		return exitFailed
+	path, key, chosen, err := a.ledgerPaths()
+	if err == nil && path != "" {
+		c := a.cfg.Ledger
+		opts := ledger.Options{Path: path, KeyPath: key, Policy: policyDigest(a), MaxBytes: c.MaxBytes, SyncInterval: c.SyncInterval}
+		if strings.EqualFold(c.OnFailure, "continue") {
+			opts.OnFailure = ledger.Continue
+		}
+		var l *ledger.Ledger
+		if l, err = ledger.Open(opts); err == nil {
+			l.Attach(a.reg)
+			a.ledger = l
+			return exitOK
+		}
 	}
-	if path == "" {
+	switch {
+	case err == nil:
 		return exitOK
-	}
-	c := a.cfg.Ledger
-	opts := ledger.Options{Path: path, KeyPath: key, Policy: policyDigest(a), MaxBytes: c.MaxBytes, SyncInterval: c.SyncInterval}
-	if strings.EqualFold(c.OnFailure, "continue") {
-		opts.OnFailure = ledger.Continue
-	}
-	l, err := ledger.Open(opts)
-	if err != nil {
+	case chosen:
 		a.errorf("%v (set $%s=off, or the config's ledger.enabled false, to keep none)", err, ledgerEnv)
 		return exitFailed
 	}
-	l.Attach(a.reg)
-	a.ledger = l
+	fmt.Fprintf(a.stderr, "toolexplorer: warning: calls are not recorded in the ledger: %v\n", strings.TrimPrefix(err.Error(), "ledger: "))
 	return exitOK
 }
 

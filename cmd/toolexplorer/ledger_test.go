@@ -92,3 +92,22 @@ func TestLedgerOff(t *testing.T) {
 		t.Fatalf("ledger with none kept: %v", o)
 	}
 }
+
+// A ledger at the default place that cannot be had (no home) is a warning
+// and the call goes on; one the config or $TOOLEXPLORER_LEDGER names that
+// cannot be opened refuses to run the call unrecorded.
+func TestLedgerCannotOpen(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "")
+	o := cli(t, "", "run", "demo.echo", "--args", `{"text":"hi"}`)
+	if o.code != exitOK || !strings.Contains(o.stderr, "warning: calls are not recorded in the ledger: no state directory") {
+		t.Fatalf("run without a state directory: %v", o)
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	t.Setenv(ledgerEnv, filepath.Join(blocker, "ledger.jsonl"))
+	o = cli(t, "", "run", "demo.echo", "--args", `{"text":"hi"}`)
+	if o.code != exitFailed || strings.Contains(o.stdout, "hi") || !strings.Contains(o.stderr, "ledger") {
+		t.Fatalf("run with a ledger that cannot be opened: %v", o)
+	}
+}
