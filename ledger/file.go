@@ -77,6 +77,7 @@ func (w *writer) flush(wantSync, final bool) (err error) {
 			msg := err.Error()
 			l.failing.Store(&msg)
 			l.giveBack(batch)
+			l.guard()
 		} else {
 			l.failing.Store(nil)
 		}
@@ -120,6 +121,9 @@ func (w *writer) append(batch []Record, final bool) error {
 	seq, last, since := w.seq, w.last, w.sinceCkpt
 	put := func(rec *Record) error {
 		rec.Seq, rec.Prev, rec.Session, rec.Hash = seq+1, last, w.l.session, ""
+		if p := &rec.who; p.Subject != "" || p.Tenant != "" || p.Auth != "" || p.Client != "" || len(p.Roles) > 0 || len(p.Scopes) > 0 {
+			rec.Principal = p
+		}
 		h, err := encode(&w.buf, rec)
 		if err != nil {
 			return fmt.Errorf("ledger: record %d: %w", rec.Seq, err)

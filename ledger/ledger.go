@@ -110,6 +110,9 @@ type Ledger struct {
 	lostHere int64  // lost records not yet written as a lost record
 	lostWhy  string // why they were lost
 	detach   []func()
+	attached []*attachment
+	npending atomic.Int64 // len(pending), for the middleware
+	guarding atomic.Bool  // a goroutine is putting the middleware in place
 
 	wake  chan struct{}
 	syncs chan chan error
@@ -164,17 +167,53 @@ func (l *Ledger) Path() string { return l.opts.Path }
 // PublicKey is the key Verify checks the ledger's signatures with.
 func (l *Ledger) PublicKey() ed25519.PublicKey { return l.key.Public().(ed25519.PublicKey) }
 
-// Attach records every call of r from now on, through r's audit hook, and,
-// when OnFailure is Refuse, refuses r's calls while the ledger cannot
-// write (a middleware, which detach turns into a pass-through: a
-// registry's middleware cannot be removed). Close detaches too.
+// Attach records every call of r from now on, through r's audit hook.
+// When OnFailure is Refuse, r's calls are refused while the ledger cannot
+// write, by a middleware it adds to r the first time it cannot (so calls
+// pay nothing for it until then); detach turns that into a pass-through,
+// since a registry's middleware cannot be removed. Close detaches too.
 func (l *Ledger) Attach(r *tooling.Registry) (detach func()) {
-	var off atomic.Bool
+	at := &attachment{r: r}
 	remove := r.Audit(func(_ context.Context, ev tooling.Event) { l.add(fromEvent(&ev, l.opts.Policy)) })
-	if l.opts.OnFailure == Refuse {
-		r.Use(func(next tooling.Handler) tooling.Handler {
+	var once sync.Once
+	d := func() { once.Do(func() { at.off.Store(true); remove() }) }
+	l.mu.Lock()
+	l.attached = append(l.attached, at)
+	l.detach = append(l.detach, d)
+	l.mu.Unlock()
+	if l.refusal() != "" {
+		l.guard()
+	}
+	return d
+}
+
+// attachment is a registry the ledger is attached to.
+type attachment struct {
+	r       *tooling.Registry
+	off     atomic.Bool // detached
+	guarded bool        // the refusing middleware is in place; under Ledger.mu
+}
+
+// guard puts the middleware that refuses calls while the ledger cannot
+// write in front of every registry it is attached to that lacks it, when
+// OnFailure is Refuse.
+func (l *Ledger) guard() {
+	if l.opts.OnFailure != Refuse {
+		return
+	}
+	l.mu.Lock()
+	var todo []*attachment
+	for _, at := range l.attached {
+		if !at.guarded {
+			at.guarded = true
+			todo = append(todo, at)
+		}
+	}
+	l.mu.Unlock()
+	for _, at := range todo {
+		at.r.Use(func(next tooling.Handler) tooling.Handler {
 			return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
-				if !off.Load() {
+				if !at.off.Load() {
 					if why := l.refusal(); why != "" {
 						return nil, &tooling.Error{Code: tooling.CodeUnavailable, Tool: c.Tool, Message: why}
 					}
@@ -183,12 +222,6 @@ func (l *Ledger) Attach(r *tooling.Registry) (detach func()) {
 			}
 		})
 	}
-	var once sync.Once
-	d := func() { once.Do(func() { off.Store(true); remove() }) }
-	l.mu.Lock()
-	l.detach = append(l.detach, d)
-	l.mu.Unlock()
-	return d
 }
 
 // refusal says why calls are refused now, "" when they are not.
@@ -196,10 +229,7 @@ func (l *Ledger) refusal() string {
 	if p := l.failing.Load(); p != nil {
 		return fmt.Sprintf("ledger %s cannot record the call: %s (calls are refused until it can: ledger on_failure is refuse)", l.opts.Path, *p)
 	}
-	l.mu.Lock()
-	n := len(l.pending)
-	l.mu.Unlock()
-	if n >= l.opts.MaxPending {
+	if n := l.npending.Load(); n >= int64(l.opts.MaxPending) {
 		return fmt.Sprintf("ledger %s cannot record the call: %d records wait to be written (calls are refused until they are: ledger on_failure is refuse)", l.opts.Path, n)
 	}
 	return ""
@@ -218,9 +248,16 @@ func (l *Ledger) add(rec Record) {
 		}
 		l.mu.Unlock()
 		l.lost.Add(1)
+		// A slow disk: the writer may be stuck in a write, so the
+		// middleware that refuses calls is put in place from here, not
+		// from the audit hook itself.
+		if l.opts.OnFailure == Refuse && l.guarding.CompareAndSwap(false, true) {
+			go l.guard()
+		}
 		return
 	}
 	l.pending = append(l.pending, rec)
+	l.npending.Store(int64(len(l.pending)))
 	first := len(l.pending) == 1
 	l.mu.Unlock()
 	if first {
@@ -248,10 +285,7 @@ type Stats struct {
 
 // Stats returns the ledger's counters now.
 func (l *Ledger) Stats() Stats {
-	l.mu.Lock()
-	n := len(l.pending)
-	l.mu.Unlock()
-	s := Stats{Path: l.opts.Path, Written: l.written.Load(), Pending: n, Lost: l.lost.Load(), Seq: l.seq.Load()}
+	s := Stats{Path: l.opts.Path, Written: l.written.Load(), Pending: int(l.npending.Load()), Lost: l.lost.Load(), Seq: l.seq.Load()}
 	if p := l.failing.Load(); p != nil {
 		s.Failing = *p
 	}
@@ -372,6 +406,7 @@ func (l *Ledger) take(buf []Record) []Record {
 	buf = append(buf, l.pending...)
 	clear(l.pending)
 	l.pending = l.pending[:0]
+	l.npending.Store(0)
 	return buf
 }
 
@@ -396,4 +431,5 @@ func (l *Ledger) giveBack(recs []Record) {
 		recs = recs[:room]
 	}
 	l.pending = append(recs[:len(recs):len(recs)], l.pending...)
+	l.npending.Store(int64(len(l.pending)))
 }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/tooling"
