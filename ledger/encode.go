@@ -45,6 +45,9 @@ func appendRecord(b []byte, rec *Record) []byte {
 	b = appendInt(b, "args_size", int64(rec.ArgsSize))
 	b = appendStr(b, "idempotency_sha256", rec.Idempotency, false)
 	b = appendStr(b, "mode", rec.Mode, false)
+	if rec.Replayed {
+		b = append(b, `,"replayed":true`...)
+	}
 	b = appendStr(b, "status", rec.Status, false)
 	b = appendStr(b, "code", string(rec.Code), false)
 	b = appendStr(b, "output_sha256", rec.OutputSHA256, false)

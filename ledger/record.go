@@ -46,7 +46,10 @@ type Record struct {
 	ArgsSize    int    `json:"args_size,omitempty"`
 	Idempotency string `json:"idempotency_sha256,omitempty"` // of the idempotency key
 	// Mode is "shadow" for a call the tool made in shadow mode (end only).
-	Mode         string             `json:"mode,omitempty"`
+	Mode string `json:"mode,omitempty"`
+	// Replayed is set on the end of a call whose outcome was replayed
+	// from an earlier call with the same idempotency key, without running.
+	Replayed     bool               `json:"replayed,omitempty"`
 	Status       string             `json:"status,omitempty"`
 	Code         tooling.Code       `json:"code,omitempty"`
 	OutputSHA256 string             `json:"output_sha256,omitempty"`
@@ -131,7 +134,7 @@ func fromEvent(ev *tooling.Event, policy string) Record {
 		return rec
 	}
 	rec.Kind = KindEnd
-	rec.Status, rec.Code = ev.Status, ev.Code
+	rec.Status, rec.Code, rec.Replayed = ev.Status, ev.Code, ev.Replayed
 	rec.OutputSHA256, rec.OutputSize = ev.OutputSHA256, ev.OutputSize
 	rec.WaitMS, rec.RunMS = ms(ev.Wait), ms(ev.Run)
 	rec.Governance = ev.Governance

@@ -144,6 +144,9 @@ ledger that cannot be read.
 					if e.End.Mode != "" {
 						outcome += " " + e.End.Mode
 					}
+					if e.End.Replayed {
+						outcome += " replayed"
+					}
 					run = fmt.Sprintf("%.3fms", e.End.RunMS)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Begin.Time.Local().Format("2006-01-02 15:04:05"), e.Begin.Call,
