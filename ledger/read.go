@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,8 +52,19 @@ func Read(path string, f Filter) ([]Entry, error) {
 		}
 	}
 	host, _ := os.Hostname()
-	out := rd.entries[:0]
-	for _, e := range rd.entries {
+	out := make([]Entry, 0, len(rd.entries))
+	for i := range rd.entries {
+		p := &rd.entries[i]
+		var e Entry
+		if json.Unmarshal(p.begin, &e.Begin) != nil {
+			continue // Verify reports it
+		}
+		if p.end != nil {
+			e.End = new(Record)
+			if json.Unmarshal(p.end, e.End) != nil {
+				e.End = nil
+			}
+		}
 		if e.End == nil {
 			e.Status = "interrupted"
 			if s := rd.sessions[e.Begin.Session]; s != nil && !rd.closed[e.Begin.Session] && s.Host == host && alive(s.PID) {
@@ -68,11 +80,14 @@ func Read(path string, f Filter) ([]Entry, error) {
 	return out, nil
 }
 
+// pair is a call's begin and end lines, decoded once selected.
+type pair struct{ begin, end []byte }
+
 type callKey struct{ session, call string }
 
 type reader struct {
 	f        Filter
-	entries  []Entry
+	entries  []pair
 	calls    map[callKey]int
 	sessions map[string]*Record
 	closed   map[string]bool
@@ -105,32 +120,69 @@ func (rd *reader) file(name string) error {
 		if err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
-		var rec Record
-		if json.Unmarshal(line, &rec) != nil {
-			continue // Verify reports it
-		}
-		rd.add(&rec)
+		rd.add(line)
 	}
 }
 
-func (rd *reader) add(rec *Record) {
-	switch rec.Kind {
-	case KindOpen:
-		rd.sessions[rec.Session] = rec
-	case KindClose:
-		rd.closed[rec.Session] = true
-	case KindBegin:
-		if rd.f.Tool != "" && rec.Tool != rd.f.Tool || !rd.f.Since.IsZero() && rec.Time.Before(rd.f.Since) {
+// add takes one line. Begin and end lines are sorted by a scan of their
+// first fields (kind, time, session, call, tool: written before any field
+// a caller or tool chooses, so the first match is the record's own), and
+// decoded only for the calls Read returns.
+func (rd *reader) add(line []byte) {
+	switch kind := field(line, "kind"); kind {
+	case KindOpen, KindClose:
+		var rec Record
+		if json.Unmarshal(line, &rec) != nil {
 			return
 		}
-		rd.calls[callKey{rec.Session, rec.Call}] = len(rd.entries)
-		rd.entries = append(rd.entries, Entry{Begin: *rec})
+		if kind == KindOpen {
+			rd.sessions[rec.Session] = &rec
+		} else {
+			rd.closed[rec.Session] = true
+		}
+	case KindBegin:
+		if rd.f.Tool != "" && field(line, "tool") != rd.f.Tool {
+			return
+		}
+		if !rd.f.Since.IsZero() {
+			if t, err := time.Parse(time.RFC3339Nano, field(line, "time")); err == nil && t.Before(rd.f.Since) {
+				return
+			}
+		}
+		k := callKey{field(line, "session"), field(line, "call")}
+		rd.calls[k] = len(rd.entries)
+		rd.entries = append(rd.entries, pair{begin: bytes.Clone(line)})
 	case KindEnd:
-		if i, ok := rd.calls[callKey{rec.Session, rec.Call}]; ok {
-			rd.entries[i].End = rec
-			delete(rd.calls, callKey{rec.Session, rec.Call})
+		k := callKey{field(line, "session"), field(line, "call")}
+		if i, ok := rd.calls[k]; ok {
+			rd.entries[i].end = bytes.Clone(line)
+			delete(rd.calls, k)
 		}
 	}
+}
+
+// field returns the string value of the first "key":"..." in line, "" when
+// there is none. A value with an escape is returned as written.
+func field(line []byte, key string) string {
+	var pat [40]byte
+	p := append(append(append(pat[:0], '"'), key...), `":"`...)
+	i := bytes.Index(line, p)
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len(p):]
+	j := bytes.IndexByte(rest, '"')
+	for j > 0 && rest[j-1] == '\\' {
+		k := bytes.IndexByte(rest[j+1:], '"')
+		if k < 0 {
+			return ""
+		}
+		j += k + 1
+	}
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
 }
 
 func (f *Filter) matches(e *Entry) bool {
