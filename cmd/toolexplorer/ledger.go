@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -89,6 +90,9 @@ ledger that cannot be read.
 				}
 				if keyFile == "" {
 					keyFile = keyPath + ".pub"
+					if _, err := os.Stat(keyFile); err != nil {
+						keyFile = keyPath // a key given without its .pub
+					}
 				}
 				return a.verifyLedger(path, keyFile, asJSON)
 			}
