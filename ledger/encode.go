@@ -45,6 +45,7 @@ func appendRecord(b []byte, rec *Record) []byte {
 	b = appendInt(b, "args_size", int64(rec.ArgsSize))
 	b = appendStr(b, "idempotency_sha256", rec.Idempotency, false)
 	b = appendStr(b, "mode", rec.Mode, false)
+	b = appendStr(b, "state", string(rec.State), false)
 	if rec.Replayed {
 		b = append(b, `,"replayed":true`...)
 	}

@@ -16,7 +16,7 @@ func TestAppendRecordRoundTrips(t *testing.T) {
 	full := Record{Seq: 7, Kind: KindEnd, Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Session: "s", Call: "c\"1",
 		Tool: "t.x", Version: "1.0.0", Origin: tooling.OriginLLM,
 		Principal: &tooling.Principal{Subject: "al<i>ce", Tenant: "acme", Roles: []string{"r1", "r\\2"}, Scopes: []string{"s"}, Auth: "oauth", Client: "cli 1"},
-		Policy:    "p", Profile: "pr", ArgsSHA256: "a", ArgsSize: 12, Idempotency: "i", Mode: "shadow", Replayed: true, Status: "ok", Code: "x_y",
+		Policy:    "p", Profile: "pr", ArgsSHA256: "a", ArgsSize: 12, Idempotency: "i", Mode: "shadow", State: tooling.StatePaused, Replayed: true, Status: "ok", Code: "x_y",
 		OutputSHA256: "o", OutputSize: 3, WaitMS: 0.001, RunMS: 12.5,
 		Governance: []tooling.Decision{{Step: "policy", Detail: "allowed for ålice\n"}},
 		Detail:     map[string]string{"b": "2", "a": "1\t"}, PID: 9, Host: "h", Lost: 4, Note: "n",

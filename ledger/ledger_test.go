@@ -200,3 +200,37 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+// A change of a tool's state is a record of its own, with who changed it
+// and why, not a call.
+func TestStateChangeIsRecorded(t *testing.T) {
+	l := open(t, t.TempDir(), ledger.Options{})
+	r := registry(nil)
+	l.Attach(r)
+	ctx := tooling.ContextWithPrincipal(context.Background(), tooling.Principal{Subject: "ops"})
+	if err := r.SetState(ctx, "t.echo", tooling.StatePaused, "maintenance", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := ledger.Read(l.Path(), ledger.Filter{}); len(es) != 0 {
+		t.Fatalf("a state change read as a call: %+v", es)
+	}
+	raw, _ := os.ReadFile(l.Path())
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var rec ledger.Record
+		json.Unmarshal([]byte(line), &rec)
+		if rec.Kind == ledger.KindState {
+			found = rec.Tool == "t.echo" && rec.State == tooling.StatePaused && rec.Detail["reason"] == "maintenance" &&
+				rec.Principal != nil && rec.Principal.Subject == "ops"
+		}
+	}
+	if !found {
+		t.Fatalf("no state record for the pause:\n%s", raw)
+	}
+	if rep := verify(t, l.Path()); !rep.OK() {
+		t.Fatal(rep.Problem)
+	}
+}

@@ -21,6 +21,7 @@ const (
 	KindClose      = "close"      // that process closed it
 	KindLost       = "lost"       // Lost records could not be written (Note says why)
 	KindRecovered  = "recovered"  // a torn last line was set aside (Note says where)
+	KindState      = "state"      // a tool's state changed (State; Detail: reason, replacement), by Principal
 )
 
 // Record is one line of a ledger. Begin and end records describe a call;
@@ -47,6 +48,8 @@ type Record struct {
 	Idempotency string `json:"idempotency_sha256,omitempty"` // of the idempotency key
 	// Mode is "shadow" for a call the tool made in shadow mode (end only).
 	Mode string `json:"mode,omitempty"`
+	// State is a tool's new state, for a state record.
+	State tooling.State `json:"state,omitempty"`
 	// Replayed is set on the end of a call whose outcome was replayed
 	// from an earlier call with the same idempotency key, without running.
 	Replayed     bool               `json:"replayed,omitempty"`
@@ -130,6 +133,10 @@ func fromEvent(ev *tooling.Event, policy string) Record {
 	rec := Record{Kind: KindBegin, Time: ev.Time.UTC(), Call: ev.CallID, Tool: ev.Tool, Version: ev.Version, Origin: ev.Origin,
 		Policy: policy, ArgsSHA256: ev.ArgsSHA256, ArgsSize: ev.ArgsSize, Idempotency: ev.IdempotencySHA256}
 	rec.who = ev.Principal
+	if ev.State != "" {
+		rec.Kind, rec.State, rec.Detail = KindState, ev.State, ev.Detail
+		return rec
+	}
 	if !ev.End {
 		return rec
 	}
