@@ -2,6 +2,8 @@ package history_test
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +12,8 @@ import (
 	"github.com/toolexplorer/toolexplorer/history"
 )
 
-// WriteEntries writes n entries to a new store file at path in one go (as
-// n Appends would, faster), for benchmarks.
+// writeEntries writes n entries of calls a second apart to a new store
+// file at path in one go (as n Appends would, faster), for benchmarks.
 func writeEntries(tb testing.TB, path string, n int) {
 	tb.Helper()
 	f, err := os.Create(path)
@@ -19,16 +21,15 @@ func writeEntries(tb testing.TB, path string, n int) {
 		tb.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	tmp := history.Open(filepath.Join(tb.TempDir(), "one.jsonl"))
-	if err := tmp.Append(entry(0)); err != nil {
-		tb.Fatal(err)
-	}
-	line, err := os.ReadFile(tmp.Path())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for range n {
+	for i := range n {
+		e := entry(i)
+		e.Result.Started = e.Time
+		line, err := json.Marshal(e)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		w.Write(line)
+		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
@@ -74,7 +75,17 @@ func BenchmarkAppend(b *testing.B) {
 // (a script's loop, a batch replayed), as the console keeps them.
 func writeBurst(tb testing.TB, path string, n int) {
 	tb.Helper()
-	writeEntries(tb, path, n) // entry(0) n times: one start, one end
+	tmp := history.Open(filepath.Join(tb.TempDir(), "one.jsonl"))
+	if err := tmp.Append(entry(0)); err != nil {
+		tb.Fatal(err)
+	}
+	line, err := os.ReadFile(tmp.Path())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Repeat(line, n), 0o600); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // BenchmarkReadAllBurst reads every entry of a store whose calls all

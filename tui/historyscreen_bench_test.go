@@ -2,9 +2,11 @@ package tui
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/history"
 )
@@ -32,17 +34,32 @@ func BenchmarkHistoryFirstFrame(b *testing.B) {
 	}
 }
 
-// store100k is a store of 100,000 calls (the line of keptStore's first
-// call, written directly).
+// store100k is a store of 100,000 calls, a second apart (keptStore's
+// first call, written directly).
 func store100k(b *testing.B) *history.Store {
 	one := keptStore(b, 1)
 	line, err := os.ReadFile(one.Path())
 	if err != nil {
 		b.Fatal(err)
 	}
-	line = line[:bytes.IndexByte(line, '\n')+1]
+	var e history.Entry
+	if err := json.Unmarshal(line[:bytes.IndexByte(line, '\n')], &e); err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	start := e.Time
+	for i := range 100_000 {
+		e.Time = start.Add(time.Duration(i) * time.Second)
+		e.Result.Started = e.Time
+		enc, err := json.Marshal(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf.Write(enc)
+		buf.WriteByte('\n')
+	}
 	path := filepath.Join(b.TempDir(), "history.jsonl")
-	if err := os.WriteFile(path, bytes.Repeat(line, 100_000), 0o600); err != nil {
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	return history.Open(path)
