@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,5 +189,38 @@ func TestBudgetCPUOfConfinedCalls(t *testing.T) {
 	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
 	if res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "cpu of subject anonymous: all 100 ms of CPU used; it refills in") {
 		t.Fatalf("spent: %q %q", res.Code, res.Message)
+	}
+}
+
+// Left says what each budget leaves a principal, as the calls spend it.
+func TestBudgetLeft(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 10, 0, 15, 0, time.UTC)}
+	bs, err := policy.NewBudgets([]policy.Budget{
+		{Name: "calls", Tools: []string{"shop.*"}, Window: time.Minute, Calls: 5},
+		{Name: "egress", Tools: []string{"*"}, PerTenant: true, Window: time.Hour, BytesOut: 1000},
+		{Name: "other", Tools: []string{"fs.*"}, Window: time.Hour, Calls: 1},
+	}, policy.WithClock(c.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "shop.search", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return strings.Repeat("x", 98), nil }})
+	r.Use(bs.Middleware())
+	alice := tooling.Principal{Subject: "alice", Tenant: "acme"}
+	for range 2 {
+		if res, _ := r.Execute(context.Background(), "shop.search", nil, tooling.WithPrincipal(alice)); !res.OK() {
+			t.Fatal(res.Message)
+		}
+	}
+	left, err := bs.Left(context.Background(), alice, "shop.search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", left)
+	want := "[{Name:calls Per:subject Who:alice Window:1m0s Refill:45s Counts:[{What:calls Used:2 Bound:5}]} " +
+		"{Name:egress Per:tenant Who:acme Window:1h0m0s Refill:59m45s Counts:[{What:bytes_out Used:200 Bound:1000}]}]"
+	if got != want {
+		t.Fatalf("left\n got %s\nwant %s", got, want)
 	}
 }

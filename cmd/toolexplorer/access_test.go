@@ -175,3 +175,31 @@ func TestPolicyReplacedOnReload(t *testing.T) {
 		}
 	}
 }
+
+// describe names the limits and budgets that apply to the tool, with what
+// each budget leaves the caller.
+func TestDescribeShowsLimitsAndBudgets(t *testing.T) {
+	cfg := writeFile(t, "policy.json", `{"limits": [{"name": "callers", "tools": ["demo.*"], "per_minute": 30, "burst": 5}],
+		"budgets": [{"name": "echoes", "tools": ["demo.echo"], "per": "tenant", "window": "day", "calls": 10, "cpu_ms": 500},
+		            {"name": "other", "tools": ["fs.*"], "window": "hour", "calls": 1}]}`)
+	o := cli(t, "", "describe", "--config", cfg, "--as", "alice", "--tenant", "acme", "demo.echo")
+	for _, want := range []string{
+		"Limits and budgets (for alice@acme):\n",
+		"  limit callers: 30 calls a minute per subject, burst 5\n",
+		"  budget echoes (tenant acme, per day): 0 of 10 calls used, 0 of 500 cpu ms used; refills in ",
+	} {
+		if o.code != exitOK || !strings.Contains(o.stdout, want) {
+			t.Errorf("want %q in\n%s", want, o)
+		}
+	}
+	if strings.Contains(o.stdout, "budget other") {
+		t.Errorf("a budget of other tools:\n%s", o.stdout)
+	}
+	o = cli(t, "", "describe", "--config", cfg, "--json", "demo.echo")
+	if !strings.Contains(o.stdout, `"budgets": [`) || !strings.Contains(o.stdout, `"what": "cpu_ms"`) || !strings.Contains(o.stdout, `"per_minute": 30`) {
+		t.Errorf("json:\n%s", o.stdout)
+	}
+	if o := cli(t, "", "describe", "demo.echo"); strings.Contains(o.stdout, "Limits and budgets") {
+		t.Errorf("without a config:\n%s", o.stdout)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/ledger"
+	"github.com/toolexplorer/toolexplorer/policy"
 	sqlitestate "github.com/toolexplorer/toolexplorer/state/sqlite"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
@@ -102,6 +103,10 @@ type app struct {
 	// ledger records the calls of run, the console and serve; nil when
 	// none is kept or the command makes no call.
 	ledger *ledger.Ledger
+	// limits and budgets are the config's, installed on the registry's
+	// calls; nil when it has none.
+	limits  *policy.Limits
+	budgets *policy.Budgets
 }
 
 // console opens the interactive explorer when toolexplorer runs without a

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -51,6 +53,11 @@ usage error.
 			info := describeTool(a.ctx, a.reg, a.cfg, t, o)
 			info.Remote = a.remoteOf(t.Name)
 			info.Binding = a.bindingOf(t.Name)
+			if err := a.policyOf(&info, a.principal()); err != nil {
+				a.errorf("describe %s: budgets: %v", t.Name, err)
+				return exitFailed
+			}
+			info.caller = a.principal().String()
 			if asJSON {
 				return a.writeJSON(info)
 			}
@@ -173,6 +180,24 @@ func writeDescription(w io.Writer, info *toolInfo) {
 		fmt.Fprintf(w, "  %s: %s\n", av.Code, av.Reason)
 	}
 
+	if len(info.Limits) > 0 || len(info.Budgets) > 0 {
+		fmt.Fprintf(w, "\nLimits and budgets (for %s):\n", info.caller)
+		for _, l := range info.Limits {
+			fmt.Fprintf(w, "  limit %s: %s calls a minute per %s, burst %d\n", l.Name, strconv.FormatFloat(l.PerMinute, 'g', -1, 64), l.Per, l.Burst)
+		}
+		for _, b := range info.Budgets {
+			who := b.Who
+			if who == "" {
+				who = "(none)"
+			}
+			parts := make([]string, len(b.Counts))
+			for i, c := range b.Counts {
+				parts[i] = fmt.Sprintf("%d of %d %s used", c.Used, c.Bound, strings.ReplaceAll(c.What, "_", " "))
+			}
+			fmt.Fprintf(w, "  budget %s (%s %s, per %s): %s; refills in %s\n", b.Name, b.Per, who, windowText(b.Window), strings.Join(parts, ", "), b.Refill.Round(time.Second))
+		}
+	}
+
 	fmt.Fprintln(w, "\nInput schema:")
 	if len(info.tool.Input) == 0 {
 		fmt.Fprintln(w, "  none: the tool takes no arguments")
@@ -235,4 +260,18 @@ func orText(s, zero string) string {
 		return zero
 	}
 	return s
+}
+
+// windowText names a budget's window: "minute", "hour", "day" or the
+// duration.
+func windowText(d time.Duration) string {
+	switch d {
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	case 24 * time.Hour:
+		return "day"
+	}
+	return d.String()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
+	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -38,8 +39,21 @@ type toolInfo struct {
 	// Binding is the binding of a tools file's tool (--tools-dir, config
 	// tool_files), credentials as ${NAME}; nil for the others.
 	Binding *bindings.Info `json:"binding,omitempty"`
+	// Limits and Budgets are the config's limits and budgets that apply
+	// to the tool, with what each budget leaves the caller (describe only).
+	Limits  []limitInfo         `json:"limits,omitempty"`
+	Budgets []policy.BudgetLeft `json:"budgets,omitempty"`
 
-	tool tooling.Tool
+	tool   tooling.Tool
+	caller string // who the budgets are for
+}
+
+// limitInfo is a limit that applies to a tool.
+type limitInfo struct {
+	Name      string  `json:"name"`
+	Per       string  `json:"per"`
+	PerMinute float64 `json:"per_minute"`
+	Burst     int     `json:"burst"`
 }
 
 // remoteInfo names a remote tool's server and the name the server gives it.

@@ -92,12 +92,14 @@ func (a *app) applyAccess(cfg config.Config) error {
 // call: the limits first, so that a call they refuse spends no budget.
 func (a *app) applyBudgets(cfg config.Config) error {
 	var mw []tooling.Middleware
+	a.limits, a.budgets = nil, nil
 	if len(cfg.Limits) > 0 {
 		ls, err := limitsOf(cfg, a.policyOptions()...)
 		if err != nil {
 			return err
 		}
 		mw = append(mw, ls.Middleware())
+		a.limits = ls
 	}
 	if len(cfg.Budgets) > 0 {
 		bs, err := budgetsOf(cfg, a.policyOptions()...)
@@ -105,6 +107,7 @@ func (a *app) applyBudgets(cfg config.Config) error {
 			return err
 		}
 		mw = append(mw, bs.Middleware())
+		a.budgets = bs
 	}
 	installPolicy(a.reg, mw)
 	return nil
@@ -165,4 +168,26 @@ func limitsOf(cfg config.Config, opts ...policy.Option) (*policy.Limits, error) 
 		list[i] = policy.Limit{Name: l.Name, Tools: l.Tools, PerTenant: l.PerTenant, PerMinute: l.PerMinute, Burst: l.Burst}
 	}
 	return policy.NewLimits(list, opts...)
+}
+
+// policyOf adds to info the limits and budgets that apply to its tool, with
+// what each budget leaves p.
+func (a *app) policyOf(info *toolInfo, p tooling.Principal) error {
+	if a.limits != nil {
+		for _, l := range a.limits.For(info.Name) {
+			per := "subject"
+			if l.PerTenant {
+				per = "tenant"
+			}
+			info.Limits = append(info.Limits, limitInfo{Name: l.Name, Per: per, PerMinute: l.PerMinute, Burst: l.Burst})
+		}
+	}
+	if a.budgets != nil {
+		left, err := a.budgets.Left(a.ctx, p, info.Name)
+		if err != nil {
+			return err
+		}
+		info.Budgets = left
+	}
+	return nil
 }
