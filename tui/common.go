@@ -45,8 +45,9 @@ type common struct {
 
 	// origin is who the console calls as (Options.Origin).
 	origin tooling.Origin
-	// principal is who the console calls as (Options.Principal).
-	principal tooling.Principal
+	// principal is who the console calls as: Options.Principal, home, or
+	// another the list's call-as key asserts.
+	principal, home tooling.Principal
 	// dangerous is Options.ConfirmDangerous.
 	dangerous bool
 	// sessionConsent holds the tools the person allowed for the session,
@@ -138,11 +139,12 @@ func (c *common) asksConsent(t *tooling.Tool) bool {
 	return c.dangerous && dangerous(&t.Meta)
 }
 
-// sessionKey is a tool and an origin, which consent for the session is
-// scoped to.
+// sessionKey is a tool, an origin and a principal, which consent for the
+// session is scoped to: consent one principal gave never serves another.
 type sessionKey struct {
-	tool   string
-	origin tooling.Origin
+	tool            string
+	origin          tooling.Origin
+	subject, tenant string
 }
 
 // dangerous reports whether a tool has side effects beyond reading (write,

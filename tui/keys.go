@@ -119,6 +119,7 @@ type listKeys struct {
 	ClearFacets key.Binding
 	Source      key.Binding
 	Origin      key.Binding
+	CallAs      key.Binding
 	Problems    key.Binding // on only when something went wrong while loading
 	Reload      key.Binding // on only with tools files
 	Shadow      key.Binding // on only with tools files
@@ -140,6 +141,7 @@ func newListKeys(g *globalKeys) listKeys {
 		ClearFacets: bind([]string{"0"}, "0", "clear facets"),
 		Source:      bind([]string{"s"}, "s", "next source"),
 		Origin:      bind([]string{"o"}, "o", "next origin"),
+		CallAs:      bind([]string{"A"}, "A", "call as another subject or tenant"),
 		Problems:    bind([]string{"P"}, "P", "load problems"),
 		Reload:      bind([]string{"L"}, "L", "reload tools files"),
 		Shadow:      bind([]string{"W"}, "W", "shadow mode for writes on/off"),
@@ -183,7 +185,7 @@ func (k listKeys) facetsKey() key.Binding {
 }
 
 func (k listKeys) FullHelp() [][]key.Binding {
-	facets := append(k.Facets[:], k.ClearFacets, k.Source, k.Origin)
+	facets := append(k.Facets[:], k.ClearFacets, k.Source, k.Origin, k.CallAs)
 	return [][]key.Binding{
 		k.navKeys.column(),
 		{k.Filter, k.AcceptQuery, k.ClearQuery, k.Open, k.Run, k.Toggle, k.Problems, k.Reload, k.Shadow},

@@ -271,6 +271,8 @@ func (l *listScreen) updateKeys(msg tea.KeyPressMsg) tea.Cmd {
 		l.nextSource()
 	case key.Matches(msg, k.Origin):
 		return l.nextOrigin()
+	case key.Matches(msg, k.CallAs):
+		return promptCmd("Call as SUBJECT[@TENANT] [ROLE,...] (empty: "+l.c.home.String()+")", l.c.principal.String(), l.callAs)
 	case key.Matches(msg, k.ClearQuery):
 		if l.filter.Value() != "" {
 			l.filter.SetValue("")

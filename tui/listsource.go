@@ -163,6 +163,60 @@ func (l *listScreen) nextOrigin() tea.Cmd {
 	return tea.Batch(statusCmd("calls are made as origin "+string(l.c.origin)+" now: "+keyName(l.keys.Origin)+" changes it again", false), availabilityCmd(l.c, l.names()))
 }
 
+// callAs makes the console call as the principal text names
+// ("SUBJECT[@TENANT] [ROLE,...]", asserted, not verified), or as the one
+// it started with when text is empty, and checks again which tools it may
+// call.
+func (l *listScreen) callAs(text string) tea.Cmd {
+	p, err := parseCallAs(text, l.c.home)
+	if err != nil {
+		return statusCmd(err.Error(), true)
+	}
+	l.c.principal = p
+	clear(l.c.avail)
+	if l.facets[facetAvailable] {
+		l.apply()
+	}
+	return tea.Batch(statusCmd("calls are made as "+principalText(p)+" now: "+keyName(l.keys.CallAs)+" changes it again", false), availabilityCmd(l.c, l.names()))
+}
+
+// parseCallAs reads "SUBJECT[@TENANT] [ROLE,...]"; empty is home.
+func parseCallAs(text string, home tooling.Principal) (tooling.Principal, error) {
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return home, nil
+	}
+	if len(fields) > 2 {
+		return home, fmt.Errorf("call as: %q is more than SUBJECT[@TENANT] [ROLE,...]", text)
+	}
+	subject, tenant, _ := strings.Cut(fields[0], "@")
+	if subject == "" {
+		return home, fmt.Errorf("call as: %q names no subject", text)
+	}
+	p := tooling.Principal{Subject: subject, Tenant: tenant, Auth: "asserted", Client: home.Client}
+	if subject == home.Subject && tenant == home.Tenant && len(fields) == 1 {
+		return home, nil
+	}
+	if len(fields) == 2 {
+		for _, r := range strings.Split(fields[1], ",") {
+			if r != "" {
+				p.Roles = append(p.Roles, r)
+			}
+		}
+	}
+	return p, nil
+}
+
+// principalText is who the console calls as, for people: subject, tenant
+// and roles.
+func principalText(p tooling.Principal) string {
+	s := p.String()
+	if len(p.Roles) > 0 {
+		s += " (" + strings.Join(p.Roles, ", ") + ")"
+	}
+	return s
+}
+
 // originNote says, on the run screen, who the console calls as when it is
 // not ui, and that the origin may not call the tool when it may not.
 func originNote(c *common, tool string) string {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -175,4 +176,80 @@ func TestListSourcePreviewFile(t *testing.T) {
 	h.mustContain("built in 9", "preview one.json 1")
 	h.send(openDetailMsg{name: "ext.ping"})
 	h.mustContain("the MCP tools/list file /work/one.json, in preview")
+}
+
+// TestListCallAs: A on the list makes the console call as another subject,
+// tenant and roles (asserted), shown in the header; consent given for the
+// session by one principal does not serve another; an empty answer goes
+// back to the principal the console started with.
+func TestListCallAs(t *testing.T) {
+	reg := newTestRegistry(t)
+	home := tooling.Principal{Subject: "root", Auth: "local"}
+	h := newHarnessWith(t, reg, Options{Principal: home}, 120, 30)
+	h.mustNotContain("as root")
+	h.press("A")
+	h.typeText("alice@acme support,billing")
+	h.press("enter")
+	h.mustContain("as alice@acme (support, billing)", "calls are made as alice@acme (support, billing) now")
+	golden(t, "list_call_as_120x30", h.view())
+	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
+	h.press("ctrl+s")
+	h.press("tab", "tab", "enter") // consent, then allow for this session
+	res := h.runDone(1)
+	if !res.OK() || res.Principal.Subject != "alice" || res.Principal.Tenant != "acme" || res.Principal.Auth != "asserted" ||
+		strings.Join(res.Principal.Roles, ",") != "support,billing" {
+		t.Fatalf("the call was made as %+v: %s", res.Principal, res.Code)
+	}
+	for h.m.top() != h.m.list {
+		h.press("esc")
+	}
+	h.press("A")
+	h.typeText("bob@acme")
+	h.press("enter")
+	h.mustContain("as bob@acme")
+	openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
+	h.press("ctrl+s")
+	if h.m.confirm == nil {
+		t.Fatal("alice's consent for the session served bob")
+	}
+	h.press("esc")
+	for h.m.top() != h.m.list {
+		h.press("esc")
+	}
+	h.press("A", "enter") // the suggestion: bob@acme again
+	h.mustContain("as bob@acme")
+	h.press("A")
+	h.typeText(" ")
+	h.press("enter") // nothing typed but a space: back home
+	if h.m.c.principal.Subject != "root" || h.m.c.principal.Auth != "local" {
+		t.Fatalf("back home: %+v", h.m.c.principal)
+	}
+	h.mustContain("calls are made as root now")
+	if header := strings.SplitN(h.view(), "\n", 2)[0]; strings.Contains(header, " as ") {
+		t.Fatalf("the header names who the console runs as: %q", header)
+	}
+}
+
+func TestParseCallAs(t *testing.T) {
+	home := tooling.Principal{Subject: "root", Auth: "local", Client: "console"}
+	for _, tc := range []struct{ in, want, err string }{
+		{"", "root local []", ""},
+		{"root", "root local []", ""},
+		{"alice", "alice asserted []", ""},
+		{"alice@acme ops,,dev", "alice@acme asserted [ops dev]", ""},
+		{"@acme", "", "names no subject"},
+		{"a b c", "", "is more than"},
+	} {
+		p, err := parseCallAs(tc.in, home)
+		got := fmt.Sprintf("%s %s %v", p, p.Auth, p.Roles)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want || p.Client != "console" {
+			t.Errorf("%q: %s (%v), want %s", tc.in, got, err, tc.want)
+		}
+	}
 }

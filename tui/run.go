@@ -257,7 +257,7 @@ func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
 // function (see consoleConsent).
 func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.Cmd {
 	needs := r.tool.Meta.NeedsConsent()
-	if !consent && needs && r.c.sessionConsent[sessionKey{r.tool.Name, r.c.origin}] {
+	if !consent && needs && r.c.sessionConsent[sessionKey{r.tool.Name, r.c.origin, r.c.principal.Subject, r.c.principal.Tenant}] {
 		consent = true // allowed earlier for this session
 	} else if !consent && r.c.asksConsent(&r.tool) {
 		// Arguments the call would refuse are shown first: consent is asked

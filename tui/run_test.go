@@ -432,7 +432,7 @@ func TestConsentForThisSession(t *testing.T) {
 	if !found {
 		t.Fatalf("governance %+v", res.Governance)
 	}
-	if c := h.m.c.sessionConsent; !c[sessionKey{"demo.write_note", tooling.OriginUI}] || c[sessionKey{"demo.write_note", tooling.OriginApp}] {
+	if c := h.m.c.sessionConsent; !c[sessionKey{tool: "demo.write_note", origin: tooling.OriginUI}] || c[sessionKey{tool: "demo.write_note", origin: tooling.OriginApp}] {
 		t.Fatal("the console does not hold the consent for the tool and its origin only")
 	}
 	h.press("r") // again from the result: no dialog now

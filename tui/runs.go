@@ -125,7 +125,7 @@ func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, sessio
 		if c.sessionConsent == nil {
 			c.sessionConsent = make(map[sessionKey]bool)
 		}
-		c.sessionConsent[sessionKey{t.Name, c.origin}] = true
+		c.sessionConsent[sessionKey{t.Name, c.origin, c.principal.Subject, c.principal.Tenant}] = true
 	case consent:
 		opts = append(opts, tooling.WithConsent())
 	}

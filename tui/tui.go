@@ -176,6 +176,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		toolsFiles:  opts.ToolsFiles,
 		origin:      cmp.Or(opts.Origin, tooling.OriginUI),
 		principal:   opts.Principal,
+		home:        opts.Principal,
 		dangerous:   opts.ConfirmDangerous,
 		configFile:  opts.ConfigFile,
 		toolDirs:    opts.ToolDirs,
@@ -665,6 +666,16 @@ func (m *Model) header() string {
 		right = st.Status.Render(m.c.spin.View() + " " + strconv.Itoa(len(run)) + " calls running (R)")
 	} else if n := len(m.c.history); n > 0 {
 		right = st.Faint.Render(plural(n, "call"))
+	}
+	if p := m.c.principal; p.Auth == "asserted" {
+		// Who the console calls as, when it is not who runs it (--as, or
+		// the list's call-as key), as the run screen says the origin.
+		as := st.Warn.Render("as " + principalText(p))
+		if right == "" {
+			right = as
+		} else {
+			right = as + st.Faint.Render(" · ") + right
+		}
 	}
 	if right == "" {
 		return left
