@@ -45,6 +45,10 @@ type Config struct {
 	// Ledger configures the ledger of every call. Zero: kept, at the
 	// default place.
 	Ledger Ledger
+	// Telemetry configures traces and metrics. Zero: none exported.
+	Telemetry Telemetry
+	// State configures the state shared across replicas. Zero: none.
+	State State
 	// ToolFiles are tools files, and directories of them, whose tools join
 	// the registry; a relative path is relative to the config file. Nil
 	// when none.

@@ -155,6 +155,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	p.applyIdempotency(obj, cfg)
 	p.applyLimits(obj, cfg)
 	p.applyLedger(obj, cfg)
+	p.applyTelemetry(obj, cfg)
 	if keys, ok := obj["keys"].(map[string]any); ok && len(keys) > 0 {
 		cfg.Keys = make(map[string][]string, len(keys))
 		for name, v := range keys {

@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, reason, replacement, state, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, ledger, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, ledger, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, state, telemetry, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -533,6 +533,33 @@ func TestBudgetsAndLimitsSections(t *testing.T) {
 	for _, want := range []string{"/limits/0/per_minute", "/limits/0/burst", "/budgets/0/cpu_ms"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want %s", err, want)
+		}
+	}
+}
+
+func TestParseTelemetryAndState(t *testing.T) {
+	cfg, err := Parse([]byte(`{
+		"telemetry": {"otlp": {"endpoint": "http://collector:4318", "headers": {"x-key": "k"}, "interval": "10s"}, "content": true},
+		"state": {"redis": {"addr": "127.0.0.1:6379", "prefix": "te", "timeout": "50ms", "on_failure": "local", "db": 2}}
+	}`), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.Telemetry.OTLP
+	if o == nil || o.Endpoint != "http://collector:4318" || o.Headers["x-key"] != "k" || o.Interval != 10*time.Second || !cfg.Telemetry.Content || cfg.Telemetry.Subject {
+		t.Fatalf("telemetry %+v, otlp %+v", cfg.Telemetry, o)
+	}
+	r := cfg.State.Redis
+	if r == nil || r.Addr != "127.0.0.1:6379" || r.Prefix != "te" || r.Timeout != 50*time.Millisecond || !r.FailOpen || r.DB != 2 {
+		t.Fatalf("redis %+v", r)
+	}
+	for _, bad := range []string{
+		`{"telemetry": {"otlp": {"endpoint": "collector:4318"}}}`,
+		`{"state": {"redis": {"addr": "x:1", "on_failure": "open"}}}`,
+		`{"state": {"redis": {}}}`,
+	} {
+		if _, err := Parse([]byte(bad), "f.json"); err == nil {
+			t.Errorf("%s: no error", bad)
 		}
 	}
 }

@@ -163,6 +163,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 		copts.ElicitationHandler = r.elicitation(o.elicit)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, copts)
+	client.AddSendingMiddleware(clientSpans)
 	r.session, err = client.Connect(ctx, t, nil)
 	if err != nil {
 		err = r.connectError(r.connectFailure(ctx, "initialize", wait, err))

@@ -45,7 +45,15 @@
 // and limits, and the client talks to it over FIFOs; the host's main must
 // call the confine entry point first (tooling.Main does).
 //
-// Imports: the standard library, the MCP SDK, tooling and
-// sandbox/confine (for confined servers). tooling never imports this
+// Tracing: a tools/call served is a server span, and a tools/call sent to
+// a remote server a client span, named "tools/call {tool}" with
+// mcp.method.name, made with OpenTelemetry's global tracer provider (the
+// client span with that of the span it continues); the trace context
+// travels in the request's _meta (traceparent), so that a trace runs from
+// an MCP host through a gateway into a remote server. Without a provider
+// set, nothing is recorded.
+//
+// Imports: the standard library, the MCP SDK, OpenTelemetry's API, tooling
+// and sandbox/confine (for confined servers). tooling never imports this
 // package; the gate in scripts/gate.sh checks it.
 package mcp

@@ -118,7 +118,7 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 		}
 		return other(ctx, req)
 	})
-	s.srv.AddReceivingMiddleware(s.unlistedCalls)
+	s.srv.AddReceivingMiddleware(serverSpans, s.unlistedCalls)
 	// A tool paused, deprecated or enabled again changes the list: the
 	// clients hear of it (notifications/tools/list_changed).
 	reg.Audit(func(ctx context.Context, ev tooling.Event) {

@@ -76,19 +76,26 @@ would open one more is refused (503, with a JSON-RPC error) until one
 ends; a session whose client sends nothing for serve.idle_timeout
 (default 30m) ends.
 
+With --metrics ADDR the calls' metrics (tool_invocations_total,
+tool_denied_total, tool_errors_total, tool_latency_seconds,
+tool_budget_bytes_total, tool_in_flight, tool_queue) are served for
+Prometheus at http://ADDR/metrics; the config's telemetry.otlp exports
+traces and metrics to an OpenTelemetry collector.
+
 Exit status: 0 when the client went away or on interrupt, 1 when serving
 failed, 2 for a usage error.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		var (
-			addr, origin string
-			consent      stringList
-			expose       stringList
+			addr, origin, metrics string
+			consent               stringList
+			expose                stringList
 		)
 		fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (host:port; loopback unless $"+tokenEnv+" is set)")
 		fs.StringVar(&origin, "origin", "llm", "the origin `O` of every call (app, ui, llm, system)")
 		fs.Var(&consent, "consent", "grant consent to the calls of tool `NAME` (repeat or separate with commas)")
 		fs.Var(&expose, "expose", "serve only the tools that match `PATTERN` (\"github.*\"; repeat or separate with commas); default: the config's serve.tools")
+		fs.StringVar(&metrics, "metrics", "", "serve the calls' metrics for Prometheus at http://`ADDR`/metrics")
 		return func(a *app, args []string) int {
 			if len(args) > 0 {
 				return a.usageError("serve", "unexpected argument %q", args[0])
@@ -124,6 +131,12 @@ failed, 2 for a usage error.
 			if code := a.startLedger(); code != exitOK {
 				return code
 			}
+			stopTelemetry, err := a.startTelemetry(metrics)
+			if err != nil {
+				a.errorf("serve: %v", err)
+				return exitFailed
+			}
+			defer stopTelemetry()
 			// SIGHUP reloads the tools files and starts again the servers
 			// that are down; MCP clients see the tools change.
 			defer a.serveHangups()()
