@@ -45,6 +45,8 @@ type app struct {
 	// about it (names that match no tool).
 	cfg      config.Config
 	warnings []string
+	// shared is the state shared with other replicas (state.redis).
+	shared sharedState
 	// configFile is the config file applied, "" for none.
 	configFile string
 	// toolsPaths are the --tools files, given before the command name and
@@ -208,6 +210,7 @@ func (a *app) main(args []string) int {
 			defer a.closeLedger()
 			defer a.closeServers()
 			defer a.closeIdempotency()
+			defer a.closeState()
 			if code := a.loadConfig(configPath, false); code != exitOK {
 				return code
 			}
@@ -296,6 +299,7 @@ func (a *app) runCommand(cmd *command, args []string, globalConfig string) int {
 		defer a.closeLedger()
 		defer a.closeServers()
 		defer a.closeIdempotency()
+		defer a.closeState()
 		if code := a.loadConfig(configPath, cmd.keepWarnings); code != exitOK {
 			return code
 		}
@@ -379,6 +383,7 @@ func (a *app) loadConfig(path string, keep bool) int {
 		a.errorf("config: %s: idempotency: %v", path, err)
 		return exitUsage
 	}
+	a.applyState()
 	a.warnings = warnings
 	if !keep {
 		for _, w := range a.warnings {

@@ -12,12 +12,15 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // TestServeMetricsAndOTLP: serve --http with --metrics serves the calls'
 // metrics for Prometheus, and the config's telemetry.otlp sends spans and
 // metrics to a collector, what is left sent when serve ends.
 func TestServeMetricsAndOTLP(t *testing.T) {
+	t.Cleanup(func() { tooling.Default().SetConsentFunc(nil) })
 	var mu sync.Mutex
 	exports := map[string]int{}
 	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
