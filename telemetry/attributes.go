@@ -43,8 +43,8 @@ const (
 	AttrRunMS  = attribute.Key("toolexplorer.run_ms")
 	// AttrConfined says the tool runs in a confined child.
 	AttrConfined = attribute.Key("toolexplorer.confined")
-	// AttrProfileHash is the SHA-256 (hex) of the confinement profile the
-	// tool declares (Meta.Confine as JSON), for a confined tool.
+	// AttrProfileHash is the hash of the confinement profile a confined
+	// call ran under, as the registry computes it (its "confine" decision).
 	AttrProfileHash = attribute.Key("toolexplorer.profile_hash")
 	// AttrStep and AttrDetail are a governance decision's, on the span's
 	// "governance" events.

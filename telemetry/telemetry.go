@@ -2,9 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -63,10 +60,9 @@ type Telemetry struct {
 	subject bool
 	m       *instruments
 
-	calls    sync.Map // call id → *callSpan, between a call's begin and end
-	profiles sync.Map // *tooling.Confinement → its hash
-	stopped  atomic.Bool
-	remove   func()
+	calls   sync.Map // call id → *callSpan, between a call's begin and end
+	stopped atomic.Bool
+	remove  func()
 }
 
 // callSpan is a call's span between its begin and end events.
@@ -121,6 +117,9 @@ func (t *Telemetry) Close() {
 // audit opens a call's span at its begin event and closes it, and counts
 // the call, at its end.
 func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
+	if ev.State != "" { // a change of a tool's state, not a call
+		return
+	}
 	if !ev.End {
 		t.begin(ctx, ev)
 		return
@@ -142,6 +141,12 @@ func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
 	}
 	span.SetAttributes(AttrCode.String(code), AttrStatus.String(ev.Status),
 		AttrWaitMS.Float64(ms(ev.Wait)), AttrRunMS.Float64(ms(ev.Run)))
+	for _, d := range ev.Governance {
+		span.AddEvent("governance", trace.WithTimestamp(ev.Time), trace.WithAttributes(AttrStep.String(d.Step), AttrDetail.String(d.Detail)))
+		if hash, ok := strings.CutPrefix(d.Detail, "profile "); ok && d.Step == "confine" {
+			span.SetAttributes(AttrProfileHash.String(hash))
+		}
+	}
 	if ev.Code != tooling.CodeOK {
 		span.SetAttributes(AttrErrorType.String(string(ev.Code)))
 		span.SetStatus(codes.Error, string(ev.Code))
@@ -190,9 +195,9 @@ func (t *Telemetry) middleware(next tooling.Handler) tooling.Handler {
 		recording := span.IsRecording()
 		var confined bool
 		if recording {
-			if conf := c.Meta().Confine; conf != nil {
+			if c.Meta().Confine != nil {
 				confined = true
-				span.SetAttributes(AttrConfined.Bool(true), AttrProfileHash.String(t.profileHash(conf)))
+				span.SetAttributes(AttrConfined.Bool(true))
 			}
 			if t.content {
 				span.SetAttributes(AttrToolArguments.String(string(c.Raw())))
@@ -200,9 +205,6 @@ func (t *Telemetry) middleware(next tooling.Handler) tooling.Handler {
 		}
 		res, err := next(ctx, c)
 		if recording && res != nil {
-			for _, d := range res.Governance {
-				span.AddEvent("governance", trace.WithAttributes(AttrStep.String(d.Step), AttrDetail.String(d.Detail)))
-			}
 			if confined && res.Run > 0 {
 				t.childSpan(ctx, c.Tool, res)
 			}
@@ -224,22 +226,6 @@ func (t *Telemetry) childSpan(ctx context.Context, tool string, res *tooling.Res
 		span.SetStatus(codes.Error, string(res.Code))
 	}
 	span.End(trace.WithTimestamp(end))
-}
-
-// profileHash is the hash of a confinement profile as JSON, computed once
-// per profile.
-func (t *Telemetry) profileHash(c *tooling.Confinement) string {
-	if v, ok := t.profiles.Load(c); ok {
-		return v.(string)
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	h := hex.EncodeToString(sum[:])
-	t.profiles.Store(c, h)
-	return h
 }
 
 // toolType is gen_ai.tool.type for a tool of source src (tooling.Tool.Source).

@@ -346,3 +346,18 @@ func TestPrometheusHandlerServesTheMetrics(t *testing.T) {
 	value("tool_in_flight", nil)
 	value("tool_queue", nil)
 }
+
+// TestStateChangesMakeNoSpan: a change of a tool's state reaches the audit
+// hooks as an event that is no call: it makes no span and is not counted.
+func TestStateChangesMakeNoSpan(t *testing.T) {
+	f := newFixture(t)
+	if err := f.reg.SetState(context.Background(), "text.shout", tooling.StatePaused, "maintenance", ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.spans.Ended()) + len(f.spans.Started()); n != 0 {
+		t.Fatalf("%d spans for a change of state", n)
+	}
+	if got := sums(t, f.reader, telemetry.MetricInvocations); len(got) != 0 {
+		t.Fatalf("a change of state was counted: %v", got)
+	}
+}
