@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -45,6 +46,47 @@ var rawResults = map[string]string{
 	"bad_image": `{"content":[{"type":"image","data":"!!not base64","mimeType":"image/png"}]}`,
 }
 
+// rawMarkEnv names a file rawPeer's mode "nolist" creates when tools/list
+// comes.
+const rawMarkEnv = "TOOLEXPLORER_TEST_RAW_MARK"
+
+// markDeadline is a context whose deadline passes when the file mark
+// appears, or after two minutes without it: a deadline that falls after a
+// step has begun however slow the machine is, where a fixed one could fall
+// before it.
+type markDeadline struct {
+	context.Context
+	done chan struct{}
+}
+
+func newMarkDeadline(t *testing.T, mark string) *markDeadline {
+	d := &markDeadline{Context: context.Background(), done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		for end := time.Now().Add(2 * time.Minute); time.Now().Before(end) && t.Context().Err() == nil; {
+			if _, err := os.Stat(mark); err == nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return d
+}
+
+func (d *markDeadline) Done() <-chan struct{} { return d.done }
+
+// Deadline is far off: Connect sets no deadline of its own.
+func (d *markDeadline) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+
+func (d *markDeadline) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 // rawPeer is an MCP server over stdio that writes its answers by hand, to
 // send what the SDK's server would not. Mode "nolist" never answers
 // tools/list; "crashlist" exits on it; "loop" answers every page with the
@@ -72,6 +114,9 @@ func rawPeer(mode string) int {
 		case "tools/list":
 			switch mode {
 			case "nolist":
+				if mark := os.Getenv(rawMarkEnv); mark != "" {
+					_ = os.WriteFile(mark, nil, 0o600) // tells the test that tools/list came
+				}
 				continue
 			case "crashlist":
 				fmt.Fprintln(os.Stderr, "raw: cannot list")
@@ -180,9 +225,10 @@ func TestConnectStepFailures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `it answered "initialize", then exited (exit status 6) before answering "tools/list"; its stderr ends with: raw: cannot list`) {
 		t.Errorf("a server that exits on tools/list: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	_, err = mcp.Connect(ctx, reg, "raw", peer(t, "raw-nolist"))
+	mark := filepath.Join(t.TempDir(), "tools-list-came")
+	nolist := peer(t, "raw-nolist")
+	nolist.Env[rawMarkEnv] = mark
+	_, err = mcp.Connect(newMarkDeadline(t, mark), reg, "raw", nolist)
 	if err == nil || !strings.Contains(err.Error(), `it answered "initialize", then no answer to "tools/list" before the deadline`) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a server that never answers tools/list: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -91,9 +92,13 @@ func TestConfinedServerThatExitsAtOnce(t *testing.T) {
 	const n = 40 // at once: the exits and the opens race
 	reg := tooling.NewRegistry()
 	done := make(chan error, n)
+	// A deadline of minutes, not Connect's 30 s: forty confined children
+	// starting at once on a loaded machine take longer than that to exit.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
 	for range n {
 		go func() {
-			r, err := mcp.Connect(context.Background(), reg, "quick", mcp.Spec{Command: "/bin/false", Confine: &tooling.Confinement{}})
+			r, err := mcp.Connect(ctx, reg, "quick", mcp.Spec{Command: "/bin/false", Confine: &tooling.Confinement{}})
 			if err == nil {
 				r.Close()
 			}
