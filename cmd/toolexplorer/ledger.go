@@ -264,13 +264,24 @@ func (a *app) closeLedger() {
 	a.ledger = nil
 }
 
-// policyDigest is the SHA-256 of the policy in force: the config's access
-// and budgets keys, as JSON.
+// policyDigest is the SHA-256 of the policy in force: the config's
+// access, budgets and limits keys as JSON, then the content of each Cedar
+// file access names.
 func policyDigest(a *app) string {
+	h := sha256.New()
 	b, _ := json.Marshal(struct {
 		Access  any `json:"access"`
 		Budgets any `json:"budgets"`
-	}{a.cfg.Access, a.cfg.Budgets})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+		Limits  any `json:"limits"`
+	}{a.cfg.Access, a.cfg.Budgets, a.cfg.Limits})
+	h.Write(b)
+	for _, f := range a.cfg.Access.Cedar {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			data = []byte(err.Error())
+		}
+		fmt.Fprintf(h, "\ncedar %q %d\n", f, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -111,3 +111,16 @@ func TestLedgerCannotOpen(t *testing.T) {
 		t.Fatalf("run with a ledger that cannot be opened: %v", o)
 	}
 }
+
+// The policy digest follows the content of a Cedar file, not only its name.
+func TestPolicyDigestReadsCedarFiles(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "p.cedar")
+	a := &app{}
+	a.cfg.Access.Cedar = []string{f}
+	os.WriteFile(f, []byte(`permit(principal, action, resource);`), 0o600)
+	one := policyDigest(a)
+	os.WriteFile(f, []byte(`forbid(principal, action, resource);`), 0o600)
+	if two := policyDigest(a); one == two || len(one) != 64 {
+		t.Fatalf("digest %s before and %s after the Cedar file changed", one, two)
+	}
+}
