@@ -29,6 +29,10 @@ type Config struct {
 	// Servers are the MCP servers whose tools join the registry, by name
 	// (the group of their tools). Nil when none.
 	Servers map[string]Server
+	// Inputs are the values a server's ${input:ID} asks for, by ID, each
+	// with its description, as VS Code's mcp.json declares them ("inputs").
+	// Nil when none.
+	Inputs map[string]string
 	// Serve configures the MCP listener of the serve command.
 	Serve Serve
 	// Access says who may see and call which tools. Zero: everyone, all.

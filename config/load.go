@@ -150,6 +150,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	}
 	p.applyServers(obj, cfg)
 	p.applyServe(obj, cfg)
+	p.applyInputs(obj, cfg)
 	p.applyAccess(obj, cfg)
 	p.applyBudgets(obj, cfg)
 	p.applyIdempotency(obj, cfg)

@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, reason, replacement, state, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, keys, ledger, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, state, telemetry, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, inputs, keys, ledger, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, state, telemetry, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,

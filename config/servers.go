@@ -17,8 +17,9 @@ import (
 // Server says how to reach an MCP server whose tools join the registry:
 // either a command to start (stdio) or the URL of a streamable HTTP
 // endpoint, never both. It is the shape of one entry of the "mcpServers"
-// object that MCP hosts keep in their configuration files, and converts
-// to what package mcp connects to: mcp.Spec(s).
+// object that MCP hosts keep in their configuration files, as written:
+// its variables (${env:NAME}, ${input:ID}) are expanded by the program
+// that connects it, into an mcp.Spec.
 type Server struct {
 	// Command is the program to start; the server speaks MCP on its stdin
 	// and stdout. Empty for an HTTP server.
@@ -52,6 +53,13 @@ type Server struct {
 	Concurrency int
 	// Exclusive sends the server one call at a time ("exclusive").
 	Exclusive bool
+	// Dir is the working directory of a command ("cwd"), relative to the
+	// config file. "" for toolexplorer's.
+	Dir string
+	// EnvFile is a file of NAME=VALUE lines added to a command's
+	// environment, under Env ("envFile"), relative to the config file.
+	// "" for none.
+	EnvFile string
 }
 
 // Serve configures the MCP listener of the serve command. MarshalJSON
@@ -133,6 +141,22 @@ func hostFile(cs *compiledSchema, root any) {
 		if k != "$schema" && !slices.Contains(known, k) {
 			delete(obj, k)
 		}
+	}
+}
+
+// applyInputs reads VS Code's inputs: the values ${input:ID} asks for.
+func (p *problems) applyInputs(obj map[string]any, cfg *Config) {
+	list, _ := obj["inputs"].([]any)
+	for _, v := range list {
+		in, _ := v.(map[string]any)
+		id, _ := in["id"].(string)
+		if id == "" {
+			continue
+		}
+		if cfg.Inputs == nil {
+			cfg.Inputs = map[string]string{}
+		}
+		cfg.Inputs[id], _ = in["description"].(string)
 	}
 }
 
@@ -232,6 +256,11 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 			}
 			s.Command, _ = e["command"].(string)
 			s.URL, _ = e["url"].(string)
+			if u, ok := e["serverUrl"].(string); ok && s.URL == "" { // Windsurf's name of url
+				s.URL = u
+			}
+			s.Dir, _ = e["cwd"].(string)
+			s.EnvFile, _ = e["envFile"].(string)
 			typ, _ := e["type"].(string)
 			switch {
 			case s.Command != "" && s.URL != "":
@@ -240,14 +269,14 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 			case s.Command == "" && s.URL == "":
 				p.add(at, `gives neither command nor url: add "command" (with "args") for a stdio server or "url" for an HTTP server`)
 				continue
-			case s.Command != "" && (typ == "http" || typ == "streamable-http"):
+			case s.Command != "" && (typ == "http" || typ == "streamable-http" || typ == "streamableHttp"):
 				p.add(at+"/type", "is %q but the server has a command: use \"stdio\", or give a url", typ)
 				continue
 			case s.URL != "" && typ == "stdio":
 				p.add(at+"/type", "is \"stdio\" but the server has a url: use \"http\", or give a command")
 				continue
-			case s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.InheritEnv):
-				p.add(at, "args, env and inherit_env are for a command; an HTTP server takes headers")
+			case s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.InheritEnv || s.Dir != "" || s.EnvFile != ""):
+				p.add(at, "args, env, envFile, cwd and inherit_env are for a command; an HTTP server takes headers")
 				continue
 			case s.InheritEnv && s.Confine != nil:
 				p.add(at+"/inherit_env", "is for an unconfined server: a confined server gets only its env")

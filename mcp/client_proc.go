@@ -39,6 +39,7 @@ type process struct {
 func newProcess(s Spec) *process {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Env = environ(s.Env, s.InheritEnv)
+	cmd.Dir = s.Dir
 	p := &process{cmd: cmd, stderr: &tail{max: stderrTail}, stdout: &head{max: stdoutHead}, read: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	ownGroup(cmd)

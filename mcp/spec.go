@@ -5,8 +5,8 @@ import "github.com/toolexplorer/toolexplorer/tooling"
 // Spec says how to reach an MCP server whose tools join a registry: either
 // a command to start (stdio) or the URL of a streamable HTTP endpoint, never
 // both. It is the shape of one entry of the "mcpServers" object that MCP
-// hosts keep in their configuration files; package config reads such
-// entries as config.Server, which converts to a Spec (mcp.Spec(s)).
+// hosts keep in their configuration files, its variables expanded; package
+// config reads such entries as config.Server.
 type Spec struct {
 	// Command is the program to start; the server speaks MCP on its stdin
 	// and stdout. Empty for an HTTP server.
@@ -43,6 +43,9 @@ type Spec struct {
 	// Exclusive sends the server one call at a time, whatever Concurrency
 	// says, for a server that cannot take calls that overlap.
 	Exclusive bool
+	// Dir is the working directory of an unconfined command. "" for the
+	// host's.
+	Dir string
 }
 
 // DefaultConcurrency is how many calls a server is sent at once when its

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -39,9 +40,13 @@ func BenchmarkConsoleConnect(b *testing.B) {
 
 func benchConsoleConnect(b *testing.B, s config.Server, tool string) {
 	ctx := context.Background()
+	spec, err := (&app{getenv: os.Getenv}).serverSpec("srv", s)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		reg := tooling.NewRegistry()
-		r, err := mcp.Connect(ctx, reg, "srv", mcp.Spec(s))
+		r, err := mcp.Connect(ctx, reg, "srv", spec)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -66,7 +66,7 @@ func (cs *consoleServers) List() []tui.ServerState {
 		switch {
 		case s.remote == nil:
 			st.Status = tui.ServerFailed
-			if ce := (*mcp.ConnectError)(nil); !errors.As(s.err, &ce) && !s.clash {
+			if ce := (*mcp.ConnectError)(nil); !errors.As(s.err, &ce) && !s.misconfigured {
 				st.Status = tui.ServerStopped // it was connected: it stopped since
 			}
 			st.Problem = strings.TrimPrefix(s.err.Error(), "mcp: ")
@@ -145,7 +145,7 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 	}
 	a.toolsChanged()
 	// Connecting takes time: the console lists the servers meanwhile.
-	r, err := mcp.Connect(ctx, a.reg, name, mcp.Spec(s.cfg), a.connectOptions()...)
+	r, err := mcp.Connect(ctx, a.reg, name, s.spec, a.connectOptions()...)
 	a.serversMu.Lock()
 	defer a.serversMu.Unlock()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -136,6 +137,16 @@ func (a *app) lint() []lint.Problem {
 	for _, w := range a.warnings {
 		out = append(out, lint.Problem{Check: "config", Message: w})
 	}
+	a.serversMu.Lock()
+	for _, s := range a.servers {
+		var ue *undefinedError
+		if errors.As(s.err, &ue) {
+			for _, v := range ue.vars {
+				out = append(out, lint.Problem{Check: "server_variable", Path: "servers." + s.name, Message: v})
+			}
+		}
+	}
+	a.serversMu.Unlock()
 	out = append(out, lintToolFiles(a.fileProblems)...)
 	out = append(out, a.lintDeprecated()...)
 	out = append(out, lintToolFiles(a.fileFindings())...)

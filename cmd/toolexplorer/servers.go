@@ -134,11 +134,13 @@ func shellWords(s string) ([]string, error) {
 type server struct {
 	name   string
 	cfg    config.Server
+	spec   mcp.Spec // cfg as connected: its variables expanded (serverSpec)
 	remote *mcp.Remote
 	err    error
-	// clash: its tools would be named as another server's; it is never
-	// connected.
-	clash bool
+	// misconfigured: it cannot be connected as the config gives it (its
+	// tools would be named as another server's, a variable is undefined);
+	// it is never connected.
+	misconfigured bool
 	// unsupervise stops the goroutine that starts the server again when it
 	// stops (supervise), and waits for it; nil before the first.
 	unsupervise func()
@@ -183,14 +185,19 @@ func (a *app) connectServers(cfg config.Config) bool {
 			// Connected at once, the two would share the names of the
 			// tools they have in common, each taking some.
 			s.err = fmt.Errorf("server %q: its tools would be named %s.*, as those of the server %q are: rename one of the two", name, group, other)
-			s.clash = true
+			s.misconfigured = true
 			close(ready[i])
 			continue
 		}
 		groups[group] = name
+		if s.spec, s.err = a.serverSpec(name, s.cfg); s.err != nil {
+			s.misconfigured = true
+			close(ready[i])
+			continue
+		}
 		wg.Go(func() {
 			defer close(ready[i])
-			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, mcp.Spec(s.cfg), a.connectOptions()...)
+			s.remote, s.err = mcp.Connect(a.ctx, a.reg, name, s.spec, a.connectOptions()...)
 		})
 	}
 	all := make(chan struct{})

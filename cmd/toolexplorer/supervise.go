@@ -151,7 +151,7 @@ func (a *app) superviseLoop(ctx context.Context, s *server) {
 				return
 			case <-t.C:
 			}
-			nr, err := mcp.Connect(ctx, a.reg, s.name, mcp.Spec(s.cfg), a.connectOptions()...)
+			nr, err := mcp.Connect(ctx, a.reg, s.name, s.spec, a.connectOptions()...)
 			if err != nil {
 				if ctx.Err() != nil {
 					return
@@ -185,7 +185,7 @@ func (a *app) reviveServers() {
 	a.serversMu.Lock()
 	var down []*server
 	for _, s := range a.servers {
-		if s.remote == nil && !s.clash {
+		if s.remote == nil && !s.misconfigured {
 			down = append(down, s)
 		}
 	}
@@ -194,7 +194,7 @@ func (a *app) reviveServers() {
 		if s.unsupervise != nil {
 			s.unsupervise()
 		}
-		r, err := mcp.Connect(a.ctx, a.reg, s.name, mcp.Spec(s.cfg), a.connectOptions()...)
+		r, err := mcp.Connect(a.ctx, a.reg, s.name, s.spec, a.connectOptions()...)
 		a.serversMu.Lock()
 		if err != nil || a.serversClosed {
 			a.serversMu.Unlock()
