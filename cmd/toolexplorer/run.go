@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/itchyny/gojq"
+
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -30,7 +32,11 @@ itself for a string.
 Prints the result: its status and code, the message, each failing field on
 its own line, the output, the times, the governance decisions, a hint, and
 the stack of a panic. With --json, the whole result as JSON. When the call
-is not ok, one line also goes to standard error.
+is not ok, one line also goes to standard error. With --jq FILTER, only
+what the jq filter (gojq: jq's language) makes of an ok call's output, each
+value as JSON: --jq '.items[] | .name'. A filter that does not compile is a
+usage error (2), one that fails on the output exits 1; a call that is not
+ok prints its result as without --jq.
 
 Ctrl-C cancels the call. Before the tool starts, also while the arguments
 are read (--args -), nothing runs: exit status 3. Once the tool runs, the
@@ -59,15 +65,26 @@ the tool; the same key with other arguments is idempotency_conflict.
 		var (
 			cf     callFlags
 			asJSON bool
+			jq     string
 		)
 		cf.declare(fs)
 		fs.BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+		fs.StringVar(&jq, "jq", "", "print what the jq `FILTER` makes of the output")
 		return func(a *app, args []string) int {
 			switch {
 			case len(args) == 0:
 				return a.usageError("run", "missing the tool NAME")
 			case len(args) > 1:
 				return a.usageError("run", "too many arguments: %s (pass the tool's arguments with --args)", strings.Join(args[1:], " "))
+			case asJSON && jq != "":
+				return a.usageError("run", "--json and --jq do not go together (--jq . prints the output as JSON)")
+			}
+			var filter *gojq.Code
+			if jq != "" {
+				var err error
+				if filter, err = compileJQ(jq); err != nil {
+					return a.usageError("run", "--jq: %v", err)
+				}
 			}
 			// Interrupted before the call: nothing ran, as when the
 			// registry refuses a call canceled before its start.
@@ -87,11 +104,17 @@ the tool; the same key with other arguments is idempotency_conflict.
 			}
 			a.recordCall(raw, res, cf.consent)
 			code = exitFor(res.Status)
-			if asJSON {
+			switch {
+			case asJSON:
 				if c := a.writeJSON(res); c != exitOK {
 					return c
 				}
-			} else {
+			case filter != nil && res.OK():
+				if err := writeJQ(a.ctx, a.stdout, filter, res.Output); err != nil {
+					a.errorf("run %s: --jq: %v", res.Tool, err)
+					return exitFailed
+				}
+			default:
 				var b strings.Builder
 				writeResult(&b, res)
 				if _, err := io.WriteString(a.stdout, b.String()); err != nil {

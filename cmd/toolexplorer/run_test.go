@@ -434,3 +434,30 @@ func TestRunCountsMoreFields(t *testing.T) {
 		t.Fatalf("run:\n%s", o)
 	}
 }
+
+// TestRunJQ: run --jq prints what a jq filter makes of an ok call's
+// output, each value as JSON; a filter that does not compile is a usage
+// error before any call, one that fails on the output exits 1, and a call
+// that is not ok prints its result as without --jq.
+func TestRunJQ(t *testing.T) {
+	o := cli(t, "", "run", "demo.echo", "--args", `{"text":"hi <b>","repeat":2}`, "--jq", `.text, (.text | length), {t: .text}`)
+	if want := "\"hi <b> hi <b>\"\n13\n{\n  \"t\": \"hi <b> hi <b>\"\n}\n"; o.code != exitOK || o.stdout != want {
+		t.Fatalf("want %q:\n%s", want, o)
+	}
+	o = cli(t, "", "run", "demo.echo", "--args", `{"text":"hi"}`, "--jq", `.text |`)
+	if o.code != exitUsage || !strings.Contains(o.stderr, "--jq:") {
+		t.Fatalf("a filter that does not compile:\n%s", o)
+	}
+	o = cli(t, "", "run", "demo.echo", "--args", `{"text":"hi"}`, "--jq", `.text | keys`)
+	if o.code != exitFailed || !strings.Contains(o.stderr, "--jq:") {
+		t.Fatalf("a filter that fails:\n%s", o)
+	}
+	o = cli(t, "", "run", "demo.echo", "--args", `{"text":"hi"}`, "--jq", ".", "--json")
+	if o.code != exitUsage {
+		t.Fatalf("--jq with --json:\n%s", o)
+	}
+	o = cli(t, "", "run", "demo.echo", "--args", `{"repeat":"x"}`, "--jq", ".text")
+	if o.code != exitRefused || !strings.Contains(o.stdout, "validation_error") {
+		t.Fatalf("a call refused:\n%s", o)
+	}
+}
