@@ -81,6 +81,9 @@ type Server struct {
 	// stateKey signs the requestState of the results that ask the client
 	// for input, which carries the answers it gave so far.
 	stateKey [32]byte
+
+	unaudit    func() // removes the audit hook that follows the tools' states
+	detachOnce sync.Once
 }
 
 // NewServer returns a server of reg's tools. It sets reg's consent function
@@ -121,7 +124,7 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	s.srv.AddReceivingMiddleware(serverSpans, s.unlistedCalls)
 	// A tool paused, deprecated or enabled again changes the list: the
 	// clients hear of it (notifications/tools/list_changed).
-	reg.Audit(func(ctx context.Context, ev tooling.Event) {
+	s.unaudit = reg.Audit(func(ctx context.Context, ev tooling.Event) {
 		if ev.State != "" {
 			s.Refresh(ctx)
 		}
@@ -130,9 +133,25 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	return s
 }
 
-// Serve serves reg's tools over t until ctx ends or the client goes away.
+// Detach gives the registry back what NewServer took, once the server is
+// done with it: its consent function becomes Options.OtherConsent again
+// (none when that is nil), and the server no longer follows its tools'
+// states. A registry that outlives its server (a host that serves, then
+// runs calls of its own) decides consent as before it served. Detach ends
+// no session (Close does).
+func (s *Server) Detach() {
+	s.detachOnce.Do(func() {
+		s.unaudit()
+		s.reg.SetConsentFunc(s.opts.OtherConsent)
+	})
+}
+
+// Serve serves reg's tools over t until ctx ends or the client goes away,
+// then gives the registry back (Detach).
 func Serve(ctx context.Context, reg *tooling.Registry, t sdk.Transport, opts Options) error {
-	return NewServer(reg, opts).Run(ctx, t)
+	s := NewServer(reg, opts)
+	defer s.Detach()
+	return s.Run(ctx, t)
 }
 
 // Run serves one session over t until ctx ends or the client goes away.

@@ -663,3 +663,31 @@ func TestListIsTheRegistryNow(t *testing.T) {
 		t.Fatal("a tool removed from the registry is still listed")
 	}
 }
+
+// TestDetachGivesTheRegistryBack: a registry that outlives its server
+// decides consent as before it served (none to ask: consent_required, not
+// the server's "no one to ask"), and its state changes no longer reach the
+// server; Serve detaches when it returns.
+func TestDetachGivesTheRegistryBack(t *testing.T) {
+	reg := tooling.NewRegistry()
+	reg.Register(tooling.Tool{Name: "t.write", Meta: tooling.Meta{Effects: tooling.EffectWrite},
+		Run: func(context.Context, tooling.Call) (any, error) { return "ran", nil }})
+	before, _ := reg.Execute(context.Background(), "t.write", nil)
+	srv := mcp.NewServer(reg, mcp.Options{})
+	during, _ := reg.Execute(context.Background(), "t.write", nil)
+	if during.Code == before.Code && during.Message == before.Message {
+		t.Fatalf("control: the server's consent function changes nothing (%s %s)", during.Code, during.Message)
+	}
+	srv.Detach()
+	after, _ := reg.Execute(context.Background(), "t.write", nil)
+	if after.Code != before.Code || after.Message != before.Message {
+		t.Errorf("after Detach: %s %q, want as before the server: %s %q", after.Code, after.Message, before.Code, before.Message)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, st := sdk.NewInMemoryTransports()
+	_ = mcp.Serve(ctx, reg, st, mcp.Options{})
+	if again, _ := reg.Execute(context.Background(), "t.write", nil); again.Code != before.Code || again.Message != before.Message {
+		t.Errorf("after Serve returned: %s %q, want %s %q", again.Code, again.Message, before.Code, before.Message)
+	}
+}

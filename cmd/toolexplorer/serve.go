@@ -149,6 +149,7 @@ failed, 2 for a usage error.
 			}
 			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who,
 				NotFoundHint: a.serverHint, Expose: a.exposed(expose)})
+			defer srv.Detach()
 			// What changes the tools on its own (a server that stops or comes
 			// back, a reload) is listed to the clients at once.
 			refresh := func() { srv.Refresh(context.WithoutCancel(a.ctx)) }
