@@ -82,6 +82,13 @@ tool_budget_bytes_total, tool_in_flight, tool_queue) are served for
 Prometheus at http://ADDR/metrics; the config's telemetry.otlp exports
 traces and metrics to an OpenTelemetry collector.
 
+A tool's state changes while serve runs: set tools.NAME.state (paused or
+deprecated, with reason and replacement) in the config file, or take it
+out, then send serve SIGHUP (kill -HUP PID): serve reads the config again,
+applies its settings, says on standard error which tools changed state,
+and sends the clients notifications/tools/list_changed. A config that no
+longer loads leaves everything as it was.
+
 Exit status: 0 when the client went away or on interrupt, 1 when serving
 failed, 2 for a usage error.
 `,
@@ -155,6 +162,9 @@ failed, 2 for a usage error.
 			refresh := func() { srv.Refresh(context.WithoutCancel(a.ctx)) }
 			a.onToolsChanged.Store(&refresh)
 			defer a.onToolsChanged.Store(nil)
+			// SIGHUP also reads the config file again: tools paused,
+			// deprecated or enabled there change state now.
+			defer a.reloadConfigOnHangup(srv)()
 			if addr == "" {
 				t := mcp.IOTransport(io.NopCloser(a.stdin), nopWriteCloser{a.rawStdout})
 				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
