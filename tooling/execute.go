@@ -238,6 +238,9 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	if !r.authorize(ctx, res, &call) {
 		return
 	}
+	if o.dry && r.authz.Load() == nil {
+		res.pass(o, "policy", "no access rules or policies installed")
+	}
 
 	switch {
 	case !m.NeedsConsent():

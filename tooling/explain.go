@@ -22,7 +22,8 @@ import (
 // would get (CodeOK: it would run; for a call an idempotency key would
 // replay, the code of the outcome replayed), Status "denied" or "ok", and
 // Governance lists every step taken, each Detail beginning "would pass",
-// "would wait", "would replay" or "would refuse (CODE)". The error mirrors
+// "would wait", "would replay" or "would refuse (CODE)" (the middleware
+// step: "not consulted"). The error mirrors
 // Code as ExecuteTool's does. What middleware would decide (budgets, shared
 // limits) is not known to Explain.
 func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
@@ -35,6 +36,13 @@ func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessag
 	res := r.begin(ctx, box, name)
 	e := r.lookup(name)
 	r.execute(ctx, res, e, name, args, o)
+	// The decisions worded as a call words them (origin, policy, consent
+	// given) passed.
+	for i, d := range res.Governance {
+		if !strings.HasPrefix(d.Detail, "would ") && d.Step != "middleware" {
+			res.Governance[i].Detail = "would pass: " + d.Detail
+		}
+	}
 	if res.Code != CodeOK && !res.Replayed {
 		res.decide(stepOf(res.Code), "would refuse ("+string(res.Code)+"): "+res.Message)
 	}

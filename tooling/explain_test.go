@@ -145,7 +145,7 @@ func TestExplainSteps(t *testing.T) {
 			t.Errorf("step %s: %q, want would pass", g.Step, g.Detail)
 		}
 	}
-	if got, want := strings.Join(steps, ","), "look-up,state,enabled,origin,availability,validation,consent,rate,timeout,slot,lock"; got != want {
+	if got, want := strings.Join(steps, ","), "look-up,state,enabled,origin,availability,validation,policy,consent,rate,timeout,slot,lock"; got != want {
 		t.Fatalf("steps %s, want %s", got, want)
 	}
 	done := make(chan struct{})
