@@ -13,9 +13,9 @@ func TestExplainCommand(t *testing.T) {
 	if ok.code != exitOK || !strings.Contains(ok.stdout, "demo.echo: would run") || !strings.Contains(ok.stdout, "validation   would pass") {
 		t.Fatalf("explain of a call that would run:\n%s", ok)
 	}
-	refused := cli(t, "", "explain", "demo.write_note", "--args", `{"text":"x"}`)
-	if refused.code != exitRefused || !strings.Contains(refused.stdout, "would be refused (consent_required)") {
-		t.Fatalf("explain without consent:\n%s", refused)
+	refused := cli(t, "", "explain", "demo.write_note", "--args", `{}`)
+	if refused.code != exitRefused || !strings.Contains(refused.stdout, "would be refused (validation_error)") {
+		t.Fatalf("explain of invalid arguments:\n%s", refused)
 	}
 	before := decodeResult(t, cli(t, "", "run", "demo.write_note", "--consent", "--args", `{"text":"a"}`, "--json"))
 	if o := cli(t, "", "explain", "demo.write_note", "--consent", "--args", `{"text":"b"}`); o.code != exitOK {
