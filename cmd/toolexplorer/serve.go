@@ -167,7 +167,10 @@ failed, 2 for a usage error.
 			defer a.reloadConfigOnHangup(srv)()
 			if addr == "" {
 				t := mcp.IOTransport(io.NopCloser(a.stdin), nopWriteCloser{a.rawStdout})
-				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
+				// A client that went away while a notification was on its way
+				// (tools/list_changed) closed the pipe: that is its going away.
+				if err := srv.Run(a.ctx, t); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) &&
+					!errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, syscall.EPIPE) {
 					a.errorf("serve: %v", err)
 					return exitFailed
 				}
