@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -79,13 +77,4 @@ func work() string {
 		buf[0] = sink[0]
 	}
 	return "refunded"
-}
-
-// cpuNow is the CPU time the process has used.
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,7 +3,6 @@ package policy_test
 import (
 	"context"
 	"encoding/json"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,12 +26,3 @@ var hosted = func() *tooling.Registry {
 }()
 
 func TestMain(m *testing.M) { tooling.Main(hosted, m.Run) }
-
-// threadCPU is the CPU time the calling thread has used.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_THREAD, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
