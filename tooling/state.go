@@ -32,8 +32,6 @@ type toolState struct {
 	reason, replacement string
 }
 
-func (s *toolState) is(st State) bool { return s != nil && s.state == st }
-
 // SetState puts the named tool in state s from the calls that start now:
 // reason says why (for people; shown in refusals and descriptions), and
 // replacement, for StateDeprecated, names the tool to use instead. It
