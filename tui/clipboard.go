@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
 // maxOSC52 is the most text the console sends to the clipboard with OSC
 // 52. Terminals cap the sequence and drop a longer one without a word
 // (xterm and hterm near 100,000 bytes of base64, some far less), so a
 // longer copy is offered as a file instead.
-const maxOSC52 = 74_000
+const maxOSC52 = viewer.MaxOSC52
 
 // clipboardCmd copies text, what it is, to the clipboard with OSC 52 and
 // says so; text too long for OSC 52 is not sent (no terminal would take

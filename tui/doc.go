@@ -5,7 +5,9 @@
 // One root Model routes messages to one child per screen (list, detail,
 // run, history, governance board) and owns the overlays (full help, the
 // consent dialog). The run screen edits arguments with the form generated
-// from the tool's schema (package tui/form), or as raw JSON. The screens share a common value: the registry, the
+// from the tool's schema (package tui/form), or as raw JSON; a result
+// and a call from the history show their output in the output viewer
+// (package tui/viewer). The screens share a common value: the registry, the
 // size, the styles and this session's call history. Long work (a call, an
 // availability check) runs in a tea.Cmd and comes back as a message, so
 // Update never blocks and no model needs a mutex.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
 // callScreen shows one call of the history as it was made: its request
@@ -20,12 +21,12 @@ type callScreen struct {
 	keys callKeys
 	rec  *callRecord
 	args bool // the viewer shows the arguments, not the output
-	out  *outputViewer
+	out  *viewer.Model
 	w, h int
 }
 
 func newCallScreen(c *common) *callScreen {
-	return &callScreen{c: c, keys: newCallKeys(&c.global), out: newOutputViewer(c)}
+	return &callScreen{c: c, keys: newCallKeys(&c.global), out: viewer.New(c.styles.viewer)}
 }
 
 func (s *callScreen) setCall(rec *callRecord) {
@@ -44,7 +45,7 @@ func (s *callScreen) Typing() bool { return s.out.Typing() }
 
 func (s *callScreen) KeyMap() help.KeyMap {
 	k := s.keys
-	k.out, k.searching = s.out.keys, s.out.Typing()
+	k.out, k.searching = s.out.Keys, s.out.Typing()
 	return k
 }
 
@@ -61,7 +62,7 @@ func (s *callScreen) SetSize(w, h int) {
 	s.out.SetSize(w, max(h-1, 1))
 	if s.rec != nil {
 		head, tail := s.frame()
-		s.out.setFrame(head, tail)
+		s.out.SetFrame(head, tail)
 	}
 }
 
@@ -72,7 +73,7 @@ func (s *callScreen) show(anew bool) {
 	}
 	head, tail := s.frame()
 	if !anew {
-		s.out.setFrame(head, tail)
+		s.out.SetFrame(head, tail)
 		return
 	}
 	var out []byte
@@ -83,7 +84,7 @@ func (s *callScreen) show(anew bool) {
 	case res != nil:
 		out, fields = shownOutput(safeResult(res))
 	}
-	s.out.setOutput(out, fields, head, tail)
+	s.out.SetOutput(out, fields, head, tail)
 }
 
 func (s *callScreen) Update(msg tea.Msg) tea.Cmd {
@@ -161,7 +162,7 @@ func (s *callScreen) frame() (head, tail []string) {
 		b.WriteString(st.Faint.Render("  below, in the viewer: " + keyName(s.keys.Args) + " goes back to the output"))
 		return wrapLines(b.String(), max(s.w-2, 1)), nil
 	case len(args) > maxInlineArgs:
-		b.WriteString("\n  " + st.Subtle.Render(plural(len(args), "byte")+": "+keyName(s.keys.Args)+" shows them in the viewer (folding, "+keyName(s.out.keys.Text)+" for strings as text)"))
+		b.WriteString("\n  " + st.Subtle.Render(plural(len(args), "byte")+": "+keyName(s.keys.Args)+" shows them in the viewer (folding, "+keyName(s.out.Keys.Text)+" for strings as text)"))
 	default:
 		b.WriteString("  " + st.Faint.Render("("+keyName(s.keys.Args)+": in the viewer)") + "\n")
 		b.WriteString(highlightJSON(st, args))
@@ -186,7 +187,7 @@ type callKeys struct {
 	Save      key.Binding
 	Args      key.Binding
 	Back      key.Binding
-	out       viewerKeys
+	out       viewer.Keys
 	searching bool
 	g         *globalKeys
 }
@@ -199,7 +200,7 @@ func newCallKeys(g *globalKeys) callKeys {
 		Save:  bind([]string{"s"}, "s", "save the call under a name"),
 		Args:  bind([]string{"a"}, "a", "the arguments in the viewer / back to the output"),
 		Back:  bind([]string{"esc"}, "esc", "back"),
-		out:   newViewerKeys(),
+		out:   viewer.DefaultKeys(),
 	}
 }
 
@@ -212,7 +213,7 @@ func (k callKeys) ShortHelp() []key.Binding {
 }
 
 func (k callKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Rerun, k.Edit, k.Save, k.Args, k.Back}}
+	return append(k.out.Columns(), []key.Binding{k.Rerun, k.Edit, k.Save, k.Args, k.Back})
 }
 
 var (

@@ -27,8 +27,8 @@ func (m *Model) keyTargets() []keyTarget {
 		{"list", &m.list.keys},
 		{"detail", &m.detail.keys},
 		{"result", &m.run.keys},
-		{"viewer", &m.run.out.keys},
-		{"viewer", &m.call.out.keys},
+		{"viewer", &m.run.out.Keys},
+		{"viewer", &m.call.out.Keys},
 		{"history", &m.history.keys},
 		{"call", &m.call.keys},
 		{"runs", &m.runs.keys},
@@ -128,6 +128,6 @@ func (m *Model) rebind(keys map[string][]string) []string {
 		}
 	}
 	// The help of the result and of a kept call shows the viewer's keys.
-	m.run.keys.out, m.call.keys.out = m.run.out.keys, m.call.out.keys
+	m.run.keys.out, m.call.keys.out = m.run.out.Keys, m.call.out.Keys
 	return problems
 }

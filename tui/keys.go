@@ -8,6 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
 func bind(keys []string, helpKey, desc string) key.Binding {
@@ -233,7 +235,7 @@ type runKeys struct {
 	Background key.Binding
 	Back       key.Binding
 	Left       key.Binding // back from the result, as esc
-	out        viewerKeys  // the result's output viewer
+	out        viewer.Keys // the result's output viewer
 	phase      runPhase
 	editor     argsEditor
 	searching  bool // the result's search line has the focus
@@ -250,7 +252,7 @@ func newRunKeys(g *globalKeys) runKeys {
 		Background: bind([]string{"b"}, "b", "back, leaving the call running in the background"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
 		Left:       bind([]string{"h", "left"}, "h/←", "back to the arguments"),
-		out:        newViewerKeys(),
+		out:        viewer.DefaultKeys(),
 	}
 }
 
@@ -287,7 +289,7 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	case phaseRunning:
 		return [][]key.Binding{{k.Cancel, k.Background}}
 	case phaseResult:
-		return [][]key.Binding{k.out.navKeys.column(), k.out.column(), {k.Edit, k.Again, k.Save, k.Back, k.Left}}
+		return append(k.out.Columns(), []key.Binding{k.Edit, k.Again, k.Save, k.Back, k.Left})
 	}
 	var cols [][]key.Binding
 	if k.editor != nil {

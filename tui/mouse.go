@@ -104,22 +104,8 @@ func (r *runScreen) click(x, y int) tea.Cmd {
 	if r.phase != phaseResult {
 		return nil
 	}
-	return r.out.click(x, y-2) // under the result's line and the mode line
-}
-
-func (v *outputViewer) click(_, y int) tea.Cmd {
-	if y < 0 || y >= v.bodyRows() || v.offset+y >= len(v.rows) || v.searching {
-		return nil
-	}
-	v.copied = ""
-	if row := v.offset + y; row != v.cursor {
-		v.cursor = row
-	} else {
-		v.toggle()
-	}
-	v.clamp()
-	return nil
+	return r.out.Click(y - 2) // under the result's line and the mode line
 }
 
 // click on a call opened from the history: as on a result.
-func (s *callScreen) click(x, y int) tea.Cmd { return s.out.click(x, y-1) }
+func (s *callScreen) click(x, y int) tea.Cmd { return s.out.Click(y - 1) }

@@ -47,9 +47,8 @@ func TestClicks(t *testing.T) {
 	h2 := showOutput(t, 100, 30, procOutput)
 	y, x = lineOf(h2, `"meta": {`)
 	h2.send(leftClick(x, y))
-	v := h2.m.run.out
-	if r := v.at(); v.tree.lines[r.line].path != "/meta" {
-		t.Fatalf("the click selected %q", v.tree.lines[r.line].path)
+	if sel, _ := lineOf(h2, "›▾"); sel != y {
+		t.Fatalf("the click on line %d selected line %d:\n%s", y, sel, h2.view())
 	}
 	h2.send(leftClick(x, y))
 	h2.mustContain(`"meta": {…} 2 keys`)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
 // runPhase is where the run screen is: editing the arguments, waiting for
@@ -44,7 +45,7 @@ type runScreen struct {
 
 	result   *tooling.Result
 	finished time.Time // when the result came: a retry-after counts down from it
-	out      *outputViewer
+	out      *viewer.Model
 	w, h     int
 
 	// drafts are the editors of the other tools opened this session, with
@@ -59,7 +60,7 @@ type draft struct {
 }
 
 func newRunScreen(c *common) *runScreen {
-	return &runScreen{c: c, keys: newRunKeys(&c.global), out: newOutputViewer(c), drafts: make(map[string]draft)}
+	return &runScreen{c: c, keys: newRunKeys(&c.global), out: viewer.New(c.styles.viewer), drafts: make(map[string]draft)}
 }
 
 // busy reports whether the screen follows a call in flight.
@@ -134,7 +135,7 @@ func (r *runScreen) SetSize(w, h int) {
 	r.out.SetSize(w, max(h-2, 1))
 	if r.phase == phaseResult && r.result != nil {
 		head, tail := resultFrame(r.c.styles, r.framed(safeResult(r.result)), w)
-		r.out.setFrame(head, tail)
+		r.out.SetFrame(head, tail)
 	}
 }
 
@@ -161,7 +162,7 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 	case retryTickMsg:
 		if msg.seq == r.seq && r.phase == phaseResult {
 			head, tail := resultFrame(r.c.styles, r.framed(safeResult(r.result)), r.w)
-			r.out.setFrame(head, tail)
+			r.out.SetFrame(head, tail)
 			return r.retryTick()
 		}
 		return nil
@@ -342,7 +343,7 @@ func (r *runScreen) finish(res *tooling.Result) {
 	res = safeResult(res)
 	head, tail := resultFrame(r.c.styles, r.framed(res), r.w)
 	out, fields := shownOutput(res)
-	r.out.setOutput(out, fields, head, tail)
+	r.out.SetOutput(out, fields, head, tail)
 }
 
 // shownOutput is the output a result shows: the tool's output, or for
@@ -440,7 +441,7 @@ func (r *runScreen) View() string {
 		b.WriteString("\n")
 		line := r.retryLine()
 		if line == "" {
-			line = r.out.modeLine()
+			line = r.out.ModeLine()
 		}
 		b.WriteString(st.Subtle.Render(line))
 		b.WriteString("\n")
@@ -513,7 +514,7 @@ func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
 		if h != "" {
 			h += "\n\n"
 		}
-		if blocks := contentLines(out, w); blocks != nil {
+		if blocks := viewer.ContentLines(out, w); blocks != nil {
 			h += st.Label.Render("Content") + st.Subtle.Render(fmt.Sprintf(" (%s from the MCP server)", plural(len(blocks), "block"))) +
 				"\n  " + strings.Join(blocks, "\n  ") + "\n\n"
 		}

@@ -109,15 +109,14 @@ func TestRunScrollsTheResult(t *testing.T) {
 	openRun(t, h, "demo.echo", `{"text":"hi"}`)
 	h.press("ctrl+s")
 	h.runDone(1)
-	out := h.m.run.out
-	first := out.cursor
+	top := h.view()
 	h.press("j", "j")
-	if out.cursor != first+2 || out.offset == 0 {
-		t.Fatalf("j j: cursor %d (from %d), offset %d", out.cursor, first, out.offset)
+	if !strings.Contains(top, " Output\n") || strings.Contains(h.view(), " Output\n") || !strings.Contains(h.view(), "›  }") {
+		t.Fatalf("j j: the cursor is not on the last row, scrolled:\n%s\nfrom\n%s", h.view(), top)
 	}
 	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	if out.offset != 0 {
-		t.Fatalf("wheel up: offset %d", out.offset)
+	if !strings.Contains(h.view(), " Output\n") {
+		t.Fatalf("wheel up did not scroll back to the top:\n%s", h.view())
 	}
 }
 
@@ -461,58 +460,25 @@ func TestConsentForThisSession(t *testing.T) {
 	h.press("n")
 }
 
-// TestRunScrollsAHugeResult pages through the result of a call whose
-// output is one long JSON string with line breaks: it reads as text, every
-// row fits the screen, and the pages seen from top to bottom are the whole
-// text, in order, nothing lost or repeated.
+// TestRunScrollsAHugeResult: the result of a call whose output is one
+// long JSON string with line breaks reads as text, from the top to the
+// bottom (tui/viewer pages through all of it).
 func TestRunScrollsAHugeResult(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 80, 24)
 	out := bigOutput(64 << 10)
 	res := &tooling.Result{Tool: "demo.echo", Status: "ok", Output: out}
 	showResult(h.m, res)
-	v := h.m.run.out
 	h.mustContain("✓ ok · demo.echo", "Output", `"body": ⏎ 875 lines`, "paragraph 000000: lorem")
-
-	byRow := map[int]string{}
-	collect := func() {
-		for i, l := range strings.Split(v.View(), "\n") {
-			if w := ansi.StringWidth(l); w > 80 {
-				t.Fatalf("row %d is %d columns wide, wider than the screen", v.offset+i, w)
-			}
-			if i < v.bodyRows() && v.offset+i < len(v.rows) {
-				byRow[v.offset+i] = l
-			}
+	for _, l := range strings.Split(h.m.render(), "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Fatalf("a row is %d columns wide, wider than the screen: %q", w, l)
 		}
-	}
-	collect()
-	for pages := 0; v.offset+v.bodyRows() < len(v.rows); pages++ {
-		if pages > 10000 {
-			t.Fatal("pgdown never reaches the bottom")
-		}
-		h.press("pgdown")
-		collect()
-	}
-	var seen []string
-	for i := range len(v.rows) {
-		l, ok := byRow[i]
-		if !ok {
-			t.Fatalf("row %d was never shown", i)
-		}
-		seen = append(seen, strings.TrimSpace(strings.TrimPrefix(ansi.Strip(l), "›")))
 	}
 	var body struct{ Body string }
 	if err := json.Unmarshal(out, &body); err != nil {
 		t.Fatal(err)
 	}
 	paragraphs := strings.Split(strings.TrimSuffix(body.Body, "\n"), "\n")
-	noSpace := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	shown := noSpace(strings.Join(seen, ""))
-	for i, p := range paragraphs {
-		if !strings.Contains(shown, noSpace(p)) {
-			t.Fatalf("paragraph %d is not shown as a line of text: %q", i, p)
-		}
-	}
-
 	last := paragraphs[len(paragraphs)-1]
 	h.press("g")
 	h.mustContain(`"body": ⏎`, "paragraph 000000:")

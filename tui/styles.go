@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
+
+	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
 // styles is every lipgloss style of the console, in one place. With
@@ -61,6 +63,8 @@ type styles struct {
 	StatusErr    lipgloss.Style
 
 	Help help.Styles
+
+	viewer *viewer.Styles // the output viewer's, made from these
 }
 
 // palette is the colours of the styles, used only when colours are on.
@@ -173,6 +177,9 @@ func newStylesFor(noColor, light bool) *styles {
 	s.Status = fg(colAccent2)
 	s.StatusErr = fg(colRed)
 
+	s.viewer = &viewer.Styles{Color: s.color, Faint: s.Faint, Label: s.Label, Panel: s.Panel, Err: s.Err,
+		Selected: s.Selected, Cursor: s.Cursor, JSONKey: s.JSONKey, JSONString: s.JSONString, JSONNumber: s.JSONNumber,
+		JSONBool: s.JSONBool, JSONNull: s.JSONNull, JSONPunct: s.JSONPunct}
 	s.Help = help.DefaultStyles(!light)
 	if noColor {
 		s.Help = help.Styles{

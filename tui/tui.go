@@ -23,6 +23,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
 // Options tune the console.
@@ -355,6 +356,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		m.setStatus(msg.text, !msg.isErr)
 		return m, nil
+	case viewer.StatusMsg:
+		m.setStatus(msg.Text, !msg.Err)
+		return m, nil
+	case viewer.CopyMsg:
+		return m, clipboardCmd(m.c, msg.Text, msg.What)
 	}
 	// Anything else (pastes, cursor blinks) goes to the screen on top; the
 	// editor of the run screen also gets its timers when it is covered.

@@ -1,14 +1,11 @@
 package tui
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
-
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -38,74 +35,6 @@ func TestViewerReadsStringsAsText(t *testing.T) {
 	h.mustContain("  total 20")
 }
 
-// TestViewerFolds: enter and space fold the object or array under the
-// cursor, or the one around it; folded values say how big they are; z
-// folds everything below the top and unfolds it again.
-func TestViewerFolds(t *testing.T) {
-	h := showOutput(t, 100, 30, procOutput)
-	v := h.m.run.out
-	h.press("G") // the last row: the closing brace of the output
-	h.press("k", "k", "k")
-	if r := v.at(); v.tree.lines[r.line].path != "/meta/argv/1" {
-		t.Fatalf("cursor on %q", v.tree.lines[r.line].path)
-	}
-	h.press("enter") // inside the array: folds it
-	h.mustContain(`"argv": […] 2 items`)
-	h.mustNotContain(`"-la"`)
-	if r := v.at(); v.tree.lines[r.line].path != "/meta/argv" {
-		t.Fatalf("after folding, the cursor is on %q", v.tree.lines[r.line].path)
-	}
-	h.press("space")
-	h.mustContain(`"-la"`)
-	h.press("k", "enter") // "pid": folds meta
-	h.mustContain(`"meta": {…} 2 keys`)
-	h.press("z")
-	h.mustNotContain(`"meta": {…}`, "{…}", "[…]")
-	h.press("z")
-	h.mustContain(`"meta": {…} 2 keys`)
-	h.press("g", "j", "enter") // the whole output
-	h.mustContain("{…} 4 keys")
-	h.mustNotContain(`"exit_code"`)
-}
-
-// TestViewerSearch: / finds text in keys, values and the text lines of
-// strings, unfolding what hides a match; n and N go round the matches.
-func TestViewerSearch(t *testing.T) {
-	h := showOutput(t, 100, 30, procOutput)
-	v := h.m.run.out
-	h.press("g", "j", "enter") // fold everything
-	h.press("/")
-	if !h.m.top().Typing() {
-		t.Fatal("the search line does not take text")
-	}
-	h.typeText("ROOT")
-	h.press("enter")
-	h.mustContain("match 1 of 2", "/root: 2 matches")
-	if r := v.at(); r.sub != 2 || v.tree.lines[r.line].path != "/stdout" {
-		t.Fatalf("first match at %+v", r)
-	}
-	h.mustContain(`"exit_code": 0`) // unfolded
-	h.press("n")
-	h.mustContain("match 2 of 2")
-	if r := v.at(); r.sub != 4 {
-		t.Fatalf("second match at %+v", r)
-	}
-	h.press("n")
-	h.mustContain("match 1 of 2") // round again
-	h.press("N")
-	h.mustContain("match 2 of 2")
-	h.press("/")
-	h.typeText("nowhere")
-	h.press("enter")
-	h.mustContain("nothing matches nowhere")
-	h.press("/")
-	h.typeText("q") // q is text while searching
-	h.press("esc")
-	if h.m.quitAsk != nil || h.m.top() != h.m.run || v.searching {
-		t.Fatal("q in the search line or esc after it left the search wrongly")
-	}
-}
-
 // TestViewerCopy: y copies the value under the cursor (a string as its
 // text), Y the whole output, with OSC 52 and in a panel.
 func TestViewerCopy(t *testing.T) {
@@ -132,52 +61,6 @@ func TestViewerCopy(t *testing.T) {
 	_ = json.Unmarshal(procOutput, &orig)
 	if fmt.Sprint(whole) != fmt.Sprint(orig) {
 		t.Fatalf("Y copied %v", whole)
-	}
-}
-
-// TestViewerOpensThePager: o writes the output as shown to a file and
-// runs $PAGER on it, then removes the file.
-func TestViewerOpensThePager(t *testing.T) {
-	var ran *exec.Cmd
-	var shown []byte
-	old := execProcess
-	execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
-		ran = c
-		shown, _ = os.ReadFile(c.Args[len(c.Args)-1])
-		return func() tea.Msg { return fn(nil) }
-	}
-	t.Cleanup(func() { execProcess = old })
-	t.Setenv("PAGER", "less -S")
-	h := showOutput(t, 100, 30, procOutput)
-	h.press("o")
-	if ran == nil {
-		t.Fatal("o ran nothing")
-	}
-	if ran.Args[0] != "less" || ran.Args[1] != "-S" {
-		t.Fatalf("o ran %q", ran.Args)
-	}
-	if !strings.Contains(string(shown), "\n    drwxr-xr-x 2 root root 4096 .\n") {
-		t.Fatalf("the pager got %q", shown)
-	}
-	if _, err := os.Stat(ran.Args[len(ran.Args)-1]); !os.IsNotExist(err) {
-		t.Fatalf("the file is still there: %v", err)
-	}
-}
-
-func TestPagerCommand(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{}, "less -R f"},
-		{map[string]string{"EDITOR": "vi"}, "vi f"},
-		{map[string]string{"PAGER": "more", "EDITOR": "vi"}, "more f"},
-		{map[string]string{"PAGER": "  "}, "less -R f"},
-	} {
-		if got := strings.Join(pagerCommand(env(tc.env), "f").Args, " "); got != tc.want {
-			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
-		}
 	}
 }
 
@@ -230,73 +113,20 @@ func TestViewerGolden(t *testing.T) {
 	}
 }
 
-// treeOutput is about n bytes of JSON in many small values: an array of
-// records.
-func treeOutput(n int) json.RawMessage {
-	var recs []map[string]any
-	size := 0
-	for i := 0; size < n; i++ {
-		r := map[string]any{"id": i, "name": fmt.Sprintf("item %06d", i), "tags": []string{"a", "b"}, "ok": i%2 == 0, "score": float64(i) / 7}
-		b, _ := json.Marshal(r)
-		size += len(b) + 1
-		recs = append(recs, r)
+// TestRunShowsContentBlocks: the result of a remote tool that returns
+// several content blocks describes each, an image by its type and size.
+func TestRunShowsContentBlocks(t *testing.T) {
+	reg := tooling.NewRegistry()
+	img := base64.StdEncoding.EncodeToString(make([]byte, 2048))
+	reg.Register(tooling.Tool{Name: "srv.picture", Source: "mcp:srv", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) {
+			return json.RawMessage(`[{"type":"text","text":"a picture"},{"type":"image","mimeType":"image/png","data":"` + img + `"}]`), nil
+		}})
+	h := newHarness(t, reg, 100, 30)
+	openRun(t, h, "srv.picture", `{}`)
+	h.press("ctrl+s")
+	if res := h.runDone(1); !res.OK() {
+		t.Fatalf("%s %s", res.Code, res.Message)
 	}
-	out, _ := json.Marshal(map[string]any{"items": recs})
-	return out
-}
-
-// BenchmarkViewerKey is one key of the output viewer (Update and the
-// whole frame's View) on a 1 MiB output: one string of text lines, or
-// many small values. Budget: 16 ms a key.
-func BenchmarkViewerKey(b *testing.B) {
-	for _, o := range []struct {
-		name string
-		out  json.RawMessage
-	}{{"text", bigOutput(1 << 20)}, {"tree", treeOutput(1 << 20)}} {
-		// Each key is pressed in pairs that come back to where they started.
-		for _, k := range [][2]string{{"j", "k"}, {"G", "g"}, {"pgdown", "pgup"}, {"enter", "enter"}, {"t", "t"}, {"z", "z"}, {"n", "N"}, {"y", "y"}} {
-			b.Run("output="+o.name+"/key="+k[0], func(b *testing.B) {
-				reg := benchRegistry(b, 1)
-				m := New(reg, Options{})
-				m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-				showResult(m, &tooling.Result{Tool: "bench", Status: "ok", Output: o.out})
-				v := m.run.out
-				v.find("paragraph 0000")
-				if o.name == "tree" {
-					v.find("item 0000")
-				}
-				m.Update(keyMsg("j")) // on the first key or string
-				m.Update(keyMsg("j"))
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					m.Update(keyMsg(k[i%2]))
-					_ = m.View()
-					i++
-				}
-			})
-		}
-	}
-}
-
-// BenchmarkViewerOpen is a 1 MiB output arriving: parsed into lines once,
-// and the first frame drawn.
-func BenchmarkViewerOpen(b *testing.B) {
-	for _, o := range []struct {
-		name string
-		out  json.RawMessage
-	}{{"text", bigOutput(1 << 20)}, {"tree", treeOutput(1 << 20)}} {
-		b.Run("output="+o.name, func(b *testing.B) {
-			reg := benchRegistry(b, 1)
-			m := New(reg, Options{})
-			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-			res := &tooling.Result{Tool: "bench", Status: "ok", Output: o.out}
-			showResult(m, res)
-			b.ReportAllocs()
-			for b.Loop() {
-				m.run.finish(res)
-				_ = m.View()
-			}
-		})
-	}
+	h.mustContain("Content (2 blocks from the MCP server)", "text: a picture", "[image/png, 2.0 KB]", "Output")
 }

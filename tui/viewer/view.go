@@ -1,53 +1,16 @@
-package tui
+package viewer
 
 import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// viewerKeys are the keys of the output viewer.
-type viewerKeys struct {
-	navKeys
-	Fold    key.Binding
-	FoldAll key.Binding
-	Text    key.Binding
-	Search  key.Binding
-	Next    key.Binding
-	Prev    key.Binding
-	Copy    key.Binding
-	CopyAll key.Binding
-	Open    key.Binding
-}
-
-func newViewerKeys() viewerKeys {
-	k := viewerKeys{
-		navKeys: newNavKeys(),
-		Fold:    bind([]string{"enter", "space"}, "space/enter", "fold or unfold"),
-		FoldAll: bind([]string{"z"}, "z", "fold all / unfold all"),
-		Text:    bind([]string{"t"}, "t", "strings as text / as JSON"),
-		Search:  bind([]string{"/"}, "/", "search"),
-		Next:    bind([]string{"n"}, "n", "next match"),
-		Prev:    bind([]string{"N"}, "N", "previous match"),
-		Copy:    bind([]string{"y"}, "y", "copy the value"),
-		CopyAll: bind([]string{"Y"}, "Y", "copy the whole output"),
-		Open:    bind([]string{"o"}, "o", "open in $PAGER or $EDITOR"),
-	}
-	// space folds here: pages are pgdown and ctrl+d.
-	k.PageDown = bind([]string{"pgdown", "ctrl+d"}, "pgdn", "page down")
-	return k
-}
-
-func (k viewerKeys) column() []key.Binding {
-	return []key.Binding{k.Fold, k.FoldAll, k.Text, k.Search, k.Next, k.Prev, k.Copy, k.CopyAll, k.Open}
-}
-
 // View draws the rows on screen, the search line and the copy panel.
-func (v *outputViewer) View() string {
-	st := v.c.styles
+func (v *Model) View() string {
+	st := v.st
 	var b strings.Builder
 	end := min(v.offset+v.bodyRows(), len(v.rows))
 	for i := v.offset; i < end; i++ {
@@ -74,12 +37,12 @@ func (v *outputViewer) View() string {
 
 // maxRowBytes bounds what a row draws of a long line before cutting it to
 // the width: a 1 MiB string costs no more than a short one.
-func (v *outputViewer) maxRowBytes() int { return 4*v.w + 64 }
+func (v *Model) maxRowBytes() int { return 4*v.w + 64 }
 
 // renderRow draws one row: a gutter (cursor, fold marker, error mark),
 // the indentation and the line.
-func (v *outputViewer) renderRow(r vrow, selected bool) string {
-	st := v.c.styles
+func (v *Model) renderRow(r vrow, selected bool) string {
+	st := v.st
 	switch r.part {
 	case partHead:
 		return v.finish(v.head[r.line], selected, false)
@@ -100,7 +63,7 @@ func (v *outputViewer) renderRow(r vrow, selected bool) string {
 	}
 	indent := strings.Repeat("  ", int(l.depth))
 	hit := v.query != "" && v.isMatch(r)
-	color := st.color && !hit && !selected
+	color := st.Color && !hit && !selected
 	var line string
 	switch {
 	case r.sub > 0: // a line of a string shown as text, or a piece of it
@@ -189,7 +152,7 @@ func folded(l *vline) string {
 
 // piece is the wrap-th piece of text line s of string l, as wide as the
 // text width.
-func (v *outputViewer) piece(l *vline, s string, wrap int) string {
+func (v *Model) piece(l *vline, s string, wrap int) string {
 	w := v.textWidth(l)
 	if isASCII(s) {
 		lo := min(wrap*w, len(s))
@@ -199,7 +162,7 @@ func (v *outputViewer) piece(l *vline, s string, wrap int) string {
 }
 
 // limit shortens s to what a row can show.
-func (v *outputViewer) limit(s string) string {
+func (v *Model) limit(s string) string {
 	if n := v.maxRowBytes(); len(s) > n {
 		s = s[:n]
 	}
@@ -207,11 +170,11 @@ func (v *outputViewer) limit(s string) string {
 }
 
 // finish adds the cursor and fits the row to the width.
-func (v *outputViewer) finish(line string, selected, hit bool) string {
-	st := v.c.styles
+func (v *Model) finish(line string, selected, hit bool) string {
+	st := v.st
 	if selected {
 		line = st.Cursor.Render("›") + line
-		if st.color && !hit {
+		if st.Color && !hit {
 			return st.Selected.Render(pad(ansi.Strip(line), v.w))
 		}
 		return cut(line, v.w)
@@ -221,7 +184,7 @@ func (v *outputViewer) finish(line string, selected, hit bool) string {
 
 // isMatch reports whether row r is one of the search's matches (any
 // piece of a matching text line).
-func (v *outputViewer) isMatch(r vrow) bool {
+func (v *Model) isMatch(r vrow) bool {
 	r.wrap = 0
 	lo, hi := 0, len(v.matches)
 	for lo < hi {
@@ -236,7 +199,7 @@ func (v *outputViewer) isMatch(r vrow) bool {
 }
 
 // highlight marks the occurrences of the query in plain s.
-func (v *outputViewer) highlight(s string) string {
+func (v *Model) highlight(s string) string {
 	s = ansi.Strip(s)
 	lower := strings.ToLower(s)
 	if len(lower) != len(s) { // case folding changed the length: mark nothing

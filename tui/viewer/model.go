@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"fmt"
@@ -13,12 +13,14 @@ import (
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
-// outputViewer shows a result: text around the output (what went wrong,
-// the plan, the governance decisions) and the output as a JSON tree with a
+// Model shows a result: text around the output (what went wrong, the
+// plan, the governance decisions) and the output as a JSON tree with a
 // cursor.
-type outputViewer struct {
-	c    *common
-	keys viewerKeys
+type Model struct {
+	// Keys are the viewer's keys; the console rebinds them from its config.
+	Keys Keys
+
+	st *Styles
 
 	tree       *outputTree // nil when there is no output
 	head, tail []string    // the text before and after the output, wrapped
@@ -44,15 +46,16 @@ type outputViewer struct {
 	copied string // the last text copied, shown until the next key
 }
 
-func newOutputViewer(c *common) *outputViewer {
-	ti := newTextInput(c, "/ ")
+// New returns an empty viewer drawing with st.
+func New(st *Styles) *Model {
+	ti := newTextInput(st, "/ ")
 	ti.Placeholder = "search the output"
-	return &outputViewer{c: c, keys: newViewerKeys(), search: ti}
+	return &Model{st: st, Keys: DefaultKeys(), search: ti}
 }
 
-// setOutput shows out (nil for none), marking the paths of fields, with
+// SetOutput shows out (nil for none), marking the paths of fields, with
 // head and tail around it. A failed parse shows out as text.
-func (v *outputViewer) setOutput(out []byte, fields []tooling.FieldError, head, tail []string) {
+func (v *Model) SetOutput(out []byte, fields []tooling.FieldError, head, tail []string) {
 	v.tree, v.folded = nil, nil
 	if len(out) > 0 {
 		if t, err := parseOutput(out, fields); err == nil {
@@ -66,7 +69,7 @@ func (v *outputViewer) setOutput(out []byte, fields []tooling.FieldError, head, 
 				v.plain = v.plain || t.lines[i].nl > 1
 			}
 		} else {
-			tail = append(strings.Split(prettyJSON(out), "\n"), tail...)
+			tail = append(strings.Split(Pretty(out), "\n"), tail...)
 		}
 	}
 	v.head, v.tail = head, tail
@@ -82,27 +85,27 @@ func (v *outputViewer) setOutput(out []byte, fields []tooling.FieldError, head, 
 	v.clamp()
 }
 
-// setFrame replaces the text around the output (after a resize), keeping
+// SetFrame replaces the text around the output (after a resize), keeping
 // the tree, its folds and the cursor's line.
-func (v *outputViewer) setFrame(head, tail []string) {
+func (v *Model) SetFrame(head, tail []string) {
 	at := v.at()
 	v.head, v.tail = head, tail
 	v.rebuild()
 	v.moveTo(at)
 }
 
-// modeLine says how strings are shown and how to change it.
-func (v *outputViewer) modeLine() string {
+// ModeLine says how strings are shown and how to change it.
+func (v *Model) ModeLine() string {
 	switch {
 	case v.tree == nil || !v.strings:
 		return ""
 	case v.plain:
-		return "strings shown as text · " + keyName(v.keys.Text) + " shows them as JSON"
+		return "strings shown as text · " + keyName(v.Keys.Text) + " shows them as JSON"
 	}
-	return "strings shown as JSON · " + keyName(v.keys.Text) + " shows them as text"
+	return "strings shown as JSON · " + keyName(v.Keys.Text) + " shows them as text"
 }
 
-func (v *outputViewer) firstJSONRow() int {
+func (v *Model) firstJSONRow() int {
 	for i, r := range v.rows {
 		if r.part == partJSON {
 			return i
@@ -111,7 +114,8 @@ func (v *outputViewer) firstJSONRow() int {
 	return 0
 }
 
-func (v *outputViewer) SetSize(w, h int) {
+// SetSize gives the viewer w columns and h rows.
+func (v *Model) SetSize(w, h int) {
 	rewrap := w != v.w && v.plain
 	v.w, v.h = w, h
 	v.search.SetWidth(max(w-4, 10))
@@ -125,10 +129,10 @@ func (v *outputViewer) SetSize(w, h int) {
 }
 
 // Typing reports whether the search line has the focus.
-func (v *outputViewer) Typing() bool { return v.searching }
+func (v *Model) Typing() bool { return v.searching }
 
 // rebuild recomputes the rows from the folds and the text view.
-func (v *outputViewer) rebuild() {
+func (v *Model) rebuild() {
 	rows := v.rows[:0]
 	for i := range v.head {
 		rows = append(rows, vrow{part: partHead, line: int32(i)})
@@ -158,7 +162,7 @@ func (v *outputViewer) rebuild() {
 }
 
 // at is the row under the cursor.
-func (v *outputViewer) at() vrow {
+func (v *Model) at() vrow {
 	if v.cursor < 0 || v.cursor >= len(v.rows) {
 		return vrow{}
 	}
@@ -166,7 +170,7 @@ func (v *outputViewer) at() vrow {
 }
 
 // moveTo puts the cursor on row r, or the nearest row before it.
-func (v *outputViewer) moveTo(r vrow) {
+func (v *Model) moveTo(r vrow) {
 	lo, hi := 0, len(v.rows)
 	for lo < hi { // the first row after r
 		mid := (lo + hi) / 2
@@ -196,12 +200,12 @@ func before(a, b vrow) bool {
 
 // textWidth is the width of the text lines of string line l: the screen
 // less the gutter and the indentation.
-func (v *outputViewer) textWidth(l *vline) int {
+func (v *Model) textWidth(l *vline) int {
 	return max(v.w-3-2*int(l.depth+1), 10)
 }
 
 // bodyRows is how many rows fit above the search line and the copy panel.
-func (v *outputViewer) bodyRows() int {
+func (v *Model) bodyRows() int {
 	n := v.h
 	if v.searching || v.query != "" {
 		n--
@@ -210,7 +214,7 @@ func (v *outputViewer) bodyRows() int {
 	return max(n, 1)
 }
 
-func (v *outputViewer) clamp() {
+func (v *Model) clamp() {
 	v.cursor = min(max(v.cursor, 0), max(len(v.rows)-1, 0))
 	rows := v.bodyRows()
 	if v.cursor < v.offset {
@@ -224,7 +228,7 @@ func (v *outputViewer) clamp() {
 
 // Update handles a key or a wheel turn; it returns the command and
 // whether it used msg.
-func (v *outputViewer) Update(msg tea.Msg) (tea.Cmd, bool) {
+func (v *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -251,13 +255,13 @@ func (v *outputViewer) Update(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // scroll moves the window by n rows, the cursor with it.
-func (v *outputViewer) scroll(n int) {
+func (v *Model) scroll(n int) {
 	v.offset = max(min(v.offset+n, len(v.rows)-v.bodyRows()), 0)
 	v.cursor = min(max(v.cursor, v.offset), v.offset+v.bodyRows()-1)
 	v.clamp()
 }
 
-func (v *outputViewer) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Model) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
 		v.searching = false
@@ -276,8 +280,8 @@ func (v *outputViewer) updateSearch(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (v *outputViewer) updateKeys(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := v.keys
+func (v *Model) updateKeys(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := v.Keys
 	switch {
 	case key.Matches(msg, k.Up):
 		v.cursor--
@@ -330,7 +334,7 @@ func (v *outputViewer) updateKeys(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 
 // toggle folds or unfolds the value under the cursor; on a line inside a
 // value it folds the enclosing one.
-func (v *outputViewer) toggle() {
+func (v *Model) toggle() {
 	r := v.at()
 	if r.part != partJSON || v.tree == nil {
 		return
@@ -353,7 +357,7 @@ func (v *outputViewer) toggle() {
 
 // foldAll folds every value below the top level, or unfolds everything
 // when something is folded.
-func (v *outputViewer) foldAll() {
+func (v *Model) foldAll() {
 	if v.tree == nil {
 		return
 	}
@@ -380,7 +384,7 @@ func (v *outputViewer) foldAll() {
 // find lists the rows matching q, lower case: lines of the text around
 // the output, and the output's keys and values (strings by their text
 // lines in the text view), folded or not.
-func (v *outputViewer) find(q string) {
+func (v *Model) find(q string) {
 	v.query, v.matches = q, nil
 	if q == "" {
 		return
@@ -432,7 +436,7 @@ func (v *outputViewer) find(q string) {
 // next moves to the next match after the cursor (or the previous one
 // before it), unfolding what hides it; here counts the row under the
 // cursor too.
-func (v *outputViewer) next(forward, here bool) tea.Cmd {
+func (v *Model) next(forward, here bool) tea.Cmd {
 	if len(v.matches) == 0 {
 		v.clamp()
 		if v.query != "" {
@@ -487,12 +491,12 @@ func (v *outputViewer) next(forward, here bool) tea.Cmd {
 // JSON) or the whole output (as JSON) on the clipboard with OSC 52 and
 // shows it in a panel, for terminals that ignore OSC 52; one too large
 // for OSC 52 is offered as a file.
-func (v *outputViewer) copy(all bool) tea.Cmd {
+func (v *Model) copy(all bool) tea.Cmd {
 	var text, what string
 	r := v.at()
 	switch {
 	case v.tree != nil && (all || r.part != partJSON):
-		text, what = prettyJSON(v.tree.raw), "the output"
+		text, what = Pretty(v.tree.raw), "the output"
 	case v.tree != nil:
 		text, what = v.tree.copyText(r.line), "the value at "+pathName(v.tree.lines[r.line].path)
 		if l := &v.tree.lines[r.line]; l.kind == vClose {
@@ -505,11 +509,11 @@ func (v *outputViewer) copy(all bool) tea.Cmd {
 	default:
 		return statusCmd("nothing to copy", true)
 	}
-	if len(text) <= maxOSC52 { // a longer one is offered as a file
+	if len(text) <= MaxOSC52 { // a longer one is offered as a file
 		v.copied = text
 		v.clamp()
 	}
-	return clipboardCmd(v.c, text, what)
+	return copyCmd(text, what)
 }
 
 func pathName(p string) string {
@@ -521,12 +525,12 @@ func pathName(p string) string {
 
 // wholeText is the whole output as the view shows it: indented JSON, or
 // with strings as text in the text view.
-func (v *outputViewer) wholeText() string {
+func (v *Model) wholeText() string {
 	if v.tree == nil {
 		return ""
 	}
 	if !v.plain {
-		return prettyJSON(v.tree.raw)
+		return Pretty(v.tree.raw)
 	}
 	var b strings.Builder
 	for i := range v.tree.lines {
@@ -551,7 +555,7 @@ func (v *outputViewer) wholeText() string {
 }
 
 // panelLines is the height of the copy panel.
-func (v *outputViewer) panelLines() int {
+func (v *Model) panelLines() int {
 	if v.copied == "" {
 		return 0
 	}
@@ -560,7 +564,7 @@ func (v *outputViewer) panelLines() int {
 
 const panelMax = 4
 
-func (v *outputViewer) panelText() []string {
+func (v *Model) panelText() []string {
 	lines := strings.SplitN(v.copied, "\n", panelMax+1)
 	if len(lines) > panelMax {
 		lines = append(lines[:panelMax], "…")
@@ -589,7 +593,7 @@ func pagerCommand(getenv func(string) string, file string) *exec.Cmd {
 }
 
 // open shows the output (as the view shows it) in the pager or editor.
-func (v *outputViewer) open() tea.Cmd {
+func (v *Model) open() tea.Cmd {
 	text := v.wholeText()
 	if v.tree == nil {
 		text = strings.Join(append(append([]string{}, v.head...), v.tail...), "\n")
@@ -610,8 +614,24 @@ func (v *outputViewer) open() tea.Cmd {
 	return execProcess(cmd, func(err error) tea.Msg {
 		_ = os.Remove(f.Name())
 		if err != nil {
-			return statusMsg{text: cmd.Path + ": " + err.Error(), isErr: true}
+			return StatusMsg{Text: cmd.Path + ": " + err.Error(), Err: true}
 		}
 		return nil
 	})
+}
+
+// Click selects row y of the viewer (0 at its top), or folds the value on
+// the row already selected.
+func (v *Model) Click(y int) tea.Cmd {
+	if y < 0 || y >= v.bodyRows() || v.offset+y >= len(v.rows) || v.searching {
+		return nil
+	}
+	v.copied = ""
+	if row := v.offset + y; row != v.cursor {
+		v.cursor = row
+	} else {
+		v.toggle()
+	}
+	v.clamp()
+	return nil
 }

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"encoding/json"
@@ -8,12 +8,12 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 )
 
-// contentLines describes an output that is a list of MCP content blocks,
+// ContentLines describes an output that is a list of MCP content blocks,
 // which a tool of an MCP server returns when its result is more than one
 // text: one line per block, images and audio as a placeholder that says
 // their type and size ("[image/png, 12.3 KB]"), links and embedded
 // resources by their URI. Nil when the output is not such a list.
-func contentLines(out json.RawMessage, width int) []string {
+func ContentLines(out json.RawMessage, width int) []string {
 	var blocks []map[string]any
 	if len(out) == 0 || out[0] != '[' || json.Unmarshal(out, &blocks) != nil || len(blocks) == 0 {
 		return nil

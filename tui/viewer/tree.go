@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"bytes"
@@ -241,7 +241,7 @@ func (t *outputTree) copyText(i int32) string {
 	if l.kind == vString {
 		return l.str
 	}
-	return prettyJSON(t.rawValue(i))
+	return Pretty(t.rawValue(i))
 }
 
 // ancestors calls f with each vOpen line enclosing line i.

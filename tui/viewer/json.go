@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"bytes"
@@ -12,19 +12,9 @@ import (
 // colours: colouring is per token and a huge output would slow a frame.
 const maxHighlight = 256 << 10
 
-// compactJSON returns b without insignificant space, or b unchanged when it
-// is not valid JSON.
-func compactJSON(b []byte) json.RawMessage {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return b
-	}
-	return buf.Bytes()
-}
-
-// prettyJSON indents b by two spaces, or returns it as it is when it is not
+// Pretty indents b by two spaces, or returns it as it is when it is not
 // valid JSON.
-func prettyJSON(b []byte) string {
+func Pretty(b []byte) string {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, bytes.TrimSpace(b), "", "  "); err != nil {
 		return string(b)
@@ -32,11 +22,11 @@ func prettyJSON(b []byte) string {
 	return buf.String()
 }
 
-// highlightJSON pretty-prints b with keys, strings, numbers, booleans and
-// null in their colours; plain when colours are off.
-func highlightJSON(st *styles, b []byte) string {
-	p := prettyJSON(b)
-	if !st.color || len(p) > maxHighlight {
+// Highlight pretty-prints b with keys, strings, numbers, booleans and
+// null in the colours of st; plain when colours are off.
+func Highlight(st *Styles, b []byte) string {
+	p := Pretty(b)
+	if !st.Color || len(p) > maxHighlight {
 		return p
 	}
 	return colorJSON(st, p)
@@ -44,7 +34,7 @@ func highlightJSON(st *styles, b []byte) string {
 
 // colorJSON colours JSON text token by token. It never fails: bytes it
 // does not recognise are copied as they are.
-func colorJSON(st *styles, s string) string {
+func colorJSON(st *Styles, s string) string {
 	var b strings.Builder
 	b.Grow(len(s) * 2)
 	emit := func(style lipgloss.Style, tok string) { b.WriteString(style.Render(tok)) }

@@ -1,13 +1,10 @@
-package tui
+package viewer
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 func TestContentLines(t *testing.T) {
@@ -21,7 +18,7 @@ func TestContentLines(t *testing.T) {
  {"type":"resource","resource":{"uri":"test://doc","mimeType":"text/markdown","text":"# hi"}},
  {"type":"image","data":"AAAA"}
 ]`
-	got := contentLines(json.RawMessage(blocks), 80)
+	got := ContentLines(json.RawMessage(blocks), 80)
 	want := []string{
 		"text: first line (2 more lines)",
 		"[image/png, 12.3 KB]",
@@ -34,26 +31,8 @@ func TestContentLines(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, out := range []string{`{"type":"text"}`, `[]`, `[1,2]`, `[{"type":"video"}]`, `"text"`, ``} {
-		if got := contentLines(json.RawMessage(out), 80); got != nil {
+		if got := ContentLines(json.RawMessage(out), 80); got != nil {
 			t.Errorf("%s: %q, want none", out, got)
 		}
 	}
-}
-
-// TestRunShowsContentBlocks: the result of a remote tool that returns
-// several content blocks describes each, an image by its type and size.
-func TestRunShowsContentBlocks(t *testing.T) {
-	reg := tooling.NewRegistry()
-	img := base64.StdEncoding.EncodeToString(make([]byte, 2048))
-	reg.Register(tooling.Tool{Name: "srv.picture", Source: "mcp:srv", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
-		Run: func(context.Context, tooling.Call) (any, error) {
-			return json.RawMessage(`[{"type":"text","text":"a picture"},{"type":"image","mimeType":"image/png","data":"` + img + `"}]`), nil
-		}})
-	h := newHarness(t, reg, 100, 30)
-	openRun(t, h, "srv.picture", `{}`)
-	h.press("ctrl+s")
-	if res := h.runDone(1); !res.OK() {
-		t.Fatalf("%s %s", res.Code, res.Message)
-	}
-	h.mustContain("Content (2 blocks from the MCP server)", "text: a picture", "[image/png, 2.0 KB]", "Output")
 }
