@@ -45,8 +45,9 @@ type Budget struct {
 // its budgets is refused before it runs; its output is counted after, so a
 // call that returns more than is left is reported, and the next one
 // refused. Safe for concurrent use: calls reserve what they spend before
-// they run, so concurrent calls never overspend (a call refused by one
-// budget gives back what it reserved in the others).
+// they run, all budgets at once (one exchange with a BatchStore), so
+// concurrent calls never overspend and a call refused by one budget counts
+// against none.
 type Budgets struct {
 	list  []Budget
 	now   func() time.Time
@@ -121,45 +122,40 @@ func (bs *Budgets) Middleware() tooling.Middleware {
 // held is a budget a call counts against, in the window it started in.
 type held struct {
 	b       *Budget
+	tenant  string // the call's tenant, which starts every key (Store)
 	who     string
 	start   time.Time
 	expires time.Time
 }
 
 func (h *held) key(counter string) string {
-	return "budget\x00" + h.b.Name + "\x00" + h.who + "\x00" + counter + "\x00" + strconv.FormatInt(h.start.Unix(), 10)
-}
-
-// added is what reserve added, to give back when a later budget refuses.
-type added struct {
-	key string
-	n   int64
+	return keyOf(h.tenant, "budget", h.b.Name, h.who, counter, strconv.FormatInt(h.start.Unix(), 10))
 }
 
 // reserve counts a call and its argument bytes against every budget that
-// applies, or refuses it and gives back what it counted.
-func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) (hold []held, err error) {
+// applies, all in one exchange with the store, or refuses it and counts
+// nothing.
+func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) ([]held, error) {
 	now := bs.now()
-	var done []added
-	defer func() {
-		if err != nil {
-			for _, a := range done {
-				// Best effort: what cannot be given back stays counted.
-				_, _, _ = bs.store.Add(context.WithoutCancel(ctx), a.key, -a.n, 0, now.Add(24*time.Hour))
-			}
-		}
-	}()
+	var (
+		hold    []held
+		of      []int // per counter, its budget in hold
+		names   []string
+		keys    []string
+		ns      []int64
+		bounds  []int64
+		expires []time.Time
+	)
 	for i := range bs.list {
 		b := &bs.list[i]
 		if !matchesAny(b.Tools, c.Tool) {
 			continue
 		}
 		start := now.Truncate(b.Window)
-		h := held{b: b, who: c.Principal.Subject, start: start, expires: start.Add(b.Window)}
+		h := held{b: b, tenant: c.Principal.Tenant, who: c.Principal.Subject, start: start, expires: start.Add(b.Window)}
 		if b.PerTenant {
 			h.who = c.Principal.Tenant
 		}
-		refill := h.expires.Sub(now).Round(time.Second)
 		for _, k := range [...]struct {
 			counter  string
 			n, bound int64
@@ -167,19 +163,23 @@ func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) (hold
 			if k.bound == 0 {
 				continue
 			}
-			key := h.key(k.counter)
-			count, ok, err := bs.store.Add(ctx, key, k.n, k.bound, h.expires)
-			if err != nil {
-				return nil, &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("budget %s cannot be checked: %v", b.Name, err)}
-			}
-			if !ok {
-				return nil, bs.over(b, h.who, spentWhat(k.counter, count, k.bound, k.n), refill)
-			}
-			if k.n != 0 {
-				done = append(done, added{key, k.n})
-			}
+			of, names = append(of, len(hold)), append(names, k.counter)
+			keys, ns, bounds, expires = append(keys, h.key(k.counter)), append(ns, k.n), append(bounds, k.bound), append(expires, h.expires)
 		}
 		hold = append(hold, h)
+	}
+	if len(keys) == 0 {
+		return hold, nil
+	}
+	counts, refused, err := addAll(ctx, bs.store, keys, ns, bounds, expires)
+	if err != nil {
+		b := hold[of[max(refused, 0)]].b
+		return nil, &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("budget %s cannot be checked: %v", b.Name, err)}
+	}
+	if refused >= 0 {
+		h := &hold[of[refused]]
+		refill := h.expires.Sub(now).Round(time.Second)
+		return nil, bs.over(h.b, h.who, spentWhat(names[refused], counts[refused], bounds[refused], ns[refused]), refill)
 	}
 	return hold, nil
 }
@@ -202,7 +202,17 @@ func spentWhat(counter string, count, bound, n int64) string {
 // spent past its bound.
 func (bs *Budgets) spendAfter(ctx context.Context, hold []held, res *tooling.Result) string {
 	out, cpu := int64(len(res.Output)), cpuMillis(res)
-	var over []string
+	type spent struct {
+		h        *held
+		unit     string
+		n, bound int64
+	}
+	var (
+		what    []spent
+		keys    []string
+		ns      []int64
+		expires []time.Time
+	)
 	for i := range hold {
 		h := &hold[i]
 		for _, k := range [...]struct {
@@ -212,13 +222,21 @@ func (bs *Budgets) spendAfter(ctx context.Context, hold []held, res *tooling.Res
 			if k.bound == 0 || k.n == 0 {
 				continue
 			}
-			count, _, err := bs.store.Add(context.WithoutCancel(ctx), h.key(k.counter), k.n, 0, h.expires)
-			switch {
-			case err != nil:
-				over = append(over, fmt.Sprintf("%s: %d %s could not be counted: %v", h.b.Name, k.n, k.unit, err))
-			case count > k.bound:
-				over = append(over, fmt.Sprintf("%s: the call took %d of %d %s; later calls are refused until it refills", h.b.Name, count, k.bound, k.unit))
-			}
+			what = append(what, spent{h, k.unit, k.n, k.bound})
+			keys, ns, expires = append(keys, h.key(k.counter)), append(ns, k.n), append(expires, h.expires)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	counts, _, err := addAll(context.WithoutCancel(ctx), bs.store, keys, ns, make([]int64, len(keys)), expires)
+	var over []string
+	for i, w := range what {
+		switch {
+		case err != nil:
+			over = append(over, fmt.Sprintf("%s: %d %s could not be counted: %v", w.h.b.Name, w.n, w.unit, err))
+		case counts[i] > w.bound:
+			over = append(over, fmt.Sprintf("%s: the call took %d of %d %s; later calls are refused until it refills", w.h.b.Name, counts[i], w.bound, w.unit))
 		}
 	}
 	return strings.Join(over, "; ")

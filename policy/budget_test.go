@@ -224,3 +224,17 @@ func TestBudgetLeft(t *testing.T) {
 		t.Fatalf("left\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestBudgetPerSubjectIsPerTenant: a budget per subject counts alice of
+// one tenant apart from alice of another, as it counts two subjects.
+func TestBudgetPerSubjectIsPerTenant(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)}
+	var ran atomic.Int64
+	r := budgetRegistry(t, []policy.Budget{{Name: "searches", Tools: []string{"shop.*"}, Window: time.Minute, Calls: 1}}, c.now, &ran)
+	for _, tenant := range []string{"acme", "globex"} {
+		res, _ := r.Execute(context.Background(), "shop.search", nil, tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: tenant}))
+		if !res.OK() {
+			t.Fatalf("alice of %s, first call: %q %q; want ok (each tenant's alice has her own budget)", tenant, res.Code, res.Message)
+		}
+	}
+}

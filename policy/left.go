@@ -39,7 +39,7 @@ func (bs *Budgets) Left(ctx context.Context, p tooling.Principal, tool string) (
 			continue
 		}
 		start := now.Truncate(b.Window)
-		h := held{b: b, who: p.Subject, start: start, expires: start.Add(b.Window)}
+		h := held{b: b, tenant: p.Tenant, who: p.Subject, start: start, expires: start.Add(b.Window)}
 		per := "subject"
 		if b.PerTenant {
 			h.who, per = p.Tenant, "tenant"

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
@@ -97,7 +98,13 @@ func (ls *Limits) Middleware() tooling.Middleware {
 }
 
 func (ls *Limits) take(ctx context.Context, c *tooling.Call) error {
-	now := ls.now()
+	var (
+		apply  []*Limit
+		whos   []string
+		keys   []string
+		rates  []float64
+		bursts []int
+	)
 	for i := range ls.list {
 		l := &ls.list[i]
 		if !matchesAny(l.Tools, c.Tool) {
@@ -107,15 +114,26 @@ func (ls *Limits) take(ctx context.Context, c *tooling.Call) error {
 		if l.PerTenant {
 			who = c.Principal.Tenant
 		}
-		retry, err := ls.store.Take(ctx, "limit\x00"+l.Name+"\x00"+who, l.PerMinute/60, l.Burst, now)
-		if err != nil {
-			return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", l.Name, err)}
-		}
-		if retry > 0 {
-			msg := fmt.Sprintf("%s of %s is %s calls a minute (burst %d): retry in %v",
-				l.Name, whose(l.PerTenant, who), strconv.FormatFloat(l.PerMinute, 'g', -1, 64), l.Burst, retry.Round(time.Millisecond))
-			return &tooling.Error{Code: tooling.CodeRateLimited, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
-		}
+		apply, whos = append(apply, l), append(whos, who)
+		keys = append(keys, keyOf(c.Principal.Tenant, "limit", l.Name, who))
+		rates, bursts = append(rates, l.PerMinute/60), append(bursts, l.Burst)
 	}
-	return nil
+	if len(keys) == 0 {
+		return nil
+	}
+	refused, retry, err := takeAll(ctx, ls.store, keys, rates, bursts, ls.now())
+	if err != nil {
+		names := make([]string, len(apply))
+		for i, l := range apply {
+			names[i] = l.Name
+		}
+		return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", strings.Join(names, ", "), err)}
+	}
+	if refused < 0 {
+		return nil
+	}
+	l := apply[refused]
+	msg := fmt.Sprintf("%s of %s is %s calls a minute (burst %d): retry in %v",
+		l.Name, whose(l.PerTenant, whos[refused]), strconv.FormatFloat(l.PerMinute, 'g', -1, 64), l.Burst, retry.Round(time.Millisecond))
+	return &tooling.Error{Code: tooling.CodeRateLimited, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
 }

@@ -106,3 +106,22 @@ func TestNewLimitsRefusesBadOnes(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitPerSubjectIsPerTenant: a limit per subject keeps alice of one
+// tenant apart from alice of another.
+func TestLimitPerSubjectIsPerTenant(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "shop.search", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }})
+	ls, err := policy.NewLimits([]policy.Limit{{Name: "searches", Tools: []string{"shop.*"}, PerMinute: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Use(ls.Middleware())
+	for _, tenant := range []string{"acme", "globex"} {
+		res, _ := r.Execute(context.Background(), "shop.search", nil, tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: tenant}))
+		if !res.OK() {
+			t.Fatalf("alice of %s, first call: %q %q; want ok (each tenant's alice has her own bucket)", tenant, res.Code, res.Message)
+		}
+	}
+}

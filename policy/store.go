@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -25,6 +26,74 @@ type Store interface {
 	// it added. A counter not seen before is 0; the store may forget it
 	// after expires. n < 0 gives back what an earlier Add added.
 	Add(ctx context.Context, key string, n, bound int64, expires time.Time) (count int64, added bool, err error)
+}
+
+// BatchStore is a Store that makes all the decisions of a call in one
+// exchange: one round trip to a shared store, however many limits or
+// budgets apply. Limits and Budgets use it when their store has it, and
+// otherwise decide one by one.
+type BatchStore interface {
+	Store
+	// TakeAll takes one token from each bucket keys[i] (perSecond[i],
+	// burst[i], as Take), in order, stopping at the first that has none:
+	// it returns that bucket's index and how long until it has a token
+	// (the buckets before it keep the token taken), or -1 and 0 when it
+	// took one from each.
+	TakeAll(ctx context.Context, keys []string, perSecond []float64, burst []int, now time.Time) (refused int, retry time.Duration, err error)
+	// AddAll adds ns[i] to each counter keys[i], bounded by bounds[i] and
+	// kept until expires[i] as Add does, all or none: when one counter
+	// would not add, none does and it returns that counter's index, else
+	// -1. counts are the counts after (when refused: as they are).
+	AddAll(ctx context.Context, keys []string, ns, bounds []int64, expires []time.Time) (counts []int64, refused int, err error)
+}
+
+// keyOf is the key of a count of tenant's (Store): the tenant, a NUL
+// byte, then parts joined by NUL bytes.
+func keyOf(tenant string, parts ...string) string {
+	return tenant + "\x00" + strings.Join(parts, "\x00")
+}
+
+// takeAll takes a token from each bucket, in one exchange when s is a
+// BatchStore.
+func takeAll(ctx context.Context, s Store, keys []string, perSecond []float64, burst []int, now time.Time) (int, time.Duration, error) {
+	if b, ok := s.(BatchStore); ok {
+		return b.TakeAll(ctx, keys, perSecond, burst, now)
+	}
+	for i, k := range keys {
+		retry, err := s.Take(ctx, k, perSecond[i], burst[i], now)
+		if err != nil || retry > 0 {
+			return i, retry, err
+		}
+	}
+	return -1, 0, nil
+}
+
+// addAll adds to every counter or none, in one exchange when s is a
+// BatchStore; otherwise one by one, giving back what it added when a
+// counter refuses.
+func addAll(ctx context.Context, s Store, keys []string, ns, bounds []int64, expires []time.Time) ([]int64, int, error) {
+	if b, ok := s.(BatchStore); ok {
+		return b.AddAll(ctx, keys, ns, bounds, expires)
+	}
+	counts := make([]int64, len(keys))
+	for i, k := range keys {
+		n, ok, err := s.Add(ctx, k, ns[i], bounds[i], expires[i])
+		counts[i] = n
+		if err == nil && ok {
+			continue
+		}
+		for j := range i {
+			if ns[j] != 0 {
+				// Best effort: what cannot be given back stays counted.
+				_, _, _ = s.Add(context.WithoutCancel(ctx), keys[j], -ns[j], 0, expires[j])
+			}
+		}
+		if err != nil {
+			return nil, i, err
+		}
+		return counts, i, nil
+	}
+	return counts, -1, nil
 }
 
 // MemoryStore is a Store in this process's memory: what limits and budgets
@@ -113,6 +182,47 @@ func (m *MemoryStore) Add(_ context.Context, key string, n, bound int64, expires
 	return c.n, true, nil
 }
 
+// TakeAll implements BatchStore.
+func (m *MemoryStore) TakeAll(ctx context.Context, keys []string, perSecond []float64, burst []int, now time.Time) (int, time.Duration, error) {
+	for i, k := range keys {
+		if retry, _ := m.Take(ctx, k, perSecond[i], burst[i], now); retry > 0 {
+			return i, retry, nil
+		}
+	}
+	return -1, 0, nil
+}
+
+// AddAll implements BatchStore: all or none, under one lock.
+func (m *MemoryStore) AddAll(ctx context.Context, keys []string, ns, bounds []int64, expires []time.Time) ([]int64, int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	counts := make([]int64, len(keys))
+	for i, k := range keys {
+		var n int64
+		if c := m.counters[k]; c != nil {
+			n = c.n
+		}
+		counts[i] = n
+		if bounds[i] > 0 && ns[i] >= 0 && (n >= bounds[i] || n+ns[i] > bounds[i]) {
+			return counts, i, nil
+		}
+	}
+	for i, k := range keys {
+		c := m.counters[k]
+		if c == nil {
+			m.sweep()
+			c = &memCounter{}
+			m.counters[k] = c
+		}
+		if expires[i].After(c.expires) {
+			c.expires = expires[i]
+		}
+		c.n += ns[i]
+		counts[i] = c.n
+	}
+	return counts, -1, nil
+}
+
 // sweep forgets expired counters and full buckets once there are many.
 func (m *MemoryStore) sweep() {
 	if len(m.counters)+len(m.buckets) < m.sweepAt {
@@ -133,4 +243,4 @@ func (m *MemoryStore) sweep() {
 	m.sweepAt = max(1024, 2*(len(m.counters)+len(m.buckets)))
 }
 
-var _ Store = (*MemoryStore)(nil)
+var _ BatchStore = (*MemoryStore)(nil)

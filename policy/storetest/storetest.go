@@ -13,10 +13,20 @@ type Store interface {
 	Add(ctx context.Context, key string, n, bound int64, expires time.Time) (count int64, added bool, err error)
 }
 
+// BatchStore is policy.BatchStore, repeated so that this package needs no
+// import.
+type BatchStore interface {
+	Store
+	TakeAll(ctx context.Context, keys []string, perSecond []float64, burst []int, now time.Time) (refused int, retry time.Duration, err error)
+	AddAll(ctx context.Context, keys []string, ns, bounds []int64, expires []time.Time) (counts []int64, refused int, err error)
+}
+
 // Run checks the store newStore returns against policy.Store's contract:
 // buckets start full, refill at their rate and answer how long to wait;
 // counters add up to their bound and never past it, also when 64
-// goroutines add at once; keys are separate. Each subtest gets a new
+// goroutines add at once; keys are separate. A store that is also a
+// BatchStore is checked as one too: TakeAll stops at the first empty
+// bucket, AddAll adds to all counters or none, also concurrently. Each subtest gets a new
 // store; keys carry the test's name so that a shared server may hold
 // them all.
 func Run(t *testing.T, newStore func(t *testing.T) Store) {
@@ -93,6 +103,63 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		wg.Wait()
 		if n, _, err := s.Add(ctx, k, 0, 0, later); err != nil || added != 10 || n != 10 {
 			t.Fatalf("64 adds against a bound of 10: %d added, count %d, err %v", added, n, err)
+		}
+	})
+	t.Run("Batch", func(t *testing.T) {
+		s, ok := newStore(t).(BatchStore)
+		if !ok {
+			return
+		}
+		ks := func(names ...string) []string {
+			out := make([]string, len(names))
+			for i, n := range names {
+				out[i] = key(t, n)
+			}
+			return out
+		}
+		if refused, retry, err := s.TakeAll(ctx, ks("x", "y"), []float64{1, 1}, []int{1, 1}, now); err != nil || refused != -1 || retry != 0 {
+			t.Fatalf("TakeAll of two full buckets: refused %d, retry %v, err %v", refused, retry, err)
+		}
+		if refused, retry, err := s.TakeAll(ctx, ks("z", "y"), []float64{1, 1}, []int{1, 1}, now); err != nil || refused != 1 || retry <= 0 || retry > time.Second {
+			t.Fatalf("TakeAll with the second bucket empty: refused %d, retry %v, err %v; want 1 and a wait of at most 1s", refused, retry, err)
+		}
+		if retry, err := s.Take(ctx, key(t, "z"), 1, 1, now); err != nil || retry <= 0 {
+			t.Fatalf("the first bucket before the refusing one keeps its token taken: retry %v, err %v", retry, err)
+		}
+		exp := []time.Time{later, later}
+		if counts, refused, err := s.AddAll(ctx, ks("a", "b"), []int64{1, 1}, []int64{2, 1}, exp); err != nil || refused != -1 || counts[0] != 1 || counts[1] != 1 {
+			t.Fatalf("AddAll within bounds: counts %v, refused %d, err %v", counts, refused, err)
+		}
+		if counts, refused, err := s.AddAll(ctx, ks("a", "b"), []int64{1, 1}, []int64{2, 1}, exp); err != nil || refused != 1 || counts[1] != 1 {
+			t.Fatalf("AddAll with b at its bound: counts %v, refused %d, err %v; want refused 1", counts, refused, err)
+		}
+		if n, _, err := s.Add(ctx, key(t, "a"), 0, 0, later); err != nil || n != 1 {
+			t.Fatalf("a refused AddAll added nothing: a is %d, err %v; want 1", n, err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		added := 0
+		start := make(chan struct{})
+		for range 64 {
+			wg.Go(func() {
+				<-start
+				_, refused, err := s.AddAll(ctx, ks("c1", "c2"), []int64{1, 2}, []int64{10, 40}, exp)
+				if err != nil {
+					t.Error(err)
+				}
+				if refused == -1 {
+					mu.Lock()
+					added++
+					mu.Unlock()
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		c1, _, _ := s.Add(ctx, key(t, "c1"), 0, 0, later)
+		c2, _, _ := s.Add(ctx, key(t, "c2"), 0, 0, later)
+		if added != 10 || c1 != 10 || c2 != 20 {
+			t.Fatalf("64 AddAlls against bounds of 10 and 40 (adding 1 and 2): %d added, counts %d and %d; want 10, 10, 20", added, c1, c2)
 		}
 	})
 }
