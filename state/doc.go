@@ -1,17 +1,26 @@
 // Package state keeps what the replicas of a host must share on Redis, so
 // that three replicas with a rate of 10 a minute allow 10 calls a minute,
-// not 30: the rate limits of the tools, as GCRA token buckets decided by
-// one Lua script per call (github.com/go-redis/redis_rate), with the time
-// to retry from Redis.
+// not 30, a keyed call runs once whichever replica takes it, and a budget
+// is spent once across them:
 //
-// Limits is a middleware (tooling.Registry.Use): a call whose tool has a
-// rate (tooling.Policy.Rate) takes its token from the bucket on Redis,
-// keyed by the prefix and the tool's bucket key, before the registry's own
-// bucket of the process. Each decision has a short deadline; when Redis
-// does not answer in time, the call is refused with code unavailable,
-// naming Redis (fail closed, the default), or, with FailOpen, falls back to
-// the process's own limits with a warning. The client reconnects by
-// itself; Status says which way decisions go.
+//   - Limits: the tools' rate limits (tooling.Policy.Rate), as GCRA token
+//     buckets decided by one Lua script per call
+//     (github.com/go-redis/redis_rate), with the time to retry from Redis;
+//     a middleware (tooling.Registry.Use).
+//   - Idempotency: a tooling.IdempotencyStore: a claim is SET NX with the
+//     lease as its time to live, the outcome replaces it by a
+//     compare-and-set script, and a repeat polls, backing off, until it is
+//     there.
+//   - Counts: the store of the principals' limits and budgets
+//     (policy.Store and policy.BatchStore): all the limits of a call in one
+//     script, all its budgets in another, keyed by tenant.
+//
+// All three come from one Redis value (NewRedis, OpenRedis), sharing its
+// key prefix, its deadline per decision and its Status. When Redis does not
+// answer in time, a decision is refused with code unavailable, naming
+// Redis (fail closed, the default), or, with FailOpen, made in the process
+// alone (its own limits, budgets and records) with a warning. The client
+// reconnects by itself; Status says which way decisions go now.
 //
 // Imports: tooling, config and the Redis client. tooling never imports
 // this package; the gate in scripts/gate.sh checks it.
