@@ -78,6 +78,8 @@ func TestRules(t *testing.T) {
 		{"mcp", kindGo, testMod + "/sandbox", "import-direction"},
 		{"ledger", kindGo, testMod + "/config", ""},
 		{"state/redis", kindGo, testMod + "/tooling", ""},
+		{"state", kindXTest, testMod + "/policy/storetest", ""},
+		{"state", kindGo, testMod + "/policy", "import-direction"},
 		{"telemetry", kindGo, testMod + "/tui", "import-direction"},
 		{"bindings", kindGo, testMod + "/sandbox", "import-direction"},
 		{"mcp", kindGo, testMod + "/bindings", "import-direction"},
