@@ -24,6 +24,11 @@ type Keys struct {
 	Copy     key.Binding
 	CopyAll  key.Binding
 	Open     key.Binding
+	Table    key.Binding
+	SortNext key.Binding
+	SortPrev key.Binding
+	Reverse  key.Binding
+	JQ       key.Binding
 }
 
 func bind(keys []string, helpKey, desc string) key.Binding {
@@ -48,6 +53,11 @@ func DefaultKeys() Keys {
 		Copy:     bind([]string{"y"}, "y", "copy the value"),
 		CopyAll:  bind([]string{"Y"}, "Y", "copy the whole output"),
 		Open:     bind([]string{"o"}, "o", "open in $PAGER or $EDITOR"),
+		Table:    bind([]string{"T"}, "T", "rows as a table / tree"),
+		SortNext: bind([]string{">"}, ">", "sort by the next column"),
+		SortPrev: bind([]string{"<"}, "<", "sort by previous column"),
+		Reverse:  bind([]string{"-"}, "-", "reverse the sort"),
+		JQ:       bind([]string{"|"}, "|", "jq filter, live"),
 	}
 }
 
@@ -55,7 +65,8 @@ func DefaultKeys() Keys {
 func (k Keys) Columns() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
-		{k.Fold, k.FoldAll, k.Text, k.Search, k.Next, k.Prev, k.Copy, k.CopyAll, k.Open},
+		{k.Fold, k.FoldAll, k.Text, k.Search, k.Next, k.Prev, k.Copy, k.CopyAll, k.Open,
+			k.Table, k.SortNext, k.SortPrev, k.Reverse, k.JQ},
 	}
 }
 

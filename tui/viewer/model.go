@@ -38,10 +38,11 @@ type Model struct {
 	matches   []vrow // rows matching query, in order (across folds)
 	// found keeps the matches of the last search in each view (JSON, text),
 	// so that t back and forth does not search again.
-	found [2]struct {
-		query   string
-		matches []vrow
-	}
+	found [2]foundMatches
+
+	tab     *table // the array of objects shown as a table; nil: the tree
+	jq      jqState
+	jqInput textinput.Model
 
 	copied string // the last text copied, shown until the next key
 }
@@ -50,13 +51,24 @@ type Model struct {
 func New(st *Styles) *Model {
 	ti := newTextInput(st, "/ ")
 	ti.Placeholder = "search the output"
-	return &Model{st: st, Keys: DefaultKeys(), search: ti}
+	jq := newTextInput(st, "| ")
+	jq.Placeholder = "jq filter, like .items[] | select(.ok) | .name"
+	return &Model{st: st, Keys: DefaultKeys(), search: ti, jqInput: jq}
+}
+
+// foundMatches are the matches of a search.
+type foundMatches struct {
+	query   string
+	matches []vrow
 }
 
 // SetOutput shows out (nil for none), marking the paths of fields, with
 // head and tail around it. A failed parse shows out as text.
 func (v *Model) SetOutput(out []byte, fields []tooling.FieldError, head, tail []string) {
-	v.tree, v.folded = nil, nil
+	v.stopJQ()
+	v.jqInput.Blur()
+	v.jqInput.SetValue("")
+	v.tree, v.folded, v.tab, v.jq = nil, nil, nil, jqState{}
 	if len(out) > 0 {
 		if t, err := parseOutput(out, fields); err == nil {
 			v.tree = t
@@ -74,10 +86,7 @@ func (v *Model) SetOutput(out []byte, fields []tooling.FieldError, head, tail []
 	}
 	v.head, v.tail = head, tail
 	v.cursor, v.offset, v.query, v.matches, v.copied, v.searching = 0, 0, "", nil, "", false
-	v.found = [2]struct {
-		query   string
-		matches []vrow
-	}{}
+	v.found = [2]foundMatches{}
 	v.search.Blur()
 	v.search.SetValue("")
 	v.rebuild()
@@ -119,6 +128,7 @@ func (v *Model) SetSize(w, h int) {
 	rewrap := w != v.w && v.plain
 	v.w, v.h = w, h
 	v.search.SetWidth(max(w-4, 10))
+	v.jqInput.SetWidth(max(w-20, 10))
 	if rewrap {
 		at := v.at()
 		at.wrap = 0
@@ -128,8 +138,9 @@ func (v *Model) SetSize(w, h int) {
 	v.clamp()
 }
 
-// Typing reports whether the search line has the focus.
-func (v *Model) Typing() bool { return v.searching }
+// Typing reports whether the search line or the filter line has the
+// focus: keys are text.
+func (v *Model) Typing() bool { return v.searching || v.jq.typing }
 
 // rebuild recomputes the rows from the folds and the text view.
 func (v *Model) rebuild() {
@@ -210,7 +221,7 @@ func (v *Model) bodyRows() int {
 	if v.searching || v.query != "" {
 		n--
 	}
-	n -= v.panelLines()
+	n -= v.panelLines() + v.jqLines()
 	return max(n, 1)
 }
 
@@ -224,12 +235,21 @@ func (v *Model) clamp() {
 		v.offset = v.cursor - rows + 1
 	}
 	v.offset = max(min(v.offset, len(v.rows)-rows), 0)
+	if v.tab != nil {
+		v.clampTable()
+	}
 }
 
 // Update handles a key or a wheel turn; it returns the command and
 // whether it used msg.
 func (v *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
+	case jqResultMsg:
+		if msg.v != v {
+			return nil, false
+		}
+		v.jqDone(msg)
+		return nil, true
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -239,6 +259,9 @@ func (v *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	case tea.PasteMsg:
+		if v.jq.typing {
+			return v.updateJQ(msg), true
+		}
 		if v.searching {
 			var cmd tea.Cmd
 			v.search, cmd = v.search.Update(msg)
@@ -248,7 +271,13 @@ func (v *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 		if v.searching {
 			return v.updateSearch(msg), true
 		}
+		if v.jq.typing {
+			return v.updateJQ(msg), true
+		}
 		v.copied = ""
+		if v.tab != nil {
+			return v.updateTable(msg)
+		}
 		return v.updateKeys(msg)
 	}
 	return nil, false
@@ -256,6 +285,12 @@ func (v *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 
 // scroll moves the window by n rows, the cursor with it.
 func (v *Model) scroll(n int) {
+	if tb := v.tab; tb != nil {
+		tb.offset = max(min(tb.offset+n, len(tb.order)-v.tableRows()), 0)
+		tb.cursor = min(max(tb.cursor, tb.offset), tb.offset+v.tableRows()-1)
+		v.clampTable()
+		return
+	}
 	v.offset = max(min(v.offset+n, len(v.rows)-v.bodyRows()), 0)
 	v.cursor = min(max(v.cursor, v.offset), v.offset+v.bodyRows()-1)
 	v.clamp()
@@ -325,6 +360,10 @@ func (v *Model) updateKeys(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return v.copy(true), true
 	case key.Matches(msg, k.Open):
 		return v.open(), true
+	case key.Matches(msg, k.Table):
+		return v.toggleTable(), true
+	case key.Matches(msg, k.JQ):
+		return v.openJQ(), true
 	default:
 		return nil, false
 	}
@@ -623,6 +662,12 @@ func (v *Model) open() tea.Cmd {
 // Click selects row y of the viewer (0 at its top), or folds the value on
 // the row already selected.
 func (v *Model) Click(y int) tea.Cmd {
+	if tb := v.tab; tb != nil {
+		if r := tb.offset + y - 2; y >= 2 && y-2 < v.tableRows() && r < len(tb.order) && !v.Typing() {
+			tb.cursor = r
+		}
+		return nil
+	}
 	if y < 0 || y >= v.bodyRows() || v.offset+y >= len(v.rows) || v.searching {
 		return nil
 	}

@@ -51,3 +51,12 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// padLeft right-aligns s in w columns.
+func padLeft(s string, w int) string {
+	s = cut(s, w)
+	if n := w - width(s); n > 0 {
+		s = strings.Repeat(" ", n) + s
+	}
+	return s
+}

@@ -12,19 +12,26 @@ import (
 func (v *Model) View() string {
 	st := v.st
 	var b strings.Builder
-	end := min(v.offset+v.bodyRows(), len(v.rows))
-	for i := v.offset; i < end; i++ {
-		if i > v.offset {
+	if v.tab != nil {
+		b.WriteString(v.tableView())
+	} else {
+		end := min(v.offset+v.bodyRows(), len(v.rows))
+		for i := v.offset; i < end; i++ {
+			if i > v.offset {
+				b.WriteByte('\n')
+			}
+			b.WriteString(v.renderRow(v.rows[i], i == v.cursor))
+		}
+		for i := end; i < v.offset+v.bodyRows(); i++ {
 			b.WriteByte('\n')
 		}
-		b.WriteString(v.renderRow(v.rows[i], i == v.cursor))
-	}
-	for i := end; i < v.offset+v.bodyRows(); i++ {
-		b.WriteByte('\n')
 	}
 	if v.copied != "" {
 		title := st.Label.Render("Copied (also sent to the clipboard with OSC 52):")
 		b.WriteString("\n" + title + "\n" + st.Panel.Width(max(v.w, 20)).Render(strings.Join(v.panelText(), "\n")))
+	}
+	if v.jqLines() > 0 {
+		b.WriteString("\n" + v.jqView())
 	}
 	switch {
 	case v.searching:
