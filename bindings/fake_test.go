@@ -73,7 +73,7 @@ func useFakes(t *testing.T) *fakes {
 	for _, name := range kindNames {
 		kinds[name] = kind{
 			writes: "a fake write",
-			open: func(src string, _ *SourceSpec) (source, error) {
+			open: func(src string, _ *SourceSpec, _ Env) (source, error) {
 				return &fakeSource{name: src, closed: &f.closed}, nil
 			},
 			compile: func(b *BindingSpec, src source, in Input) (binding, error) {

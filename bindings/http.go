@@ -21,7 +21,9 @@ import (
 // requests and what they may reach.
 type HTTPSource struct {
 	// BaseURL is the http or https URL the tools' paths are appended to. An
-	// https source never follows a redirect to plain http.
+	// https source never follows a redirect to plain http. It may hold
+	// ${NAME} (or ${NAME:-default}) references, resolved when the file
+	// loads (and again when it is reloaded).
 	BaseURL string `yaml:"base_url" json:"base_url"`
 	// Headers are sent with every request of the source's tools; a value may
 	// hold ${NAME} (or ${NAME:-default}) references resolved at call time,
@@ -119,6 +121,23 @@ type headerTmpl struct {
 	t    tmpl
 }
 
+// expandBaseURL returns s with the ${NAME} and ${NAME:-default} references
+// of its base URL resolved by env, as the file loads: the URL decides which
+// hosts the source may reach, so it is fixed until the file is loaded
+// again, where headers are resolved at each call.
+func expandBaseURL(s *HTTPSource, env Env) (*HTTPSource, error) {
+	if !credRef.MatchString(s.BaseURL) {
+		return s, nil
+	}
+	u, err := expand(s.BaseURL, env)
+	if err != nil {
+		return nil, fmt.Errorf("base_url: %w", err)
+	}
+	c := *s
+	c.BaseURL = u
+	return &c, nil
+}
+
 // openHTTP checks a source and prepares its client; it connects to nothing.
 func openHTTP(name string, s *HTTPSource) (*httpSource, error) {
 	base, err := url.Parse(s.BaseURL)
@@ -136,7 +155,7 @@ func openHTTP(name string, s *HTTPSource) (*httpSource, error) {
 	case base.RawQuery != "" || base.ForceQuery || base.Fragment != "":
 		return nil, errors.New("base_url: no query or fragment (use the bindings' query)")
 	case strings.Contains(s.BaseURL, "${"):
-		return nil, errors.New("base_url: ${NAME} references are resolved only in headers")
+		return nil, errors.New("base_url: ${ that is not a ${NAME} or ${NAME:-default} reference")
 	}
 	base.Path = strings.TrimSuffix(base.Path, "/")
 	base.RawPath = strings.TrimSuffix(base.RawPath, "/")

@@ -7,8 +7,10 @@ type source interface{ close() error }
 // adapting its openX and compileX to the loader.
 type kind struct {
 	// writes says, for messages, what makes a binding of this kind a write.
-	writes  string
-	open    func(name string, s *SourceSpec) (source, error)
+	writes string
+	// open opens a source; env resolves the ${NAME} references that are
+	// resolved when the file loads (an HTTP source's base_url).
+	open    func(name string, s *SourceSpec, env Env) (source, error)
 	compile func(b *BindingSpec, src source, in Input) (binding, error)
 }
 
@@ -17,21 +19,27 @@ type kind struct {
 var kinds = map[string]kind{
 	"http": {
 		writes: "an HTTP method other than GET, HEAD or OPTIONS",
-		open:   func(name string, s *SourceSpec) (source, error) { return openHTTP(name, s.HTTP) },
+		open: func(name string, s *SourceSpec, env Env) (source, error) {
+			h, err := expandBaseURL(s.HTTP, env)
+			if err != nil {
+				return nil, err
+			}
+			return openHTTP(name, h)
+		},
 		compile: func(b *BindingSpec, src source, in Input) (binding, error) {
 			return compileHTTP(b.HTTP, src.(*httpSource), in)
 		},
 	},
 	"sql": {
 		writes: "a statement that is not read_only",
-		open:   func(name string, s *SourceSpec) (source, error) { return openSQL(name, s.SQL) },
+		open:   func(name string, s *SourceSpec, _ Env) (source, error) { return openSQL(name, s.SQL) },
 		compile: func(b *BindingSpec, src source, in Input) (binding, error) {
 			return compileSQL(b.SQL, src.(*sqlSource), in)
 		},
 	},
 	"queue": {
 		writes: "a publish",
-		open:   func(name string, s *SourceSpec) (source, error) { return openQueue(name, s.Queue) },
+		open:   func(name string, s *SourceSpec, _ Env) (source, error) { return openQueue(name, s.Queue) },
 		compile: func(b *BindingSpec, src source, in Input) (binding, error) {
 			return compileQueue(b.Queue, src.(*queueSource), in)
 		},

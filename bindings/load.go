@@ -212,7 +212,7 @@ func (l *loader) compile(lf *loaded, opts *Options, set *Set) {
 			l.add(path, at, join(p, ks[0]), fmt.Sprintf("this build has no %s binding", ks[0]))
 			continue
 		}
-		src, err := k.open(name, &spec)
+		src, err := k.open(name, &spec, set.env)
 		if err != nil {
 			l.fieldError(path, child(child(srcNodes, name), ks[0]), join(p, ks[0]), err)
 			continue

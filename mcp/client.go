@@ -347,7 +347,7 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 	if title == "" && name != r.name+"."+mt.Name {
 		title = mt.Name // the name the server gives, shown where the registry's differs
 	}
-	remote, session := mt.Name, r.session
+	remote, session, structured := mt.Name, r.session, out != nil
 	return tooling.Tool{
 		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
 		Meta: metaOf(mt.Annotations, r.name, r.parallel), Source: "mcp:" + r.name,
@@ -373,6 +373,11 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 			}
 			if res.IsError {
 				return nil, errors.New(remoteErrorText(textOf(res.Content)))
+			}
+			if structured && res.StructuredContent == nil {
+				// MCP asks a tool with an output schema for structuredContent;
+				// what its text says is not checked against the schema.
+				return nil, fmt.Errorf("the server returned no structuredContent, which the tool's output schema asks for%s", contentSaid(res.Content))
 			}
 			out, err := output(res)
 			if err == nil && f.in != nil {
@@ -498,6 +503,18 @@ func output(res *sdk.CallToolResult) (json.RawMessage, error) {
 		return nil, fmt.Errorf("content: %w", err)
 	}
 	return b, nil
+}
+
+// contentSaid quotes the start of the text of content, for a message.
+func contentSaid(content []sdk.Content) string {
+	text := textOf(content)
+	if text == "" {
+		return ""
+	}
+	if len(text) > 200 {
+		text = text[:200] + "..."
+	}
+	return fmt.Sprintf(" (its content said %q)", text)
 }
 
 // textOf joins the text blocks of content.

@@ -487,6 +487,10 @@ func summarize(what string, fields []FieldError, more int, stopped bool) string 
 		if i > 0 {
 			b.WriteString("; ")
 		}
+		if f.Path == "" && what == "field" {
+			b.WriteString("(output): " + f.Message) // the whole output, not the arguments
+			continue
+		}
 		b.WriteString(f.String())
 	}
 	return b.String()
