@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -212,7 +213,11 @@ func (l *Ledger) guard() {
 	l.mu.Unlock()
 	for _, at := range todo {
 		at.r.Use(func(next tooling.Handler) tooling.Handler {
+			dryrun.Declare(next) // it only looks: Explain may ask it
 			return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+				if dryrun.Declaring(ctx) {
+					return nil, nil
+				}
 				if !at.off.Load() {
 					if why := l.refusal(); why != "" {
 						return nil, &tooling.Error{Code: tooling.CodeUnavailable, Tool: c.Tool, Message: why}

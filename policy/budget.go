@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -100,10 +101,22 @@ func NewBudgets(list []Budget, opts ...Option) (*Budgets, error) {
 	return &Budgets{list: out, now: o.now, store: o.store}, nil
 }
 
-// Middleware refuses calls over budget and counts what calls spend.
+// Middleware refuses calls over budget and counts what calls spend. A
+// call that is only explained (Registry.Explain) counts nothing: each
+// budget says whether it would let the call through.
 func (bs *Budgets) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
+		dryrun.Declare(next)
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			if dryrun.Declaring(ctx) {
+				return nil, nil
+			}
+			if dryrun.Is(ctx) {
+				if err := bs.wouldReserve(ctx, c, int64(len(c.Raw()))); err != nil {
+					return nil, err
+				}
+				return next(ctx, c)
+			}
 			held, err := bs.reserve(ctx, c, int64(len(c.Raw())))
 			if err != nil {
 				return nil, err
@@ -182,6 +195,43 @@ func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) ([]he
 		return nil, bs.over(h.b, h.who, spentWhat(names[refused], counts[refused], bounds[refused], ns[refused]), refill)
 	}
 	return hold, nil
+}
+
+// wouldReserve is reserve without counting: it refuses c as reserve
+// would, or notes on c what each budget that applies leaves.
+func (bs *Budgets) wouldReserve(ctx context.Context, c *tooling.Call, in int64) error {
+	left, err := bs.Left(ctx, c.Principal, c.Tool)
+	if err != nil {
+		return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("budgets cannot be checked: %v", err)}
+	}
+	for i, l := range left {
+		var parts []string
+		for _, k := range l.Counts {
+			n := int64(0)
+			switch k.What {
+			case counterCalls:
+				n = 1
+			case counterBytesIn:
+				n = in
+			}
+			if k.Used >= k.Bound || k.Used+n > k.Bound {
+				return bs.over(&bs.list[bs.index(l.Name)], l.Who, spentWhat(k.What, k.Used, k.Bound, n), l.Refill.Round(time.Second))
+			}
+			parts = append(parts, fmt.Sprintf("%d of %d %s left", k.Bound-k.Used, k.Bound, strings.ReplaceAll(k.What, "_", " ")))
+		}
+		c.Decide("budget", fmt.Sprintf("would pass: %s of %s: %s (nothing counted)", left[i].Name, whose(l.Per == "tenant", l.Who), strings.Join(parts, ", ")))
+	}
+	return nil
+}
+
+// index is the position of the budget named name.
+func (bs *Budgets) index(name string) int {
+	for i := range bs.list {
+		if bs.list[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 func spentWhat(counter string, count, bound, n int64) string {

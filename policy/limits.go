@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -85,16 +86,68 @@ func NewLimits(list []Limit, opts ...Option) (*Limits, error) {
 
 // Middleware refuses a call when a limit that applies has no token for its
 // principal. A call takes a token from each limit that applies, in order,
-// and is refused by the first that has none.
+// and is refused by the first that has none. A call that is only explained
+// (Registry.Explain) takes none: each limit says whether it has one, when
+// its Store can tell without taking it (a MemoryStore can).
 func (ls *Limits) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
+		dryrun.Declare(next)
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
-			if err := ls.take(ctx, c); err != nil {
+			if dryrun.Declaring(ctx) {
+				return nil, nil
+			}
+			take := ls.take
+			if dryrun.Is(ctx) {
+				take = ls.wouldTake
+			}
+			if err := take(ctx, c); err != nil {
 				return nil, err
 			}
 			return next(ctx, c)
 		}
 	}
+}
+
+// peeker is a Store that tells how long until a bucket has a token
+// without taking it.
+type peeker interface {
+	Peek(ctx context.Context, key string, perSecond float64, burst int, now time.Time) (retry time.Duration, err error)
+}
+
+// wouldTake is take without taking: it refuses c as take would, or notes
+// on c what each limit that applies would decide.
+func (ls *Limits) wouldTake(ctx context.Context, c *tooling.Call) error {
+	now := ls.now()
+	p, canPeek := ls.store.(peeker)
+	for i := range ls.list {
+		l := &ls.list[i]
+		if !matchesAny(l.Tools, c.Tool) {
+			continue
+		}
+		who := c.Principal.Subject
+		if l.PerTenant {
+			who = c.Principal.Tenant
+		}
+		if !canPeek {
+			c.Decide("limit", fmt.Sprintf("not known: %s of %s keeps its tokens in a store that cannot tell without taking one", l.Name, whose(l.PerTenant, who)))
+			continue
+		}
+		retry, err := p.Peek(ctx, keyOf(c.Principal.Tenant, "limit", l.Name, who), l.PerMinute/60, l.Burst, now)
+		if err != nil {
+			return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", l.Name, err)}
+		}
+		if retry > 0 {
+			return &tooling.Error{Code: tooling.CodeRateLimited, Message: limitedMessage(l, who, retry), Result: &tooling.Result{RetryAfter: retry}}
+		}
+		c.Decide("limit", fmt.Sprintf("would pass: %s of %s has a token (none taken)", l.Name, whose(l.PerTenant, who)))
+	}
+	return nil
+}
+
+// limitedMessage is the refusal of a call l has no token for.
+func limitedMessage(l *Limit, who string, retry time.Duration) string {
+	return fmt.Sprintf("%s of %s is %s calls a minute (burst %d): retry in %v",
+		l.Name, whose(l.PerTenant, who), strconv.FormatFloat(l.PerMinute, 'g', -1, 64), l.Burst, retry.Round(time.Millisecond))
 }
 
 func (ls *Limits) take(ctx context.Context, c *tooling.Call) error {
@@ -133,7 +186,5 @@ func (ls *Limits) take(ctx context.Context, c *tooling.Call) error {
 		return nil
 	}
 	l := apply[refused]
-	msg := fmt.Sprintf("%s of %s is %s calls a minute (burst %d): retry in %v",
-		l.Name, whose(l.PerTenant, whos[refused]), strconv.FormatFloat(l.PerMinute, 'g', -1, 64), l.Burst, retry.Round(time.Millisecond))
-	return &tooling.Error{Code: tooling.CodeRateLimited, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
+	return &tooling.Error{Code: tooling.CodeRateLimited, Message: limitedMessage(l, whos[refused], retry), Result: &tooling.Result{RetryAfter: retry}}
 }

@@ -152,6 +152,26 @@ func (m *MemoryStore) Take(_ context.Context, key string, perSecond float64, bur
 	return retry, nil
 }
 
+// Peek is Take without taking: 0 when the bucket named key has a token
+// now, else how long until it has one. A bucket not seen before is full.
+func (m *MemoryStore) Peek(_ context.Context, key string, perSecond float64, burst int, now time.Time) (time.Duration, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.buckets[key]
+	if b == nil {
+		return 0, nil
+	}
+	tokens := b.tokens
+	if now.After(b.last) {
+		tokens += now.Sub(b.last).Seconds() * perSecond
+	}
+	if tokens >= 1 {
+		return 0, nil
+	}
+	retry := time.Duration((1 - tokens) / perSecond * float64(time.Second))
+	return max(retry, time.Nanosecond), nil
+}
+
 func (b *memBucket) refill(now time.Time) {
 	if now.After(b.last) {
 		b.tokens += now.Sub(b.last).Seconds() * b.perSecond

@@ -27,7 +27,8 @@ type callOptions struct {
 	principal *Principal
 	idemKey   string
 	progress  func(Progress)
-	dry       bool // Explain: take every step without changing anything
+	dry       bool   // Explain: take every step without changing anything
+	refusedBy string // Explain: the step that refused the call, when not the step of its code
 }
 
 // WithOrigin says who makes the call. Default: OriginApp.
@@ -271,10 +272,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	}
 
 	if o.dry {
-		if n := len(r.middlewareNow()); n > 0 {
-			res.decide("middleware", fmt.Sprintf("not consulted: %d middleware would see the call (budgets, shared limits, telemetry)", n))
-		}
-		r.explainGovern(ctx, res, e, pol, o)
+		r.explainMiddleware(ctx, res, e, pol, call, o)
 		return
 	}
 

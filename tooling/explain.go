@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 )
 
 // Explain runs the preflight of a call of the named tool with args and
@@ -15,17 +17,22 @@ import (
 // validation, policy, consent, idempotency, middleware, rate, deadline,
 // slot, locks or main thread, confinement), by the same code, except that
 // no rate token is spent, no slot, lock or idempotency key taken, no
-// consent asked, no middleware consulted, no event sent and no counter
-// moved; the tool never runs.
+// consent asked, no event sent and no counter moved; the tool never runs.
+//
+// Middleware is consulted only when it can say what it would decide
+// without acting: the per-principal limits and the budgets of package
+// policy look at their counts and take nothing (steps "limit" and
+// "budget"), and the ledger's guard says whether it would refuse; other
+// middleware (telemetry, a host's own) is not run, and a "middleware"
+// decision says how many were not consulted.
 //
 // The Result is what the call would meet: Code is the refusal the call
 // would get (CodeOK: it would run; for a call an idempotency key would
 // replay, the code of the outcome replayed), Status "denied" or "ok", and
 // Governance lists every step taken, each Detail beginning "would pass",
 // "would wait", "would replay" or "would refuse (CODE)" (the middleware
-// step: "not consulted"). The error mirrors
-// Code as ExecuteTool's does. What middleware would decide (budgets, shared
-// limits) is not known to Explain.
+// step: "not consulted"); a refusal by middleware is the step
+// "middleware". The error mirrors Code as ExecuteTool's does.
 func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
 	box := new(resultBox)
 	o := &box.opts
@@ -44,7 +51,11 @@ func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessag
 		}
 	}
 	if res.Code != CodeOK && !res.Replayed {
-		res.decide(stepOf(res.Code), "would refuse ("+string(res.Code)+"): "+res.Message)
+		step := o.refusedBy
+		if step == "" {
+			step = stepOf(res.Code)
+		}
+		res.decide(step, "would refuse ("+string(res.Code)+"): "+res.Message)
 	}
 	res.Status = statusOf(res.Code, res.ran)
 	if res.Status == statusOK {
@@ -191,11 +202,23 @@ func (r *Registry) explainGovern(ctx context.Context, res *Result, e *entry, pol
 	}
 }
 
-// middlewareNow is the middleware in force.
-func (r *Registry) middlewareNow() []Middleware {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.middleware
+// explainMiddleware runs the call through the middleware that can say
+// what it would decide without acting (package internal/dryrun: the limits
+// and budgets of package policy, the ledger's guard), then through the
+// rest of the preflight; the middleware that cannot is named as not
+// consulted.
+func (r *Registry) explainMiddleware(ctx context.Context, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) {
+	d := r.dryChain.Load()
+	if d == nil {
+		r.explainGovern(ctx, res, e, pol, o)
+		return
+	}
+	if d.skipped > 0 {
+		res.decide("middleware", fmt.Sprintf("not consulted: %d middleware cannot say what it would do without doing it (telemetry, a host's own)", d.skipped))
+	}
+	if !r.intercept(dryrun.With(ctx), d.h, res, e, pol, call, o) && res.Code != CodeOK {
+		o.refusedBy = "middleware"
+	}
 }
 
 // wouldConsent is the consent step of Explain, for a call that carries no

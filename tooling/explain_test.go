@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -166,4 +167,61 @@ func tokensOf(r *tooling.Registry) float64 {
 		sum += b.Tokens
 	}
 	return sum
+}
+
+// TestExplainConsultsOnlyDeclaredMiddleware: Explain runs a call through
+// the middleware that declared it honours the dry-run flag, with the flag
+// set, and passes over the rest, which never see the call; a refusal by
+// middleware is the "middleware" step's.
+func TestExplainConsultsOnlyDeclaredMiddleware(t *testing.T) {
+	var runs, plain, declared, dry atomic.Int64
+	r := explainRegistry(t, &runs)
+	r.Use(func(next tooling.Handler) tooling.Handler {
+		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			plain.Add(1)
+			return next(ctx, c)
+		}
+	})
+	r.Use(func(next tooling.Handler) tooling.Handler {
+		dryrun.Declare(next)
+		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			if dryrun.Declaring(ctx) {
+				return nil, nil
+			}
+			declared.Add(1)
+			if dryrun.Is(ctx) {
+				dry.Add(1)
+				if c.Principal.Subject == "carol" {
+					return nil, &tooling.Error{Code: "quota", Message: "carol has no quota"}
+				}
+				c.Decide("quota", "would pass: quota left")
+			}
+			return next(ctx, c)
+		}
+	})
+	res, err := r.Explain(t.Context(), "x.ok", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Governance {
+		got = append(got, d.Step+": "+d.Detail)
+	}
+	all := strings.Join(got, "\n")
+	if !strings.Contains(all, "middleware: not consulted: 1 middleware cannot say") || !strings.Contains(all, "quota: would pass: quota left\nrate: would pass") {
+		t.Fatalf("steps:\n%s", all)
+	}
+	if plain.Load() != 0 || declared.Load() != 1 || dry.Load() != 1 {
+		t.Fatalf("explain: plain middleware saw %d calls, declared %d (%d dry)", plain.Load(), declared.Load(), dry.Load())
+	}
+	res, err = r.Explain(t.Context(), "x.ok", nil, tooling.WithPrincipal(tooling.Principal{Subject: "carol"}))
+	if res.Code != "quota" || err == nil || res.Governance[len(res.Governance)-1] != (tooling.Decision{Step: "middleware", Detail: "would refuse (quota): carol has no quota"}) {
+		t.Fatalf("refused by middleware: %q %v", res.Code, res.Governance)
+	}
+	if _, err := r.Execute(t.Context(), "x.ok", nil); err != nil {
+		t.Fatal(err)
+	}
+	if plain.Load() != 1 || declared.Load() != 3 || dry.Load() != 2 || runs.Load() != 1 {
+		t.Fatalf("execute: plain middleware saw %d calls, declared %d (%d dry), runs %d", plain.Load(), declared.Load(), dry.Load(), runs.Load())
+	}
 }

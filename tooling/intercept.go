@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 )
 
 // Handler runs a call that has passed look-up, enabled, origin,
@@ -67,6 +70,44 @@ func (r *Registry) Use(mw ...Middleware) {
 		h = settle(r.middleware[i](h))
 	}
 	r.chain.Store(&h)
+	r.dryChain.Store(buildDryChain(r.proceed, r.middleware))
+}
+
+// dryChain is the chain of middleware Explain runs a call through: those
+// that declared they honour the dry-run flag (package internal/dryrun),
+// around proceed; the others are passed over.
+type dryChain struct {
+	h       Handler
+	skipped int // middleware passed over
+}
+
+// dryLayer is the next handler given to a middleware while the dry chain
+// is built: it learns whether the middleware declared itself.
+type dryLayer struct {
+	inner    Handler
+	declared atomic.Bool
+}
+
+func (l *dryLayer) next(ctx context.Context, c *Call) (*Result, error) {
+	if dryrun.Declaring(ctx) {
+		l.declared.Store(true)
+		return nil, nil
+	}
+	return l.inner(ctx, c)
+}
+
+func buildDryChain(inner Handler, mw []Middleware) *dryChain {
+	d := &dryChain{h: inner}
+	for i := len(mw) - 1; i >= 0; i-- {
+		l := &dryLayer{inner: d.h}
+		h := mw[i](l.next)
+		if l.declared.Load() {
+			d.h = settle(h)
+		} else {
+			d.skipped++
+		}
+	}
+	return d
 }
 
 // stage is what the innermost Handler needs of a call that middleware
@@ -81,6 +122,9 @@ type stage struct {
 
 // proceed is the innermost Handler: the steps after the middleware.
 func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
+	if dryrun.Declaring(ctx) {
+		return nil, nil
+	}
 	st := c.stage
 	if st == nil || st.called {
 		// A Result of its own: the call's own Result may hold the outcome
@@ -92,16 +136,30 @@ func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
 	st.called = true
 	call := *c
 	call.stage = nil
-	r.govern(ctx, st.res, st.e, st.pol, call, st.o)
+	if st.o.dry {
+		// What the middleware said comes before the steps after it.
+		if n := c.notes; n != nil {
+			n.mu.Lock()
+			st.res.Governance = append(st.res.Governance, n.decisions...)
+			n.decisions = nil
+			n.mu.Unlock()
+		}
+		r.explainGovern(ctx, st.res, st.e, st.pol, st.o)
+	} else {
+		r.govern(ctx, st.res, st.e, st.pol, call, st.o)
+	}
 	if st.res.Code == CodeOK {
 		return st.res, nil
 	}
 	return st.res, &Error{Code: st.res.Code, Tool: st.res.Tool, Message: st.res.Message, Result: st.res, Err: st.res.cause}
 }
 
-// intercept runs the call through the middleware chain h.
-func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) {
-	call.stage = &stage{res: res, e: e, pol: pol, o: o}
+// intercept runs the call through the middleware chain h. It reports
+// whether the call got past every middleware to the steps after them.
+func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) (reached bool) {
+	st := &stage{res: res, e: e, pol: pol, o: o}
+	call.stage = st
+	defer func() { reached = st.called }()
 	// What middleware notes of the call (Call.Decide, SetDetail) joins the
 	// tool's once the chain returns.
 	var mw notes
@@ -133,6 +191,7 @@ func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *ent
 	default: // only when h is not wrapped by settle
 		refuse(res, err)
 	}
+	return false // set by the deferred function
 }
 
 // settle wraps the Handler a middleware returned so that it always returns
@@ -141,6 +200,9 @@ func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *ent
 // reads the code from the Result as from any other outcome.
 func settle(h Handler) Handler {
 	return func(ctx context.Context, c *Call) (*Result, error) {
+		if dryrun.Declaring(ctx) { // a middleware declaring itself to its next, built per call
+			return nil, nil
+		}
 		res, err := h(ctx, c)
 		if res != nil {
 			return res, err

@@ -20,11 +20,13 @@ token is spent, no lock or idempotency key is taken, no consent is asked.
 
 Prints each step as the call would meet it now: look-up, state, enabled,
 origin, availability, validation, policy (naming the rule), consent,
-idempotency (would replay, wait or conflict), rate, deadline, slot, locks
-or main thread (would wait, and for whom), confinement (the profile's
-hash); then the verdict: the call would run, or the code it would be
-refused with. Middleware (budgets, shared limits) is not consulted. With
---json, the result as JSON, its governance being the steps.
+idempotency (would replay, wait or conflict), the config's limits per
+caller and budgets (what each leaves; nothing is spent), rate, deadline,
+slot, locks or main thread (would wait, and for whom), confinement (the
+profile's hash); then the verdict: the call would run, or the code it
+would be refused with. Telemetry and the limits shared over Redis are not
+consulted. With --json, the result as JSON, its governance being the
+steps.
 
 Exit status:
   0  the call would run (or be replayed)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -132,8 +133,14 @@ func installPolicy(r *tooling.Registry, mw []tooling.Middleware) {
 	if loaded {
 		return
 	}
+	// The limits and budgets say what they would decide when a call is
+	// only explained, so this middleware passes the call to them then too.
 	r.Use(func(next tooling.Handler) tooling.Handler {
+		dryrun.Declare(next)
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			if dryrun.Declaring(ctx) {
+				return nil, nil
+			}
 			list := cur.Load()
 			if list == nil {
 				return next(ctx, c)

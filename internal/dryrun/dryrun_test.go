@@ -1,0 +1,29 @@
+package dryrun
+
+import (
+	"context"
+	"testing"
+)
+
+func TestFlagAndDeclare(t *testing.T) {
+	ctx := context.Background()
+	if Is(ctx) || Declaring(ctx) {
+		t.Fatal("a plain context is marked")
+	}
+	if !Is(With(ctx)) || Declaring(With(ctx)) {
+		t.Fatal("With does not mark the context as explained only")
+	}
+	type handler func(context.Context, *int) (*string, error)
+	var got context.Context
+	var h handler = func(ctx context.Context, c *int) (*string, error) {
+		got = ctx
+		if c != nil {
+			t.Error("Declare passed a call")
+		}
+		return nil, nil
+	}
+	Declare(h)
+	if got == nil || !Declaring(got) || Is(got) {
+		t.Fatalf("Declare passed %v", got)
+	}
+}
