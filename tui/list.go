@@ -84,7 +84,10 @@ type listScreen struct {
 	// shown (an index), or sourceAll or sourceOwn.
 	sources []sourceCount
 	source  int
-	w, h    int
+	// registered is how many tools the registry had at the last reload,
+	// the visible ones and those hidden from the principal.
+	registered int
+	w, h       int
 }
 
 func newListScreen(c *common) *listScreen {
@@ -98,12 +101,21 @@ func newListScreen(c *common) *listScreen {
 	return l
 }
 
-// reload rebuilds the items from the registry, keeping the selection.
+// reload rebuilds the items from the registry, keeping the selection:
+// the tools the registry's Authorizer shows the console's principal,
+// calling from its origin, as tools/list and list show them.
 func (l *listScreen) reload() {
+	var sel string
+	if it, ok := l.selected(); ok {
+		sel = it.tool.Name
+	}
+	l.registered = l.c.reg.Len()
 	tools := l.c.reg.List(l.c.ctx, tooling.Filter{})
-	l.items = make([]toolItem, len(tools))
-	for i, t := range tools {
-		l.items[i] = newToolItem(t, l.c.reg)
+	l.items = make([]toolItem, 0, len(tools))
+	for _, t := range tools {
+		if l.c.reg.Visible(l.c.principal, l.c.origin, t.Name) {
+			l.items = append(l.items, newToolItem(t, l.c.reg))
+		}
 	}
 	l.sources = countSources(l.items)
 	if l.source >= len(l.sources) {
@@ -112,7 +124,12 @@ func (l *listScreen) reload() {
 	l.recent = make(map[string][]int)
 	l.matched = nil
 	l.query = ""
+	l.cursor = -1
 	l.apply()
+	if i := slices.IndexFunc(l.shown, func(i int) bool { return l.items[i].tool.Name == sel }); i >= 0 {
+		l.cursor = i
+		l.clamp()
+	}
 }
 
 func (l *listScreen) Title() string { return "Tools" }
@@ -134,7 +151,7 @@ func (l *listScreen) SetSize(w, h int) {
 
 // Show reloads when tools were added and re-checks availability.
 func (l *listScreen) Show() tea.Cmd {
-	if l.c.reg.Len() != len(l.items) {
+	if l.c.reg.Len() != l.registered {
 		l.reload()
 	}
 	return availabilityCmd(l.c, l.names())

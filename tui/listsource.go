@@ -157,16 +157,14 @@ func (l *listScreen) nextOrigin() tea.Cmd {
 	i := slices.Index(all, l.c.origin)
 	l.c.origin = all[(i+1)%len(all)]
 	clear(l.c.avail)
-	if l.facets[facetAvailable] {
-		l.apply()
-	}
+	l.reload() // the tools the principal sees may differ by origin
 	return tea.Batch(statusCmd("calls are made as origin "+string(l.c.origin)+" now: "+keyName(l.keys.Origin)+" changes it again", false), availabilityCmd(l.c, l.names()))
 }
 
 // callAs makes the console call as the principal text names
 // ("SUBJECT[@TENANT] [ROLE,...]", asserted, not verified), or as the one
-// it started with when text is empty, and checks again which tools it may
-// call.
+// it started with when text is empty, lists the tools it sees and checks
+// again which it may call.
 func (l *listScreen) callAs(text string) tea.Cmd {
 	p, err := parseCallAs(text, l.c.home)
 	if err != nil {
@@ -174,9 +172,7 @@ func (l *listScreen) callAs(text string) tea.Cmd {
 	}
 	l.c.principal = p
 	clear(l.c.avail)
-	if l.facets[facetAvailable] {
-		l.apply()
-	}
+	l.reload() // the tools it sees
 	return tea.Batch(statusCmd("calls are made as "+principalText(p)+" now: "+keyName(l.keys.CallAs)+" changes it again", false), availabilityCmd(l.c, l.names()))
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -252,4 +253,68 @@ func TestParseCallAs(t *testing.T) {
 			t.Errorf("%q: %s (%v), want %s", tc.in, got, err, tc.want)
 		}
 	}
+}
+
+// readersSeeReadOnly is an Authorizer as the config's rules make one: a
+// principal with the role reader sees, and may call, only the tools that
+// change nothing; origin llm sees nothing; everyone else sees every tool.
+type readersSeeReadOnly struct{}
+
+func (readersSeeReadOnly) Visible(p tooling.Principal, origin tooling.Origin, t *tooling.Tool) bool {
+	if origin == tooling.OriginLLM {
+		return false
+	}
+	return !p.HasRole("reader") || t.Meta.Effects&(tooling.EffectWrite|tooling.EffectProcess) == 0
+}
+
+func (a readersSeeReadOnly) Allow(_ context.Context, c *tooling.Call) error {
+	t := tooling.Tool{Name: c.Tool, Meta: c.Meta()}
+	if !a.Visible(c.Principal, c.Origin, &t) {
+		return errors.New("readers read")
+	}
+	return nil
+}
+
+// TestListShowsWhatThePrincipalSees: the list holds the tools the
+// registry's Authorizer shows the console's principal, from the start;
+// calling as another principal (A) or from another origin (o) lists what
+// that one sees, keeping the selection where it can.
+func TestListShowsWhatThePrincipalSees(t *testing.T) {
+	reg := newTestRegistry(t)
+	reg.SetAuthorizer(readersSeeReadOnly{})
+	reader := tooling.Principal{Subject: "rita", Roles: []string{"reader"}, Auth: "local"}
+	h := newHarnessWith(t, reg, Options{Principal: reader}, 120, 40)
+	h.mustContain("demo.echo", "demo.fetch")
+	h.mustNotContain("demo.write_note")
+	golden(t, "list_reader_120x40", h.view())
+
+	h.press("A")
+	h.typeText("olga ops")
+	h.press("enter")
+	h.mustContain("demo.write_note", "demo.echo")
+	h.press("/")
+	h.typeText("fetch")
+	h.press("enter")
+	if it, ok := h.m.list.selected(); !ok || it.tool.Name != "demo.fetch" {
+		t.Fatalf("selected %v", it)
+	}
+	h.press("esc")
+	h.press("A")
+	h.typeText("rita reader")
+	h.press("enter")
+	h.mustNotContain("demo.write_note")
+	if it, ok := h.m.list.selected(); !ok || it.tool.Name != "demo.fetch" {
+		t.Fatalf("the selection moved to %v", it)
+	}
+
+	h.press("o") // ui → app: the same tools
+	h.mustContain("demo.echo")
+	h.press("o") // app → llm: none
+	h.mustNotContain("demo.echo", "demo.fetch")
+	if reg.Len() == len(h.m.list.items) {
+		t.Fatal("the list holds every registered tool")
+	}
+	// Showing the list again does not bring the hidden tools back.
+	h.m.list.Show()
+	h.mustNotContain("demo.echo")
 }
