@@ -238,3 +238,43 @@ func TestBudgetPerSubjectIsPerTenant(t *testing.T) {
 		}
 	}
 }
+
+// Snapshot says what every budget leaves a principal, those of other
+// tools included; a count spent past its bound by the output of a call
+// leaves nothing, and says by how much it went past.
+func TestBudgetSnapshot(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 10, 0, 15, 0, time.UTC)}
+	bs, err := policy.NewBudgets([]policy.Budget{
+		{Name: "egress", Tools: []string{"shop.*"}, PerTenant: true, Window: time.Hour, Calls: 10, BytesOut: 150},
+		{Name: "other", Tools: []string{"fs.*"}, Window: time.Minute, Calls: 1},
+	}, policy.WithClock(c.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "shop.search", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return strings.Repeat("x", 98), nil }})
+	r.Use(bs.Middleware())
+	alice := tooling.Principal{Subject: "alice", Tenant: "acme"}
+	for range 2 {
+		if res, _ := r.Execute(context.Background(), "shop.search", nil, tooling.WithPrincipal(alice)); !res.OK() {
+			t.Fatal(res.Message)
+		}
+	}
+	snap, err := bs.Snapshot(context.Background(), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", snap)
+	want := "[{Name:egress Per:tenant Who:acme Window:1h0m0s Refill:59m45s Counts:[{What:calls Used:2 Bound:10} {What:bytes_out Used:200 Bound:150}]} " +
+		"{Name:other Per:subject Who:alice Window:1m0s Refill:45s Counts:[{What:calls Used:0 Bound:1}]}]"
+	if got != want {
+		t.Fatalf("snapshot\n got %s\nwant %s", got, want)
+	}
+	if calls, out := snap[0].Counts[0], snap[0].Counts[1]; calls.Left() != 8 || out.Left() != 0 {
+		t.Fatalf("left: %d calls, %d bytes out", calls.Left(), out.Left())
+	}
+	if left, _ := bs.Left(context.Background(), alice, "shop.search"); len(left) != 1 || left[0].Name != "egress" {
+		t.Fatalf("Left of shop.search: %+v", left)
+	}
+}

@@ -21,21 +21,36 @@ type BudgetLeft struct {
 	Counts []Count `json:"counts"`
 }
 
-// Count is one bounded count of a budget.
+// Count is one bounded count of a budget. Used may be past Bound: the
+// bytes out and CPU time of a call are counted after it ran.
 type Count struct {
 	What  string `json:"what"` // "calls", "bytes_in", "bytes_out", "cpu_ms"
 	Used  int64  `json:"used"`
 	Bound int64  `json:"bound"`
 }
 
+// Left is what the count leaves: Bound less Used, 0 when spent.
+func (c Count) Left() int64 { return max(c.Bound-c.Used, 0) }
+
 // Left is what each budget that applies to tool leaves p in the current
 // window, in the order of the budgets; nil when none applies.
 func (bs *Budgets) Left(ctx context.Context, p tooling.Principal, tool string) ([]BudgetLeft, error) {
+	return bs.left(ctx, p, func(b *Budget) bool { return matchesAny(b.Tools, tool) })
+}
+
+// Snapshot is what every budget leaves p in the current window, whatever
+// tools it names, in the order of the budgets: what a host or the
+// console's governance board shows of them.
+func (bs *Budgets) Snapshot(ctx context.Context, p tooling.Principal) ([]BudgetLeft, error) {
+	return bs.left(ctx, p, func(*Budget) bool { return true })
+}
+
+func (bs *Budgets) left(ctx context.Context, p tooling.Principal, applies func(*Budget) bool) ([]BudgetLeft, error) {
 	now := bs.now()
 	var out []BudgetLeft
 	for i := range bs.list {
 		b := &bs.list[i]
-		if !matchesAny(b.Tools, tool) {
+		if !applies(b) {
 			continue
 		}
 		start := now.Truncate(b.Window)

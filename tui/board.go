@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -17,9 +19,35 @@ import (
 // boardInterval is how often the open board refreshes.
 const boardInterval = 100 * time.Millisecond
 
+// budgetTicks is how many ticks of the open board pass between two reads
+// of the budgets (a second): they may be kept in a store that other
+// processes share, and are read in a command, off the update loop.
+const budgetTicks = 10
+
+// Budget is what one budget leaves the principal the console calls as,
+// in its current window (Options.Budgets).
+type Budget struct {
+	Name string
+	// Per is "subject" or "tenant"; Who is the subject or tenant counted.
+	Per, Who string
+	// Window is how long a count lasts; Refill how long until it starts
+	// again.
+	Window, Refill time.Duration
+	Counts         []BudgetCount
+}
+
+// BudgetCount is one bounded count of a Budget: What is "calls",
+// "bytes_in", "bytes_out" or "cpu_ms". Used may be past Bound: the bytes
+// out and CPU time of a call are counted after it ran.
+type BudgetCount struct {
+	What        string
+	Used, Bound int64
+}
+
 // boardScreen shows governance live: slots, resource locks, the main
-// thread, rate buckets and every tool's counters. It refreshes every
-// boardInterval while it is on screen, and not at all otherwise.
+// thread, rate buckets, the budgets of the console's principal and every
+// tool's counters. It refreshes every boardInterval while it is on
+// screen, and not at all otherwise.
 type boardScreen struct {
 	c      *common
 	keys   boardKeys
@@ -29,6 +57,42 @@ type boardScreen struct {
 	open   bool
 	paused bool
 	w, h   int
+
+	// budgets are what Options.Budgets read last, for budgetsFor;
+	// budgetsErr why it could not. reading is set while a read is in
+	// flight; ticks counts the ticks since the last.
+	budgets    []Budget
+	budgetsFor tooling.Principal
+	budgetsErr error
+	reading    bool
+	ticks      int
+}
+
+// budgetsMsg carries what the budgets leave p.
+type budgetsMsg struct {
+	p    tooling.Principal
+	list []Budget
+	err  error
+}
+
+// readBudgetsCmd reads the budgets of the console's principal, unless a
+// read is in flight or there are none to read.
+func (b *boardScreen) readBudgetsCmd() tea.Cmd {
+	read := b.c.budgets
+	if read == nil || b.reading {
+		return nil
+	}
+	b.reading, b.ticks = true, 0
+	ctx, p := b.c.ctx, b.c.principal
+	if b.budgets == nil && b.budgetsErr == nil {
+		b.budgetsFor = p // named while the first read is in flight
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		list, err := read(ctx, p)
+		return budgetsMsg{p: p, list: list, err: err}
+	}
 }
 
 func newBoardScreen(c *common) *boardScreen {
@@ -51,15 +115,16 @@ func (b *boardScreen) SetSize(w, h int) {
 	b.render()
 }
 
-// Show reads the stats and starts the ticks.
+// Show reads the stats and the budgets, and starts the ticks.
 func (b *boardScreen) Show() tea.Cmd {
 	b.gen++
 	b.open = true
 	b.refresh()
+	read := b.readBudgetsCmd()
 	if b.paused {
-		return nil
+		return read
 	}
-	return boardTickCmd(b.gen)
+	return tea.Batch(boardTickCmd(b.gen), read)
 }
 
 // Hide stops the ticks: the one in flight is dropped when it arrives.
@@ -86,7 +151,16 @@ func (b *boardScreen) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		b.refresh()
-		return boardTickCmd(b.gen)
+		var read tea.Cmd
+		if b.ticks++; b.ticks >= budgetTicks {
+			read = b.readBudgetsCmd()
+		}
+		return tea.Batch(boardTickCmd(b.gen), read)
+	case budgetsMsg:
+		b.reading = false
+		b.budgets, b.budgetsFor, b.budgetsErr = msg.list, msg.p, msg.err
+		b.render()
+		return nil
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, b.keys.Pause):
@@ -196,6 +270,8 @@ func (b *boardScreen) content() string {
 		line(fmt.Sprintf("%s %s %4.1f of %d tokens · %g/min", pad(bk.Key, 16), tokenBar(bk.Tokens, burst), bk.Tokens, burst, bk.Rate.PerMinute))
 	}
 
+	b.budgetLines(section, line)
+
 	section("Tools")
 	if len(g.Tools) == 0 {
 		line(st.Subtle.Render("no calls yet"))
@@ -215,6 +291,62 @@ func (b *boardScreen) content() string {
 	}
 	line(st.Faint.Render("P50, P95: upper bounds (latencies are counted in buckets that double)"))
 	return out.String()
+}
+
+// budgetLines renders the budgets section: each budget of the console's
+// principal with its window and when it refills, and each count with
+// what is used and left; nothing without Options.Budgets.
+func (b *boardScreen) budgetLines(section, line func(string)) {
+	if b.c.budgets == nil {
+		return
+	}
+	st := b.c.styles
+	section("Budgets of " + principalText(b.budgetsFor))
+	switch {
+	case b.budgetsErr != nil:
+		line(st.Err.Render("cannot be read: " + b.budgetsErr.Error()))
+		return
+	case b.budgets == nil && b.reading:
+		line(st.Subtle.Render("reading…"))
+		return
+	case len(b.budgets) == 0:
+		line(st.Subtle.Render("none"))
+		return
+	}
+	for _, bg := range b.budgets {
+		who := bg.Who
+		switch {
+		case who == "" && bg.Per == "tenant":
+			who = "(none)"
+		case who == "":
+			who = "anonymous"
+		}
+		line(fmt.Sprintf("%s %s %s · per %s · refills in %s", pad(bg.Name, 16), bg.Per, who, windowName(bg.Window), formatDuration(bg.Refill.Round(time.Second))))
+		for _, c := range bg.Counts {
+			left := max(c.Bound-c.Used, 0)
+			state := fmt.Sprintf("%d left", left)
+			if c.Used > c.Bound {
+				state = st.Err.Render(fmt.Sprintf("%d past the budget: calls are refused until it refills", c.Used-c.Bound))
+			} else if left == 0 {
+				state = st.Warn.Render("spent: calls are refused until it refills")
+			}
+			line(fmt.Sprintf("  %s %s %d of %d used · %s", pad(strings.ReplaceAll(c.What, "_", " "), 14), fillBar(float64(left)/float64(c.Bound)), c.Used, c.Bound, state))
+		}
+	}
+}
+
+// windowName is a budget's window for people: "minute", "hour", "day",
+// else the duration.
+func windowName(d time.Duration) string {
+	switch d {
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	case 24 * time.Hour:
+		return "day"
+	}
+	return d.String()
 }
 
 // atMost shows a bound: "≤256µs", "—" when nothing ran.
@@ -243,9 +375,15 @@ func errorCounts(m map[tooling.Code]uint64) string {
 }
 
 // tokenBar draws the tokens left in a bucket, ten cells wide.
-func tokenBar(tokens float64, burst int) string {
+func tokenBar(tokens float64, burst int) string { return fillBar(tokens / float64(burst)) }
+
+// fillBar draws a fraction from 0 to 1, ten cells wide.
+func fillBar(frac float64) string {
 	const cells = 10
-	n := int(tokens / float64(burst) * cells)
+	if math.IsNaN(frac) {
+		frac = 0
+	}
+	n := int(frac * cells)
 	n = min(max(n, 0), cells)
 	return "[" + strings.Repeat("█", n) + strings.Repeat("·", cells-n) + "]"
 }

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -109,4 +111,63 @@ func TestBoardLive(t *testing.T) {
 	h.runDone(1)
 	h.press("B")
 	h.mustContain("0 in use of 256 · 0 waiting", "not started", "none held", "demo.echo      1      1")
+}
+
+// TestBoardShowsBudgets: the board shows what each budget leaves the
+// principal the console calls as: its window, when it refills, and per
+// count what is used and left, a count the output of a call took past its
+// bound marked so; it reads them again every second while open (never
+// two reads at once), and for the principal A switches to.
+func TestBoardShowsBudgets(t *testing.T) {
+	var reads []string
+	budgets := func(_ context.Context, p tooling.Principal) ([]Budget, error) {
+		reads = append(reads, p.String())
+		if p.Subject == "mallory" {
+			return nil, errors.New("the store is down")
+		}
+		return []Budget{
+			{Name: "egress", Per: "tenant", Who: p.Tenant, Window: 24 * time.Hour, Refill: 5*time.Hour + 2*time.Minute + 3*time.Second,
+				Counts: []BudgetCount{{What: "calls", Used: 3, Bound: 10}, {What: "bytes_out", Used: 212, Bound: 150}}},
+			{Name: "searches", Per: "subject", Who: p.Subject, Window: time.Minute, Refill: 30 * time.Second,
+				Counts: []BudgetCount{{What: "calls", Used: 2, Bound: 2}}},
+		}, nil
+	}
+	alice := tooling.Principal{Subject: "alice", Tenant: "acme", Auth: "local"}
+	h := newHarnessWith(t, newTestRegistry(t), Options{Principal: alice, Budgets: budgets}, 120, 40)
+	h.m.c.governance = fixedGovernance
+	h.press("B")
+	h.mustContain(
+		"Budgets of alice@acme",
+		"egress           tenant acme · per day · refills in 5h2m3s",
+		"  calls          [███████···] 3 of 10 used · 7 left",
+		"  bytes out      [··········] 212 of 150 used · 62 past the budget: calls are refused until it refills",
+		"searches         subject alice · per minute · refills in 30s",
+		"  calls          [··········] 2 of 2 used · spent: calls are refused until it refills",
+	)
+	if len(reads) != 1 {
+		t.Fatalf("opening the board read the budgets %d times", len(reads))
+	}
+	for i := range budgetTicks - 1 {
+		h.m.Update(boardTickMsg{gen: h.m.board.gen, at: fixedTime.Add(time.Duration(i) * boardInterval)})
+	}
+	if len(reads) != 1 {
+		t.Fatalf("%d ticks read the budgets %d times", budgetTicks-1, len(reads))
+	}
+	_, cmd := h.m.Update(boardTickMsg{gen: h.m.board.gen})
+	// Until the read comes back, ticks start no other.
+	for range 2 * budgetTicks {
+		h.m.Update(boardTickMsg{gen: h.m.board.gen})
+	}
+	h.exec(cmd)
+	if len(reads) != 2 {
+		t.Fatalf("a second of ticks read the budgets %d times, want once more", len(reads)-1)
+	}
+
+	h.press("esc")
+	h.press("A")
+	h.typeText("mallory@acme")
+	h.press("enter")
+	h.press("B")
+	h.mustContain("Budgets of mallory@acme", "cannot be read: the store is down")
+	h.mustNotContain("egress")
 }

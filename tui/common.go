@@ -74,6 +74,8 @@ type common struct {
 	asker *Asker
 	// toolFiles are Options.ToolFiles; nil: none.
 	toolFiles ToolFiles
+	// budgets are Options.Budgets; nil: none.
+	budgets func(ctx context.Context, p tooling.Principal) ([]Budget, error)
 }
 
 // availState is what the last availability check of a tool said.

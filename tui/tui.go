@@ -76,6 +76,9 @@ type Options struct {
 	// ToolFiles are the tools files whose tools are in the registry; L
 	// reloads them and W turns shadow mode on and off. Nil: none.
 	ToolFiles ToolFiles
+	// Budgets reads what each budget of the config leaves p, the principal
+	// the console calls as, for the governance board. Nil: no budgets.
+	Budgets func(ctx context.Context, p tooling.Principal) ([]Budget, error)
 	// History keeps every call the console makes, and the history screen
 	// shows the calls kept there before; nil keeps this session's calls
 	// in memory only.
@@ -188,6 +191,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		servers:     opts.Servers,
 		asker:       opts.Asker,
 		toolFiles:   opts.ToolFiles,
+		budgets:     opts.Budgets,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -343,7 +347,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case toggledMsg:
 		m.list.refreshTool(msg.name)
 		return m, m.detail.Update(msg)
-	case boardTickMsg:
+	case boardTickMsg, budgetsMsg:
 		return m, m.board.Update(msg)
 	case serverRestartedMsg, serverStoppedMsg:
 		return m, m.serverChanged(msg)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui"
 )
 
 // The config's access rules decide what each caller sees and may call:
@@ -201,5 +204,43 @@ func TestDescribeShowsLimitsAndBudgets(t *testing.T) {
 	}
 	if o := cli(t, "", "describe", "demo.echo"); strings.Contains(o.stdout, "Limits and budgets") {
 		t.Errorf("without a config:\n%s", o.stdout)
+	}
+}
+
+// The console's governance board reads what the config's budgets leave
+// the principal it calls as: a call of that principal shows in them,
+// with the budgets of other tools beside; without budgets it reads none.
+func TestConsoleReadsBudgets(t *testing.T) {
+	defer func(c func(*app, string) int) { console = c }(console)
+	var opts tui.Options
+	var reg *tooling.Registry
+	var ctx context.Context
+	console = func(a *app, _ string) int {
+		opts, reg, ctx = consoleOptions(a), a.reg, a.ctx
+		return 7
+	}
+	cfg := writeFile(t, "budgets.json", `{"budgets": [{"name": "echoes", "tools": ["demo.echo"], "per": "tenant", "window": "day", "calls": 10, "bytes_out": 5},
+		{"name": "files", "tools": ["fs.*"], "window": "hour", "calls": 3}]}`)
+	if o := cli(t, "", "--config", cfg, "--as", "alice", "--tenant", "acme"); o.code != 7 || opts.Budgets == nil {
+		t.Fatalf("exit %d, budgets %v\n%s", o.code, opts.Budgets != nil, o)
+	}
+	res, _ := reg.Execute(ctx, "demo.echo", json.RawMessage(`{"text":"hello"}`), tooling.WithPrincipal(opts.Principal))
+	if !res.OK() || !strings.Contains(fmt.Sprint(res.Governance), "echoes: the call took") {
+		t.Fatalf("%s %s: %v", res.Code, res.Message, res.Governance)
+	}
+	got, err := opts.Budgets(context.Background(), opts.Principal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fmt.Sprintf("%+v", got); !strings.Contains(s, "{Name:echoes Per:tenant Who:acme Window:24h0m0s Refill:") ||
+		!strings.Contains(s, "Counts:[{What:calls Used:1 Bound:10} {What:bytes_out Used:") ||
+		!strings.Contains(s, "{Name:files Per:subject Who:alice Window:1h0m0s Refill:") {
+		t.Fatalf("budgets %s", s)
+	}
+	if got[0].Counts[1].Used <= 5 {
+		t.Fatalf("the output was not counted past the bound: %+v", got[0].Counts[1])
+	}
+	if o := cli(t, ""); o.code != 7 || opts.Budgets != nil {
+		t.Fatalf("without budgets: exit %d, budgets %v", o.code, opts.Budgets != nil)
 	}
 }

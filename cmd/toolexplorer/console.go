@@ -59,7 +59,8 @@ func consoleOptions(a *app) tui.Options {
 	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:   slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFiles: absPaths(a.toolsPaths), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
-		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation}
+		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation,
+		Budgets: consoleBudgets(a.budgets)}
 }
 
 // serverFlagOf is the flag among flags (serverFlags) that gave the MCP

@@ -14,6 +14,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tui"
 )
 
 // identityFlags declares --as and --tenant, accepted before the command
@@ -197,4 +198,26 @@ func (a *app) policyOf(info *toolInfo, p tooling.Principal) error {
 		info.Budgets = left
 	}
 	return nil
+}
+
+// consoleBudgets reads what bs leaves a principal, for the console's
+// governance board; nil when the config has no budgets.
+func consoleBudgets(bs *policy.Budgets) func(context.Context, tooling.Principal) ([]tui.Budget, error) {
+	if bs == nil {
+		return nil
+	}
+	return func(ctx context.Context, p tooling.Principal) ([]tui.Budget, error) {
+		left, err := bs.Snapshot(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]tui.Budget, len(left))
+		for i, b := range left {
+			out[i] = tui.Budget{Name: b.Name, Per: b.Per, Who: b.Who, Window: b.Window, Refill: b.Refill}
+			for _, c := range b.Counts {
+				out[i].Counts = append(out[i].Counts, tui.BudgetCount{What: c.What, Used: c.Used, Bound: c.Bound})
+			}
+		}
+		return out, nil
+	}
 }
