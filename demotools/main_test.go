@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"runtime"
 	"strings"

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"encoding/json"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"testing"
 	"time"
 

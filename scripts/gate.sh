@@ -26,6 +26,8 @@
 #   tui-no-sandbox        tui/ never imports sandbox: it sees governance through tooling.
 #   tooling-imports-no-part tooling/ (its tests too) imports none of the parts beside it that plug into
 #                         it: policy, ledger, telemetry, state, mcp, bindings, history.
+#   confined-opt-in       in tooling/, only tooling/confined imports sandbox/confine (tests may): a host
+#                         links confinement only when it imports tooling/confined.
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports only tooling;
 #                         tooling imports only sandbox (never config); tui only tooling, config and
@@ -570,10 +572,26 @@ plant_case() {
 			import _ "@MOD@/config" // want
 		EOF
 		;;
+	31)
+		want_rule=confined-opt-in
+		plant tooling/zz_gate_plant.go <<-'EOF'
+			package @PKG@
+
+			import _ "@MOD@/sandbox/confine" // want
+		EOF
+		;;
+	32)
+		# A test of tooling may import sandbox/confine.
+		plant tooling/zz_gate_plant_test.go <<-'EOF'
+			package @PKG@
+
+			import _ "@MOD@/sandbox/confine"
+		EOF
+		;;
 	*) return 1 ;;
 	esac
 }
-readonly NCASES=30
+readonly NCASES=32
 
 # run_case N plants case N in a fresh copy of $base, runs the gate there and writes
 # "rc|fired-at-place|mentioned|others|rule|file:line" to $tmp/res.N and the output to $tmp/out.N.

@@ -9,6 +9,10 @@ package tooling
 // policy can only narrow it. Where confinement cannot be applied the call is
 // refused with sandbox_unavailable, unless the config allows unconfined runs.
 //
+// Confinement is linked into a host that imports package tooling/confined
+// (import _ "github.com/toolexplorer/toolexplorer/tooling/confined", in
+// main); in a host that does not, confined calls are sandbox_unavailable.
+//
 // Confined tools must be in the registry the host hands to Main, built
 // before Main is called: the child is the same binary, runs main up to
 // Main again, and there Main serves the call from that registry. A

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
+	"github.com/toolexplorer/toolexplorer/tooling/internal/confinehook"
 )
 
 func TestExpandPorts(t *testing.T) {
@@ -40,20 +40,20 @@ func TestProfilePortMarker(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, dropped, err := r.profileOf("t.ports", &Confinement{ConnectTCP: []uint16{80, 0}})
+	p, _, dropped, err := r.profileOf(confinehook.Installed(), "t.ports", &Confinement{ConnectTCP: []uint16{80, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.ConnectTCP, []uint16{4321}) || len(dropped) == 0 {
-		t.Errorf("ports %v (dropped %v), want [4321] with 80 dropped", p.ConnectTCP, dropped)
+	if !slices.Equal(p.Granted().ConnectTCP, []uint16{4321}) || len(dropped) == 0 {
+		t.Errorf("ports %v (dropped %v), want [4321] with 80 dropped", p.Granted().ConnectTCP, dropped)
 	}
 	cfg.Confinement.AllowedPorts = nil
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, _, err = r.profileOf("t.ports", &Confinement{ConnectTCP: []uint16{80, 0}})
-	if err != nil || !slices.Equal(p.ConnectTCP, []uint16{80}) {
-		t.Errorf("ports %v (%v), want [80]", p.ConnectTCP, err)
+	p, _, _, err = r.profileOf(confinehook.Installed(), "t.ports", &Confinement{ConnectTCP: []uint16{80, 0}})
+	if err != nil || !slices.Equal(p.Granted().ConnectTCP, []uint16{80}) {
+		t.Errorf("ports %v (%v), want [80]", p.Granted().ConnectTCP, err)
 	}
 }
 
@@ -67,10 +67,10 @@ func TestReusedWorkersPerTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Confinement{Reuse: true}
-	a, _, _, errA := r.profileOf("t.a", c)
-	b, _, _, errB := r.profileOf("t.b", c)
-	if errA != nil || errB != nil || a.ReuseKey != "t.a" || a.Hash() == b.Hash() {
-		t.Errorf("reuse keys %q and %q, hashes %s and %s (%v %v): want one per tool", a.ReuseKey, b.ReuseKey, a.Hash(), b.Hash(), errA, errB)
+	a, _, _, errA := r.profileOf(confinehook.Installed(), "t.a", c)
+	b, _, _, errB := r.profileOf(confinehook.Installed(), "t.b", c)
+	if errA != nil || errB != nil || a.Granted().ReuseKey != "t.a" || a.Hash() == b.Hash() {
+		t.Errorf("reuse keys %q and %q, hashes %s and %s (%v %v): want one per tool", a.Granted().ReuseKey, b.Granted().ReuseKey, a.Hash(), b.Hash(), errA, errB)
 	}
 }
 
@@ -92,12 +92,12 @@ func TestAllowedRootsDefault(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, ws, dropped, err := r.profileOf("t.roots", &Confinement{Read: []string{"$WORKSPACE/in", "/etc"}, Write: []string{"/tmp"}, Exec: []string{"/bin/sh"}})
+	p, ws, dropped, err := r.profileOf(confinehook.Installed(), "t.roots", &Confinement{Read: []string{"$WORKSPACE/in", "/etc"}, Write: []string{"/tmp"}, Exec: []string{"/bin/sh"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.ReadPaths) != 1 || p.ReadPaths[0] != ws+"/in" || len(p.WritePaths) != 0 || len(p.Exec) != 1 || len(dropped) != 2 {
-		t.Errorf("read %v write %v exec %v (dropped %v); want the workspace path and the program only", p.ReadPaths, p.WritePaths, p.Exec, dropped)
+	if len(p.Granted().Read) != 1 || p.Granted().Read[0] != ws+"/in" || len(p.Granted().Write) != 0 || len(p.Granted().Exec) != 1 || len(dropped) != 2 {
+		t.Errorf("read %v write %v exec %v (dropped %v); want the workspace path and the program only", p.Granted().Read, p.Granted().Write, p.Granted().Exec, dropped)
 	}
 }
 
@@ -119,10 +119,10 @@ func TestWriteGrantsGuardConfigAndProgram(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := r.profileOf("t.read", &Confinement{Read: []string{"$WORKSPACE"}}); err != nil {
+	if _, _, _, err := r.profileOf(confinehook.Installed(), "t.read", &Confinement{Read: []string{"$WORKSPACE"}}); err != nil {
 		t.Errorf("reading a workspace that holds the config: %v", err)
 	}
-	if _, _, _, err := r.profileOf("t.write", &Confinement{Write: []string{"$WORKSPACE"}}); err == nil || !strings.Contains(err.Error(), "toolexplorer.json") {
+	if _, _, _, err := r.profileOf(confinehook.Installed(), "t.write", &Confinement{Write: []string{"$WORKSPACE"}}); err == nil || !strings.Contains(err.Error(), "toolexplorer.json") {
 		t.Errorf("writing a workspace that holds the config: %v, want a refusal naming it", err)
 	}
 	exe, err := os.Executable()
@@ -138,54 +138,6 @@ func TestWriteGrantsGuardConfigAndProgram(t *testing.T) {
 	}
 }
 
-// TestWorkspaceNotHandedOverWithContent checks that a root host gives the
-// children's user an empty or new workspace, never one that already holds
-// another user's files.
-func TestWorkspaceNotHandedOverWithContent(t *testing.T) {
-	if !hostIsRoot {
-		t.Skip("only a root host hands the workspace over")
-	}
-	base, err := os.MkdirTemp("", "handover-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	full, empty := filepath.Join(base, "full"), filepath.Join(base, "empty")
-	for _, d := range []string{full, empty} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir(filepath.Join(full, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	owner := func(p string) uint32 {
-		st, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Sys().(*syscall.Stat_t).Uid
-	}
-	if err := workspace(full, false); err != nil || owner(full) != 0 {
-		t.Errorf("a workspace to read holding root's files: %v, owner %d; want it usable and left to root", err, owner(full))
-	}
-	if err := workspace(full, true); err == nil || owner(full) != 0 {
-		t.Errorf("a workspace holding root's files: %v, owner %d; want it refused and left to root", err, owner(full))
-	}
-	if err := workspace(empty, true); err != nil || owner(empty) != confine.UnprivilegedID {
-		t.Errorf("an empty workspace: %v, owner %d; want it handed over", err, owner(empty))
-	}
-	if err := os.Symlink(full, filepath.Join(base, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := handOver(filepath.Join(base, "link")); err == nil {
-		t.Error("a workspace path that is a symlink was followed")
-	}
-}
-
 // TestTmpBudget checks that a tool's temp dir budget reaches its profile,
 // capped by the config's max_limits.
 func TestTmpBudget(t *testing.T) {
@@ -196,9 +148,9 @@ func TestTmpBudget(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, _, dropped, err := r.profileOf("t.tmp", &Confinement{Limits: Limits{TmpBytes: 64 << 20, TmpInodes: 100}})
-	if err != nil || p.Limits.TmpBytes != 8<<20 || p.Limits.TmpInodes != 100 || len(dropped) != 1 {
-		t.Errorf("tmp budget %d bytes, %d entries (dropped %v, %v); want 8 MiB and 100", p.Limits.TmpBytes, p.Limits.TmpInodes, dropped, err)
+	p, _, dropped, err := r.profileOf(confinehook.Installed(), "t.tmp", &Confinement{Limits: Limits{TmpBytes: 64 << 20, TmpInodes: 100}})
+	if err != nil || p.Granted().Limits.TmpBytes != 8<<20 || p.Granted().Limits.TmpInodes != 100 || len(dropped) != 1 {
+		t.Errorf("tmp budget %d bytes, %d entries (dropped %v, %v); want 8 MiB and 100", p.Granted().Limits.TmpBytes, p.Granted().Limits.TmpInodes, dropped, err)
 	}
 }
 
@@ -235,7 +187,7 @@ func TestProgramInAnotherToolsWriteGrant(t *testing.T) {
 	if err := os.WriteFile(prog, []byte("\x7fELF"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err = r.profileOf("t.reader", &Confinement{Read: []string{"$WORKSPACE"}, Exec: []string{prog}})
+	_, _, _, err = r.profileOf(confinehook.Installed(), "t.reader", &Confinement{Read: []string{"$WORKSPACE"}, Exec: []string{prog}})
 	if err == nil || !strings.Contains(err.Error(), "t.writer") || !strings.Contains(err.Error(), "not an allow-list") {
 		t.Errorf("a read-only tool listing a program in t.writer's write path: %v, want a refusal naming t.writer", err)
 	}
@@ -243,7 +195,7 @@ func TestProgramInAnotherToolsWriteGrant(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("\x7fELF"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := r.profileOf("t.reader", &Confinement{Read: []string{"$WORKSPACE"}, Exec: []string{outside}}); err != nil {
+	if _, _, _, err := r.profileOf(confinehook.Installed(), "t.reader", &Confinement{Read: []string{"$WORKSPACE"}, Exec: []string{outside}}); err != nil {
 		t.Errorf("a program outside every write path: %v", err)
 	}
 }

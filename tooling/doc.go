@@ -73,6 +73,9 @@
 // process main thread to the scheduler of MainThread tools (package
 // sandbox), serves confined calls of reg in the re-executed children, runs
 // run and exits with its result. No init of this module locks a thread.
+// Confined tools run only in a host that imports package tooling/confined
+// (for its effect, in main); without it they are refused with
+// sandbox_unavailable and the host links no confinement code.
 //
 // A host configures a registry with Settings (Configure): bounds, which
 // tools are enabled, per-tool overrides and confinement bounds; package

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"testing"
 	"time"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"path/filepath"
 	"strings"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"os/signal"
 	"syscall"

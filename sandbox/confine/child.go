@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolexplorer/toolexplorer/internal/childmark"
 )
 
 // Handler runs inside a confined child. ctx carries the caller's deadline; req and the result are
@@ -31,12 +33,11 @@ import (
 // from Run as Denied, EMFILE, EFBIG and ENOSPC as Limit, anything else as Failed.
 type Handler func(ctx context.Context, req []byte) ([]byte, error)
 
-// How the parent finds a child: both must hold, so a stray variable alone never turns a normal
-// start of the program into a child.
+// How the parent finds a child (see package childmark).
 const (
-	envMarker   = "TOOLEXPLORER_CONFINE_CHILD"
-	markerValue = "v1"
-	childArgv0  = "confine-child"
+	envMarker   = childmark.EnvMarker
+	markerValue = childmark.MarkerValue
+	childArgv0  = childmark.Argv0
 )
 
 // Exit statuses of a child that ends without a response.
@@ -143,7 +144,7 @@ func Main() bool {
 // host needs (compiles, indexes, warms caches) may skip that work when IsChild is true and so
 // shorten every child's start.
 func IsChild() bool {
-	return len(os.Args) > 0 && os.Args[0] == childArgv0 && os.Getenv(envMarker) == markerValue
+	return childmark.IsChild()
 }
 
 // A reused worker polls for its next request this long after each response before it waits the

@@ -39,6 +39,7 @@ const (
 	ruleDemoCmdOnly  = "demotools-cmd-only"
 	ruleDirection    = "import-direction"
 	ruleCoreNoParts  = "tooling-imports-no-part"
+	ruleConfinedOnly = "confined-opt-in"
 )
 
 // parts are the packages beside tooling that plug into it through its extension points
@@ -72,6 +73,9 @@ var rules = []rule{
 	}},
 	{id: ruleCoreNoParts, in: []string{"tooling"}, entries: []entry{
 		{paths: parts, inTests: true, why: "tooling imports none of the parts that plug into it (%s): each imports tooling, and a host installs it through tooling's extension points (Use, Observe, options)"},
+	}},
+	{id: ruleConfinedOnly, in: []string{"tooling"}, notIn: []string{"tooling/confined", "tooling/internal/realhost"}, entries: []entry{
+		{paths: []string{"@sandbox/confine/..."}, why: "only tooling/confined links confinement into a host (tooling reaches it through tooling/internal/confinehook), so that a host without confined tools links none of it: do not import %s"},
 	}},
 	{id: ruleDemoCmdOnly, notIn: []string{"cmd"}, testsIn: []string{"demotools"}, entries: []entry{
 		{paths: []string{"@demotools/..."}, inTests: true, why: "only cmd/ imports %s: hosts choose their tools with a blank import in main"},

@@ -58,7 +58,10 @@ func TestRules(t *testing.T) {
 		{"sandbox/confine", kindGo, testMod + "/sandbox", ""},
 		{"config", kindGo, testMod + "/tooling", ""},
 		{"config", kindGo, testMod + "/sandbox", "import-direction"},
-		{"tooling", kindGo, testMod + "/sandbox/confine", ""},
+		{"tooling", kindGo, testMod + "/sandbox/confine", "confined-opt-in"},
+		{"tooling", kindXTest, testMod + "/sandbox/confine", ""},
+		{"tooling/confined", kindGo, testMod + "/sandbox/confine", ""},
+		{"tooling/internal/realhost", kindGo, testMod + "/sandbox/confine", ""},
 		{"tooling", kindGo, testMod + "/config", "import-direction"},
 		{"tooling", kindXTest, testMod + "/config", "import-direction"},
 		{"tooling", kindGo, testMod + "/tui", "import-direction"},
@@ -150,7 +153,7 @@ func f(ctx context.Context) {
 }
 
 func TestRuleIDs(t *testing.T) {
-	want := []string{"no-reflect-charm", "demotools-imports", "confine-only", "tui-no-sandbox", "tooling-imports-no-part", "demotools-cmd-only", "demotools-no-default", "import-direction"}
+	want := []string{"no-reflect-charm", "demotools-imports", "confine-only", "tui-no-sandbox", "tooling-imports-no-part", "confined-opt-in", "demotools-cmd-only", "demotools-no-default", "import-direction"}
 	if got := ruleIDs(); !slices.Equal(got, want) {
 		t.Errorf("ruleIDs() = %v, want %v", got, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"math/rand/v2"
 	"os"
 	"os/exec"

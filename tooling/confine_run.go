@@ -1,5 +1,3 @@
-//go:build linux
-
 package tooling
 
 import (
@@ -10,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -17,13 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/childmark"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
-	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+	"github.com/toolexplorer/toolexplorer/tooling/internal/confinehook"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
-
-// confinedHandler is the name the child serves tool calls under.
-const confinedHandler = "tooling.call"
 
 // confinedRequest is what the parent sends a confined child.
 type confinedRequest struct {
@@ -56,15 +53,22 @@ type confinedResponse struct {
 }
 
 func init() {
-	confine.Handle(confinedHandler, serveConfined)
+	confinehook.SetServe(serveConfined)
 }
 
 // inConfinedChild is true in a confined child, where Register defers compiling schemas.
-var inConfinedChild = confine.IsChild()
+var inConfinedChild = childmark.IsChild()
 
 // confinedEntry serves the child's calls and exits in a confined child;
-// elsewhere it returns false at once.
-func confinedEntry() bool { return confine.Main() }
+// elsewhere it returns at once.
+func confinedEntry() {
+	if cr := confinehook.Installed(); cr != nil {
+		cr.Serve()
+	} else if inConfinedChild {
+		fmt.Fprintln(os.Stderr, "tooling: this program was started as a confined child but does not link package tooling/confined")
+		os.Exit(111)
+	}
+}
 
 // serveConfined runs in the confined child: it finds the tool in the
 // registry the host handed to Main and runs it.
@@ -91,7 +95,8 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		call.programs = c.Exec
 	}
 	var r confinedResponse
-	cpuBefore := cpuTime()
+	cr := confinehook.Installed()
+	cpuBefore := cr.CPU()
 	out, toolErr := func() (out any, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -100,7 +105,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		}()
 		return e.tool.Run(ctx, call)
 	}()
-	r.CPU = (cpuTime() - cpuBefore).Microseconds()
+	r.CPU = (cr.CPU() - cpuBefore).Microseconds()
 	switch {
 	case r.Panic != "":
 	case toolErr != nil && (errors.Is(toolErr, fs.ErrPermission) || errors.Is(toolErr, syscall.EPERM) || errors.Is(toolErr, syscall.EACCES) ||
@@ -129,101 +134,13 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 	return jsonenc.Marshal(r)
 }
 
-var (
-	poolMu      sync.Mutex
-	pools       = map[int]*confine.Pool{}
-	wsMu        sync.Mutex
-	wsReady     = map[string]bool{} // made, and handed over on a root host
-	wsReachable = map[string]bool{} // made, reachable for reading
-	hostIsRoot  = os.Geteuid() == 0
-)
-
 // endConfinement stops the pre-started confined workers and removes the
 // private temp dirs of confined calls; Main calls it once the host's run
 // has returned. A later confined call starts afresh.
 func endConfinement() {
-	poolMu.Lock()
-	ps := pools
-	pools = map[int]*confine.Pool{}
-	poolMu.Unlock()
-	for _, p := range ps {
-		p.Close()
+	if cr := confinehook.Installed(); cr != nil {
+		cr.Shutdown()
 	}
-	confine.Shutdown()
-}
-
-// confinePool returns the process-wide pool of confined workers of size n.
-func confinePool(n int) *confine.Pool {
-	poolMu.Lock()
-	defer poolMu.Unlock()
-	p := pools[n]
-	if p == nil {
-		p = confine.NewPool(n)
-		pools[n] = p
-	}
-	return p
-}
-
-// workspace creates the workspace directory on demand; when the host runs
-// as root, children run as an unprivileged user, so the directory is given
-// to that user.
-func workspace(dir string, write bool) error {
-	wsMu.Lock()
-	defer wsMu.Unlock()
-	if wsReady[dir] || !write && wsReachable[dir] {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if hostIsRoot {
-		// The unprivileged user must be able to reach the directory.
-		for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
-			if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o001 == 0 {
-				return fmt.Errorf("confined tools run as uid %d, which cannot reach it: %s is mode %#o; choose a confinement.workspace outside it",
-					confine.UnprivilegedID, p, st.Mode().Perm())
-			}
-			if p == filepath.Dir(p) {
-				break
-			}
-		}
-		if !write {
-			wsReachable[dir] = true
-			return nil // reading needs no hand-over
-		}
-		if err := handOver(dir); err != nil {
-			return err
-		}
-	}
-	wsReady[dir] = true
-	return nil
-}
-
-// handOver gives the workspace directory to the children's user. A
-// directory that already holds something and belongs to another user is
-// never handed over: whatever it holds (a repository, a config file, the
-// host's binary) would become the children's to rename or replace. The
-// directory is opened without following a symlink and changed through that
-// descriptor.
-func handOver(dir string) error {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	f := os.NewFile(uintptr(fd), dir)
-	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return err
-	}
-	if st.Uid == confine.UnprivilegedID && st.Gid == confine.UnprivilegedID {
-		return nil
-	}
-	if names, _ := f.Readdirnames(1); len(names) > 0 {
-		return fmt.Errorf("confined tools run as uid %d and the directory already holds files of uid %d: it is not handed over (choose a new or empty confinement.workspace, or give it to uid %d yourself)",
-			confine.UnprivilegedID, st.Uid, confine.UnprivilegedID)
-	}
-	return f.Chown(confine.UnprivilegedID, confine.UnprivilegedID)
 }
 
 // checkWriteGrants refuses write grants that hold the config file or the
@@ -271,20 +188,20 @@ var hostExecutable = sync.OnceValues(func() (string, error) {
 
 // profileOf turns tool name's Confinement into a profile narrowed by the
 // config's confinement bounds, with $WORKSPACE expanded.
-func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, string, []string, error) {
+func (r *Registry) profileOf(cr confinehook.Runner, name string, c *Confinement) (confinehook.Profile, string, []string, error) {
 	cfg := r.cfg.Load()
 	ws, err := cfg.workspaceDir()
 	if err != nil {
-		return confine.Profile{}, "", nil, err
+		return nil, "", nil, err
 	}
 	usesWS := func(p string) bool { return strings.HasPrefix(p, "$WORKSPACE") }
 	if w := slices.ContainsFunc(c.Write, usesWS); w || slices.ContainsFunc(c.Read, usesWS) {
-		if err := workspace(ws, w); err != nil {
-			return confine.Profile{}, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
+		if err := cr.Workspace(ws, w); err != nil {
+			return nil, "", nil, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
 	// The workspace as it resolves: the configuration names it, so its
-	// symlinks are trusted; below it, none is followed (see confine.Profile).
+	// symlinks are trusted; below it, none is followed (see sandbox/confine's Profile).
 	// Resolved on every call that names a path (a link on the way may be
 	// changed); a tool that names none needs no workspace.
 	if len(c.Read)+len(c.Write)+len(c.Exec) > 0 {
@@ -303,7 +220,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 		return out
 	}
 	read, write := expand(c.Read), expand(c.Write)
-	p := confine.Profile{ReadPaths: read, WritePaths: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), BindTCP: c.BindTCP, Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
+	spec := confinehook.Spec{Read: read, Write: write, Exec: c.Exec, ConnectTCP: expandPorts(c.ConnectTCP, cfg.Confinement.AllowedPorts), BindTCP: c.BindTCP, Env: c.Env, Reuse: c.Reuse, ReuseKey: name,
 		Limits: confineLimits(c.Limits)}
 	pol := cfg.Confinement
 	// The allowed roots are the config's and the workspace; without any in
@@ -313,22 +230,21 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 	if len(pol.AllowedRoots) == 0 {
 		roots = append(roots, c.Exec...)
 	}
-	// An empty list of ports in config means no narrowing; in
-	// confine.Bounds a non-nil empty list allows nothing, so it becomes nil.
-	var ports []uint16
+	// An empty list of ports in config means no narrowing; in the
+	// bounds a non-nil empty list allows nothing, so it becomes nil.
 	if len(pol.AllowedPorts) > 0 {
-		ports = pol.AllowedPorts
+		spec.AllowedPorts = pol.AllowedPorts
 	}
 	// The parent holds a response in memory: at most the output cap and
 	// room for a follow-up plan or an error's text and stack.
-	p.Limits.ResponseBytes = uint64(max(cfg.MaxOutputBytes, 0)) + responseRoom
-	narrowed, dropped := p.Narrow(confine.Bounds{AllowedRoots: roots, AllowedPorts: ports, AllowUnconfined: pol.AllowUnconfined,
-		MaxLimits: confineLimits(pol.MaxLimits)})
-	if err := checkWriteGrants(narrowed.WritePaths, cfg.Source); err != nil {
-		return confine.Profile{}, "", nil, err
+	spec.Limits.ResponseBytes = uint64(max(cfg.MaxOutputBytes, 0)) + responseRoom
+	spec.AllowedRoots, spec.AllowUnconfined, spec.MaxLimits = roots, pol.AllowUnconfined, confineLimits(pol.MaxLimits)
+	narrowed, dropped := cr.Narrow(spec)
+	if err := checkWriteGrants(narrowed.Granted().Write, cfg.Source); err != nil {
+		return nil, "", nil, err
 	}
-	if err := r.checkPrograms(narrowed.Exec, ws); err != nil {
-		return confine.Profile{}, "", nil, err
+	if err := r.checkPrograms(cr, narrowed.Granted().Exec, ws); err != nil {
+		return nil, "", nil, err
 	}
 	return narrowed, ws, dropped, nil
 }
@@ -337,7 +253,7 @@ func (r *Registry) profileOf(name string, c *Confinement) (confine.Profile, stri
 // of any confined tool of the registry: a program that one tool may
 // rewrite is no allow-list for another (sandbox/confine refuses a
 // program in the profile's own write grants).
-func (r *Registry) checkPrograms(programs []string, ws string) error {
+func (r *Registry) checkPrograms(cr confinehook.Runner, programs []string, ws string) error {
 	if len(programs) == 0 {
 		return nil
 	}
@@ -358,8 +274,7 @@ func (r *Registry) checkPrograms(programs []string, ws string) error {
 	for _, g := range grants {
 		// The path as a child of that tool is granted it (symlinks that
 		// are not root's are not followed: such a grant is dropped).
-		p, _ := confine.Profile{WritePaths: []string{g.path}}.Narrow(confine.Bounds{})
-		for _, w := range p.WritePaths {
+		for _, w := range cr.Grants(g.path) {
 			for _, prog := range programs {
 				if prog == w || strings.HasPrefix(prog, strings.TrimSuffix(w, "/")+"/") {
 					return fmt.Errorf("the program %s lies in the write path %s of the confined tool %s, which could replace it: a program a confined tool may rewrite is not an allow-list; keep programs outside every write path", prog, w, g.tool)
@@ -372,9 +287,9 @@ func (r *Registry) checkPrograms(programs []string, ws string) error {
 
 // confineLimits is l as the limits of a confined child (Register and
 // Configure refuse negative fields).
-func confineLimits(l Limits) confine.Limits {
+func confineLimits(l Limits) confinehook.Limits {
 	u := func(v int64) uint64 { return uint64(max(v, 0)) }
-	return confine.Limits{CPUSeconds: u(int64(l.CPUSeconds)), MemoryBytes: u(l.MemoryBytes), OpenFiles: u(int64(l.OpenFiles)),
+	return confinehook.Limits{CPUSeconds: u(int64(l.CPUSeconds)), MemoryBytes: u(l.MemoryBytes), OpenFiles: u(int64(l.OpenFiles)),
 		FileSizeBytes: u(l.FileSizeBytes), Processes: u(int64(l.Processes)), TmpBytes: u(l.TmpBytes), TmpInodes: u(int64(l.TmpInodes))}
 }
 
@@ -414,7 +329,27 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 		res.Hint = "register confined tools in the registry the host passes to tooling.Main"
 		return
 	}
-	prof, ws, dropped, err := r.profileOf(e.tool.Name, e.tool.Meta.Confine)
+	cfg := r.cfg.Load()
+	cr := confinehook.Installed()
+	if cr == nil {
+		why := errNotLinked()
+		if !cfg.Confinement.AllowUnconfined {
+			res.failf(CodeSandboxUnavailable, "%s needs confinement: %v", e.tool.Name, why)
+			res.Hint = notLinkedHint()
+			return
+		}
+		ws, err := cfg.workspaceDir()
+		if err == nil {
+			err = os.MkdirAll(ws, 0o755)
+		}
+		if err != nil {
+			res.failf(CodeSandboxUnavailable, "%s: workspace %s: %v", e.tool.Name, ws, err)
+			return
+		}
+		r.runUnconfined(parent, runCtx, res, e, call, t, ws, why)
+		return
+	}
+	prof, ws, dropped, err := r.profileOf(cr, e.tool.Name, e.tool.Meta.Confine)
 	if err != nil {
 		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
 		return
@@ -423,25 +358,17 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	for _, d := range dropped {
 		res.decide("confine", "narrowed by config: "+d)
 	}
-	cfg := r.cfg.Load()
-	if err := confine.Available(); err != nil {
+	if err := cr.Available(); err != nil {
 		if !cfg.Confinement.AllowUnconfined {
 			res.failf(CodeSandboxUnavailable, "%s needs confinement, which this machine cannot apply: %v", e.tool.Name, err)
 			res.Hint = "run on Linux with landlock (ABI 6 or later) and seccomp, or set confinement.allow_unconfined in the config to run such tools unconfined"
 			return
 		}
-		res.decide("confine", "UNCONFINED: confinement is unavailable here and the config allows unconfined runs ("+err.Error()+")")
-		call.workspace = ws
-		r.run(parent, runCtx, res, e, call, t)
+		r.runUnconfined(parent, runCtx, res, e, call, t, ws, err)
 		return
 	}
-	if len(prof.WritePaths) > 0 {
-		m, why := confine.ProtectionMode()
-		text := "protected names, " + m.String() + " mode: " + m.Promise()
-		if why != "" {
-			text += " (" + why + ")"
-		}
-		res.decide("confine", text)
+	if len(prof.Granted().Write) > 0 {
+		res.decide("confine", cr.Protection())
 	}
 	req, err := jsonenc.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Principal: call.Principal, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
 	if err != nil {
@@ -451,12 +378,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	res.ran = true
 	start := time.Now()
 	e.counters.enterRun()
-	var out []byte
-	if n := cfg.Confinement.PoolSize; n > 0 {
-		out, err = confinePool(n).Run(runCtx, confinedHandler, prof, req)
-	} else {
-		out, err = confine.Run(runCtx, confinedHandler, prof, req)
-	}
+	out, err := cr.Run(runCtx, prof, req, cfg.Confinement.PoolSize)
 	e.counters.running.Add(-1)
 	res.Run = time.Since(start)
 	if err != nil {
@@ -489,8 +411,32 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	}
 }
 
+// runUnconfined runs a confined tool's call in the host process, as the
+// config allows where confinement cannot be applied (why).
+func (r *Registry) runUnconfined(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task, ws string, why error) {
+	res.decide("confine", "UNCONFINED: confinement is unavailable here and the config allows unconfined runs ("+why.Error()+")")
+	call.workspace = ws
+	r.run(parent, runCtx, res, e, call, t)
+}
+
+// errNotLinked says why no confinement is installed.
+func errNotLinked() error {
+	if runtime.GOOS != "linux" {
+		return errors.New("confinement exists on Linux only")
+	}
+	return errors.New("this program does not link confinement (package tooling/confined)")
+}
+
+// notLinkedHint says what to do about errNotLinked.
+func notLinkedHint() string {
+	if runtime.GOOS != "linux" {
+		return "run on Linux, or set confinement.allow_unconfined in the config to run such tools unconfined"
+	}
+	return `import _ "github.com/toolexplorer/toolexplorer/tooling/confined" in the host's main package to run confined tools`
+}
+
 func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e *entry, err error) {
-	var ce *confine.Error
+	var ce *confinehook.Failure
 	if !errors.As(err, &ce) {
 		res.failf(CodeToolError, "%s: %v", e.tool.Name, err)
 		res.cause = err
@@ -498,19 +444,19 @@ func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e
 	}
 	res.cause = err
 	switch ce.Kind {
-	case confine.Unavailable:
+	case confinehook.Unavailable:
 		res.ran = false
 		res.failf(CodeSandboxUnavailable, "%s could not be confined: %s", e.tool.Name, ce.Error())
 		if hosted.Load() == nil {
 			res.Hint = "a host's main hands over to tooling.Main(reg, run) first thing: confined tools run only then"
 		}
-	case confine.Denied:
+	case confinehook.Denied:
 		res.failf(CodeSandboxDenied, "%s was denied by the sandbox%s: %s", e.tool.Name, reported(ce), ce.What)
-	case confine.Limit:
+	case confinehook.Limit:
 		res.failf(CodeSandboxDenied, "%s was stopped by its %s limit%s", e.tool.Name, ce.What, reported(ce))
-	case confine.Timeout, confine.Canceled:
+	case confinehook.Timeout, confinehook.Canceled:
 		r.interrupted(res, parent, runCtx.Err(), true)
-	case confine.Failed:
+	case confinehook.Failed:
 		res.fail(CodeToolError, ce.What)
 	default:
 		res.failf(CodePanic, "%s: the confined child died: %s", e.tool.Name, ce.Error())
@@ -520,20 +466,11 @@ func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e
 
 // reported marks what a confined child said of itself: its denials and
 // limits are its own account (what runs in the child could write anything).
-func reported(ce *confine.Error) string {
+func reported(ce *confinehook.Failure) string {
 	if ce.FromChild {
 		return " (as the child reports)"
 	}
 	return ""
-}
-
-// cpuTime is the CPU time, user and system, the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuDecision words the "cpu" decision of a confined call: the duration
@@ -549,7 +486,17 @@ func (r *Registry) explainConfine(res *Result, e *entry) {
 		res.failf(CodeSandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
 		return
 	}
-	prof, _, dropped, err := r.profileOf(e.tool.Name, e.tool.Meta.Confine)
+	cr := confinehook.Installed()
+	if cr == nil {
+		if r.cfg.Load().Confinement.AllowUnconfined {
+			res.decide("confine", "would run UNCONFINED, as the config allows: "+errNotLinked().Error())
+			return
+		}
+		res.failf(CodeSandboxUnavailable, "%s needs confinement: %v", e.tool.Name, errNotLinked())
+		res.Hint = notLinkedHint()
+		return
+	}
+	prof, _, dropped, err := r.profileOf(cr, e.tool.Name, e.tool.Meta.Confine)
 	if err != nil {
 		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
 		return
