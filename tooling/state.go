@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -126,12 +127,18 @@ func deprecation(st *toolState) string {
 	return s
 }
 
-// semverPattern is Semantic Versioning 2.0.0's own regular expression.
-var semverPattern = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+// semverPattern is Semantic Versioning 2.0.0's own regular expression,
+// compiled on first use: compiling it was most of the package's
+// initialisation, which every confined child runs again.
+var semverPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+})
 
-// checkVersion returns the problem with a Meta.Version, "" for none.
+// checkVersion returns the problem with a Meta.Version, "" for none. A
+// confined child skips it: the parent, the same binary, checked the same
+// version, and the child saves compiling the pattern.
 func checkVersion(v string) string {
-	if v == "" || semverPattern.MatchString(v) {
+	if v == "" || inConfinedChild || semverPattern().MatchString(v) {
 		return ""
 	}
 	return fmt.Sprintf("Meta.Version %q is not a semantic version: write MAJOR.MINOR.PATCH, like 1.4.0 (or 2.0.0-rc.1), without a leading v; or leave it empty", v)
