@@ -78,7 +78,7 @@ func (v *Model) SetOutput(out []byte, fields []tooling.FieldError, head, tail []
 			v.plain, v.strings = false, false
 			for i := range t.lines {
 				v.strings = v.strings || t.lines[i].kind == vString
-				v.plain = v.plain || t.lines[i].nl > 1
+				v.plain = v.plain || t.lines[i].nl > 1 || t.lines[i].runes > longLine
 			}
 		} else {
 			tail = append(strings.Split(Pretty(out), "\n"), tail...)
@@ -134,6 +134,10 @@ func (v *Model) SetSize(w, h int) {
 		at.wrap = 0
 		v.rebuild()
 		v.moveTo(at)
+		if v.query != "" { // which strings wrap depends on the width
+			v.found = [2]foundMatches{}
+			v.find(v.query)
+		}
 	}
 	v.clamp()
 }
@@ -155,10 +159,10 @@ func (v *Model) rebuild() {
 			switch {
 			case l.kind == vOpen && (v.folded[i] || l.count == 0):
 				i = l.end // drawn on one line
-			case l.kind == vString && v.plain && l.nl > 1:
+			case v.asText(l):
 				avail := v.textWidth(l)
-				for s, text := range t.textLines(i) {
-					n := max((width(text)+avail-1)/avail, 1)
+				for s := range t.textLines(i) {
+					n := t.wrapped(i, int32(s)+1, avail).n
 					for p := range n {
 						rows = append(rows, vrow{part: partJSON, line: i, sub: int32(s) + 1, wrap: int32(p)})
 					}
@@ -207,6 +211,23 @@ func before(a, b vrow) bool {
 		return a.sub < b.sub
 	}
 	return a.wrap < b.wrap
+}
+
+// longLine is the width beyond which a string of one line makes the
+// viewer start with strings as text, where it wraps.
+const longLine = 512
+
+// asText reports whether string line l is drawn as rows of text under its
+// key: in the text view, a string of several lines or one wider than the
+// screen (wrapped).
+func (v *Model) asText(l *vline) bool {
+	if !v.plain || l.kind != vString {
+		return false
+	}
+	// A string is at least as wide as it has characters (but for the rare
+	// ones of no width); the exact width is only needed for short ones.
+	w := v.textWidth(l)
+	return l.nl > 1 || int(l.runes) > w || int(l.runes) > w/2 && width(l.str) > w
 }
 
 // textWidth is the width of the text lines of string line l: the screen
@@ -445,20 +466,21 @@ func (v *Model) find(q string) {
 	if t := v.tree; t != nil {
 		for i := range t.lines {
 			l := &t.lines[i]
-			if v.plain && l.kind == vString && l.nl > 1 {
+			if v.asText(l) {
 				if containsFold(l.key, q) {
 					v.matches = append(v.matches, vrow{part: partJSON, line: int32(i)})
 				}
+				w := v.textWidth(l)
 				for s, text := range t.textLines(int32(i)) {
 					if containsFold(text, q) {
-						v.matches = append(v.matches, vrow{part: partJSON, line: int32(i), sub: int32(s) + 1})
+						v.matches = t.wrapped(int32(i), int32(s)+1, w).matchRows(v.matches, vrow{part: partJSON, line: int32(i), sub: int32(s) + 1}, text, q, w)
 					}
 				}
 				continue
 			}
 			text := l.val
-			if v.plain && l.kind == vString {
-				text = l.str
+			if l.kind == vString && (v.plain || len(l.str) > maxQuoted) {
+				text = l.str // the JSON text of a long string is only its start
 			}
 			if containsFold(l.key, q) || containsFold(text, q) {
 				v.matches = append(v.matches, vrow{part: partJSON, line: int32(i)})

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/displaywidth"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -41,6 +45,7 @@ type vline struct {
 	end    int32  // vOpen: the matching vClose line; vClose: the vOpen line; otherwise the line itself
 	count  int32  // vOpen: its keys or items
 	nl     int32  // vString: its lines as text (1 for a one-line string)
+	runes  int32  // vString of one line: its characters
 	key    string // `"name": ` in an object, "" otherwise
 	val    string // the JSON text of a scalar or string, the bracket of vOpen and vClose
 	str    string // vString: the decoded value, terminal escapes removed
@@ -71,7 +76,98 @@ const (
 type outputTree struct {
 	raw   []byte
 	lines []vline
-	text  map[int32][]string // strings split into lines, as they are drawn
+	text  map[int32][]string  // strings split into lines, as they are drawn
+	wraps map[wrapKey]*pieces // text lines cut to a width, as they are drawn
+}
+
+// wrapKey is text line sub (from 1) of string line, cut to width w.
+type wrapKey struct {
+	line, sub int32
+	w         int
+}
+
+// pieces is a text line cut into rows of a width: an ASCII line by
+// arithmetic, any other by the byte offsets where its rows start, found
+// once, so that drawing a row of a 1 MB line costs what a short one does.
+type pieces struct {
+	ascii  bool
+	n      int     // rows
+	starts []int32 // not ASCII: where each row starts
+}
+
+// wrapped is text line sub (from 1) of string line i cut to width w.
+func (t *outputTree) wrapped(i, sub int32, w int) *pieces {
+	k := wrapKey{i, sub, w}
+	if p, ok := t.wraps[k]; ok {
+		return p
+	}
+	s := t.textLines(i)[sub-1]
+	p := &pieces{ascii: isASCII(s)}
+	if p.ascii {
+		p.n = max((len(s)+w-1)/w, 1)
+	} else {
+		p.starts = []int32{0}
+		col, off := 0, 0
+		for g := displaywidth.StringGraphemes(s); g.Next(); {
+			gw := g.Width()
+			if col+gw > w && col > 0 {
+				p.starts = append(p.starts, int32(off))
+				col = 0
+			}
+			col += gw
+			off += len(g.Value())
+		}
+		p.n = len(p.starts)
+	}
+	if t.wraps == nil {
+		t.wraps = make(map[wrapKey]*pieces)
+	}
+	t.wraps[k] = p
+	return p
+}
+
+// matchRows adds to rows the rows of text line s (row r, its first)
+// where q, lower case, starts, once each.
+func (p *pieces) matchRows(rows []vrow, r vrow, s, q string, w int) []vrow {
+	lower := strings.ToLower(s)
+	if p.n == 1 || len(lower) != len(s) { // one row, or case folding moved the bytes
+		return append(rows, r)
+	}
+	last := int32(-1)
+	for off := 0; ; {
+		j := strings.Index(lower[off:], q)
+		if j < 0 || q == "" {
+			return rows
+		}
+		pos := off + j
+		var row int32
+		if p.ascii {
+			row = int32(pos / w)
+		} else {
+			row = int32(sort.Search(len(p.starts), func(k int) bool { return int(p.starts[k]) > pos }) - 1)
+		}
+		if row != last {
+			r.wrap, last = row, row
+			rows = append(rows, r)
+		}
+		off = pos + len(q)
+	}
+}
+
+// piece is row wrap of text line s (as cut by p to width w).
+func (p *pieces) piece(s string, w, wrap int) string {
+	if p.ascii {
+		lo := min(wrap*w, len(s))
+		return s[lo:min(lo+w, len(s))]
+	}
+	if wrap >= len(p.starts) {
+		return ""
+	}
+	end := len(s)
+	if wrap+1 < len(p.starts) {
+		end = int(p.starts[wrap+1])
+	}
+	return s[p.starts[wrap]:end]
 }
 
 // errNotJSON says the output is not one JSON value.
@@ -158,9 +254,12 @@ func (t *outputTree) value(dec *json.Decoder, depth, parent int32, key, path str
 		o.end, o.count, o.stop = end, n, int32(dec.InputOffset())
 		return nil
 	case string:
-		l.kind, l.val = vString, quoteJSON(v)
+		l.kind, l.val = vString, quoteJSON(prefix(v, maxQuoted))
 		l.str = textOf(v)
 		l.nl = int32(strings.Count(l.str, "\n") + 1)
+		if l.nl == 1 {
+			l.runes = int32(utf8.RuneCountInString(l.str))
+		}
 	case json.Number:
 		l.kind, l.val = vScalar, v.String()
 	case bool:
@@ -171,6 +270,21 @@ func (t *outputTree) value(dec *json.Decoder, depth, parent int32, key, path str
 	l.stop = int32(dec.InputOffset())
 	t.lines = append(t.lines, l)
 	return nil
+}
+
+// maxQuoted is how much of a string its JSON text keeps: a row shows
+// less, and search reads the whole string's text.
+const maxQuoted = 16 << 10
+
+// prefix is s cut to at most n bytes, on a character's boundary.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // pointerToken is name as a token of a JSON pointer.

@@ -74,7 +74,8 @@ func (v *Model) renderRow(r vrow, selected bool) string {
 	var line string
 	switch {
 	case r.sub > 0: // a line of a string shown as text, or a piece of it
-		line = indent + "  " + v.piece(l, t.textLines(r.line)[r.sub-1], int(r.wrap))
+		w := v.textWidth(l)
+		line = indent + "  " + t.wrapped(r.line, r.sub, w).piece(t.textLines(r.line)[r.sub-1], w, int(r.wrap))
 		if color {
 			line = st.JSONString.Render(line)
 		}
@@ -89,7 +90,9 @@ func (v *Model) renderRow(r vrow, selected bool) string {
 		case vString:
 			style = st.JSONString
 			switch {
-			case v.plain && l.nl > 1:
+			case v.asText(l) && l.nl == 1:
+				val, style = "⏎ one line of "+plural(int(l.runes), "character")+", wrapped", st.Faint
+			case v.asText(l):
 				val, style = "⏎ "+plural(int(l.nl), "line"), st.Faint
 			case v.plain:
 				val = `"` + l.str + `"`
@@ -157,17 +160,6 @@ func folded(l *vline) string {
 	return "{…} " + plural(int(l.count), "key")
 }
 
-// piece is the wrap-th piece of text line s of string l, as wide as the
-// text width.
-func (v *Model) piece(l *vline, s string, wrap int) string {
-	w := v.textWidth(l)
-	if isASCII(s) {
-		lo := min(wrap*w, len(s))
-		return s[lo:min(lo+w, len(s))]
-	}
-	return ansi.Cut(s, wrap*w, (wrap+1)*w)
-}
-
 // limit shortens s to what a row can show.
 func (v *Model) limit(s string) string {
 	if n := v.maxRowBytes(); len(s) > n {
@@ -189,10 +181,8 @@ func (v *Model) finish(line string, selected, hit bool) string {
 	return cut(" "+line, v.w)
 }
 
-// isMatch reports whether row r is one of the search's matches (any
-// piece of a matching text line).
+// isMatch reports whether row r is one of the search's matches.
 func (v *Model) isMatch(r vrow) bool {
-	r.wrap = 0
 	lo, hi := 0, len(v.matches)
 	for lo < hi {
 		mid := (lo + hi) / 2
