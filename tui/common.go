@@ -62,6 +62,8 @@ type common struct {
 	store *history.Store
 	// saved is the collection of saved calls; nil: none.
 	saved *history.Collection
+	// diffMark is the call marked to be compared with the next one marked.
+	diffMark *callRecord
 
 	// runs are the calls started this session, in flight or ended, oldest
 	// first; spin turns while one is in flight (ticking).

@@ -407,6 +407,10 @@ func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 		return h.copy("Go", goCall)
 	case key.Matches(msg, k.CopyMCP):
 		return h.copy("MCP tools/call", mcpCall)
+	case key.Matches(msg, k.Diff):
+		if rec, ok := h.selected(); ok {
+			return markOrDiffCmd(h.c, rec, k.Diff)
+		}
 	}
 	return nil
 }

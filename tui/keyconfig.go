@@ -29,6 +29,8 @@ func (m *Model) keyTargets() []keyTarget {
 		{"result", &m.run.keys},
 		{"viewer", &m.run.out.Keys},
 		{"viewer", &m.call.out.Keys},
+		{"viewer", &m.diff.out.Keys},
+		{"diff", &m.diff.keys},
 		{"history", &m.history.keys},
 		{"call", &m.call.keys},
 		{"runs", &m.runs.keys},
@@ -120,7 +122,7 @@ func (m *Model) rebind(keys map[string][]string) []string {
 	// rebinds it by its own name.
 	if back, ok := keys["global.back"]; ok && len(back) > 0 {
 		for name, b := range map[string]*key.Binding{"runs.back": &m.runs.keys.Back, "result.back": &m.run.keys.Back,
-			"history.back": &m.history.keys.Back, "call.back": &m.call.keys.Back} {
+			"history.back": &m.history.keys.Back, "call.back": &m.call.keys.Back, "diff.back": &m.diff.keys.Back} {
 			if _, own := keys[name]; !own {
 				b.SetKeys(back...)
 				b.SetHelp(strings.Join(back, "/"), b.Help().Desc)
@@ -128,6 +130,6 @@ func (m *Model) rebind(keys map[string][]string) []string {
 		}
 	}
 	// The help of the result and of a kept call shows the viewer's keys.
-	m.run.keys.out, m.call.keys.out = m.run.out.Keys, m.call.out.Keys
+	m.run.keys.out, m.call.keys.out, m.diff.keys.out = m.run.out.Keys, m.call.out.Keys, m.diff.out.Keys
 	return problems
 }

@@ -314,6 +314,7 @@ type historyKeys struct {
 	CopyCLI     key.Binding
 	CopyGo      key.Binding
 	CopyMCP     key.Binding
+	Diff        key.Binding
 	RunSaved    key.Binding
 	Delete      key.Binding
 	Back        key.Binding
@@ -338,6 +339,7 @@ func newHistoryKeys(g *globalKeys) historyKeys {
 		CopyCLI:     bind([]string{"c"}, "c", "copy as command line"),
 		CopyGo:      bind([]string{"o"}, "o", "copy as Go"),
 		CopyMCP:     bind([]string{"m"}, "m", "copy as MCP tools/call"),
+		Diff:        bind([]string{"D"}, "D", "compare two calls (D on each)"),
 		RunSaved:    bind([]string{"enter", "r"}, "enter/r", "run the saved call"),
 		Delete:      bind([]string{"d"}, "d", "delete the saved call"),
 		Back:        bind([]string{"esc"}, "esc", "back (clears the search first)"),
@@ -359,7 +361,7 @@ func (k historyKeys) FullHelp() [][]key.Binding {
 	if k.tab == tabSaved {
 		return [][]key.Binding{k.navKeys.column(), {k.RunSaved, k.Edit, k.Delete, k.Tab, k.Back}}
 	}
-	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Rerun, k.Edit, k.Search, k.Save, k.Export, k.Tab, k.Back}, {k.CopyCLI, k.CopyGo, k.CopyMCP}}
+	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Rerun, k.Edit, k.Search, k.Save, k.Export, k.Tab, k.Back}, {k.CopyCLI, k.CopyGo, k.CopyMCP, k.Diff}}
 }
 
 // boardKeys are the keys of the governance board.

@@ -62,6 +62,7 @@ func keyScreens() []struct {
 		{"Saved calls (tab in the history)", saved},
 		{"A call opened from the history", newCallKeys(&g)},
 		{"Runs panel", newRunsKeys(&g)},
+		{"Difference of two calls (D, then D on another)", newDiffKeys()},
 		{"Governance board", newBoardKeys(&g)},
 		{"MCP servers", newServersKeys(&g)},
 		{"Consent dialog", newConfirmKeys()},

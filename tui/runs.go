@@ -345,6 +345,8 @@ func (s *runsScreen) Update(msg tea.Msg) tea.Cmd {
 		if rec := s.c.record(sel.seq); rec != nil {
 			return msgCmd(openCallMsg{rec: rec})
 		}
+	case key.Matches(k, s.keys.Diff):
+		return markOrDiffCmd(s.c, s.c.record(sel.seq), s.keys.Diff)
 	case key.Matches(k, s.keys.Cancel):
 		if !sel.running() {
 			return statusCmd("call "+strconv.Itoa(sel.seq)+" has ended already", true)
@@ -417,6 +419,7 @@ type runsKeys struct {
 	navKeys
 	Open   key.Binding
 	Cancel key.Binding
+	Diff   key.Binding
 	Back   key.Binding
 	g      *globalKeys
 }
@@ -427,6 +430,7 @@ func newRunsKeys(g *globalKeys) runsKeys {
 		navKeys: newNavKeys(),
 		Open:    bind([]string{"enter"}, "enter", "follow the call (or open its result)"),
 		Cancel:  bind([]string{"x"}, "x", "cancel the call"),
+		Diff:    bind([]string{"D"}, "D", "compare two calls (D on each)"),
 		Back:    bind([]string{"esc"}, "esc", "back"),
 	}
 }
@@ -436,7 +440,7 @@ func (k runsKeys) ShortHelp() []key.Binding {
 }
 
 func (k runsKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Cancel, k.Back}}
+	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Cancel, k.Diff, k.Back}}
 }
 
 var (

@@ -114,6 +114,7 @@ type Model struct {
 	run      *runScreen
 	history  *historyScreen
 	call     *callScreen
+	diff     *diffScreen
 	board    *boardScreen
 	runs     *runsScreen
 	problems *problemsScreen
@@ -210,6 +211,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.run = newRunScreen(c)
 	m.history = newHistoryScreen(c)
 	m.call = newCallScreen(c)
+	m.diff = newDiffScreen(c)
 	m.board = newBoardScreen(c)
 	m.runs = newRunsScreen(c)
 	m.problems = newProblemsScreen(c)
@@ -240,7 +242,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.board, m.runs, m.problems, m.servers, m.ask} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -310,6 +312,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openCallMsg:
 		m.call.setCall(msg.rec)
 		return m, m.push(m.call)
+	case openDiffMsg:
+		m.diff.setCalls(msg.a, msg.b)
+		return m, m.push(m.diff)
 	case savedChangedMsg, historyIndexMsg:
 		return m, m.history.Update(msg)
 	case startRunMsg:
