@@ -84,7 +84,7 @@ func (in inspector) run(t *testing.T, args ...string) (int, map[string]any) {
 }
 
 // buildBinary builds toolexplorer into a temporary directory.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
