@@ -19,6 +19,11 @@ type Access struct {
 	// Cedar are files of Cedar policies ("cedar"), resolved against the
 	// config file's directory. Nil: none.
 	Cedar []string
+	// Tenants are the attributes of each tenant that Cedar policies read
+	// as context.tenant ("tenants"): strings, integers, booleans and lists
+	// of one of those, by tenant name; "*" holds those of every tenant.
+	// Nil: none.
+	Tenants map[string]map[string]any
 }
 
 // AccessRule is one rule of Access. Each list narrows whom it applies to
@@ -40,6 +45,13 @@ func (p *problems) applyAccess(obj map[string]any, cfg *Config) {
 		return
 	}
 	cfg.Access.DefaultDeny = a["default"] == "deny"
+	if tenants, ok := a["tenants"].(map[string]any); ok {
+		cfg.Access.Tenants = make(map[string]map[string]any, len(tenants))
+		for name, v := range tenants {
+			attrs, _ := v.(map[string]any)
+			cfg.Access.Tenants[name] = attrs
+		}
+	}
 	for _, f := range stringList(a["cedar"]) {
 		cfg.Access.Cedar = append(cfg.Access.Cedar, besideConfig(p.source, f))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cedar-policy/cedar-go"
 	cedarast "github.com/cedar-policy/cedar-go/ast"
@@ -36,8 +37,11 @@ type PolicyFile struct {
 //	action     Action::"TOOL", in the action group Action::"GROUP"
 //	resource   Tool::"TOOL"; attributes name, group, effects, risk, read_only
 //	context    origin, effects (Set<String>), risk ("low", "medium",
-//	           "high") and arguments (the validated arguments, as far as
-//	           CedarSchema maps their types)
+//	           "high"), now (the time of the call, a datetime), hour (0 to
+//	           23) and weekday ("monday") in the clock's time zone,
+//	           tenant (the attributes of the principal's tenant, as
+//	           WithTenants gives them) and arguments (the validated
+//	           arguments, as far as CedarSchema maps their types)
 //
 // As Cedar has it, a call is allowed when some permit policy is satisfied
 // and no forbid policy is: a forbid wins over any permit, and a tool no
@@ -46,6 +50,8 @@ type PolicyFile struct {
 type Cedar struct {
 	policies []namedPolicy
 	visible  []namedPolicy // permits without their conditions, and unconditional forbids
+	now      func() time.Time
+	tenants  *tenantAttrs
 
 	mu    sync.RWMutex
 	tools map[string]*cedarTool // by name, filled as tools are first called
@@ -78,13 +84,19 @@ type cedarTool struct {
 }
 
 // NewCedar parses the policies of files and validates each against the
-// schema CedarSchema makes of tools (strictly, as Cedar's validator does):
-// a policy that does not parse, or names a tool, attribute or argument the
-// schema does not have, or compares values of different types, is refused
-// with its file and line.
-func NewCedar(files []PolicyFile, tools []tooling.Tool) (*Cedar, error) {
+// schema CedarSchema makes of tools and the tenants' attributes
+// (strictly, as Cedar's validator does): a policy that does not parse, or
+// names a tool, attribute or argument the schema does not have, or
+// compares values of different types, is refused with its file and line.
+// Of opts, WithClock (the time of a call) and WithTenants count.
+func NewCedar(files []PolicyFile, tools []tooling.Tool, opts ...Option) (*Cedar, error) {
+	o := optionsOf(opts)
+	tenants, err := newTenantAttrs(o.tenants)
+	if err != nil {
+		return nil, err
+	}
 	var s schema.Schema
-	if err := s.UnmarshalCedar([]byte(CedarSchema(tools))); err != nil {
+	if err := s.UnmarshalCedar([]byte(cedarSchema(tools, tenants.typ))); err != nil {
 		return nil, fmt.Errorf("policy: the schema made of the tools does not parse: %v", err)
 	}
 	rs, err := s.Resolve()
@@ -92,7 +104,7 @@ func NewCedar(files []PolicyFile, tools []tooling.Tool) (*Cedar, error) {
 		return nil, fmt.Errorf("policy: the schema made of the tools does not resolve: %v", err)
 	}
 	v := validate.New(rs)
-	c := &Cedar{tools: map[string]*cedarTool{}}
+	c := &Cedar{tools: map[string]*cedarTool{}, now: o.now, tenants: tenants}
 	var errs []error
 	ids := map[string]string{}
 	for _, f := range files {
@@ -358,6 +370,7 @@ func (c *Cedar) user(p tooling.Principal) cedar.Entity {
 func (c *Cedar) decide(list policyList, p tooling.Principal, origin tooling.Origin, ct *cedarTool, args cedar.Record) (cedar.Decision, cedar.Diagnostic) {
 	user := c.user(p)
 	ents := requestEntities{user, ct.entity, ct.actionE}
+	now, hour, weekday := callTime(c.now())
 	req := cedar.Request{
 		Principal: user.UID,
 		Action:    ct.action,
@@ -366,6 +379,10 @@ func (c *Cedar) decide(list policyList, p tooling.Principal, origin tooling.Orig
 			"origin":    cedar.String(origin),
 			"effects":   ct.effects,
 			"risk":      ct.risk,
+			"now":       now,
+			"hour":      hour,
+			"weekday":   weekday,
+			"tenant":    c.tenants.of(p.Tenant),
 			"arguments": args,
 		}),
 	}

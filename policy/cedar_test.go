@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -201,6 +202,137 @@ func TestCedarTellsPrincipalsApart(t *testing.T) {
 		res, _ := r.Execute(ctx, "shop.search", nil, tooling.WithPrincipal(tc.p))
 		if res.OK() != tc.ok {
 			t.Errorf("%+v: %q %q", tc.p, res.Code, res.Message)
+		}
+	}
+}
+
+// cedarWith is cedarRegistry with options: a clock, the tenants'
+// attributes.
+func cedarWith(t *testing.T, policies string, opts ...policy.Option) *tooling.Registry {
+	t.Helper()
+	r := tooling.NewRegistry()
+	tools := shopTools()
+	r.Register(tools...)
+	c, err := policy.NewCedar([]policy.PolicyFile{{Name: "shop.cedar", Text: []byte(policies)}}, tools, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetAuthorizer(c)
+	return r
+}
+
+// A policy on the time of the call: searches in office hours on weekdays
+// (in the clock's time zone), and nothing after the first of December;
+// the clock is the test's, never the wall's.
+func TestCedarPolicyOnTime(t *testing.T) {
+	berlin := time.FixedZone("CET", 3600)
+	c := &clock{t: time.Date(2026, 11, 27, 17, 30, 0, 0, berlin)} // a Friday, 16:30 UTC
+	r := cedarWith(t, `@id("office hours")
+permit (principal, action == Action::"shop.search", resource)
+when { context.hour >= 9 && context.hour < 18 && context.weekday != "saturday" && context.weekday != "sunday" };
+
+@id("closed from December")
+forbid (principal, action, resource) when { context.now >= datetime("2026-12-01T00:00:00Z") };
+`, policy.WithClock(c.now))
+	search := func() *tooling.Result {
+		res, _ := r.Execute(context.Background(), "shop.search", json.RawMessage(`{"q": "socks"}`), as("alice"))
+		return res
+	}
+	if res := search(); !res.OK() || !strings.Contains(fmtGov(res), "permitted by Cedar policy office hours") {
+		t.Fatalf("friday 17:30: %q %q %s", res.Code, res.Message, fmtGov(res))
+	}
+	c.add(time.Hour) // 18:30 in the clock's zone, 17:30 UTC
+	if res := search(); res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "no Cedar policy permits shop.search") {
+		t.Fatalf("friday 18:30: %q %q", res.Code, res.Message)
+	}
+	c.add(15 * time.Hour) // saturday 09:30
+	if res := search(); res.Code != tooling.CodeForbidden {
+		t.Fatalf("saturday: %q %q", res.Code, res.Message)
+	}
+	c.add(48 * time.Hour) // monday 09:30
+	if res := search(); !res.OK() {
+		t.Fatalf("monday: %q %q", res.Code, res.Message)
+	}
+	c.add(24 * time.Hour) // tuesday the first of December
+	if res := search(); res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "forbidden by Cedar policy closed from December") {
+		t.Fatalf("december: %q %q", res.Code, res.Message)
+	}
+}
+
+// A policy on the attributes of the principal's tenant: refunds for the
+// gold plan, and the EU ones only where the tenant lists the region; a
+// tenant not listed has the attributes of "*".
+func TestCedarPolicyOnTenantAttributes(t *testing.T) {
+	tenants := map[string]map[string]any{
+		"*":       {"plan": "free", "seats": 1},
+		"acme":    {"plan": "gold", "seats": float64(40), "regions": []any{"eu", "us"}},
+		"initech": {"plan": "silver", "regions": []string{}},
+	}
+	r := cedarWith(t, `@id("gold refunds")
+permit (principal, action == Action::"shop.refund", resource)
+when { context.tenant.plan == "gold" && context.tenant.seats > 10 };
+
+@id("eu only where listed")
+forbid (principal, action == Action::"shop.refund", resource)
+unless { context.tenant has regions && context.tenant.regions.contains("eu") };
+`, policy.WithTenants(tenants))
+	refund := func(tenant string) *tooling.Result {
+		res, _ := r.Execute(context.Background(), "shop.refund", json.RawMessage(`{"order": "A1", "amount": 5}`),
+			tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: tenant}), tooling.WithConsent())
+		return res
+	}
+	if res := refund("acme"); !res.OK() || !strings.Contains(fmtGov(res), "gold refunds") {
+		t.Fatalf("acme: %q %q", res.Code, res.Message)
+	}
+	for _, tenant := range []string{"initech", "globex", ""} {
+		if res := refund(tenant); res.Code != tooling.CodeForbidden {
+			t.Fatalf("%q: %q %q", tenant, res.Code, res.Message)
+		}
+	}
+	if res := refund("initech"); !strings.Contains(res.Message, "forbidden by Cedar policy eu only where listed") {
+		t.Fatalf("initech: %q", res.Message)
+	}
+	s := policy.CedarSchema(shopTools(), policy.WithTenants(tenants))
+	if !strings.Contains(s, "    tenant: {\n      plan: String,\n      regions?: Set<String>,\n      seats: Long\n    },\n") ||
+		!strings.Contains(s, "    now: datetime,\n    hour: Long,\n    weekday: String,\n") {
+		t.Fatalf("schema:\n%s", s)
+	}
+}
+
+// Policies on time and tenants are validated at load like the others:
+// an attribute no tenant has, one of another type, an optional one read
+// without has, and an hour compared with a string are refused with their
+// line; so are attributes Cedar cannot hold or of two types.
+func TestCedarTimeAndTenantRefusedAtLoad(t *testing.T) {
+	tenants := policy.WithTenants(map[string]map[string]any{"*": {"plan": "free"}, "acme": {"plan": "gold", "regions": []any{"eu"}}})
+	for _, tc := range []struct{ name, text, want string }{
+		{"unknown attribute", "permit (principal, action, resource);\npermit (principal, action, resource) when { context.tenant.tier == \"gold\" };\n",
+			"policy: shop.cedar:2: the permit policy does not validate against the tools' schema: attribute `tier`"},
+		{"attribute of another type", "\n\nforbid (principal, action, resource) when { context.tenant.plan == 3 };\n", "policy: shop.cedar:3: the forbid policy does not validate"},
+		{"optional attribute unguarded", "permit (principal, action, resource) when { context.tenant.regions.contains(\"eu\") };\n",
+			"policy: shop.cedar:1: the permit policy does not validate against the tools' schema: unable to guarantee safety of access to optional attribute `tenant.regions`"},
+		{"hour as a string", "permit (principal, action, resource) when { context.hour == \"9\" };\n", "policy: shop.cedar:1: the permit policy does not validate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := policy.NewCedar([]policy.PolicyFile{{Name: "shop.cedar", Text: []byte(tc.text)}}, shopTools(), tenants)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v\nwant %q", err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		attrs map[string]map[string]any
+		want  string
+	}{
+		{map[string]map[string]any{"acme": {"plan": "gold"}, "initech": {"plan": 2}}, "policy: tenant initech: attribute plan is an integer, and a string for tenant acme"},
+		{map[string]map[string]any{"acme": {"limits": map[string]any{"x": 1}}}, "policy: tenant acme: attribute limits: map[x:1] is not a string"},
+		{map[string]map[string]any{"acme": {"price": 1.5}}, "policy: tenant acme: attribute price: 1.5 is not a string"},
+		{map[string]map[string]any{"acme": {"tags": []any{"a", 1}}}, "a list holds values of one type: a string and an integer"},
+		{map[string]map[string]any{"acme": {"a-b": "x"}}, `attribute "a-b" is not an identifier`},
+	} {
+		_, err := policy.NewCedar(nil, shopTools(), policy.WithTenants(tc.attrs))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v\nwant %q", tc.attrs, err, tc.want)
 		}
 	}
 }

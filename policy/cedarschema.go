@@ -283,9 +283,26 @@ func toolArgs(t *tooling.Tool) *argType {
 // Tenant; attributes subject, tenant, roles, scopes, auth, client), Role,
 // Tenant and Tool (name, group, effects, risk, read_only), and an action
 // per tool, in the action group of its first name segment, whose context
-// is the call's origin, the tool's effects and risk, and its arguments as
-// far as their JSON Schema maps to Cedar types (see NewCedar).
-func CedarSchema(tools []tooling.Tool) string {
+// is the call's origin, the tool's effects and risk, the time of the call
+// (now, hour, weekday), the attributes of the principal's tenant (tenant,
+// as WithTenants gives them; none when NewCedar would refuse them) and
+// its arguments as far as their JSON Schema maps to Cedar types (see
+// NewCedar). Of opts, only WithTenants counts.
+func CedarSchema(tools []tooling.Tool, opts ...Option) string {
+	var o options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	tenant := &argType{kind: "Record", fields: map[string]argField{}}
+	if ta, err := newTenantAttrs(o.tenants); err == nil {
+		tenant = ta.typ
+	}
+	return cedarSchema(tools, tenant)
+}
+
+func cedarSchema(tools []tooling.Tool, tenant *argType) string {
 	var b strings.Builder
 	b.WriteString(cedarSchemaHead)
 	groups := map[string]bool{}
@@ -300,7 +317,9 @@ func CedarSchema(tools []tooling.Tool) string {
 	}
 	for i := range sorted {
 		t := &sorted[i]
-		fmt.Fprintf(&b, "action %q in [%q] appliesTo {\n  principal: [User],\n  resource: [Tool],\n  context: {\n    origin: String,\n    effects: Set<String>,\n    risk: String,\n    arguments: ", t.Name, toolGroup(t.Name))
+		fmt.Fprintf(&b, "action %q in [%q] appliesTo {\n  principal: [User],\n  resource: [Tool],\n  context: {\n    origin: String,\n    effects: Set<String>,\n    risk: String,\n    now: datetime,\n    hour: Long,\n    weekday: String,\n    tenant: ", t.Name, toolGroup(t.Name))
+		tenant.write(&b, "    ")
+		b.WriteString(",\n    arguments: ")
 		toolArgs(t).write(&b, "    ")
 		b.WriteString("\n  }\n};\n")
 	}

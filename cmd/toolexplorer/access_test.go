@@ -244,3 +244,40 @@ func TestConsoleReadsBudgets(t *testing.T) {
 		t.Fatalf("without budgets: exit %d, budgets %v", o.code, opts.Budgets != nil)
 	}
 }
+
+// The config's tenants give the Cedar policies the attributes of the
+// caller's tenant, and the time of the call is in their context: a policy
+// on a tenant's plan decides by --tenant; an attribute no tenant has, or
+// of another type, is refused at load with its line, and so is an
+// attribute the config cannot hold.
+func TestCedarTenantsFromConfig(t *testing.T) {
+	pol := writeFile(t, "plans.cedar", `@id("gold echoes")
+permit (principal, action == Action::"demo.echo", resource)
+when { context.tenant.plan == "gold" && context.now > datetime("2000-01-01") && context.hour >= 0 };
+`)
+	cfg := writeFile(t, "cedar.json", `{"access": {"cedar": [`+strconv.Quote(pol)+`],
+		"tenants": {"*": {"plan": "free"}, "acme": {"plan": "gold", "seats": 40, "regions": ["eu"]}}}}`)
+	if o := cli(t, "", "run", "--config", cfg, "--as", "alice", "--tenant", "acme", "demo.echo", "--args", `{"text":"hi"}`, "--json"); o.code != exitOK ||
+		!strings.Contains(o.stdout, "permitted by Cedar policy gold echoes") {
+		t.Errorf("acme: %s", o)
+	}
+	for _, tenant := range []string{"initech", ""} {
+		o := cli(t, "", "run", "--config", cfg, "--as", "alice", "--tenant", tenant, "demo.echo", "--args", `{"text":"hi"}`, "--json")
+		if o.code != exitRefused || !strings.Contains(o.stdout, "no Cedar policy permits demo.echo") {
+			t.Errorf("tenant %q: %s", tenant, o)
+		}
+	}
+	badPol := writeFile(t, "bad.cedar", "permit (principal, action, resource);\n\npermit (principal, action, resource) when { context.tenant.seats == \"40\" };\n")
+	bad := writeFile(t, "bad.json", `{"access": {"cedar": [`+strconv.Quote(badPol)+`], "tenants": {"acme": {"seats": 40}}}}`)
+	if o := cli(t, "", "list", "--config", bad); o.code != exitUsage || !strings.Contains(o.stderr, "bad.cedar:3: the permit policy does not validate against the tools' schema") {
+		t.Errorf("bad policy: %s", o)
+	}
+	nested := writeFile(t, "nested.json", `{"access": {"cedar": [`+strconv.Quote(pol)+`], "tenants": {"acme": {"limits": {"seats": 40}}}}}`)
+	if o := cli(t, "", "list", "--config", nested); o.code != exitUsage || !strings.Contains(o.stderr, "/access/tenants/acme/limits") {
+		t.Errorf("nested attribute: %s", o)
+	}
+	mixed := writeFile(t, "mixed.json", `{"access": {"cedar": [`+strconv.Quote(pol)+`], "tenants": {"acme": {"plan": "gold"}, "initech": {"plan": 2}}}}`)
+	if o := cli(t, "", "list", "--config", mixed); o.code != exitUsage || !strings.Contains(o.stderr, "tenant initech: attribute plan is an integer, and a string for tenant acme") {
+		t.Errorf("attribute of two types: %s", o)
+	}
+}

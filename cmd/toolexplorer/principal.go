@@ -80,7 +80,7 @@ func (a *app) applyAccess(cfg config.Config) error {
 			}
 			files[i] = policy.PolicyFile{Name: path, Text: b}
 		}
-		c, err := policy.NewCedar(files, a.reg.List(context.Background(), tooling.Filter{}))
+		c, err := policy.NewCedar(files, a.reg.List(context.Background(), tooling.Filter{}), policy.WithTenants(cfg.Access.Tenants))
 		if err != nil {
 			return err
 		}
