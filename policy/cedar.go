@@ -80,7 +80,10 @@ type cedarTool struct {
 	actionE types.Entity // the action, in its group
 	effects types.Set
 	risk    types.String
-	args    *argType
+	// effectsV and riskV are effects and risk as values, made once: a
+	// call's context holds them without allocating.
+	effectsV, riskV cedar.Value
+	args            *argType
 }
 
 // NewCedar parses the policies of files and validates each against the
@@ -203,6 +206,7 @@ func newCedarTool(t *tooling.Tool) *cedarTool {
 		risk:    cedar.String(m.EffectiveSafety().String()),
 		args:    toolArgs(t),
 	}
+	ct.effectsV, ct.riskV = ct.effects, ct.risk
 	ct.actionE = cedar.Entity{UID: ct.action, Parents: cedar.NewEntityUIDSet(cedar.NewEntityUID("Action", cedar.String(toolGroup(t.Name)))),
 		Attributes: cedar.NewRecord(nil)}
 	ct.entity = cedar.Entity{UID: ct.uid, Parents: cedar.NewEntityUIDSet(), Attributes: cedar.NewRecord(cedar.RecordMap{
@@ -376,9 +380,9 @@ func (c *Cedar) decide(list policyList, p tooling.Principal, origin tooling.Orig
 		Action:    ct.action,
 		Resource:  ct.uid,
 		Context: cedar.NewRecord(cedar.RecordMap{
-			"origin":    cedar.String(origin),
-			"effects":   ct.effects,
-			"risk":      ct.risk,
+			"origin":    originValue(origin),
+			"effects":   ct.effectsV,
+			"risk":      ct.riskV,
 			"now":       now,
 			"hour":      hour,
 			"weekday":   weekday,

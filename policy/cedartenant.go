@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cedar-policy/cedar-go"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // anyTenant is the entry of WithTenants whose attributes every tenant has.
@@ -19,14 +21,14 @@ const anyTenant = "*"
 // type of context.tenant, and each tenant's record.
 type tenantAttrs struct {
 	typ    *argType
-	byName map[string]cedar.Record
-	others cedar.Record // of a tenant not listed, and of no tenant
+	byName map[string]cedar.Value // records, as values: a call's context holds them without allocating
+	others cedar.Value            // of a tenant not listed, and of no tenant
 }
 
 // newTenantAttrs checks attrs (WithTenants) and makes their Cedar type
 // and records; the errors name the tenant and attribute.
 func newTenantAttrs(attrs map[string]map[string]any) (*tenantAttrs, error) {
-	t := &tenantAttrs{typ: &argType{kind: "Record", fields: map[string]argField{}}, byName: map[string]cedar.Record{}}
+	t := &tenantAttrs{typ: &argType{kind: "Record", fields: map[string]argField{}}, byName: map[string]cedar.Value{}}
 	var errs []error
 	first := map[string]string{} // attribute → the tenant whose type it has
 	for _, tenant := range slices.Sorted(maps.Keys(attrs)) {
@@ -68,7 +70,7 @@ func newTenantAttrs(attrs map[string]map[string]any) (*tenantAttrs, error) {
 		_, f.required = attrs[anyTenant][name]
 		t.typ.fields[name] = f
 	}
-	record := func(tenant string) (cedar.Record, error) {
+	record := func(tenant string) (cedar.Value, error) {
 		merged := maps.Clone(attrs[anyTenant])
 		if merged == nil {
 			merged = map[string]any{}
@@ -76,9 +78,9 @@ func newTenantAttrs(attrs map[string]map[string]any) (*tenantAttrs, error) {
 		maps.Copy(merged, attrs[tenant])
 		v, err := t.typ.value(normalize(merged))
 		if err != nil {
-			return cedar.Record{}, fmt.Errorf("policy: tenant %s: %v", tenant, err)
+			return nil, fmt.Errorf("policy: tenant %s: %v", tenant, err)
 		}
-		return v.(cedar.Record), nil
+		return v, nil
 	}
 	var err error
 	if t.others, err = record(anyTenant); err != nil {
@@ -96,7 +98,7 @@ func newTenantAttrs(attrs map[string]map[string]any) (*tenantAttrs, error) {
 }
 
 // of is the record of tenant's attributes.
-func (t *tenantAttrs) of(tenant string) cedar.Record {
+func (t *tenantAttrs) of(tenant string) cedar.Value {
 	if r, ok := t.byName[tenant]; ok {
 		return r
 	}
@@ -191,6 +193,34 @@ func typeName(t *argType) string {
 
 // callTime is the context of a call's time: now as a datetime, and the
 // hour (0 to 23) and the day of the week ("monday") in now's time zone.
-func callTime(now time.Time) (cedar.Datetime, cedar.Long, cedar.String) {
-	return cedar.NewDatetime(now), cedar.Long(now.Hour()), cedar.String(strings.ToLower(now.Weekday().String()))
+func callTime(t time.Time) (now, hour, weekday cedar.Value) {
+	return cedar.NewDatetime(t), hours[t.Hour()], weekdays[t.Weekday()]
+}
+
+// hours, weekdays and origins are values made once, so that a call's
+// context holds them without allocating.
+var (
+	hours    [24]cedar.Value
+	weekdays [7]cedar.Value
+	origins  = map[tooling.Origin]cedar.Value{}
+)
+
+func init() {
+	for h := range hours {
+		hours[h] = cedar.Long(h)
+	}
+	for d := range weekdays {
+		weekdays[d] = cedar.String(strings.ToLower(time.Weekday(d).String()))
+	}
+	for _, o := range []tooling.Origin{tooling.OriginApp, tooling.OriginUI, tooling.OriginLLM, tooling.OriginSystem, ""} {
+		origins[o] = cedar.String(o)
+	}
+}
+
+// originValue is o as a Cedar value.
+func originValue(o tooling.Origin) cedar.Value {
+	if v, ok := origins[o]; ok {
+		return v
+	}
+	return cedar.String(o)
 }
