@@ -58,6 +58,13 @@ type Outcome struct {
 	Status string
 	// ResponseBytes is the size of what came back, for the ledger.
 	ResponseBytes int
+	// Effects are the side effects of the call as the binding saw them,
+	// for the ledger (its record's effects): "host" (host:port called),
+	// "method" and "bytes_sent" of a request; "statement_sha256" (of the
+	// statement's text) and "rows" (rows read or changed) of a statement;
+	// "stream" or "subject", and "bytes" of a published message. Never
+	// content. Nil for a shadow call, which sends nothing.
+	Effects map[string]string
 }
 
 // A kind of binding provides, in its own file:

@@ -180,6 +180,9 @@ func (ft *fileTool) run(ctx context.Context, c tooling.Call) (any, error) {
 		sum := sha256.Sum256(output)
 		c.SetDetail("response_sha256", hex.EncodeToString(sum[:]))
 	}
+	for k, v := range out.Effects {
+		c.SetDetail("effect."+k, sec.redact(v))
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -458,7 +459,8 @@ func (b *httpBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 		}
 		return Outcome{}, err
 	}
-	oc := Outcome{Status: resp.Status, ResponseBytes: len(data)}
+	oc := Outcome{Status: resp.Status, ResponseBytes: len(data), Effects: map[string]string{
+		"host": hostPort(resp.Request.URL), "method": b.method, "bytes_sent": strconv.Itoa(len(r.body))}}
 	switch code := resp.StatusCode; {
 	case code >= 200 && code < 300:
 		oc.Output, err = b.output(resp, data)

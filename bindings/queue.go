@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/bindings/internal/driver"
@@ -286,7 +287,14 @@ func (b *queueBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	o, err := p.Publish(ctx, m)
-	return Outcome(o), fromDriver(err)
+	effects := map[string]string{"bytes": strconv.Itoa(len(m.Body))}
+	if m.Stream != "" {
+		effects["stream"] = m.Stream
+	}
+	if m.Subject != "" {
+		effects["subject"] = m.Subject
+	}
+	return Outcome{Output: o.Output, Status: o.Status, ResponseBytes: o.ResponseBytes, Effects: effects}, fromDriver(err)
 }
 
 // build makes the message of one call, checking its size and headers;

@@ -3,11 +3,14 @@ package bindings
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -258,6 +261,7 @@ type sqlBinding struct {
 	readOnly  bool
 	query     bool // the statement returns rows
 	maxRows   int
+	digest    string // SHA-256 of statement, for the ledger
 }
 
 // compileSQL checks a SQL binding against its source and the tool's input.
@@ -293,7 +297,7 @@ func compileSQL(b *SQLBinding, src *sqlSource, in Input) (binding, error) {
 	bd := &sqlBinding{
 		src: src, statement: b.Statement, st: st, types: types,
 		readOnly: b.ReadOnly, maxRows: b.MaxRows,
-		query: b.ReadOnly || st.returning || st.rows,
+		query: b.ReadOnly || st.returning || st.rows, digest: digestOf(b.Statement),
 	}
 	if bd.maxRows == 0 {
 		bd.maxRows = defaultMaxRows
@@ -363,6 +367,9 @@ func (b *sqlBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	o := Outcome{Output: json.RawMessage(js), Status: out.status(), ResponseBytes: out.size}
+	if !out.Shadow {
+		o.Effects = map[string]string{"statement_sha256": b.digest, "rows": strconv.Itoa(out.rows())}
+	}
 	if out.Shadow {
 		// As an object, which the loader marks shadow without wrapping.
 		var m map[string]any
@@ -479,4 +486,10 @@ func (b *sqlBinding) bind(given map[string]any) ([]any, error) {
 		args[i] = v
 	}
 	return args, nil
+}
+
+// digestOf is the SHA-256 of s, in hex.
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -375,3 +375,14 @@ type sqlFailure struct {
 
 func (e *sqlFailure) Error() string { return e.msg }
 func (e *sqlFailure) Unwrap() error { return e.err }
+
+// rows is how many rows the statement read or changed.
+func (o *sqlOutput) rows() int {
+	switch {
+	case o.RowsAffected != nil:
+		return int(*o.RowsAffected)
+	case o.RowCount != nil:
+		return *o.RowCount
+	}
+	return 0
+}

@@ -69,23 +69,8 @@ func appendRecord(b []byte, rec *Record) []byte {
 		}
 		b = append(b, ']')
 	}
-	if len(rec.Detail) > 0 {
-		keys := make([]string, 0, len(rec.Detail))
-		for k := range rec.Detail {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, `,"detail":{`...)
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendQuoted(b, k)
-			b = append(b, ':')
-			b = appendQuoted(b, rec.Detail[k])
-		}
-		b = append(b, '}')
-	}
+	b = appendMap(b, "detail", rec.Detail)
+	b = appendMap(b, "effects", rec.Effects)
 	b = appendInt(b, "pid", int64(rec.PID))
 	b = appendStr(b, "host", rec.Host, false)
 	b = appendInt(b, "lost", rec.Lost)
@@ -98,6 +83,31 @@ func appendRecord(b []byte, rec *Record) []byte {
 	b = appendStr(b, "key", rec.Key, false)
 	b = appendStr(b, "sig", rec.Sig, false)
 	b = appendStr(b, "prev", rec.Prev, true)
+	return append(b, '}')
+}
+
+// appendMap appends m with its keys sorted, as encoding/json writes a map.
+func appendMap(b []byte, key string, m map[string]string) []byte {
+	if len(m) == 0 {
+		return b
+	}
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, `":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendQuoted(b, k)
+		b = append(b, ':')
+		b = appendQuoted(b, m[k])
+	}
 	return append(b, '}')
 }
 

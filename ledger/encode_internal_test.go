@@ -19,7 +19,7 @@ func TestAppendRecordRoundTrips(t *testing.T) {
 		Policy:    "p", Profile: "pr", ArgsSHA256: "a", ArgsSize: 12, Idempotency: "i", Mode: "shadow", State: tooling.StatePaused, Replayed: true, Status: "ok", Code: "x_y",
 		OutputSHA256: "o", OutputSize: 3, WaitMS: 0.001, RunMS: 12.5,
 		Governance: []tooling.Decision{{Step: "policy", Detail: "allowed for ålice\n"}},
-		Detail:     map[string]string{"b": "2", "a": "1\t"}, PID: 9, Host: "h", Lost: 4, Note: "n",
+		Detail:     map[string]string{"b": "2", "a": "1\t"}, Effects: map[string]string{"host": "api.example.com:443", "method": "POST"}, PID: 9, Host: "h", Lost: 4, Note: "n",
 		Covers: 6, CoversHash: "ch", Key: "k", Sig: "sig", Prev: "prev"}
 	for _, rec := range []Record{full, {Seq: 1, Kind: KindOpen, Time: full.Time}, {Seq: 2, Kind: KindBegin, Principal: &tooling.Principal{Auth: "local"}}} {
 		b := appendRecord(nil, &rec)

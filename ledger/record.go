@@ -64,6 +64,12 @@ type Record struct {
 	// its side effects as it sees them, such as a binding's backend, mode
 	// and response size.
 	Detail map[string]string `json:"detail,omitempty"`
+	// Effects are the call's side effects as the tool or the registry
+	// recorded them (end only; the Detail keys "effect.NAME", as NAME): a
+	// binding's host:port and method, statement digest and rows, stream or
+	// subject and bytes published; a confined call's write grants and the
+	// protected names moved aside after it. Never content.
+	Effects map[string]string `json:"effects,omitempty"`
 
 	PID  int    `json:"pid,omitempty"`  // open
 	Host string `json:"host,omitempty"` // open
@@ -145,7 +151,7 @@ func fromEvent(ev *tooling.Event, policy string) Record {
 	rec.OutputSHA256, rec.OutputSize = ev.OutputSHA256, ev.OutputSize
 	rec.WaitMS, rec.RunMS = ms(ev.Wait), ms(ev.Run)
 	rec.Governance = ev.Governance
-	rec.Detail = ev.Detail
+	rec.Detail, rec.Effects = splitEffects(ev.Detail)
 	if ev.Detail["mode"] == "shadow" {
 		rec.Mode = "shadow"
 	}
@@ -161,3 +167,32 @@ func fromEvent(ev *tooling.Event, policy string) Record {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// effectPrefix begins the Detail keys that are side effects.
+const effectPrefix = "effect."
+
+// splitEffects parts detail into what is not a side effect and the side
+// effects, keyed without effectPrefix. detail itself is left as it is.
+func splitEffects(detail map[string]string) (rest, effects map[string]string) {
+	n := 0
+	for k := range detail {
+		if strings.HasPrefix(k, effectPrefix) {
+			n++
+		}
+	}
+	if n == 0 {
+		return detail, nil
+	}
+	effects = make(map[string]string, n)
+	if len(detail) > n {
+		rest = make(map[string]string, len(detail)-n)
+	}
+	for k, v := range detail {
+		if name, ok := strings.CutPrefix(k, effectPrefix); ok {
+			effects[name] = v
+		} else {
+			rest[k] = v
+		}
+	}
+	return rest, effects
+}

@@ -324,6 +324,7 @@ func (r *Registry) govern(ctx context.Context, res *Result, e *entry, pol *toolP
 	}
 	if e.tool.Meta.Confine != nil {
 		r.runConfined(ctx, runCtx, res, e, call, t)
+		r.confinedEffects(res, e)
 		return
 	}
 	r.run(ctx, runCtx, res, e, call, t)

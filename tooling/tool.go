@@ -99,8 +99,11 @@ func (c Call) Decide(step, detail string) {
 
 // SetDetail sets key to value in the Detail of the call's end Event, for
 // observers that keep an audit trail (what backend a call reached, how many
-// attempts it took). Never put arguments, output or secrets there. It does
-// nothing once the call has returned, and in a confined child.
+// attempts it took). A key beginning "effect." names a side effect of the
+// call (a host called, rows changed, bytes published), which the ledger
+// keeps as its record's effects. Never put arguments, output or secrets
+// there. It does nothing once the call has returned, and in a confined
+// child.
 func (c Call) SetDetail(key, value string) {
 	if n := c.notes; n != nil {
 		n.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 )
 
@@ -80,5 +81,57 @@ func TestRunStartsNoSpareWorker(t *testing.T) {
 	confine.Settle()
 	if after := confinedChildren(t); len(after) != len(before) {
 		t.Fatalf("confined children alive before the run %v, after it %v: the run started workers it did not use", before, after)
+	}
+}
+
+// TestLedgerRecordsConfinedEffects: the ledger's end record of a confined
+// call holds what the parent knows of its side effects, read back from the
+// file: the paths it could write (its write grants), and the protected name
+// it created, moved aside after it.
+func TestLedgerRecordsConfinedEffects(t *testing.T) {
+	if err := confine.Available(); err != nil {
+		if os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") == "1" {
+			t.Fatalf("confinement unavailable: %v", err)
+		}
+		t.Skipf("confinement unavailable here: %v", err)
+	}
+	ws, err := os.MkdirTemp("", "te-workspace-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	if err := os.Chmod(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"confinement":{"workspace":"`+ws+`"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	t.Setenv(ledgerEnv, path)
+	if o := cli(t, "", "--config", cfg, "run", "fs.write_file", "--consent", "--args", `{"path":"notes/a.txt","content":"hi"}`); o.code != exitOK {
+		t.Fatalf("an ordinary write: %v", o)
+	}
+	o := cli(t, "", "--config", cfg, "run", "fs.write_file", "--consent", "--args", `{"path":"sub/.envrc","content":"export X=1"}`)
+	if o.code == exitOK {
+		t.Fatalf("a write of a protected name passed: %v", o)
+	}
+	confine.Settle()
+	entries, err := ledger.Read(path, ledger.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[0].End == nil || entries[1].End == nil {
+		t.Fatalf("the ledger holds %d calls, want 2 ended ones", len(entries))
+	}
+	real, _ := filepath.EvalSymlinks(ws)
+	grants := `["` + real + `"]`
+	if got := entries[0].End.Effects; got["write_grants"] != grants || got["moved_aside"] != "" {
+		t.Errorf("the ordinary write's effects %v, want write_grants %s", got, grants)
+	}
+	got := entries[1].End.Effects
+	if entries[1].End.Code != "sandbox_denied" || got["write_grants"] != grants ||
+		!strings.HasPrefix(got["moved_aside"], filepath.Join(real, "sub", ".envrc")+" -> ") {
+		t.Errorf("the write of a protected name: code %s, effects %v", entries[1].End.Code, got)
 	}
 }
