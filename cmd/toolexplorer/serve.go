@@ -165,6 +165,8 @@ failed, 2 for a usage error.
 			// SIGHUP also reads the config file again: tools paused,
 			// deprecated or enabled there change state now.
 			defer a.reloadConfigOnHangup(srv)()
+			// The state command reaches this serve on its control socket.
+			defer a.listenControl()()
 			if addr == "" {
 				t := mcp.IOTransport(io.NopCloser(a.stdin), nopWriteCloser{a.rawStdout})
 				// A client that went away while a notification was on its way
