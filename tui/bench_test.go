@@ -74,11 +74,13 @@ func BenchmarkFilterKeystroke(b *testing.B) {
 			keys := []tea.KeyPressMsg{{Code: 'p', Text: "p"}, {Code: tea.KeyBackspace}}
 			b.ReportAllocs()
 			i := 0
+			start := processCPU()
 			for b.Loop() {
 				m.Update(keys[i%2])
 				_ = m.View()
 				i++
 			}
+			reportCPU(b, start)
 		})
 	}
 	b.Run("tools=10000/facet", func(b *testing.B) {

@@ -68,7 +68,7 @@ func (s *diffScreen) SetSize(w, h int) {
 
 func (s *diffScreen) KeyMap() help.KeyMap {
 	k := s.keys
-	k.out = s.out.Keys
+	k.out, k.line = s.out.Keys, s.out.LineHelp()
 	return k
 }
 
@@ -150,6 +150,7 @@ func diffOutput(rec *callRecord) string {
 type diffKeys struct {
 	Back key.Binding
 	out  viewer.Keys
+	line []key.Binding // the keys of the viewer's line, while searching
 }
 
 func newDiffKeys() diffKeys {
@@ -157,6 +158,9 @@ func newDiffKeys() diffKeys {
 }
 
 func (k diffKeys) ShortHelp() []key.Binding {
+	if k.line != nil {
+		return k.line
+	}
 	return []key.Binding{short(k.out.Search, "search"), short(k.out.Next, "next"), short(k.out.Open, "pager"), k.Back}
 }
 

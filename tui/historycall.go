@@ -45,7 +45,7 @@ func (s *callScreen) Typing() bool { return s.out.Typing() }
 
 func (s *callScreen) KeyMap() help.KeyMap {
 	k := s.keys
-	k.out, k.searching = s.out.Keys, s.out.Typing()
+	k.out, k.searching, k.line = s.out.Keys, s.out.Typing(), s.out.LineHelp()
 	return k
 }
 
@@ -189,6 +189,7 @@ type callKeys struct {
 	Back      key.Binding
 	out       viewer.Keys
 	searching bool
+	line      []key.Binding // the keys of the viewer's line, while searching
 	g         *globalKeys
 }
 
@@ -206,7 +207,7 @@ func newCallKeys(g *globalKeys) callKeys {
 
 func (k callKeys) ShortHelp() []key.Binding {
 	if k.searching {
-		return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
+		return k.line
 	}
 	return []key.Binding{short(k.Rerun, "re-run"), short(k.Edit, "edit"), short(k.Save, "save"), short(k.out.Search, "search"),
 		short(k.out.Copy, "copy"), k.Back, k.g.short(helpKey, "help")}

@@ -80,6 +80,7 @@ func BenchmarkHistorySearchKey(b *testing.B) {
 			h.typeText(query)
 			b.ReportAllocs()
 			i := 0
+			start := processCPU()
 			for b.Loop() {
 				if i%2 == 0 {
 					h.typeText("x")
@@ -89,6 +90,7 @@ func BenchmarkHistorySearchKey(b *testing.B) {
 				i++
 				_ = h.m.render()
 			}
+			reportCPU(b, start)
 		})
 	}
 }

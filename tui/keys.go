@@ -238,7 +238,8 @@ type runKeys struct {
 	out        viewer.Keys // the result's output viewer
 	phase      runPhase
 	editor     argsEditor
-	searching  bool // the result's search line has the focus
+	searching  bool          // the result's search line or filter line has the focus
+	line       []key.Binding // the keys of that line
 	g          *globalKeys
 }
 
@@ -270,7 +271,7 @@ func (k runKeys) ShortHelp() []key.Binding {
 		return []key.Binding{k.Cancel, short(k.Background, "background"), k.g.short(runsKey, "runs"), k.g.short(boardKey, "governance")}
 	case phaseResult:
 		if k.searching {
-			return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
+			return k.line
 		}
 		fold := k.out.Fold
 		fold.SetHelp("␣", "fold")

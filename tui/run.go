@@ -123,7 +123,7 @@ func (r *runScreen) Typing() bool {
 
 func (r *runScreen) KeyMap() help.KeyMap {
 	k := r.keys
-	k.phase, k.editor, k.searching = r.phase, r.editor, r.out.Typing()
+	k.phase, k.editor, k.searching, k.line = r.phase, r.editor, r.out.Typing(), r.out.LineHelp()
 	return k
 }
 
@@ -186,11 +186,10 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 		default:
 			return r.updateResult(msg)
 		}
-	case tea.MouseWheelMsg, tea.PasteMsg:
-		if r.phase == phaseResult {
-			cmd, _ := r.out.Update(msg)
-			return cmd
-		}
+	}
+	if r.phase == phaseResult { // the wheel, pastes, the viewer's own messages
+		cmd, _ := r.out.Update(msg)
+		return cmd
 	}
 	if r.phase == phaseEditing && r.editor != nil {
 		return r.editor.Update(msg)

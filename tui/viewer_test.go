@@ -5,7 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -129,4 +132,25 @@ func TestRunShowsContentBlocks(t *testing.T) {
 		t.Fatalf("%s %s", res.Code, res.Message)
 	}
 	h.mustContain("Content (2 blocks from the MCP server)", "text: a picture", "[image/png, 2.0 KB]", "Output")
+}
+
+// TestResultJQLine: | on a result opens the filter line, whose keys the
+// footer says; letters are text there (q does not quit); enter keeps the
+// filter, and esc on the result then goes back to the arguments as ever.
+func TestResultJQLine(t *testing.T) {
+	h := showOutput(t, 100, 30, procOutput)
+	h.press("|")
+	h.mustContain("enter keep the filter", "esc drop it")
+	h.typeText(".meta | {q: .pid}")
+	if h.m.quitAsk != nil {
+		t.Fatal("q in the filter line asks to quit")
+	}
+	// The filter runs off the UI goroutine: on a busy machine its result
+	// may come after the key's command is done waiting.
+	h.waitFor("the filter's result", func(tea.Msg) bool { return strings.Contains(h.view(), `"q": 42`) })
+	h.mustNotContain(`"exit_code"`)
+	h.press("enter")
+	h.mustContain("| .meta | {q: .pid}: 1 result", "e edit")
+	h.press("T") // no array of objects in the filter's result
+	h.mustContain("no array of objects")
 }

@@ -74,10 +74,12 @@ func BenchmarkKeystroke(b *testing.B) {
 	}
 	k := keyMsg("a")
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		m.Update(k)
 		_ = m.View()
 	}
+	reportCPU(b, start)
 }
 
 func TestSchema30Builds(t *testing.T) {
@@ -137,10 +139,12 @@ func BenchmarkEditorKeystroke(b *testing.B) {
 	}
 	k := keyMsg("a")
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		m.Update(k)
 		_ = m.View()
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkRawKeystroke is one character typed into the raw JSON of
@@ -159,8 +163,10 @@ func BenchmarkRawKeystroke(b *testing.B) {
 	}
 	k := keyMsg("a")
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		m.Update(k)
 		_ = m.View()
 	}
+	reportCPU(b, start)
 }

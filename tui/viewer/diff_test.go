@@ -125,7 +125,9 @@ func BenchmarkDiff(b *testing.B) {
 	a := Pretty(treeOutput(1 << 20))
 	c := strings.Replace(strings.Replace(a, `"item 000100"`, `"item 100"`, 1), `"id": 5000,`, `"id": 5000, "new": true,`, 1)
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		_ = Hunks(DiffText(a, c))
 	}
+	reportCPU(b, start)
 }

@@ -140,10 +140,12 @@ func BenchmarkLongLine(b *testing.B) {
 			v := New(plainStyles())
 			v.SetSize(120, 38)
 			b.ReportAllocs()
+			start := processCPU()
 			for b.Loop() {
 				v.SetOutput(out, nil, []string{"head"}, nil)
 				_ = v.View()
 			}
+			reportCPU(b, start)
 		})
 		for _, k := range [][2]string{{"j", "k"}, {"G", "g"}, {"pgdown", "pgup"}, {"n", "N"}, {"t", "t"}} {
 			b.Run("string="+o.name+"/key="+k[0], func(b *testing.B) {
@@ -154,11 +156,13 @@ func BenchmarkLongLine(b *testing.B) {
 				v.Update(keyMsg("pgdown"))
 				b.ReportAllocs()
 				i := 0
+				start := processCPU()
 				for b.Loop() {
 					v.Update(keyMsg(k[i%2]))
 					_ = v.View()
 					i++
 				}
+				reportCPU(b, start)
 			})
 		}
 	}

@@ -142,6 +142,18 @@ func (v *Model) SetSize(w, h int) {
 	v.clamp()
 }
 
+// LineHelp is the keys of the line that has the focus (the search or the
+// filter line) for a footer; nil when neither has it.
+func (v *Model) LineHelp() []key.Binding {
+	switch {
+	case v.searching:
+		return []key.Binding{bind([]string{"enter"}, "enter", "search"), bind([]string{"esc"}, "esc", "cancel")}
+	case v.jq.typing:
+		return []key.Binding{bind([]string{"enter"}, "enter", "keep the filter"), bind([]string{"esc"}, "esc", "drop it")}
+	}
+	return nil
+}
+
 // Typing reports whether the search line or the filter line has the
 // focus: keys are text.
 func (v *Model) Typing() bool { return v.searching || v.jq.typing }

@@ -179,11 +179,13 @@ func BenchmarkViewerKey(b *testing.B) {
 				v.Update(keyMsg("j"))
 				b.ReportAllocs()
 				i := 0
+				start := processCPU()
 				for b.Loop() {
 					v.Update(keyMsg(k[i%2]))
 					_ = v.View()
 					i++
 				}
+				reportCPU(b, start)
 			})
 		}
 	}
@@ -200,10 +202,12 @@ func BenchmarkViewerOpen(b *testing.B) {
 			v := New(plainStyles())
 			v.SetSize(120, 38)
 			b.ReportAllocs()
+			start := processCPU()
 			for b.Loop() {
 				v.SetOutput(o.out, nil, []string{"head"}, nil)
 				_ = v.View()
 			}
+			reportCPU(b, start)
 		})
 	}
 }
