@@ -30,8 +30,8 @@
 #                         links confinement only when it imports tooling/confined.
 #   demotools-cmd-only    only cmd/ imports demotools (test files inside demotools/ excepted).
 #   import-direction      sandbox imports only its own subpackages; config imports only tooling;
-#                         tooling imports only sandbox (never config); tui only tooling, config and
-#                         history; bindings, ledger, telemetry, state and history only tooling
+#                         tooling imports only sandbox (never config); tui only tooling, config,
+#                         history and ledger; bindings, ledger, telemetry, state and history only tooling
 #                         and config, policy only tooling, mcp only tooling and sandbox/confine (to start a confined server;
 #                         it takes an mcp.Spec, never config) (never the reverse); nothing outside
 #                         cmd/NAME imports cmd/NAME; internal/ packages are

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/history"
@@ -78,7 +79,26 @@ type common struct {
 	toolFiles ToolFiles
 	// budgets are Options.Budgets; nil: none.
 	budgets func(ctx context.Context, p tooling.Principal) ([]Budget, error)
+	// ledger is Options.Ledger; nil: none.
+	ledger Ledger
+	// loading counts the reads in progress off the UI goroutine (the
+	// ledger): the spinner turns while there are some.
+	loading int
 }
+
+// startLoading counts a read in progress and starts the spinner.
+func (c *common) startLoading() tea.Cmd {
+	c.loading++
+	if c.ticking {
+		return nil
+	}
+	c.ticking = true
+	return c.spin.Tick
+}
+
+// stopLoading counts a read done; the spinner stops at its next tick when
+// nothing else turns it.
+func (c *common) stopLoading() { c.loading = max(c.loading-1, 0) }
 
 // availState is what the last availability check of a tool said.
 type availState struct {

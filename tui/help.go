@@ -29,13 +29,13 @@ func helpView(c *common, s screen, w int) string {
 		// Letters type into the field: only f1 and ctrl+c act.
 		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit}}))
 		var letters []string
-		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers} {
+		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers, g.Ledger} {
 			letters = append(letters, keyName(k))
 		}
 		b.WriteString("\n" + st.Faint.Render(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s and %s work everywhere.",
 			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.ForceQuit))))
 	} else {
-		b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers}, {g.Back, g.Quit, g.ForceQuit}}))
+		b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers, g.Ledger}, {g.Back, g.Quit, g.ForceQuit}}))
 	}
 	if l, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")

@@ -46,6 +46,7 @@ func (s *callScreen) Typing() bool { return s.out.Typing() }
 func (s *callScreen) KeyMap() help.KeyMap {
 	k := s.keys
 	k.out, k.searching, k.line = s.out.Keys, s.out.Typing(), s.out.LineHelp()
+	k.Ledger.SetEnabled(s.c.ledger != nil)
 	return k
 }
 
@@ -103,6 +104,8 @@ func (s *callScreen) Update(msg tea.Msg) tea.Cmd {
 			s.args = !s.args
 			s.show(true)
 			return nil
+		case key.Matches(k, s.keys.Ledger):
+			return ledgerOfCmd(s.c, s.rec)
 		case key.Matches(k, s.keys.Back):
 			return backCmd
 		}
@@ -186,6 +189,7 @@ type callKeys struct {
 	Edit      key.Binding
 	Save      key.Binding
 	Args      key.Binding
+	Ledger    key.Binding
 	Back      key.Binding
 	out       viewer.Keys
 	searching bool
@@ -195,13 +199,14 @@ type callKeys struct {
 
 func newCallKeys(g *globalKeys) callKeys {
 	return callKeys{
-		g:     g,
-		Rerun: bind([]string{"r"}, "r", "re-run the call"),
-		Edit:  bind([]string{"e"}, "e", "edit the arguments and run"),
-		Save:  bind([]string{"s"}, "s", "save the call under a name"),
-		Args:  bind([]string{"a"}, "a", "the arguments in the viewer / back to the output"),
-		Back:  bind([]string{"esc"}, "esc", "back"),
-		out:   viewer.DefaultKeys(),
+		g:      g,
+		Rerun:  bind([]string{"r"}, "r", "re-run the call"),
+		Edit:   bind([]string{"e"}, "e", "edit the arguments and run"),
+		Save:   bind([]string{"s"}, "s", "save the call under a name"),
+		Args:   bind([]string{"a"}, "a", "the arguments in the viewer / back to the output"),
+		Ledger: bind([]string{"L"}, "L", "the call's record in the ledger"),
+		Back:   bind([]string{"esc"}, "esc", "back"),
+		out:    viewer.DefaultKeys(),
 	}
 }
 
@@ -210,11 +215,11 @@ func (k callKeys) ShortHelp() []key.Binding {
 		return k.line
 	}
 	return []key.Binding{short(k.Rerun, "re-run"), short(k.Edit, "edit"), short(k.Save, "save"), short(k.out.Search, "search"),
-		short(k.out.Copy, "copy"), k.Back, k.g.short(helpKey, "help")}
+		short(k.out.Copy, "copy"), short(k.Ledger, "ledger"), k.Back, k.g.short(helpKey, "help")}
 }
 
 func (k callKeys) FullHelp() [][]key.Binding {
-	return append(k.out.Columns(), []key.Binding{k.Rerun, k.Edit, k.Save, k.Args, k.Back})
+	return append(k.out.Columns(), []key.Binding{k.Rerun, k.Edit, k.Save, k.Args, k.Ledger, k.Back})
 }
 
 var (

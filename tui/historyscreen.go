@@ -85,6 +85,7 @@ func (h *historyScreen) Typing() bool { return h.searching }
 func (h *historyScreen) KeyMap() help.KeyMap {
 	k := h.keys
 	k.tab, k.searching = h.tab, h.searching
+	k.Ledger.SetEnabled(h.c.ledger != nil)
 	return k
 }
 
@@ -410,6 +411,10 @@ func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Diff):
 		if rec, ok := h.selected(); ok {
 			return markOrDiffCmd(h.c, rec, k.Diff)
+		}
+	case key.Matches(msg, k.Ledger):
+		if rec, ok := h.selected(); ok {
+			return ledgerOfCmd(h.c, rec)
 		}
 	}
 	return nil

@@ -37,6 +37,8 @@ func (m *Model) keyTargets() []keyTarget {
 		{"board", &m.board.keys},
 		{"servers", &m.servers.keys},
 		{"problems", &m.problems.keys},
+		{"ledger", &m.ledger.keys},
+		{"record", &m.record.keys},
 	}
 }
 
@@ -122,7 +124,8 @@ func (m *Model) rebind(keys map[string][]string) []string {
 	// rebinds it by its own name.
 	if back, ok := keys["global.back"]; ok && len(back) > 0 {
 		for name, b := range map[string]*key.Binding{"runs.back": &m.runs.keys.Back, "result.back": &m.run.keys.Back,
-			"history.back": &m.history.keys.Back, "call.back": &m.call.keys.Back, "diff.back": &m.diff.keys.Back} {
+			"history.back": &m.history.keys.Back, "call.back": &m.call.keys.Back, "diff.back": &m.diff.keys.Back,
+			"ledger.back": &m.ledger.keys.Back, "record.back": &m.record.keys.Back} {
 			if _, own := keys[name]; !own {
 				b.SetKeys(back...)
 				b.SetHelp(strings.Join(back, "/"), b.Help().Desc)

@@ -34,6 +34,7 @@ type globalKeys struct {
 	Board      key.Binding
 	Runs       key.Binding
 	Servers    key.Binding
+	Ledger     key.Binding
 	Back       key.Binding
 	Left       key.Binding // back too, on the screens that edit nothing (leftGoesBack)
 }
@@ -48,6 +49,7 @@ func newGlobalKeys() globalKeys {
 		Board:      bind([]string{"B"}, "B", "governance board"),
 		Runs:       bind([]string{"R"}, "R", "calls running in the background"),
 		Servers:    bind([]string{"S"}, "S", "MCP servers"),
+		Ledger:     bind([]string{"E"}, "E", "ledger: the evidence of every call"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
 		Left:       bind([]string{"h", "left"}, "h/←", "back, where nothing is edited"),
 	}
@@ -318,6 +320,7 @@ type historyKeys struct {
 	Diff        key.Binding
 	RunSaved    key.Binding
 	Delete      key.Binding
+	Ledger      key.Binding
 	Back        key.Binding
 	tab         int
 	searching   bool
@@ -343,6 +346,7 @@ func newHistoryKeys(g *globalKeys) historyKeys {
 		Diff:        bind([]string{"D"}, "D", "compare two calls (D on each)"),
 		RunSaved:    bind([]string{"enter", "r"}, "enter/r", "run the saved call"),
 		Delete:      bind([]string{"d"}, "d", "delete the saved call"),
+		Ledger:      bind([]string{"L"}, "L", "the call's record in the ledger"),
 		Back:        bind([]string{"esc"}, "esc", "back (clears the search first)"),
 	}
 }
@@ -355,14 +359,14 @@ func (k historyKeys) ShortHelp() []key.Binding {
 		return []key.Binding{short(k.RunSaved, "run"), short(k.Edit, "edit"), short(k.Delete, "delete"), short(k.Tab, "history"), short(k.Back, "back")}
 	}
 	return []key.Binding{short(k.Open, "open"), k.Rerun, short(k.Edit, "edit"), short(k.Search, "search"), short(k.Save, "save"),
-		short(k.Tab, "saved"), k.g.short(helpKey, "more")}
+		short(k.Tab, "saved"), short(k.Ledger, "ledger"), k.g.short(helpKey, "more")}
 }
 
 func (k historyKeys) FullHelp() [][]key.Binding {
 	if k.tab == tabSaved {
 		return [][]key.Binding{k.navKeys.column(), {k.RunSaved, k.Edit, k.Delete, k.Tab, k.Back}}
 	}
-	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Rerun, k.Edit, k.Search, k.Save, k.Export, k.Tab, k.Back}, {k.CopyCLI, k.CopyGo, k.CopyMCP, k.Diff}}
+	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Rerun, k.Edit, k.Search, k.Save, k.Export, k.Tab, k.Back}, {k.CopyCLI, k.CopyGo, k.CopyMCP, k.Diff, k.Ledger}}
 }
 
 // boardKeys are the keys of the governance board.

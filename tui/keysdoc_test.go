@@ -46,7 +46,7 @@ func keyScreens() []struct {
 		name string
 		km   help.KeyMap
 	}{
-		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Servers, g.Back, g.Left, g.Quit, g.ForceQuit}},
+		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Servers, g.Ledger, g.Back, g.Left, g.Quit, g.ForceQuit}},
 		{"Tool list", list},
 		{"Tool detail", newDetailKeys(&g)},
 		{"Arguments form", editing},
@@ -66,6 +66,8 @@ func keyScreens() []struct {
 		{"Governance board", newBoardKeys(&g)},
 		{"MCP servers", newServersKeys(&g)},
 		{"Consent dialog", newConfirmKeys()},
+		{"Ledger", newLedgerKeys(&g)},
+		{"A call of the ledger", newLedgerRecordKeys(&g)},
 		{"Load problems", newProblemsKeys(&g)},
 		{"Quit dialog", newQuitKeys()},
 	}

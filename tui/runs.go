@@ -182,7 +182,7 @@ func (c *common) cancelAll() {
 // the ticks stop when none runs.
 func (c *common) tick(msg spinner.TickMsg) tea.Cmd {
 	run := c.running()
-	if len(run) == 0 {
+	if len(run) == 0 && c.loading == 0 {
 		c.ticking = false
 		return nil
 	}

@@ -86,6 +86,9 @@ type Options struct {
 	// Saved is the collection of saved calls (s on a call names it); nil
 	// keeps none.
 	Saved *history.Collection
+	// Ledger is the ledger of every call, which E shows and L on a call of
+	// the history opens at the call's record; nil: none is kept.
+	Ledger Ledger
 }
 
 // screen is one screen of the console, a child of the root Model.
@@ -120,6 +123,8 @@ type Model struct {
 	problems *problemsScreen
 	servers  *serversScreen
 	ask      *askScreen
+	ledger   *ledgerScreen
+	record   *ledgerRecordScreen
 
 	stack    []screen
 	confirm  *confirmDialog
@@ -193,6 +198,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		asker:       opts.Asker,
 		toolFiles:   opts.ToolFiles,
 		budgets:     opts.Budgets,
+		ledger:      opts.Ledger,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
@@ -217,6 +223,8 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.problems = newProblemsScreen(c)
 	m.servers = newServersScreen(c)
 	m.ask = newAskScreen(c)
+	m.ledger = newLedgerScreen(c)
+	m.record = newLedgerRecordScreen(c)
 	if problems := m.rebind(opts.Keys); len(problems) > 0 {
 		c.problems = append(slices.Clip(c.problems), problems...)
 		m.list.keys.Problems.SetEnabled(true)
@@ -242,7 +250,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask, m.ledger, m.record} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -301,6 +309,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.openRun(msg)
 	case openProblemsMsg:
 		return m, m.push(m.problems)
+	case openLedgerMsg:
+		return m, m.openLedger(msg.call)
+	case openLedgerRecordMsg:
+		m.record.setEntry(msg.e)
+		return m, m.push(m.record)
+	case ledgerReadMsg:
+		return m, m.ledger.Update(msg)
 	case backMsg:
 		return m, m.pop()
 	case confirmMsg:
@@ -460,6 +475,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.push(m.runs)
 		case key.Matches(msg, g.Servers):
 			return m.push(m.servers)
+		case key.Matches(msg, g.Ledger):
+			return m.openLedger("")
 		case key.Matches(msg, g.Left) && leftGoesBack(m.top()):
 			return m.pop()
 		}
@@ -549,6 +566,16 @@ func (m *Model) openRun(msg openRunMsg) tea.Cmd {
 			args = json.RawMessage(`{}`)
 		}
 		cmd = tea.Batch(cmd, m.run.start(args, false))
+	}
+	return cmd
+}
+
+// openLedger shows the ledger; with call, that call's record once the
+// ledger is read.
+func (m *Model) openLedger(call string) tea.Cmd {
+	cmd := m.push(m.ledger)
+	if call != "" {
+		cmd = tea.Batch(cmd, m.ledger.jump(call))
 	}
 	return cmd
 }

@@ -98,6 +98,20 @@ var goldenScreens = []struct {
 	{"help", func(t *testing.T, h *harness) { h.press("?") }},
 	{"list_problems", func(t *testing.T, h *harness) { loadProblems(h) }},
 	{"problems", func(t *testing.T, h *harness) { loadProblems(h); h.press("P") }},
+	{"ledger", func(t *testing.T, h *harness) {
+		h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
+		h.press("E")
+	}},
+	{"ledger_filtered", func(t *testing.T, h *harness) {
+		h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
+		h.press("E", "G", "u", "/")
+		h.typeText("slow")
+		h.press("enter")
+	}},
+	{"ledger_record", func(t *testing.T, h *harness) {
+		h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
+		h.press("E", "j", "j", "enter")
+	}},
 }
 
 // sampleProblems are load problems as the command line passes them on.
@@ -199,6 +213,18 @@ func TestHelpOnEveryScreen(t *testing.T) {
 		{"call", func(t *testing.T, h *harness) { h.m.c.store = keptStore(t, 1); h.press("H", "enter") }, "?", "Keys · Call of demo.slow", "re-run the call"},
 		{"board", func(t *testing.T, h *harness) { h.press("B") }, "?", "Keys · Governance", "pause/resume"},
 		{"runs", func(t *testing.T, h *harness) { h.press("R") }, "?", "Keys · Runs", "cancel the call"},
+		{"ledger", func(t *testing.T, h *harness) {
+			h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
+			h.press("E")
+		}, "?", "Keys · Ledger", "only the calls of this subject"},
+		{"ledger search", func(t *testing.T, h *harness) {
+			h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
+			h.press("E", "/")
+		}, "f1", "Keys · Ledger", "keep the search"},
+		{"ledger record", func(t *testing.T, h *harness) {
+			h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
+			h.press("E", "enter")
+		}, "?", "Keys · Record of mcp-3", "back to the ledger"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, newTestRegistry(t), 120, 40)
@@ -207,7 +233,7 @@ func TestHelpOnEveryScreen(t *testing.T) {
 			h.mustContain(tc.title, tc.has, "esc or ? closes this help")
 			if h.m.top().Typing() {
 				// Letters type: the help names only the keys that act.
-				h.mustContain("f1 full help", "ctrl+c quit", "?, q, H, B, R and S type into it")
+				h.mustContain("f1 full help", "ctrl+c quit", "?, q, H, B, R, S and E type into it")
 				h.mustNotContain("governance board", "q      quit")
 			} else {
 				h.mustContain("governance board")

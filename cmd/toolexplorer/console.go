@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/tui"
 )
 
@@ -28,6 +30,9 @@ func runConsole(a *app, _ string) int {
 		return code
 	}
 	opts := consoleOptions(a)
+	if a.ledger != nil {
+		opts.Ledger = consoleLedger{a.ledger}
+	}
 	if path, err := history.DefaultPath(a.getenv); err != nil {
 		opts.Problems = append(opts.Problems, "calls are not kept in the history: "+err.Error())
 	} else if path != "" {
@@ -61,6 +66,24 @@ func consoleOptions(a *app) tui.Options {
 		ToolsFiles: absPaths(a.toolsPaths), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
 		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation,
 		Budgets: consoleBudgets(a.budgets)}
+}
+
+// consoleLedger is the app's ledger as the console reads it.
+type consoleLedger struct{ l *ledger.Ledger }
+
+func (c consoleLedger) Path() string { return c.l.Path() }
+
+// Read writes the records queued so far, so that the console's last
+// calls are in what it reads, then reads every call. When they cannot be
+// written, it reads what the file holds and says why the last are not in
+// it.
+func (c consoleLedger) Read() ([]ledger.Entry, error) {
+	syncErr := c.l.Sync()
+	entries, err := ledger.Read(c.l.Path(), ledger.Filter{})
+	if err == nil && syncErr != nil {
+		err = fmt.Errorf("the last calls are not in the ledger yet: %w", syncErr)
+	}
+	return entries, err
 }
 
 // serverFlagOf is the flag among flags (serverFlags) that gave the MCP

@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/ledger"
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // TestLedgerRecordsEveryEntryPoint: the calls of run, serve over stdio,
@@ -122,5 +125,32 @@ func TestPolicyDigestReadsCedarFiles(t *testing.T) {
 	os.WriteFile(f, []byte(`forbid(principal, action, resource);`), 0o600)
 	if two := policyDigest(a); one == two || len(one) != 64 {
 		t.Fatalf("digest %s before and %s after the Cedar file changed", one, two)
+	}
+}
+
+// TestConsoleLedgerReadsTheLastCalls: the console's ledger reads a call
+// made a moment before, while the ledger is open and its writer may still
+// hold the call's records.
+func TestConsoleLedgerReadsTheLastCalls(t *testing.T) {
+	reg := tooling.NewRegistry()
+	reg.Register(tooling.Tool{Name: "t.echo", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }})
+	l, err := ledger.Open(ledger.Options{Path: filepath.Join(t.TempDir(), "ledger.jsonl"), SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Attach(reg)
+	for i := range 3 {
+		if _, err := reg.Execute(context.Background(), "t.echo", nil, tooling.WithCallID("c"+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := consoleLedger{l}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 || entries[2].Begin.Call != "c2" || entries[2].End == nil {
+		t.Fatalf("read %d calls, want c0, c1 and c2 with their ends: %+v", len(entries), entries)
 	}
 }

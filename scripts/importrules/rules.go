@@ -96,9 +96,11 @@ var layers = map[string]layer{
 	"sandbox":  {nil, "sandbox knows nothing of the rest of the project: it imports only its own subpackages, not %s"},
 	"config":   {[]string{"tooling"}, "config is plain data around tooling.Settings: it imports only tooling from this project, not %s"},
 	"tooling":  {[]string{"sandbox"}, "tooling imports only sandbox from this project (config imports tooling: a host passes tooling.Settings), not %s"},
-	"tui":      {[]string{"tooling", "config", "history"}, "tui imports only tooling, config and history from this project, not %s"},
-	"scripts":  {nil, "the gate's programs import no project package, not %s"},
-	"cmd":      {[]string{"*"}, ""},
+	// The console reads the call history and the ledger (the records it shows); the command
+	// line opens them.
+	"tui":     {[]string{"tooling", "config", "history", "ledger"}, "tui imports only tooling, config, history and ledger from this project, not %s"},
+	"scripts": {nil, "the gate's programs import no project package, not %s"},
+	"cmd":     {[]string{"*"}, ""},
 	// What plugs into the core imports tooling, never the reverse (tooling's line above), and
 	// sees no other part but config; only cmd wires them together.
 	// mcp starts an untrusted stdio server in a confined child: the one part of the sandbox it sees.
