@@ -30,6 +30,9 @@ type common struct {
 	callID func(seq int) string
 	// newEditor builds the arguments editor of the named tool's schema.
 	newEditor func(tool string, schema json.RawMessage, width, height int) (argsEditor, error)
+	// explainTimer waits for a pause in typing before the form's preflight
+	// is asked (explainTick); tests replace it.
+	explainTimer func(gen int) tea.Cmd
 	// governance reads the live governance picture for the board.
 	governance func() tooling.Stats
 

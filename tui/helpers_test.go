@@ -148,6 +148,8 @@ func newHarnessWith(t testing.TB, reg *tooling.Registry, opts Options, w, h int)
 	m.c.now = func() time.Time { return fixedTime }
 	m.c.callID = func(seq int) string { return fmt.Sprintf("call-%d", seq) }
 	m.toastTimer = func(int) tea.Cmd { return nil } // tests send toastExpiredMsg
+	// The form's preflight is asked at once, not after a pause in typing.
+	m.c.explainTimer = func(gen int) tea.Cmd { return msgCmd(explainTickMsg{gen: gen}) }
 	hs := &harness{t: t, m: m, msgs: make(chan tea.Msg, 256), done: make(chan struct{})}
 	t.Cleanup(func() {
 		m.shutdown()

@@ -237,12 +237,16 @@ type runKeys struct {
 	Background key.Binding
 	Back       key.Binding
 	Left       key.Binding // back from the result, as esc
+	IdemKey    key.Binding // on for a tool that takes idempotency keys
+	Preflight  key.Binding
 	out        viewer.Keys // the result's output viewer
 	phase      runPhase
 	editor     argsEditor
 	searching  bool          // the result's search line or filter line has the focus
 	line       []key.Binding // the keys of that line
-	g          *globalKeys
+	// idemFocused: the idempotency key has the focus.
+	idemFocused bool
+	g           *globalKeys
 }
 
 func newRunKeys(g *globalKeys) runKeys {
@@ -255,6 +259,8 @@ func newRunKeys(g *globalKeys) runKeys {
 		Background: bind([]string{"b"}, "b", "back, leaving the call running in the background"),
 		Back:       bind([]string{"esc"}, "esc", "back"),
 		Left:       bind([]string{"h", "left"}, "h/←", "back to the arguments"),
+		IdemKey:    bind([]string{"ctrl+g"}, "ctrl+g", "idempotency key (tools that take keys)"),
+		Preflight:  bind([]string{"ctrl+l"}, "ctrl+l", "preflight steps shown/hidden"),
 		out:        viewer.DefaultKeys(),
 	}
 }
@@ -280,9 +286,15 @@ func (k runKeys) ShortHelp() []key.Binding {
 		return []key.Binding{short(k.Edit, "edit"), short(k.Again, "again"), fold, short(k.out.Search, "search"),
 			short(k.out.Copy, "copy"), short(k.out.Open, "pager"), k.Back}
 	}
+	if k.idemFocused {
+		return []key.Binding{bind([]string{"enter"}, "enter/esc", "back to the form"), bind([]string{"ctrl+s"}, "ctrl+s", "run")}
+	}
 	var out []key.Binding
 	if k.editor != nil {
 		out = k.editor.KeyMap().ShortHelp()
+	}
+	if k.IdemKey.Enabled() {
+		out = append(out, short(k.IdemKey, "key"))
 	}
 	return append(out, k.back(), k.g.short(helpAlwaysKey, "help"))
 }
@@ -298,7 +310,7 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	if k.editor != nil {
 		cols = k.editor.KeyMap().FullHelp()
 	}
-	return append(cols, []key.Binding{k.back()})
+	return append(cols, []key.Binding{k.IdemKey, k.Preflight, k.back()})
 }
 
 // historyKeys are the keys of the call history and of its saved calls

@@ -38,7 +38,8 @@ func keyScreens() []struct {
 	for _, col := range form.DefaultKeyMap().FullHelp() {
 		editing = append(editing, col...)
 	}
-	editing = append(editing, newRunKeys(&g).Back)
+	rk := newRunKeys(&g)
+	editing = append(editing, rk.IdemKey, rk.Preflight, rk.Back)
 	saved := newHistoryKeys(&g)
 	saved.tab = tabSaved
 	fk := form.DefaultKeyMap()

@@ -10,6 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -51,6 +52,13 @@ type runScreen struct {
 	// drafts are the editors of the other tools opened this session, with
 	// what was typed in them.
 	drafts map[string]draft
+
+	// idem is the idempotency key of a tool that takes keys, with the keys
+	// typed for each tool (kept for a retry); pre is the preflight of the
+	// arguments as they are edited (runpreflight.go).
+	idem     textinput.Model
+	idemKeys map[string]string
+	pre      preflight
 }
 
 // draft is a tool's arguments editor kept while another tool is open.
@@ -60,7 +68,8 @@ type draft struct {
 }
 
 func newRunScreen(c *common) *runScreen {
-	return &runScreen{c: c, keys: newRunKeys(&c.global), out: viewer.New(c.styles.viewer), drafts: make(map[string]draft)}
+	return &runScreen{c: c, keys: newRunKeys(&c.global), out: viewer.New(c.styles.viewer), drafts: make(map[string]draft),
+		idem: newIdemInput(c), idemKeys: make(map[string]string)}
 }
 
 // busy reports whether the screen follows a call in flight.
@@ -80,6 +89,12 @@ func (r *runScreen) follow(t tooling.Tool, a *activeRun) tea.Cmd {
 // loaded, args in it when given, and the editing phase.
 func (r *runScreen) setTool(t tooling.Tool, args json.RawMessage) tea.Cmd {
 	var cmd tea.Cmd
+	if r.tool.Name != t.Name {
+		r.idem.SetValue(r.idemKeys[t.Name])
+		r.idem.Blur()
+		r.stopExplain()
+		r.pre.res, r.pre.notJSON = nil, ""
+	}
 	if r.editor == nil || r.tool.Name != t.Name {
 		if r.editor != nil { // the draft of the tool left, for when it comes back
 			r.drafts[r.tool.Name] = draft{editor: r.editor, note: r.note}
@@ -106,7 +121,8 @@ func (r *runScreen) setTool(t tooling.Tool, args json.RawMessage) tea.Cmd {
 			r.errMsg = "these arguments do not fit the form: " + err.Error()
 		}
 	}
-	return cmd
+	r.sizeEditor()
+	return tea.Batch(cmd, r.changed())
 }
 
 func (r *runScreen) Title() string { return "Run " + r.tool.Name }
@@ -118,20 +134,21 @@ func (r *runScreen) Typing() bool {
 	if r.phase == phaseResult {
 		return r.out.Typing()
 	}
-	return r.phase == phaseEditing && r.editor != nil && (r.editor.InputFocused() || r.editor.Capturing())
+	return r.phase == phaseEditing && (r.idem.Focused() || r.editor != nil && (r.editor.InputFocused() || r.editor.Capturing()))
 }
 
 func (r *runScreen) KeyMap() help.KeyMap {
 	k := r.keys
 	k.phase, k.editor, k.searching, k.line = r.phase, r.editor, r.out.Typing(), r.out.LineHelp()
+	k.IdemKey.SetEnabled(r.takesKeys())
+	k.idemFocused = r.idem.Focused()
 	return k
 }
 
 func (r *runScreen) SetSize(w, h int) {
 	r.w, r.h = w, h
-	if r.editor != nil {
-		r.editor.SetSize(w, r.editorHeight())
-	}
+	r.sizeEditor()
+	r.idem.SetWidth(max(r.editorWidth()-len(r.idem.Prompt)-2, 10))
 	r.out.SetSize(w, max(h-2, 1))
 	if r.phase == phaseResult && r.result != nil {
 		head, tail := resultFrame(r.c.styles, r.framed(safeResult(r.result)), w)
@@ -139,8 +156,45 @@ func (r *runScreen) SetSize(w, h int) {
 	}
 }
 
-// editorHeight leaves room for the title, the note and the error line.
-func (r *runScreen) editorHeight() int { return max(r.h-4, 3) }
+// editorHeight leaves room for the title, the note, the idempotency key,
+// the preflight and the error line.
+func (r *runScreen) editorHeight() int {
+	h := r.h - 5
+	if r.takesKeys() {
+		h--
+	}
+	if !r.side() && r.stepsShown() {
+		h -= r.stepsBelow()
+	}
+	return max(h, 3)
+}
+
+// side reports whether the preflight's steps go beside the form, not
+// below it.
+func (r *runScreen) side() bool { return r.w >= runSideWidth }
+
+// stepsShown reports whether the preflight's steps are shown: beside the
+// form on a wide terminal, below it on a narrow one, where the key that
+// toggles them shows them.
+func (r *runScreen) stepsShown() bool { return r.side() != r.pre.toggled }
+
+// editorWidth is the form's width: the preflight takes a column of wide
+// terminals.
+func (r *runScreen) editorWidth() int {
+	if r.side() && r.stepsShown() {
+		return r.w - preflightWidth - 2
+	}
+	return r.w
+}
+
+// stepsBelow is how many lines the steps take below a narrow form.
+func (r *runScreen) stepsBelow() int { return min(max(len(r.pre.steps()), 1), max(r.h/3, 3)) }
+
+func (r *runScreen) sizeEditor() {
+	if r.editor != nil {
+		r.editor.SetSize(r.editorWidth(), r.editorHeight())
+	}
+}
 
 func (r *runScreen) Show() tea.Cmd { return nil }
 
@@ -157,6 +211,14 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 		if msg.seq == r.seq && r.busy() {
 			r.finish(msg.result)
 			return r.retryTick()
+		}
+		return nil
+	case explainTickMsg:
+		return r.explain(msg.gen)
+	case explainDoneMsg:
+		r.explained(msg)
+		if !r.side() && r.stepsShown() {
+			r.sizeEditor() // the steps below the form may be more or fewer
 		}
 		return nil
 	case retryTickMsg:
@@ -191,6 +253,17 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 		cmd, _ := r.out.Update(msg)
 		return cmd
 	}
+	if _, paste := msg.(tea.PasteMsg); paste && r.phase == phaseEditing {
+		if r.idem.Focused() {
+			var cmd tea.Cmd
+			r.idem, cmd = r.idem.Update(msg)
+			r.idemKeys[r.tool.Name] = r.idem.Value()
+			return tea.Batch(cmd, r.changed())
+		}
+		if r.editor != nil {
+			return tea.Batch(r.editor.Update(msg), r.changed())
+		}
+	}
 	if r.phase == phaseEditing && r.editor != nil {
 		return r.editor.Update(msg)
 	}
@@ -200,8 +273,21 @@ func (r *runScreen) Update(msg tea.Msg) tea.Cmd {
 // updateEditing gives the editor every key but esc, which goes back unless
 // the editor captures it, and runs the call when the editor submits.
 func (r *runScreen) updateEditing(msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, r.keys.Back) && !r.editor.Capturing() {
-		return backCmd
+	if r.idem.Focused() {
+		return r.updateIdem(msg)
+	}
+	if !r.editor.Capturing() {
+		switch {
+		case key.Matches(msg, r.keys.Back):
+			return backCmd
+		case key.Matches(msg, r.keys.IdemKey) && r.takesKeys():
+			return r.idem.Focus()
+		case key.Matches(msg, r.keys.Preflight):
+			r.pre.toggled = !r.pre.toggled
+			r.sizeEditor()
+			r.idem.SetWidth(max(r.editorWidth()-len(r.idem.Prompt)-2, 10))
+			return nil
+		}
 	}
 	cmd := r.editor.Update(msg)
 	if r.editor.Submitted() {
@@ -209,7 +295,7 @@ func (r *runScreen) updateEditing(msg tea.KeyPressMsg) tea.Cmd {
 		return r.submit()
 	}
 	r.errMsg = ""
-	return cmd
+	return tea.Batch(cmd, r.changed())
 }
 
 // updateResult gives the output viewer the keys it knows; e, r and esc
@@ -223,14 +309,14 @@ func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Edit):
 		r.phase = phaseEditing
-		return nil
+		return r.changed() // the call made may change the preflight (a key taken)
 	case key.Matches(msg, k.Again):
 		return r.start(r.args, false)
 	case key.Matches(msg, k.Save):
 		return saveCallPrompt(r.c, &callRecord{tool: r.tool.Name, args: compactJSON(r.args)})
 	case key.Matches(msg, k.Back, k.Left):
 		r.phase = phaseEditing
-		return nil
+		return r.changed()
 	}
 	cmd, _ := r.out.Update(msg)
 	return cmd
@@ -275,7 +361,7 @@ func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.C
 		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool), args,
 			startRunMsg{tool: r.tool.Name, args: args, consent: true}, forSession)
 	}
-	a, cmd := r.c.startRun(&r.tool, args, consent, session)
+	a, cmd := r.c.startRun(&r.tool, args, consent, session, r.callOptions()...)
 	r.seq, r.args = a.seq, args
 	r.phase, r.errMsg, r.result = phaseRunning, "", nil
 	r.editor.SetErrors(nil)
@@ -426,7 +512,11 @@ func (r *runScreen) View() string {
 			b.WriteString(st.Warn.Render(cut(r.note, r.w)))
 		}
 		b.WriteByte('\n')
-		b.WriteString(r.editor.View())
+		if r.takesKeys() {
+			b.WriteString(r.idemLine() + "\n")
+		}
+		b.WriteString(r.editingBody())
+		b.WriteString("\n" + cut(r.preflightSummary(), r.w))
 		if r.errMsg != "" {
 			b.WriteByte('\n')
 			b.WriteString(st.Err.Render(ansi.Wrap(r.errMsg, max(r.w, 20), "")))
@@ -495,6 +585,11 @@ func resultHeader(st *styles, res *tooling.Result) string {
 		status = st.Err.Render("⊘ denied " + string(res.Code))
 	default:
 		status = st.Err.Render("✗ error " + string(res.Code))
+	}
+	if res.Replayed {
+		// The outcome of an earlier call with the same idempotency key: the
+		// tool did not run.
+		status += st.Warn.Render(" ↺ replayed")
 	}
 	parts := []string{status, res.Tool, "call " + res.CallID, "wait " + formatDuration(res.Wait), "run " + formatDuration(res.Run)}
 	if res.Timeout > 0 {

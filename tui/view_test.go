@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,6 +48,23 @@ var goldenScreens = []struct {
 	{"detail_mcp", func(t *testing.T, h *harness) { openDetail(t, h, "demo.echo"); h.press("tab", "tab", "tab") }},
 	{"run", func(t *testing.T, h *harness) { openRun(t, h, "demo.echo", "") }},
 	{"result", func(t *testing.T, h *harness) { openRun(t, h, "demo.echo", ""); h.m.run.finish(fixedResult()) }},
+	{"run_idempotent", func(t *testing.T, h *harness) {
+		var runs atomic.Int64
+		if err := h.m.c.reg.Add(keyedTool(&runs)); err != nil {
+			t.Fatal(err)
+		}
+		openRun(t, h, "demo.charge", `{"amount":5}`)
+		h.press("ctrl+g")
+		h.typeText("order-17")
+		h.press("enter")
+	}},
+	{"result_replayed", func(t *testing.T, h *harness) {
+		openRun(t, h, "demo.echo", "")
+		res := fixedResult()
+		res.Replayed = true
+		res.Governance = append(res.Governance, tooling.Decision{Step: "idempotency", Detail: "replayed the outcome of call-0"})
+		h.m.run.finish(res)
+	}},
 	{"result_error", func(t *testing.T, h *harness) { openRun(t, h, "demo.slow", ""); h.m.run.finish(fixedFailure()) }},
 	{"confirm", func(t *testing.T, h *harness) {
 		openRun(t, h, "demo.write_note", `{"key":"k","note":"n"}`)
