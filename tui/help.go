@@ -27,15 +27,21 @@ func helpView(c *common, s screen, w int) string {
 	b.WriteString("\n")
 	if s.Typing() {
 		// Letters type into the field: only f1 and ctrl+c act.
-		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit}}))
+		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit, g.PaletteAlways}}))
 		var letters []string
-		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers, g.Ledger} {
+		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Palette, g.Tools} {
 			letters = append(letters, keyName(k))
 		}
-		b.WriteString("\n" + st.Faint.Render(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s and %s work everywhere.",
-			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.ForceQuit))))
+		b.WriteString("\n" + st.Faint.Render(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s, %s and %s work everywhere.",
+			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.PaletteAlways), keyName(g.ForceQuit))))
 	} else {
-		b.WriteString(h.FullHelpView([][]key.Binding{{g.Help, g.HelpAlways}, {g.History, g.Board, g.Runs, g.Servers, g.Ledger}, {g.Back, g.Quit, g.ForceQuit}}))
+		cols := [][]key.Binding{{g.Help, g.HelpAlways, g.Palette, g.PaletteAlways, g.Tools}, {g.History, g.Board, g.Runs, g.Servers, g.Ledger}}
+		leave := []key.Binding{g.Back, g.Quit, g.ForceQuit}
+		if w >= 120 {
+			b.WriteString(h.FullHelpView(append(cols, leave)))
+		} else { // in two blocks, so that every key shows
+			b.WriteString(h.FullHelpView(cols) + "\n" + h.FullHelpView([][]key.Binding{leave}))
+		}
 	}
 	if l, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")

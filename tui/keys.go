@@ -35,23 +35,30 @@ type globalKeys struct {
 	Runs       key.Binding
 	Servers    key.Binding
 	Ledger     key.Binding
-	Back       key.Binding
-	Left       key.Binding // back too, on the screens that edit nothing (leftGoesBack)
+	Tools      key.Binding
+	Palette    key.Binding
+	// PaletteAlways opens the palette while a text field has the focus too.
+	PaletteAlways key.Binding
+	Back          key.Binding
+	Left          key.Binding // back too, on the screens that edit nothing (leftGoesBack)
 }
 
 func newGlobalKeys() globalKeys {
 	return globalKeys{
-		Quit:       bind([]string{"q"}, "q", "quit (asks off the list)"),
-		ForceQuit:  bind([]string{"ctrl+c"}, "ctrl+c", "quit (a call in flight is canceled first)"),
-		Help:       bind([]string{"?"}, "?", "full help"),
-		HelpAlways: bind([]string{"f1"}, "f1", "full help"),
-		History:    bind([]string{"H"}, "H", "call history"),
-		Board:      bind([]string{"B"}, "B", "governance board"),
-		Runs:       bind([]string{"R"}, "R", "calls running in the background"),
-		Servers:    bind([]string{"S"}, "S", "MCP servers"),
-		Ledger:     bind([]string{"E"}, "E", "ledger: the evidence of every call"),
-		Back:       bind([]string{"esc"}, "esc", "back"),
-		Left:       bind([]string{"h", "left"}, "h/←", "back, where nothing is edited"),
+		Quit:          bind([]string{"q"}, "q", "quit (asks off the list)"),
+		ForceQuit:     bind([]string{"ctrl+c"}, "ctrl+c", "quit (a call in flight is canceled first)"),
+		Help:          bind([]string{"?"}, "?", "full help"),
+		HelpAlways:    bind([]string{"f1"}, "f1", "full help"),
+		History:       bind([]string{"H"}, "H", "call history"),
+		Board:         bind([]string{"B"}, "B", "governance board"),
+		Runs:          bind([]string{"R"}, "R", "calls running in the background"),
+		Servers:       bind([]string{"S"}, "S", "MCP servers"),
+		Ledger:        bind([]string{"E"}, "E", "ledger: the evidence of every call"),
+		Tools:         bind([]string{"~"}, "~", "back to the tool list"),
+		Palette:       bind([]string{":"}, ":", "command palette"),
+		PaletteAlways: bind([]string{"ctrl+p"}, "ctrl+p", "command palette"),
+		Back:          bind([]string{"esc"}, "esc", "back"),
+		Left:          bind([]string{"h", "left"}, "h/←", "back, where nothing is edited"),
 	}
 }
 

@@ -47,7 +47,7 @@ func keyScreens() []struct {
 		name string
 		km   help.KeyMap
 	}{
-		{"Every screen", keyList{g.Help, g.HelpAlways, g.History, g.Runs, g.Board, g.Servers, g.Ledger, g.Back, g.Left, g.Quit, g.ForceQuit}},
+		{"Every screen", keyList{g.Help, g.HelpAlways, g.Palette, g.PaletteAlways, g.Tools, g.History, g.Runs, g.Board, g.Servers, g.Ledger, g.Back, g.Left, g.Quit, g.ForceQuit}},
 		{"Tool list", list},
 		{"Tool detail", newDetailKeys(&g)},
 		{"Arguments form", editing},
@@ -71,6 +71,7 @@ func keyScreens() []struct {
 		{"A call of the ledger", newLedgerRecordKeys(&g)},
 		{"Load problems", newProblemsKeys(&g)},
 		{"Quit dialog", newQuitKeys()},
+		{"Command palette", newPaletteDialog(&common{styles: newStyles(true)}, nil).keys},
 	}
 }
 

@@ -129,7 +129,8 @@ type Model struct {
 	stack    []screen
 	confirm  *confirmDialog
 	prompt   *promptDialog
-	quitAsk  *quitDialog // asking whether to quit
+	palette  *paletteDialog // the command palette, while open
+	quitAsk  *quitDialog    // asking whether to quit
 	showHelp bool
 	helpVP   viewport.Model // the full help, scrollable
 	status   string
@@ -295,7 +296,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.helpVP, _ = m.helpVP.Update(msg)
 			return m, nil
 		}
-		if m.confirm != nil || m.quitAsk != nil || m.prompt != nil {
+		if m.confirm != nil || m.quitAsk != nil || m.prompt != nil || m.palette != nil {
 			return m, nil
 		}
 		return m, m.top().Update(msg)
@@ -391,9 +392,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// editor of the run screen also gets its timers when it is covered.
 	_, input := msg.(tea.PasteMsg)
 	var cmd tea.Cmd
-	covered := m.confirm != nil || m.quitAsk != nil || m.showHelp || m.prompt != nil
+	covered := m.confirm != nil || m.quitAsk != nil || m.showHelp || m.prompt != nil || m.palette != nil
 	if m.prompt != nil { // a paste goes into the prompt
 		cmd = m.prompt.Update(msg)
+	}
+	if m.palette != nil && m.prompt == nil {
+		_, cmd = m.palette.Update(msg)
 	}
 	if !covered {
 		cmd = m.top().Update(msg)
@@ -434,6 +438,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if m.palette != nil {
+		run, cmd := m.palette.Update(msg)
+		if m.palette.done {
+			m.palette = nil
+		}
+		if run != nil {
+			cmd = tea.Batch(cmd, run(m))
+		}
+		return cmd
+	}
 	if m.quitAsk != nil {
 		m.quitAsk.Update(msg)
 		if m.quitAsk.done {
@@ -443,6 +457,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 				return m.quit()
 			}
 		}
+		return nil
+	}
+	if key.Matches(msg, g.PaletteAlways) {
+		m.showHelp = false
+		m.openPalette()
 		return nil
 	}
 	if m.showHelp {
@@ -478,6 +497,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.push(m.servers)
 		case key.Matches(msg, g.Ledger):
 			return m.openLedger("")
+		case key.Matches(msg, g.Tools):
+			return m.home()
+		case key.Matches(msg, g.Palette):
+			m.openPalette()
+			return nil
 		case key.Matches(msg, g.Left) && leftGoesBack(m.top()):
 			return m.pop()
 		}
@@ -647,6 +671,8 @@ func (m *Model) render() string {
 		body = m.confirm.View(w, bodyH)
 	case m.prompt != nil:
 		body = m.prompt.View(w, bodyH)
+	case m.palette != nil:
+		body = m.palette.View(w, bodyH)
 	case m.split():
 		body = m.splitView()
 	default:
@@ -676,6 +702,8 @@ func (m *Model) render() string {
 		km, typing = m.confirm.keys, true
 	case m.prompt != nil:
 		km, typing = m.prompt.keys, true
+	case m.palette != nil:
+		km, typing = m.palette.keys, true
 	}
 
 	var b strings.Builder

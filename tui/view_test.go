@@ -116,6 +116,8 @@ var goldenScreens = []struct {
 	{"help", func(t *testing.T, h *harness) { h.press("?") }},
 	{"list_problems", func(t *testing.T, h *harness) { loadProblems(h) }},
 	{"problems", func(t *testing.T, h *harness) { loadProblems(h); h.press("P") }},
+	{"palette", func(t *testing.T, h *harness) { h.press("H", ":") }},
+	{"palette_filtered", func(t *testing.T, h *harness) { h.press(":"); h.typeText("ec") }},
 	{"ledger", func(t *testing.T, h *harness) {
 		h.m.c.ledger = &fixedLedger{entries: fixedLedgerEntries()}
 		h.press("E")
@@ -251,7 +253,7 @@ func TestHelpOnEveryScreen(t *testing.T) {
 			h.mustContain(tc.title, tc.has, "esc or ? closes this help")
 			if h.m.top().Typing() {
 				// Letters type: the help names only the keys that act.
-				h.mustContain("f1 full help", "ctrl+c quit", "?, q, H, B, R, S and E type into it")
+				h.mustContain("f1 full help", "ctrl+c quit", "?, q, H, B, R, S, E, : and ~ type into it")
 				h.mustNotContain("governance board", "q      quit")
 			} else {
 				h.mustContain("governance board")
