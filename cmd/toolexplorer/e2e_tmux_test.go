@@ -190,7 +190,10 @@ func e2eBuild(t *testing.T) (tmuxPath, bin string) {
 // as a person would: filter to demo.echo, fill and run its form, search
 // and copy its output, edit its text as lines and run it again, submit it
 // without a required field, run demo.slow and cancel it, open the
-// governance board, and quit, leaving the terminal as it was.
+// governance board, go to the ledger through the command palette and open
+// the canceled call's record, go back to the tool list with ~ and to a
+// tool's form through the palette, and quit, leaving the terminal as it
+// was.
 func TestE2EConsoleTmux(t *testing.T) {
 	start := time.Now()
 	tmuxPath, bin := e2eBuild(t)
@@ -397,6 +400,37 @@ func TestE2EConsoleTmux(t *testing.T) {
 	c.waitAll(t, "Governance · live", "Slots", "Main thread", "Resources", "Rate buckets", "Tools")
 	c.waitMatch(t, `(?m)^  demo\.slow .*canceled 1`)
 	c.waitMatch(t, `(?m)^  demo\.echo .*validation_error 1`)
+
+	// The command palette goes to the ledger, where the canceled call is
+	// found and opened with every field of its records; ~ goes straight
+	// back to the tool list, and the palette to a tool's form.
+	c.keys(t, ":")
+	c.waitAll(t, "a tool, a screen or an action", "Ledger", "Next origin")
+	c.text(t, "ledger")
+	c.waitMatch(t, `(?m)› Ledger\s+the evidence of every call`)
+	c.keys(t, "Enter")
+	c.waitMatch(t, `Ledger · \d+ calls? · `)
+	c.keys(t, "/")
+	c.text(t, "demo.slow canceled")
+	c.waitMatch(t, `(?m)^› .*demo\.slow\S*\s+\S+\s+✗ canceled`)
+	c.keys(t, "Enter")
+	c.waitScreen(t, "(esc clears)", e2eWait)
+	c.keys(t, "Enter")
+	c.waitAll(t, "› Record of ", "✗ canceled · demo.slow", "Principal", "Evidence", "sha256 ")
+	c.keys(t, "~")
+	c.waitFor(t, "the tool list", func(s string) bool {
+		return regexp.MustCompile(`(?m)^toolexplorer › Tools\s`).MatchString(s) && strings.Contains(s, "1-6 facets")
+	}, e2eWait)
+	c.keys(t, ":")
+	c.waitScreen(t, "a tool, a screen or an action", e2eWait)
+	c.text(t, "slow")
+	c.waitMatch(t, `(?m)› demo\.slow\s`)
+	c.keys(t, "Enter")
+	c.waitAll(t, "toolexplorer › Tools › Run demo.slow", "preflight (as ui", "✓ would run")
+	c.keys(t, "Escape") // B would be typed into the form's field
+	c.waitScreen(t, "1-6 facets", e2eWait)
+	c.keys(t, "B")
+	c.waitScreen(t, "Governance · live", e2eWait)
 
 	// q away from the tool list asks first: n stays, y quits. The console
 	// exits 0 and the terminal is back as it was.
