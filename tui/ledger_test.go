@@ -79,7 +79,8 @@ func fixedLedgerEntries() []ledger.Entry {
 	b2 := begin(3, "cli-7", "demo.write_note", ci, 2*time.Minute)
 	b2.Idempotency = "5e77a1c0"
 	e2 := end(b2, "ok", tooling.CodeOK)
-	e2.Replayed, e2.Detail = true, map[string]string{"path": "/notes/k", "bytes": "12"}
+	e2.Replayed, e2.Detail = true, map[string]string{"backend": "notes"}
+	e2.Effects = map[string]string{"path": "/notes/k", "bytes": "12"}
 	b3 := begin(5, "ui-2", "demo.slow", alice, time.Minute)
 	b4 := begin(7, "mcp-3", "demo.fetch", nil, 30*time.Second)
 	return []ledger.Entry{
@@ -147,7 +148,7 @@ func TestLedgerRecordShowsEvidence(t *testing.T) {
 	openLedger(h)
 	h.press("j", "j", "enter")
 	h.mustContain("Record of cli-7", "key:ci", "api_key", "ci-runner 1.2", "idempotency", "sha256 5e77a1c0 (of the key)",
-		"replayed", "the tool did not run", "Effects (as the tool reported them)", "path", "/notes/k", "Chain", "record 3 · hash hash3 · prev prev3")
+		"replayed", "the tool did not run", "Side effects", "path", "/notes/k", "Detail (as the tool reported it)", "backend", "Chain", "record 3 · hash hash3 · prev prev3")
 	h.press("esc", "g", "enter")
 	h.mustContain("Record of mcp-3", "interrupted: the ledger has no end of this call", "no key")
 }

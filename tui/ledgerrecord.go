@@ -168,16 +168,23 @@ func ledgerRecordText(c *common, e *ledger.Entry, w int) string {
 	}
 	row("session", bg.Session)
 
-	if end != nil && len(end.Detail) > 0 {
-		section("Effects (as the tool reported them)")
-		names := make([]string, 0, len(end.Detail))
-		for k := range end.Detail {
+	table := func(title string, m map[string]string) {
+		if len(m) == 0 {
+			return
+		}
+		section(title)
+		names := make([]string, 0, len(m))
+		for k := range m {
 			names = append(names, k)
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			row(k, end.Detail[k])
+			row(k, m[k])
 		}
+	}
+	if end != nil {
+		table("Side effects", end.Effects)
+		table("Detail (as the tool reported it)", end.Detail)
 	}
 	if end != nil && len(end.Governance) > 0 {
 		section("Governance")
