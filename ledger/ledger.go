@@ -175,7 +175,10 @@ func (l *Ledger) PublicKey() ed25519.PublicKey { return l.key.Public().(ed25519.
 // since a registry's middleware cannot be removed. Close detaches too.
 func (l *Ledger) Attach(r *tooling.Registry) (detach func()) {
 	at := &attachment{r: r}
-	remove := r.Audit(func(_ context.Context, ev tooling.Event) { l.add(fromEvent(&ev, l.opts.Policy)) })
+	remove := r.Audit(func(_ context.Context, ev tooling.Event) {
+		rec := fromEvent(&ev, l.opts.Policy)
+		l.add(&rec)
+	})
 	var once sync.Once
 	d := func() { once.Do(func() { at.off.Store(true); remove() }) }
 	l.mu.Lock()
@@ -242,7 +245,7 @@ func (l *Ledger) refusal() string {
 
 // add queues rec for the writer, or counts it lost when the queue is full
 // or the ledger closed.
-func (l *Ledger) add(rec Record) {
+func (l *Ledger) add(rec *Record) {
 	l.mu.Lock()
 	if l.closed || len(l.pending) >= l.opts.MaxPending {
 		l.lostHere++
@@ -261,7 +264,7 @@ func (l *Ledger) add(rec Record) {
 		}
 		return
 	}
-	l.pending = append(l.pending, rec)
+	l.pending = append(l.pending, *rec)
 	l.npending.Store(int64(len(l.pending)))
 	first := len(l.pending) == 1
 	l.mu.Unlock()
@@ -401,18 +404,23 @@ func (l *Ledger) loop() {
 // take removes the queued records, with a lost record first when some
 // were lost since the last batch.
 func (l *Ledger) take(buf []Record) []Record {
+	// The queue and buf trade places rather than records being copied
+	// (a record is some hundreds of bytes): buf, written, becomes the
+	// queue, emptied so that it holds on to nothing.
+	clear(buf)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	buf = buf[:0]
+	out := l.pending
+	l.pending = buf[:0]
 	if l.lostHere > 0 {
-		buf = append(buf, Record{Kind: KindLost, Time: time.Now().UTC(), Lost: l.lostHere, Note: l.lostWhy})
+		lost := Record{Kind: KindLost, Time: time.Now().UTC(), Lost: l.lostHere, Note: l.lostWhy}
+		out = append(out, Record{})
+		copy(out[1:], out)
+		out[0] = lost
 		l.lostHere = 0
 	}
-	buf = append(buf, l.pending...)
-	clear(l.pending)
-	l.pending = l.pending[:0]
 	l.npending.Store(0)
-	return buf
+	return out
 }
 
 // giveBack puts records that could not be written back in front of the
