@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -110,7 +111,10 @@ func (l *listScreen) reload() {
 		sel = it.tool.Name
 	}
 	l.registered = l.c.reg.Len()
-	tools := l.c.reg.List(l.c.ctx, tooling.Filter{})
+	// Every tool, then those the principal sees from the origin: the
+	// context may carry the principal the console started as, by which
+	// List would narrow them, for origin app.
+	tools := l.c.reg.List(context.Background(), tooling.Filter{})
 	l.items = make([]toolItem, 0, len(tools))
 	for _, t := range tools {
 		if l.c.reg.Visible(l.c.principal, l.c.origin, t.Name) {

@@ -284,6 +284,9 @@ func TestListShowsWhatThePrincipalSees(t *testing.T) {
 	reg.SetAuthorizer(readersSeeReadOnly{})
 	reader := tooling.Principal{Subject: "rita", Roles: []string{"reader"}, Auth: "local"}
 	h := newHarnessWith(t, reg, Options{Principal: reader}, 120, 40)
+	// As Run does: the context of the command line carries the principal
+	// it started as, which must not narrow what another one sees.
+	h.m.c.ctx = tooling.ContextWithPrincipal(context.Background(), reader)
 	h.mustContain("demo.echo", "demo.fetch")
 	h.mustNotContain("demo.write_note")
 	golden(t, "list_reader_120x40", h.view())
