@@ -38,6 +38,9 @@ type Server struct {
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
 	Headers map[string]string
+	// OAuth, when not nil, signs in to a URL's server with OAuth 2.1
+	// ("oauth"). Nil for none.
+	OAuth *ServerOAuth
 	// Confine, when not nil, starts a command's server confined (Linux):
 	// it may read (read), write (write), connect to (ports) and start
 	// (programs) only what Confine grants, its own program aside, under
@@ -60,6 +63,27 @@ type Server struct {
 	// environment, under Env ("envFile"), relative to the config file.
 	// "" for none.
 	EnvFile string
+}
+
+// ServerOAuth says how to sign in to an MCP server that requires OAuth
+// ("oauth" in a server's entry; {} for the defaults).
+type ServerOAuth struct {
+	// ClientID is a client registered beforehand ("client_id"); "" to
+	// register one at sign-in.
+	ClientID string
+	// ClientSecret is ClientID's secret ("client_secret"); "" for a public
+	// client.
+	ClientSecret string
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// ("client_metadata_url"). "" for none.
+	ClientMetadataURL string
+	// Scopes are the scopes asked for. Nil: those the server names.
+	Scopes []string
+	// Device signs in with the device flow ("device").
+	Device bool
+	// RedirectPort is the loopback port of the browser's return
+	// ("redirect_port"). Zero: a free port.
+	RedirectPort int
 }
 
 // Serve configures the MCP listener of the serve command. MarshalJSON
@@ -254,6 +278,16 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 			if c, ok := e["confine"].(map[string]any); ok {
 				s.Confine = p.serverConfinement(c, at+"/confine")
 			}
+			if o, ok := e["oauth"].(map[string]any); ok {
+				s.OAuth = &ServerOAuth{Scopes: stringList(o["scopes"])}
+				s.OAuth.ClientID, _ = o["client_id"].(string)
+				s.OAuth.ClientSecret, _ = o["client_secret"].(string)
+				s.OAuth.ClientMetadataURL, _ = o["client_metadata_url"].(string)
+				s.OAuth.Device, _ = o["device"].(bool)
+				if n, ok := p.integer(o, "redirect_port", at+"/oauth/redirect_port", 17); ok {
+					s.OAuth.RedirectPort = int(n)
+				}
+			}
 			s.Command, _ = e["command"].(string)
 			s.URL, _ = e["url"].(string)
 			if u, ok := e["serverUrl"].(string); ok && s.URL == "" { // Windsurf's name of url
@@ -283,6 +317,12 @@ func (p *problems) applyServers(obj map[string]any, cfg *Config) {
 				continue
 			case s.URL == "" && len(s.Headers) > 0:
 				p.add(at, "headers are for a url; a command takes args and env")
+				continue
+			case s.URL == "" && s.OAuth != nil:
+				p.add(at+"/oauth", "signs in to a url's server: a command's server is not reached over HTTP")
+				continue
+			case s.OAuth != nil && s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "":
+				p.add(at+"/oauth/client_secret", "is the secret of a client_id: give the client_id too")
 				continue
 			case s.URL != "" && s.Confine != nil:
 				p.add(at+"/confine", "confines a command's server: an HTTP server runs elsewhere")

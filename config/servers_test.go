@@ -255,3 +255,34 @@ func TestServerSupervision(t *testing.T) {
 		t.Fatalf("concurrency 0: %v", err)
 	}
 }
+
+func TestServerOAuth(t *testing.T) {
+	cfg, err := Parse([]byte(`{"mcpServers": {
+  "a": {"url": "https://mcp.example.com/mcp", "oauth": {}},
+  "b": {"url": "https://mcp.example.com/mcp", "oauth": {"client_id": "te", "client_secret": "${env:SECRET}", "scopes": ["tools"], "redirect_port": 8765}},
+  "c": {"url": "https://mcp.example.com/mcp", "oauth": {"device": true, "client_metadata_url": "https://te.example.com/client.json"}}
+}}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*ServerOAuth{
+		"a": {},
+		"b": {ClientID: "te", ClientSecret: "${env:SECRET}", Scopes: []string{"tools"}, RedirectPort: 8765},
+		"c": {Device: true, ClientMetadataURL: "https://te.example.com/client.json"},
+	}
+	for name, w := range want {
+		if got := cfg.Servers[name].OAuth; !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: oauth %+v, want %+v", name, got, w)
+		}
+	}
+	for _, c := range []struct{ doc, want string }{
+		{`{"mcpServers": {"a": {"command": "x", "oauth": {}}}}`, "/mcpServers/a/oauth: signs in to a url's server"},
+		{`{"mcpServers": {"a": {"url": "http://h/", "oauth": {"client_secret": "s"}}}}`, "/mcpServers/a/oauth/client_secret: is the secret of a client_id"},
+		{`{"mcpServers": {"a": {"url": "http://h/", "oauth": {"client_metadata_url": "http://h/c.json"}}}}`, "/mcpServers/a/oauth/client_metadata_url"},
+		{`{"mcpServers": {"a": {"url": "http://h/", "oauth": {"flow": "device"}}}}`, "/mcpServers/a/oauth/flow: unknown key"},
+	} {
+		if _, err := Parse([]byte(c.doc), "f.json"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant it to say %q", c.doc, err, c.want)
+		}
+	}
+}

@@ -130,6 +130,9 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		wait = ConnectTimeout
+		if s.OAuth != nil && s.URL != "" {
+			wait = SignInTimeout // a person may have to sign in
+		}
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
@@ -152,7 +155,11 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 			return nil, &ConnectError{Server: name, Err: err}
 		}
 		r.url, r.probe = ShownURL(s.URL), &httpProbe{}
-		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: probeClient(s.Headers, r.probe), MaxRetries: -1}
+		st := &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: probeClient(s.Headers, r.probe), MaxRetries: -1}
+		if s.OAuth != nil {
+			st.OAuthHandler = newSigner(name, s.URL, *s.OAuth)
+		}
+		t = st
 	default:
 		return nil, &ConnectError{Server: name, Err: errors.New("neither a command nor a url: give one")}
 	}

@@ -95,6 +95,10 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 		}
 		return explain(err, "it exited %s before answering %q: it is not an MCP server, or it failed to start", how, step)
 	}
+	var se *signInError
+	if errors.As(err, &se) {
+		return explain(err, "%s", se.Error())
+	}
 	if r.probe != nil {
 		if msg := r.probe.failure(r.url); msg != "" {
 			return explain(err, "%s", msg)
@@ -272,6 +276,7 @@ type httpProbe struct {
 	status int
 	ctype  string
 	body   string
+	bearer bool // a 401 or 403 came with a Bearer challenge (OAuth)
 }
 
 // probeTransport sends headers with every request and shows the answers
@@ -314,6 +319,7 @@ func (t probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.probe.mu.Lock()
 	if t.probe.status == 0 {
 		t.probe.status, t.probe.ctype, t.probe.body = resp.StatusCode, ctype, string(b)
+		t.probe.bearer = strings.HasPrefix(strings.ToLower(resp.Header.Get("WWW-Authenticate")), "bearer")
 	}
 	t.probe.mu.Unlock()
 	return resp, nil
@@ -333,6 +339,8 @@ func (p *httpProbe) failure(url string) string {
 		return fmt.Sprintf("%s answers %s: a URL ending in /sse is usually MCP's older HTTP+SSE transport, which toolexplorer does not speak; give the server's streamable HTTP endpoint (often ending in /mcp)", url, status)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Sprintf("%s answers %s: it is not an MCP endpoint; check the path (servers often serve MCP at /mcp)", url, status)
+	case (code == http.StatusUnauthorized || code == http.StatusForbidden) && p.bearer:
+		return fmt.Sprintf("%s answers %s with an OAuth challenge: the server wants you to sign in; add \"oauth\": {} to its entry in the config (or give a token in its headers)", url, status)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Sprintf("%s answers %s: the server wants credentials; give them in the server's headers in the config (such as Authorization)", url, status)
 	case code/100 != 2:

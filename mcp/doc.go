@@ -30,6 +30,12 @@
 // against their outputSchema. Remote.Close removes them and stops the
 // server and whatever it started.
 //
+// A streamable HTTP server that requires OAuth 2.1 is signed in to when
+// its Spec has OAuth (OAuthClient): discovery from its protected resource
+// metadata, client registration, the authorization code grant with PKCE
+// through a browser and a loopback redirect (the SDK's auth package) or the
+// device grant (golang.org/x/oauth2), tokens kept in a file and refreshed.
+//
 // A Server whose registry holds remote tools is a gateway. A successful
 // call of a remote tool is answered with the remote server's result as it
 // gave it (content blocks, structuredContent), once the registry has
@@ -53,7 +59,7 @@
 // an MCP host through a gateway into a remote server. Without a provider
 // set, nothing is recorded.
 //
-// Imports: the standard library, the MCP SDK, OpenTelemetry's API, tooling
+// Imports: the standard library, the MCP SDK, golang.org/x/oauth2, OpenTelemetry's API, tooling
 // and sandbox/confine (for confined servers). tooling never imports this
 // package; the gate in scripts/gate.sh checks it.
 package mcp

@@ -25,6 +25,9 @@ type Spec struct {
 	URL string
 	// Headers are sent with every HTTP request (such as Authorization).
 	Headers map[string]string
+	// OAuth, when not nil, signs in to a URL's server with OAuth 2.1 when
+	// it refuses a request (401): see OAuthClient.
+	OAuth *OAuthClient
 	// Confine, when not nil, starts a command's server confined (Linux):
 	// it may read, write, connect to and start only what Confine grants
 	// (Read, Write, ConnectTCP, BindTCP, Exec: its own program is always

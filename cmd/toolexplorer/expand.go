@@ -22,7 +22,7 @@ func inputEnv(id string) string {
 }
 
 // serverSpec is what connecting to s takes: its config with the variables
-// of its command, args, env, url, headers and cwd expanded as MCP hosts
+// of its command, args, env, url, headers, cwd and oauth client expanded as MCP hosts
 // expand them, its envFile read under env, relative paths made relative to
 // the config file. Every variable that is not defined is named in the
 // error.
@@ -70,11 +70,21 @@ func (a *app) serverSpec(name string, c config.Server) (mcp.Spec, error) {
 		}
 		c.Headers = h
 	}
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientID = x.expand(o.ClientID, "oauth.client_id")
+		o.ClientSecret = x.expand(o.ClientSecret, "oauth.client_secret")
+		c.OAuth = &o
+	}
 	if len(x.undefined) > 0 {
 		return mcp.Spec{}, &undefinedError{server: name, vars: x.undefined}
 	}
-	return mcp.Spec{Command: c.Command, Args: c.Args, Env: c.Env, InheritEnv: c.InheritEnv, URL: c.URL, Headers: c.Headers,
-		Confine: c.Confine, MaxRestarts: c.MaxRestarts, Concurrency: c.Concurrency, Exclusive: c.Exclusive, Dir: c.Dir}, nil
+	s := mcp.Spec{Command: c.Command, Args: c.Args, Env: c.Env, InheritEnv: c.InheritEnv, URL: c.URL, Headers: c.Headers,
+		Confine: c.Confine, MaxRestarts: c.MaxRestarts, Concurrency: c.Concurrency, Exclusive: c.Exclusive, Dir: c.Dir}
+	if c.OAuth != nil {
+		s.OAuth = a.oauthClient(name, c.URL, c.OAuth)
+	}
+	return s, nil
 }
 
 // undefinedError names the variables of a server's config that are not
