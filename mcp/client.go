@@ -54,10 +54,12 @@ type Remote struct {
 	flights map[*flight]struct{}
 	seq     atomic.Uint64
 
-	// relisted is signalled when the server says its list of tools
-	// changed; changed is WithToolsChanged's function.
+	// relisted is signalled when the server says its list of tools,
+	// prompts or resources changed; changed is WithToolsChanged's function.
 	relisted chan struct{}
 	changed  func()
+	// extras are its prompts and resources, for a gateway.
+	extras extras
 
 	closeOnce sync.Once
 	closeErr  error
@@ -165,7 +167,9 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 	}
 	r.relisted, r.changed = make(chan struct{}, 1), o.changed
 	copts := &sdk.ClientOptions{ProgressNotificationHandler: r.progressed,
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { r.listChanged() }}
+		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { r.listChanged() },
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { r.listChanged() },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { r.listChanged() }}
 	if o.elicitation {
 		copts.ElicitationHandler = r.elicitation(o.elicit)
 	}
@@ -185,6 +189,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 		return nil, err
 	}
 	r.add(listed)
+	r.extras = r.listExtras(ctx)
 	r.done = make(chan struct{})
 	go r.watch()
 	go r.relist()
@@ -218,12 +223,17 @@ func (r *Remote) relist() {
 			}
 		}()
 		listed, err := listTools(ctx, r.session)
-		cancel()
 		if err != nil {
+			cancel()
 			continue // the session ended, or the server could not say: the tools in place stay
 		}
-		if r.replace(listed) && r.changed != nil {
-			r.changed()
+		x := r.listExtras(ctx)
+		cancel()
+		replaced := r.replace(listed)
+		if r.setExtras(x) || replaced {
+			if r.changed != nil {
+				r.changed()
+			}
 		}
 	}
 }

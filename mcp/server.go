@@ -55,6 +55,18 @@ type Options struct {
 	// server is down, say); it replaces the registry's hint of a call
 	// refused not_found when it returns one.
 	NotFoundHint func(name string) string
+	// Upstreams, when set, makes the server a gateway of the prompts and
+	// resources of these remote servers too: it lists their prompts as
+	// "SERVER.prompt" and their resources and resource templates under their
+	// own URIs, and forwards prompts/get and resources/read to the server
+	// they come from (not resources/subscribe). It is called at
+	// each Refresh, with the servers connected then.
+	Upstreams func() []*Remote
+	// ExposeName, when set, chooses the upstreams' prompts, resources and
+	// resource templates served, by their names "SERVER.name" (the
+	// server's name for them in lower snake case): one it refuses is not
+	// listed, and cannot be got or read. Nil: all of them.
+	ExposeName func(name string) bool
 }
 
 // Server serves the tools of a registry to MCP clients. It is safe for
@@ -67,6 +79,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	listed map[string][]byte // the tools served, by name: their export as JSON
+	extras servedExtras      // the upstreams' prompts and resources served
 
 	// streams holds the context of each HTTP request being served, by the
 	// identity of its header map (trackStreams).
@@ -103,11 +116,19 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 		s.consent[toolname.ParseExport(n)] = true
 	}
 	_, _ = rand.Read(s.stateKey[:]) // never fails (crypto/rand)
-	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
+	sopts := &sdk.ServerOptions{
 		PageSize: opts.PageSize,
 		// Tools only: no logging capability, and tools/list_changed.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-	})
+	}
+	if opts.Upstreams != nil {
+		// A gateway: its upstreams' prompts and resources too.
+		sopts.Capabilities.Prompts = &sdk.PromptCapabilities{ListChanged: true}
+		// Subscriptions are not forwarded: the SDK's newer protocol carries
+		// them on a stream of their own (subscriptions/listen).
+		sopts.Capabilities.Resources = &sdk.ResourceCapabilities{ListChanged: true}
+	}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
 	other := opts.OtherConsent
 	reg.SetConsentFunc(func(ctx context.Context, req tooling.ConsentRequest) (tooling.ConsentDecision, error) {
 		switch c := ctx.Value(callKey{}).(type) {
@@ -220,6 +241,7 @@ func (s *Server) Refresh(ctx context.Context) bool {
 		s.srv.RemoveTools(gone...)
 		changed = true
 	}
+	s.refreshExtras()
 	return changed
 }
 
@@ -499,8 +521,12 @@ func (s *Server) readState(state string) sdk.InputResponseMap {
 // call by the exported spelling of its name ("." as "__") is a call of the tool.
 func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, r sdk.Request) (sdk.Result, error) {
-		if method == "tools/list" {
+		switch method {
+		case "tools/list":
 			return s.visibleTools(ctx, r, next)
+		case "prompts/list", "resources/list", "resources/templates/list":
+			s.Refresh(ctx) // what the upstreams list now
+			return next(ctx, method, r)
 		}
 		req, ok := r.(*sdk.CallToolRequest)
 		if method != "tools/call" || !ok || req.Params == nil {

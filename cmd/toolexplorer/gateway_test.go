@@ -137,3 +137,39 @@ func TestRunDeclinesElicitation(t *testing.T) {
 		t.Errorf("run of a tool that asks for input:\n%s", o)
 	}
 }
+
+// TestGatewayPromptsAndResourcesOfEverything: the gateway serves
+// server-everything's prompts, as everything.NAME, and its resources, and
+// gets and reads them from it.
+func TestGatewayPromptsAndResourcesOfEverything(t *testing.T) {
+	spec := everythingSpec(t)
+	cs := serveStdio(t, nil, "--server", "everything="+spec)
+	ctx := context.Background()
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var simple string
+	for _, p := range prompts.Prompts {
+		if !strings.HasPrefix(p.Name, "everything.") {
+			t.Errorf("prompt %q is not named everything.*", p.Name)
+		}
+		if len(p.Arguments) == 0 && simple == "" {
+			simple = p.Name
+		}
+	}
+	if simple == "" {
+		t.Fatalf("no prompt without arguments among %d", len(prompts.Prompts))
+	}
+	if got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: simple}); err != nil || len(got.Messages) == 0 {
+		t.Errorf("prompts/get %s: %v", simple, err)
+	}
+	resources, err := cs.ListResources(ctx, nil)
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources/list: %d, %v", len(resources.Resources), err)
+	}
+	uri := resources.Resources[0].URI
+	if got, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err != nil || len(got.Contents) == 0 {
+		t.Errorf("resources/read %s: %v", uri, err)
+	}
+}

@@ -155,7 +155,7 @@ failed, 2 for a usage error.
 				who = a.principal()
 			}
 			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who,
-				NotFoundHint: a.serverHint, Expose: a.exposed(expose)})
+				NotFoundHint: a.serverHint, Expose: a.exposed(expose), Upstreams: a.upstreams, ExposeName: a.exposedName(expose)})
 			defer srv.Detach()
 			// What changes the tools on its own (a server that stops or comes
 			// back, a reload) is listed to the clients at once.
@@ -208,6 +208,42 @@ func (a *app) exposed(patterns []string) func(tooling.Tool) bool {
 		return func(t tooling.Tool) bool { return t.Source != "" }
 	}
 	return nil
+}
+
+// upstreams are the servers connected now, whose prompts and resources a
+// gateway serves beside their tools.
+func (a *app) upstreams() []*mcp.Remote {
+	a.serversMu.Lock()
+	defer a.serversMu.Unlock()
+	var out []*mcp.Remote
+	for _, s := range a.servers {
+		if s.remote != nil {
+			out = append(out, s.remote)
+		}
+	}
+	return out
+}
+
+// exposedName decides which of the servers' prompts and resources
+// ("SERVER.name") serve serves, by the rules of the tools: the patterns of
+// --expose or serve.tools when there are any, and the config's whitelist
+// and blacklist.
+func (a *app) exposedName(patterns []string) func(name string) bool {
+	if len(patterns) == 0 {
+		patterns = a.cfg.Serve.Tools
+	}
+	white, black := a.cfg.Whitelist, a.cfg.Blacklist
+	matches := func(list []string, name string) bool {
+		for _, p := range list {
+			if toolname.Match(p, name) {
+				return true
+			}
+		}
+		return false
+	}
+	return func(name string) bool {
+		return (len(patterns) == 0 || matches(patterns, name)) && (len(white) == 0 || matches(white, name)) && !matches(black, name)
+	}
 }
 
 // serveHangups makes each SIGHUP reload the tools files, when there are

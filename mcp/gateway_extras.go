@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// served is one prompt, resource or resource template a gateway serves:
+// the server it comes from, its name there, and its listing as JSON, to
+// tell when it changed.
+type served struct {
+	from   *Remote
+	remote string
+	listed []byte
+}
+
+// servedExtras are the upstreams' prompts (by name), resources (by URI)
+// and resource templates (by URI template) a gateway serves.
+type servedExtras struct {
+	prompts, resources, templates map[string]served
+}
+
+// refreshExtras makes the prompts, resources and resource templates served
+// those of the upstreams now (Options.Upstreams), each allowed by
+// Options.ExposeName under its name "SERVER.name"; s.mu is held. Of two
+// servers with a resource of the same URI, the first by name serves it.
+func (s *Server) refreshExtras() {
+	if s.opts.Upstreams == nil {
+		return
+	}
+	if s.extras.prompts == nil {
+		s.extras = servedExtras{prompts: map[string]served{}, resources: map[string]served{}, templates: map[string]served{}}
+	}
+	ups := s.opts.Upstreams()
+	sort.Slice(ups, func(i, j int) bool { return ups[i].name < ups[j].name })
+	prompts, resources, templates := map[string]served{}, map[string]served{}, map[string]served{}
+	for _, r := range ups {
+		if r.Err() != nil {
+			continue // down: its tools are gone too
+		}
+		x := r.extrasNow()
+		taken := map[string]bool{}
+		for _, p := range x.prompts {
+			name := remoteName(r.name, p.Name, taken)
+			taken[name] = true
+			if !s.exposedName(name) {
+				continue
+			}
+			cp := *p
+			cp.Name = name
+			if cp.Title == "" && name != r.name+"."+p.Name {
+				cp.Title = p.Name
+			}
+			b, _ := json.Marshal(cp)
+			prompts[name] = served{from: r, remote: p.Name, listed: b}
+			if old, ok := s.extras.prompts[name]; !ok || old.from != r || string(old.listed) != string(b) {
+				s.srv.AddPrompt(&cp, s.promptHandler(r, p.Name))
+			}
+		}
+		names := map[string]bool{}
+		for _, res := range x.resources {
+			name := remoteName(r.name, res.Name, names)
+			names[name] = true
+			if _, dup := resources[res.URI]; dup || !s.exposedName(name) {
+				continue
+			}
+			b, _ := json.Marshal(res)
+			resources[res.URI] = served{from: r, listed: b}
+			if old, ok := s.extras.resources[res.URI]; !ok || old.from != r || string(old.listed) != string(b) {
+				if !addSafely(func() { s.srv.AddResource(res, s.readHandler(r)) }) {
+					delete(resources, res.URI)
+				}
+			}
+		}
+		for _, t := range x.templates {
+			name := remoteName(r.name, t.Name, names)
+			names[name] = true
+			if _, dup := templates[t.URITemplate]; dup || !s.exposedName(name) {
+				continue
+			}
+			b, _ := json.Marshal(t)
+			templates[t.URITemplate] = served{from: r, listed: b}
+			if old, ok := s.extras.templates[t.URITemplate]; !ok || old.from != r || string(old.listed) != string(b) {
+				if !addSafely(func() { s.srv.AddResourceTemplate(t, s.readHandler(r)) }) {
+					delete(templates, t.URITemplate)
+				}
+			}
+		}
+	}
+	if gone := missing(s.extras.prompts, prompts); len(gone) > 0 {
+		s.srv.RemovePrompts(gone...)
+	}
+	if gone := missing(s.extras.resources, resources); len(gone) > 0 {
+		s.srv.RemoveResources(gone...)
+	}
+	if gone := missing(s.extras.templates, templates); len(gone) > 0 {
+		s.srv.RemoveResourceTemplates(gone...)
+	}
+	s.extras = servedExtras{prompts: prompts, resources: resources, templates: templates}
+}
+
+// addSafely runs add, which panics on a URI or URI template the SDK
+// refuses; it reports whether it did not.
+func addSafely(add func()) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	add()
+	return true
+}
+
+// missing returns the keys of old not in now.
+func missing(old, now map[string]served) []string {
+	var gone []string
+	for k := range old {
+		if _, ok := now[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	return gone
+}
+
+// exposedName reports whether a prompt or resource of this name is served
+// (Options.ExposeName).
+func (s *Server) exposedName(name string) bool {
+	return s.opts.ExposeName == nil || s.opts.ExposeName(name)
+}
+
+func (s *Server) promptHandler(r *Remote, name string) sdk.PromptHandler {
+	return func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return r.getPrompt(ctx, name, req.Params.Arguments)
+	}
+}
+
+func (s *Server) readHandler(r *Remote) sdk.ResourceHandler {
+	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return r.readResource(ctx, req.Params.URI)
+	}
+}

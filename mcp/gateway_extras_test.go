@@ -1,0 +1,130 @@
+package mcp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolexplorer/toolexplorer/mcp"
+	"github.com/toolexplorer/toolexplorer/tooling"
+)
+
+// extrasServer serves prompts, resources and a resource template.
+func extrasServer(t *testing.T) (*sdk.Server, string) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1"}, nil)
+	srv.AddPrompt(&sdk.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Hello, " + req.Params.Arguments["who"]}}}}, nil
+		})
+	srv.AddPrompt(&sdk.Prompt{Name: "secret-plan"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "the plan"}}}}, nil
+	})
+	text := func(s string) sdk.ResourceHandler {
+		return func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: s + " " + req.Params.URI}}}, nil
+		}
+	}
+	srv.AddResource(&sdk.Resource{URI: "docs://readme", Name: "readme", MIMEType: "text/plain"}, text("the readme"))
+	srv.AddResource(&sdk.Resource{URI: "docs://private", Name: "private", MIMEType: "text/plain"}, text("private"))
+	srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docs://pages/{page}", Name: "page"}, text("page"))
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return srv, ts.URL
+}
+
+// TestGatewayPromptsAndResources: a gateway serves its upstream's prompts
+// as SERVER.prompt and its resources and resource templates under their
+// URIs, forwards prompts/get and resources/read, leaves out
+// what ExposeName refuses (not listed, not got, not read), and follows the
+// upstream's list as it changes.
+func TestGatewayPromptsAndResources(t *testing.T) {
+	up, url := extrasServer(t)
+	reg := tooling.NewRegistry()
+	var gw *mcp.Server
+	changed := make(chan struct{}, 8)
+	r, err := mcp.Connect(context.Background(), reg, "docs", mcp.Spec{URL: url}, mcp.WithToolsChanged(func() {
+		gw.Refresh(context.Background())
+		changed <- struct{}{}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	gw = mcp.NewServer(reg, mcp.Options{Upstreams: func() []*mcp.Remote { return []*mcp.Remote{r} },
+		ExposeName: func(name string) bool { return name != "docs.secret_plan" && name != "docs.private" }})
+	defer gw.Detach()
+	cs := connect(t, gw, nil)
+	ctx := context.Background()
+
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range prompts.Prompts {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"docs.greet"}) {
+		t.Errorf("prompts %v, want docs.greet alone", names)
+	}
+	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.greet", Arguments: map[string]string{"who": "Ada"}})
+	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*sdk.TextContent).Text != "Hello, Ada" {
+		t.Fatalf("prompts/get docs.greet: %+v %v", got, err)
+	}
+	// The control: the upstream has the prompt the gateway refuses.
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.secret_plan"}); err == nil {
+		t.Error("prompts/get of a prompt not served succeeded")
+	}
+
+	resources, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, res := range resources.Resources {
+		uris = append(uris, res.URI)
+	}
+	if !slices.Equal(uris, []string{"docs://readme"}) {
+		t.Errorf("resources %v, want docs://readme alone", uris)
+	}
+	read, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://readme"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "the readme docs://readme" {
+		t.Fatalf("resources/read docs://readme: %+v %v", read, err)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://private"}); err == nil {
+		t.Error("resources/read of a resource not served succeeded")
+	}
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "docs://pages/{page}" {
+		t.Fatalf("resources/templates/list: %+v %v", templates, err)
+	}
+	read, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://pages/intro"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "page docs://pages/intro" {
+		t.Fatalf("resources/read through the template: %+v %v", read, err)
+	}
+
+	// The upstream adds a prompt: the gateway's clients list it.
+	up.AddPrompt(&sdk.Prompt{Name: "bye"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "bye"}}}}, nil
+	})
+	<-changed
+	prompts, err = cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = names[:0]
+	for _, p := range prompts.Prompts {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "docs.bye") {
+		t.Errorf("prompts after the upstream added bye: %v", names)
+	}
+	if got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.bye"}); err != nil || !strings.Contains(got.Messages[0].Content.(*sdk.TextContent).Text, "bye") {
+		t.Errorf("prompts/get docs.bye: %v", err)
+	}
+}

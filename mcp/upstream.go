@@ -1,0 +1,114 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// extras are the prompts, resources and resource templates a server
+// lists, kept for a gateway that serves them (Options.Upstreams).
+type extras struct {
+	prompts   []*sdk.Prompt
+	resources []*sdk.Resource
+	templates []*sdk.ResourceTemplate
+}
+
+// listExtras lists the prompts, resources and resource templates of the
+// server, those it has the capability of. A list that fails is left empty:
+// the server's tools do not depend on it.
+func (r *Remote) listExtras(ctx context.Context) extras {
+	var x extras
+	init := r.session.InitializeResult()
+	if init == nil || init.Capabilities == nil {
+		return x
+	}
+	caps := init.Capabilities
+	if caps.Prompts != nil {
+		x.prompts, _ = collect(r.session.Prompts(ctx, nil))
+	}
+	if caps.Resources != nil {
+		x.resources, _ = collect(r.session.Resources(ctx, nil))
+		x.templates, _ = collect(r.session.ResourceTemplates(ctx, nil))
+	}
+	return x
+}
+
+// collect gathers what a listing yields, at most maxTools items (a server
+// whose pages never end).
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+		if len(out) > maxTools {
+			return out, fmt.Errorf("more than %d listed", maxTools)
+		}
+	}
+	return out, nil
+}
+
+// setExtras keeps x as the server's lists; it reports whether they
+// changed.
+func (r *Remote) setExtras(x extras) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changed := !jsonEqual(x.prompts, r.extras.prompts) || !jsonEqual(x.resources, r.extras.resources) ||
+		!jsonEqual(x.templates, r.extras.templates)
+	r.extras = x
+	return changed
+}
+
+// extrasNow returns the server's lists as last listed.
+func (r *Remote) extrasNow() extras {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.extras
+}
+
+// getPrompt gets the server's prompt name.
+func (r *Remote) getPrompt(ctx context.Context, name string, args map[string]string) (*sdk.GetPromptResult, error) {
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	res, err := r.session.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
+	if err != nil && !isRemoteError(err) {
+		return nil, r.callError(err)
+	}
+	return res, err
+}
+
+// readResource reads the server's resource uri.
+func (r *Remote) readResource(ctx context.Context, uri string) (*sdk.ReadResourceResult, error) {
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	res, err := r.session.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+	if err != nil && !isRemoteError(err) {
+		return nil, r.callError(err)
+	}
+	return res, err
+}
+
+// jsonEqual reports whether a and b encode the same.
+func jsonEqual(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// isRemoteError reports whether err is the server's JSON-RPC error (an
+// unknown prompt, a resource not found), which goes to the client as it
+// is.
+func isRemoteError(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we)
+}
