@@ -386,6 +386,9 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
+				if taskRequired(err) {
+					return nil, explain(err, "the MCP server %q runs its tool %q only as a task (task augmentation, taskSupport \"required\"), which toolexplorer does not send: call it from an MCP client that runs tasks", r.name, remote)
+				}
 				return nil, r.callError(err)
 			}
 			if res.IsError {

@@ -112,3 +112,11 @@ func isRemoteError(err error) bool {
 	var we *jsonrpc.Error
 	return errors.As(err, &we)
 }
+
+// taskRequired reports whether err is a server's answer to a tools/call of
+// a tool it runs only as a task: MCP has it answer a call without task
+// augmentation with -32601 (method not found), and the SDK sends none.
+func taskRequired(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
+}
