@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/redistest"
 	"github.com/toolexplorer/toolexplorer/state"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -116,61 +114,11 @@ func (p *replicaProc) call(t *testing.T) outcome {
 	return o
 }
 
-// redisServer is a redis-server the test started, on a loopback port of
-// its own, so that the test may stop and restart it.
-type redisServer struct {
-	t    *testing.T
-	addr string
-	cmd  *exec.Cmd
-}
+// redisServer is a redis-server the test started.
+type redisServer = redistest.Server
 
-// startRedis starts a redis-server (Debian's package). Without one the
-// test is skipped, and fails under CI=true.
-func startRedis(t *testing.T) *redisServer {
-	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not installed: CI must install it (see .ci/run)")
-		}
-		t.Skip("redis-server is not installed: install it (Debian: redis-server) to run the shared-state tests")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s := &redisServer{t: t, addr: addr}
-	s.start()
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *redisServer) start() {
-	s.t.Helper()
-	_, port, _ := net.SplitHostPort(s.addr)
-	s.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	c := redis.NewClient(&redis.Options{Addr: s.addr})
-	defer c.Close()
-	deadline := time.Now().Add(2 * time.Minute)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			s.t.Fatal("redis-server did not answer")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func (s *redisServer) stop() {
-	if s.cmd != nil {
-		s.cmd.Process.Kill()
-		s.cmd.Wait()
-		s.cmd = nil
-	}
-}
+// startRedis starts a redis-server of the test's own.
+func startRedis(t *testing.T) *redisServer { return redistest.Start(t) }
 
 func count(outs []outcome) map[string]int {
 	m := map[string]int{}
@@ -185,7 +133,7 @@ func count(outs []outcome) map[string]int {
 // refused calls are rate_limited with a retry-after from Redis.
 func TestRateLimitSharedAcrossReplicas(t *testing.T) {
 	srv := startRedis(t)
-	reps := []*replicaProc{startReplica(t, srv.addr, "closed"), startReplica(t, srv.addr, "closed"), startReplica(t, srv.addr, "closed")}
+	reps := []*replicaProc{startReplica(t, srv.Addr, "closed"), startReplica(t, srv.Addr, "closed"), startReplica(t, srv.Addr, "closed")}
 	var mu sync.Mutex
 	var outs []outcome
 	var wg sync.WaitGroup
@@ -224,20 +172,20 @@ func TestRateLimitSharedAcrossReplicas(t *testing.T) {
 // decide on Redis again.
 func TestRedisDownAndBack(t *testing.T) {
 	srv := startRedis(t)
-	closed, local := startReplica(t, srv.addr, "closed"), startReplica(t, srv.addr, "local")
+	closed, local := startReplica(t, srv.Addr, "closed"), startReplica(t, srv.Addr, "local")
 	for _, p := range []*replicaProc{closed, local} {
 		if o := p.call(t); o.Code != "ok" || !hasDecision(o, "token of bucket") {
 			t.Fatalf("with Redis up: %+v", o)
 		}
 	}
-	srv.stop()
-	if o := closed.call(t); o.Code != "unavailable" || !strings.Contains(o.Message, "Redis at "+srv.addr) {
+	srv.Stop()
+	if o := closed.call(t); o.Code != "unavailable" || !strings.Contains(o.Message, "Redis at "+srv.Addr) {
 		t.Errorf("fail closed, Redis down: %+v, want unavailable naming Redis", o)
 	}
 	if o := local.call(t); o.Code != "ok" || !hasDecision(o, "own limit applies") {
 		t.Errorf("fall back, Redis down: %+v, want ok under the process's own limit, said so", o)
 	}
-	srv.start()
+	srv.Start()
 	for name, p := range map[string]*replicaProc{"closed": closed, "local": local} {
 		// The client reconnects on its own: the first call may still meet
 		// the connection Redis closed, the next one gets a new one.

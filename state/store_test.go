@@ -21,7 +21,7 @@ import (
 // client is a client of srv, closed when the test ends.
 func client(t *testing.T, srv *redisServer) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true, MaxRetries: 1})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, MaxRetries: 1})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -78,7 +78,7 @@ func (s *split) Get(ctx context.Context, key string) (*tooling.IdempotencyRecord
 func TestIdempotencyCrashedClaimerExpires(t *testing.T) {
 	srv := startRedis(t)
 	p := prefix()
-	dead := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true})
+	dead := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	if rec, err := state.NewRedis(dead, state.Options{Prefix: p}).Idempotency().Claim(t.Context(), "k", "d", 300*time.Millisecond); rec != nil || err != nil {
 		t.Fatalf("first claim: %+v, %v", rec, err)
 	}
@@ -150,10 +150,10 @@ func TestRedisDownEachStore(t *testing.T) {
 			t.Fatalf("before any decision: %+v", st)
 		}
 	}
-	srv.stop()
+	srv.Stop()
 
 	_, err := closed.Idempotency().Claim(ctx, "k", "d", time.Minute)
-	if err == nil || !strings.Contains(err.Error(), "Redis at "+srv.addr) {
+	if err == nil || !strings.Contains(err.Error(), "Redis at "+srv.Addr) {
 		t.Errorf("fail closed, claim with Redis down: %v; want an error naming Redis", err)
 	}
 	if _, _, err := closed.Counts(local).AddAll(ctx, []string{"t\x00c"}, []int64{1}, []int64{5}, []time.Time{time.Now()}); err == nil || !strings.Contains(err.Error(), "Redis at") {
@@ -185,7 +185,7 @@ func TestRedisDownEachStore(t *testing.T) {
 	}
 	mu.Unlock()
 
-	srv.start()
+	srv.Start()
 	for name, s := range map[string]*state.Redis{"closed": closed, "open": open} {
 		var err error
 		for range 2 { // the first command may meet the connection Redis closed

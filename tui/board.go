@@ -53,7 +53,8 @@ type boardScreen struct {
 	keys   boardKeys
 	vp     viewport.Model
 	stats  tooling.Stats
-	gen    int // bumped by Show and Hide: ticks of an older generation are dropped
+	shared string // Options.SharedState, read with stats
+	gen    int    // bumped by Show and Hide: ticks of an older generation are dropped
 	open   bool
 	paused bool
 	w, h   int
@@ -135,6 +136,9 @@ func (b *boardScreen) Hide() {
 
 func (b *boardScreen) refresh() {
 	b.stats = b.c.governance()
+	if b.c.sharedState != nil {
+		b.shared = b.c.sharedState()
+	}
 	b.render()
 }
 
@@ -271,6 +275,11 @@ func (b *boardScreen) content() string {
 	}
 
 	b.budgetLines(section, line)
+
+	if b.shared != "" {
+		section("Shared state")
+		line(b.shared)
+	}
 
 	section("Tools")
 	if len(g.Tools) == 0 {

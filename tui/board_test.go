@@ -198,3 +198,21 @@ func TestBoardShowsBudgets(t *testing.T) {
 	h.mustContain("Budgets of mallory@acme", "cannot be read: the store is down")
 	h.mustNotContain("egress")
 }
+
+// TestBoardShowsSharedState: with state shared with other replicas, the
+// board says where it is decided and how, read at each refresh; without
+// it, the section is not there.
+func TestBoardShowsSharedState(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 160, 50)
+	h.m.c.governance = fixedGovernance
+	h.press("B")
+	h.mustNotContain("Shared state")
+	status := "Redis at 127.0.0.1:6379 · key prefix prod · connected"
+	h.m.c.sharedState = func() string { return status }
+	h.press("esc")
+	h.press("B")
+	h.mustContain("Shared state", "Redis at 127.0.0.1:6379 · key prefix prod · connected")
+	status = "Redis at 127.0.0.1:6379 · key prefix prod · falling back to local"
+	h.m.Update(boardTickMsg{gen: h.m.board.gen})
+	h.mustContain("falling back to local")
+}

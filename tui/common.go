@@ -35,6 +35,8 @@ type common struct {
 	explainTimer func(gen int) tea.Cmd
 	// governance reads the live governance picture for the board.
 	governance func() tooling.Stats
+	// sharedState is Options.SharedState; nil: none.
+	sharedState func() string
 
 	// problems are what went wrong while loading (Options.Problems).
 	problems []string

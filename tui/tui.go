@@ -89,6 +89,11 @@ type Options struct {
 	// Ledger is the ledger of every call, which E shows and L on a call of
 	// the history opens at the call's record; nil: none is kept.
 	Ledger Ledger
+	// SharedState says, in one line, where the limits, budgets and
+	// idempotency records shared with other replicas are decided and how
+	// (a Redis server: connected, or falling back, or refusing); the
+	// governance board shows it. Nil: none are shared.
+	SharedState func() string
 }
 
 // screen is one screen of the console, a child of the root Model.
@@ -201,6 +206,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		toolFiles:    opts.ToolFiles,
 		budgets:      opts.Budgets,
 		ledger:       opts.Ledger,
+		sharedState:  opts.SharedState,
 	}
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {

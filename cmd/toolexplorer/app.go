@@ -375,6 +375,7 @@ func (a *app) loadConfig(path string, keep bool) int {
 		a.errorf("config: %s: access: %v", path, err)
 		return exitUsage
 	}
+	a.applyState()
 	if err := a.applyBudgets(cfg); err != nil {
 		a.errorf("config: %s: limits and budgets: %v", path, err)
 		return exitUsage
@@ -383,7 +384,6 @@ func (a *app) loadConfig(path string, keep bool) int {
 		a.errorf("config: %s: idempotency: %v", path, err)
 		return exitUsage
 	}
-	a.applyState()
 	a.warnings = warnings
 	if !keep {
 		for _, w := range a.warnings {

@@ -61,11 +61,15 @@ func runConsole(a *app, _ string) int {
 
 // consoleOptions are the console's options for the app as loaded.
 func consoleOptions(a *app) tui.Options {
-	return tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
+	opts := tui.Options{NoColor: a.getenv("NO_COLOR") != "", Input: a.stdin, Output: a.stdout,
 		Problems:   slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFiles: absPaths(a.toolsPaths), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
 		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation,
 		Budgets: consoleBudgets(a.budgets)}
+	if a.shared.redis != nil {
+		opts.SharedState = a.sharedStatus
+	}
+	return opts
 }
 
 // consoleLedger is the app's ledger as the console reads it.

@@ -15,9 +15,10 @@ const idempotencyFile = "idempotency.db"
 
 // applyIdempotency opens the idempotency store the config names: the
 // registry's in-memory store stays for store memory; store sqlite opens
-// its file (idempotency.path, else idempotency.db beside the history).
+// its file (idempotency.path, else idempotency.db beside the history). A
+// config with state.redis keeps them on Redis (applyState) instead.
 func (a *app) applyIdempotency(cfg config.Config) error {
-	if cfg.Idempotency.Store != config.IdempotencySQLite || a.idemStore != nil {
+	if cfg.Idempotency.Store != config.IdempotencySQLite || a.idemStore != nil || cfg.State.Redis != nil {
 		return nil
 	}
 	path := cfg.Idempotency.Path

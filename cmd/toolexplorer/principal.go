@@ -155,10 +155,6 @@ func installPolicy(r *tooling.Registry, mw []tooling.Middleware) {
 	})
 }
 
-// policyOptions are where limits and budgets keep their counts: this
-// process's memory.
-func (a *app) policyOptions() []policy.Option { return nil }
-
 // budgetsOf is the config's budgets as policy.Budgets.
 func budgetsOf(cfg config.Config, opts ...policy.Option) (*policy.Budgets, error) {
 	list := make([]policy.Budget, len(cfg.Budgets))

@@ -5,33 +5,56 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/state"
 )
 
 // sharedState is the state the config's state.redis shares with the
-// other replicas: the rate limits, on a Redis client.
+// other replicas: the tools' rate limits, the idempotency records and the
+// counts of the limits and budgets, on one Redis client.
 type sharedState struct {
-	limits *state.Limits
+	redis  *state.Redis
 	client *redis.Client
 }
 
-// applyState decides the tools' rate limits on the config's Redis server,
-// if it names one, across every replica that uses it.
+// applyState, when the config names a Redis server (state.redis), decides
+// there, across every replica that uses it, the tools' rate limits, which
+// keyed call ran (idempotency) and the counts of the limits and budgets
+// (policyOptions). It runs before the limits and budgets are made.
 func (a *app) applyState() {
 	r := a.cfg.State.Redis
 	if r == nil || a.shared.client != nil {
 		return
 	}
-	client := state.NewClient(*r)
-	lim := state.NewLimits(a.reg, client, state.Options{Prefix: r.Prefix, Timeout: r.Timeout, FailOpen: r.FailOpen,
-		Warn: func(msg string) { fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", msg) }})
-	a.shared = sharedState{limits: lim, client: client}
-	a.reg.Use(lim.Middleware())
+	s, client := state.OpenRedis(*r, func(msg string) { fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", msg) })
+	a.shared = sharedState{redis: s, client: client}
+	a.reg.Use(s.Limits(a.reg).Middleware())
+	a.reg.SetIdempotencyStore(s.Idempotency())
+}
+
+// policyOptions are where limits and budgets keep their counts: on the
+// shared Redis server (state.redis), falling back, when so configured, on
+// this process's memory; else in this process's memory.
+func (a *app) policyOptions() []policy.Option {
+	if a.shared.redis == nil {
+		return nil
+	}
+	return []policy.Option{policy.WithStore(a.shared.redis.Counts(policy.NewMemoryStore(nil)))}
+}
+
+// sharedStatus is the shared state's status in one line, for the
+// console's board; "" when there is none.
+func (a *app) sharedStatus() string {
+	if a.shared.redis == nil {
+		return ""
+	}
+	return a.shared.redis.Status().String()
 }
 
 // closeState closes the Redis client of the shared state, if any.
 func (a *app) closeState() {
 	if a.shared.client != nil {
+		a.reg.SetIdempotencyStore(nil)
 		_ = a.shared.client.Close()
 	}
 }
