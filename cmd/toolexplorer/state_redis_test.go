@@ -55,7 +55,9 @@ func TestStateRedisSelectsAllThree(t *testing.T) {
 		t.Fatalf("idempotency keys on Redis: %q, want one under %s:idem:", keys, prefix)
 	}
 
-	echo := func() outcome { return cli(t, "", "run", "demo.echo", "--config", cfg, "--args", `{"text":"hi"}`, "--json") }
+	echo := func() outcome {
+		return cli(t, "", "run", "demo.echo", "--config", cfg, "--args", `{"text":"hi"}`, "--json")
+	}
 	for range 2 {
 		if o := echo(); o.code != exitOK {
 			t.Fatalf("echo within budget:\n%s", o)
