@@ -221,6 +221,7 @@ type httpBinding struct {
 	src     *httpSource
 	method  string
 	path    tmpl
+	route   string // the path as the tools file writes it: url.template of its spans
 	query   []queryTmpl
 	headers []headerTmpl // the source's, then the binding's
 	// credHeaders are the headers holding a ${NAME} reference, dropped on
@@ -251,6 +252,7 @@ func compileHTTP(b *HTTPBinding, src *httpSource, in Input) (binding, error) {
 		return nil, fmt.Errorf("method: %s is not in the methods of source %s (%s)", hb.method, src.name, strings.Join(src.methods, ", "))
 	}
 	var err error
+	hb.route = b.Path
 	if hb.path, err = parseTemplate(b.Path, false); err != nil {
 		return nil, fmt.Errorf("path: %v", err)
 	}
@@ -444,11 +446,15 @@ func (b *httpBinding) do(ctx context.Context, req *Request) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("http: %v", err)
 	}
 	hr.Header = r.header
+	span := b.startSpan(hr)
 	resp, err := b.src.client.Do(hr)
 	if err != nil {
-		return Outcome{}, b.sendError(ctx, actx, err)
+		err = b.sendError(ctx, actx, err)
+		endSpan(span, 0, err)
+		return Outcome{}, err
 	}
 	defer resp.Body.Close()
+	endSpan(span, resp.StatusCode, nil)
 	data, err := readCapped(resp, b.src.maxBytes)
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {

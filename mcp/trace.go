@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolexplorer/toolexplorer/internal/tracectx"
 )
 
 // Tracing: every tools/call served makes a server span, and every
@@ -104,7 +106,7 @@ func clientSpans(next sdk.MethodHandler) sdk.MethodHandler {
 			if meta == nil {
 				meta = map[string]any{}
 			}
-			propagator().Inject(ctx, metaCarrier{meta})
+			tracectx.Propagator(ctx).Inject(ctx, metaCarrier{meta})
 			params.SetMeta(meta)
 		}
 		res, err := next(ctx, method, req)

@@ -12,8 +12,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/toolexplorer/toolexplorer/internal/tracectx"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -26,6 +28,7 @@ type Option func(*config)
 type config struct {
 	tp      trace.TracerProvider
 	mp      metric.MeterProvider
+	prop    propagation.TextMapPropagator
 	content bool
 	subject bool
 }
@@ -42,6 +45,14 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.mp = mp }
 }
 
+// WithPropagators carries a call's trace onward with p: into the headers
+// of a file tool's HTTP requests (each a client span under the call's) and
+// the _meta of a remote MCP tool's calls. Default: W3C trace context and
+// the global propagator (otel.GetTextMapPropagator) together.
+func WithPropagators(p propagation.TextMapPropagator) Option {
+	return func(c *config) { c.prop = p }
+}
+
 // WithContent records a call's arguments and output, as JSON, on its span
 // (gen_ai.tool.call.arguments, gen_ai.tool.call.result). Default: never,
 // since they may hold personal data and secrets; a call refused before its
@@ -56,6 +67,7 @@ func WithSubject() Option { return func(c *config) { c.subject = true } }
 type Telemetry struct {
 	reg     *tooling.Registry
 	tracer  trace.Tracer
+	prop    propagation.TextMapPropagator // nil: tracectx's default
 	content bool
 	subject bool
 	m       *instruments
@@ -91,7 +103,7 @@ func Instrument(r *tooling.Registry, opts ...Option) (*Telemetry, error) {
 	if c.mp == nil {
 		c.mp = otel.GetMeterProvider()
 	}
-	t := &Telemetry{reg: r, content: c.content, subject: c.subject,
+	t := &Telemetry{reg: r, content: c.content, subject: c.subject, prop: c.prop,
 		tracer: c.tp.Tracer(ScopeName)}
 	m, err := newInstruments(c.mp.Meter(ScopeName), r)
 	if err != nil {
@@ -192,6 +204,9 @@ func (t *Telemetry) middleware(next tooling.Handler) tooling.Handler {
 		}
 		span := v.(*callSpan).span
 		ctx = trace.ContextWithSpan(ctx, span)
+		if t.prop != nil {
+			ctx = tracectx.WithPropagator(ctx, t.prop)
+		}
 		recording := span.IsRecording()
 		var confined bool
 		if recording {
