@@ -92,7 +92,7 @@ tools:
 		}
 		attrs := map[string]string{}
 		for _, kv := range s.Attributes() {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 		}
 		if want := []string{"503", "200"}[i]; attrs["http.response.status_code"] != want || attrs["http.request.method"] != "GET" || attrs["server.address"] != "127.0.0.1" {
 			t.Errorf("span %d attributes %v; want GET to 127.0.0.1, status %s", i, attrs, want)
