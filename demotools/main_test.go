@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"runtime"
 	"strings"
@@ -15,7 +14,15 @@ import (
 
 	_ "github.com/toolexplorer/toolexplorer/demotools"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
+
+// init keeps the main goroutine on the process's main thread from here on:
+// the runtime runs package init there and lets the goroutine move once init
+// is done, and the test binary's main has many points where it may move
+// before TestMain calls tooling.Main (it did, and demo.counter's scheduler
+// then reported a thread that is not the main one).
+func init() { runtime.LockOSThread() }
 
 // TestMain hands the main thread to the registry's main-thread scheduler,
 // as a host does from main(), and fails the run when a tool goroutine

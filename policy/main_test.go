@@ -3,11 +3,11 @@ package policy_test
 import (
 	"context"
 	"encoding/json"
-	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"testing"
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
 
 // hosted holds the confined tool of the tests; TestMain hands it to

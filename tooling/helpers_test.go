@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -13,7 +13,15 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
+
+// init keeps the main goroutine on the process's main thread from here on:
+// the runtime runs package init there and lets the goroutine move once init
+// is done, and the test binary's main has many points where it may move
+// before TestMain calls tooling.Main, whose main-thread tests would then
+// fail for the test binary's sake.
+func init() { runtime.LockOSThread() }
 
 // hosted is the registry TestMain hands to tooling.Main: a registry of its
 // own, not Default, which holds the tests' confined tools.

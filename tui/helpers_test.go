@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"os"
 	"os/signal"
 	"syscall"
 
 	_ "github.com/toolexplorer/toolexplorer/demotools"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
 
 // main hands the process main thread to the scheduler of MainThread tools

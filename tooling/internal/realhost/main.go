@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
 
 // echo is the confined tool: a small schema, no file or network access.
