@@ -6,8 +6,9 @@ import (
 )
 
 // CodeIdempotencyConflict: the call's idempotency key was used before (or
-// is in use now) by a call of another tool or with other arguments; the
-// message names that call. Nothing ran.
+// is in use now) by a call of another tool or with other arguments, or by
+// a call with the same ones whose output was too large to keep
+// (Settings.IdempotencyMaxBytes); the message names that call. Nothing ran.
 const CodeIdempotencyConflict Code = "idempotency_conflict"
 
 // IdempotencyStore keeps the outcomes of the calls made with an idempotency

@@ -116,8 +116,27 @@ func (r *Registry) claim(ctx context.Context, res *Result, k *keyed, pol *toolPo
 		res.cause = err
 		return false
 	}
+	if out.Dropped > 0 {
+		notKept(res, &out)
+		return false
+	}
 	res.replay(&out)
 	return false
+}
+
+// notKept refuses the repeat of a call whose output was over the byte cap
+// and was not kept: replaying it without its output would pass for a
+// success with an empty output, and running it again would do its write
+// twice. The refusal says that the call ran, how it ended and how large its
+// output was.
+func notKept(res *Result, out *keptOutcome) {
+	how := "ok"
+	if out.Code != CodeOK {
+		how = string(out.Code)
+	}
+	res.failf(CodeIdempotencyConflict, "the call made with this idempotency key ran (call %s at %s, %s) but its output (%s) was over the config idempotency.max_bytes and was not kept; the tool did not run again",
+		out.CallID, out.Time.Format(time.RFC3339), how, byteSize(int64(out.Dropped)))
+	res.Hint = "the first call's result had the output; raise idempotency.max_bytes to replay such outputs, or use a new key only to run the call again"
 }
 
 // conflict refuses a call whose key holds rec, of another call.
@@ -142,9 +161,6 @@ func (res *Result) replay(out *keptOutcome) {
 	res.Replayed = true
 	res.ran = out.Status != statusDenied // it ran, as its status says, in the call that ran
 	res.decide("idempotency", "replayed the outcome of call "+out.CallID+" ("+out.Time.Format(time.RFC3339)+"); the tool did not run")
-	if out.Dropped > 0 {
-		res.decide("idempotency", "the output ("+byteSize(int64(out.Dropped))+") was over the config idempotency.max_bytes and was not kept")
-	}
 }
 
 // complete ends k's claim after the call: it keeps the outcome of a call
@@ -163,9 +179,14 @@ func (r *Registry) complete(ctx context.Context, res *Result, k *keyed) {
 	out := keptOutcome{CallID: res.CallID, Status: status, Code: res.Code, Message: res.Message, Hint: res.Hint,
 		Fields: res.Fields, MoreFields: res.MoreFields, Output: res.Output, Plan: res.Plan, Time: time.Now().UTC()}
 	b, err := jsonenc.Marshal(&out)
+	kept := "outcome kept for " + cfg.IdempotencyTTL.String()
 	if err == nil && int64(len(b)) > cfg.IdempotencyMaxBytes {
+		// Only that the call ran is kept: a repeat is refused, never run
+		// again nor answered without the output.
 		out.Dropped, out.Output, out.Plan = len(res.Output)+len(res.Plan), nil, nil
 		b, err = jsonenc.Marshal(&out)
+		kept = "the output (" + byteSize(int64(out.Dropped)) + ") is over the config idempotency.max_bytes and was not kept: a repeat with this key is refused for " +
+			cfg.IdempotencyTTL.String() + ", not run again"
 	}
 	if err == nil {
 		err = k.store.Complete(ctx, k.key, &IdempotencyRecord{Digest: k.digest, Outcome: b}, cfg.IdempotencyTTL)
@@ -175,5 +196,5 @@ func (r *Registry) complete(ctx context.Context, res *Result, k *keyed) {
 		res.Hint = "the idempotency store failed: a repeat of this call may run again"
 		return
 	}
-	res.decide("idempotency", "outcome kept for "+cfg.IdempotencyTTL.String())
+	res.decide("idempotency", kept)
 }

@@ -285,17 +285,47 @@ func TestIdempotencyKeyDigestedInEvents(t *testing.T) {
 }
 
 // TestIdempotencyByteCap: an outcome over the byte cap is kept without its
-// output; the repeat does not run and says so.
+// output; the first call says so, and the repeat is refused, naming the
+// call that ran and how it ended: it neither runs again nor passes for a
+// success without the output.
 func TestIdempotencyByteCap(t *testing.T) {
 	r := tooling.NewRegistry()
-	if _, err := r.Configure(tooling.Settings{IdempotencyMaxBytes: 64}); err != nil {
+	if _, err := r.Configure(tooling.Settings{IdempotencyMaxBytes: 512}); err != nil {
 		t.Fatal(err)
 	}
 	var runs atomic.Int64
-	keyedTool(t, r, &runs, nil)
-	mustExec(t, r, "demo.pay", `{"amount":123456789}`, tooling.WithIdempotencyKey("big"))
-	res := mustExec(t, r, "demo.pay", `{"amount":123456789}`, tooling.WithIdempotencyKey("big"))
-	if !res.Replayed || res.Output != nil || runs.Load() != 1 || !hasIdemDecision(res, "idempotency", "max_bytes") {
-		t.Fatalf("repeat of an outcome over the cap: replayed %v, output %s, runs %d, governance %+v", res.Replayed, res.Output, runs.Load(), res.Governance)
+	if err := r.Add(tooling.Tool{
+		Name:  "demo.export",
+		Input: json.RawMessage(`{"type":"object","properties":{"size":{"type":"integer"}}}`),
+		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, IdempotencyKeys: true},
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			runs.Add(1)
+			var a struct{ Size int }
+			if err := c.Decode(&a); err != nil {
+				return nil, err
+			}
+			return strings.Repeat("x", a.Size), nil
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	first := mustExec(t, r, "demo.export", `{"size":1000}`, tooling.WithIdempotencyKey("big"))
+	if len(first.Output) < 1000 || !hasIdemDecision(first, "idempotency", "repeat with this key is refused") {
+		t.Fatalf("first call over the cap: output of %d bytes, governance %+v; want its output and a word that it was not kept", len(first.Output), first.Governance)
+	}
+	res, err := r.Execute(t.Context(), "demo.export", raw(`{"size":1000}`), tooling.WithIdempotencyKey("big"))
+	if res.Code != tooling.CodeIdempotencyConflict || !errors.Is(err, tooling.CodeIdempotencyConflict) || res.Status != "denied" || res.Replayed || res.Output != nil || runs.Load() != 1 {
+		t.Fatalf("repeat of an outcome over the cap: code %q (%v), status %s, replayed %v, output %s, runs %d; want idempotency_conflict, nothing run",
+			res.Code, err, res.Status, res.Replayed, res.Output, runs.Load())
+	}
+	for _, part := range []string{first.CallID, "ran", ", ok)", "max_bytes", "did not run again"} {
+		if !strings.Contains(res.Message, part) {
+			t.Errorf("message %q: want %q in it", res.Message, part)
+		}
+	}
+	// A small outcome under the same cap is still replayed.
+	small := mustExec(t, r, "demo.export", `{"size":10}`, tooling.WithIdempotencyKey("small"))
+	if again := mustExec(t, r, "demo.export", `{"size":10}`, tooling.WithIdempotencyKey("small")); !again.Replayed || string(again.Output) != string(small.Output) || runs.Load() != 2 {
+		t.Fatalf("a small outcome: %+v, %d runs; want it replayed", again, runs.Load())
 	}
 }

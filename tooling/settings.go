@@ -68,8 +68,9 @@ type Settings struct {
 	// idempotency key is kept (Meta.IdempotencyKeys). Zero: 24h.
 	IdempotencyTTL time.Duration
 	// IdempotencyMaxBytes bounds the outcome kept for one key, once
-	// encoded; the output of a larger one is not kept, and a repeat gets
-	// the outcome without it, saying so. Zero: 1 MiB.
+	// encoded; the output of a larger one is not kept, only that the call
+	// ran and how it ended, and a repeat is refused with code
+	// idempotency_conflict, saying so, rather than run again. Zero: 1 MiB.
 	IdempotencyMaxBytes int64
 	// Source is the file the settings were read from, "" for none: a
 	// confined tool is never granted to write it, and a relative
