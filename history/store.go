@@ -46,6 +46,10 @@ type Entry struct {
 	// absolute, nil for none; Demo says the demo shop ran (--demo).
 	ToolDirs []string `json:"tool_dirs,omitempty"`
 	Demo     bool     `json:"demo,omitempty"`
+	// IdempotencyKey is the key the call was made with, "" for none: a
+	// call made again from the history carries it, so that a tool that
+	// takes keys replays the outcome instead of running twice.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// Result is the call's whole result. Its Output is dropped when larger
 	// than MaxOutputBytes; OutputOmitted then says how large it was.
 	Result        *tooling.Result `json:"result"`

@@ -123,6 +123,7 @@ type callRecord struct {
 	result  *tooling.Result // nil while the call runs
 	kept    *history.Entry  // the call as kept in the store, for a call of an earlier session or of the command line
 	as      tooling.Origin  // the origin the console called as; "" for ui
+	idemKey string          // the idempotency key the call was made with, "" for none
 }
 
 // origin is who the call was made as: ui from the console.

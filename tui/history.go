@@ -51,6 +51,9 @@ func commandLine(rec *callRecord, t *tooling.Tool, c *common) string {
 	if rec.consent {
 		b.WriteString(" --consent")
 	}
+	if rec.idemKey != "" {
+		b.WriteString(" --idempotency-key " + shellQuote(rec.idemKey))
+	}
 	for _, d := range dirs {
 		b.WriteString(" --tools-dir " + shellQuotePath(d))
 	}
@@ -98,6 +101,9 @@ func goCall(rec *callRecord, t *tooling.Tool, _ *common) string {
 	}
 	if rec.consent {
 		b.WriteString(", tooling.WithConsent()")
+	}
+	if rec.idemKey != "" {
+		fmt.Fprintf(&b, ", tooling.WithIdempotencyKey(%s)", strconv.Quote(rec.idemKey))
 	}
 	b.WriteString(")")
 	return b.String()

@@ -95,9 +95,9 @@ func (s *callScreen) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok && !s.out.Typing() {
 		switch {
 		case key.Matches(k, s.keys.Rerun):
-			return openRunCmd(s.rec.tool, s.rec.args, true)
+			return againCmd(s.rec, true)
 		case key.Matches(k, s.keys.Edit):
-			return openRunCmd(s.rec.tool, s.rec.args, false)
+			return againCmd(s.rec, false)
 		case key.Matches(k, s.keys.Save):
 			return saveCallPrompt(s.c, s.rec)
 		case key.Matches(k, s.keys.Args):

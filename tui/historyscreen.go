@@ -248,7 +248,7 @@ func (h *historyScreen) nextKept() *history.Entry {
 
 // keptRecord is a call read from the store, as the screens show calls.
 func keptRecord(e *history.Entry) *callRecord {
-	return &callRecord{tool: e.Tool, args: e.Args, consent: e.Consent, started: e.Time, result: e.Result, kept: e}
+	return &callRecord{tool: e.Tool, args: e.Args, consent: e.Consent, started: e.Time, result: e.Result, kept: e, idemKey: e.IdempotencyKey}
 }
 
 func (h *historyScreen) loadSaved() {
@@ -390,11 +390,11 @@ func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Rerun):
 		if rec, ok := h.selected(); ok {
-			return openRunCmd(rec.tool, rec.args, true)
+			return againCmd(rec, true)
 		}
 	case key.Matches(msg, k.Edit):
 		if rec, ok := h.selected(); ok {
-			return openRunCmd(rec.tool, rec.args, false)
+			return againCmd(rec, false)
 		}
 	case key.Matches(msg, k.Save):
 		if rec, ok := h.selected(); ok {

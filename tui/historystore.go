@@ -14,7 +14,7 @@ func (c *common) keepCmd(rec *callRecord) tea.Cmd {
 		return nil
 	}
 	e := history.Entry{Time: rec.started, Tool: rec.tool, Origin: rec.origin(), Consent: rec.consent,
-		Via: history.ViaConsole, Config: c.configFile, ToolsFiles: c.toolsFiles, ToolDirs: c.toolDirs, Demo: c.demo, Result: rec.result}
+		Via: history.ViaConsole, Config: c.configFile, ToolsFiles: c.toolsFiles, ToolDirs: c.toolDirs, Demo: c.demo, Result: rec.result, IdempotencyKey: rec.idemKey}
 	var schema []byte
 	if t, ok := c.reg.Lookup(rec.tool); ok {
 		schema, e.Source = t.Input, t.Source

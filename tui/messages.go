@@ -24,6 +24,10 @@ type openRunMsg struct {
 	name  string
 	args  json.RawMessage
 	start bool
+	// again says the call is one made before (from the history), whose
+	// idempotency key idemKey ("" for none) goes into the form with args.
+	again   bool
+	idemKey string
 }
 
 // openProblemsMsg asks for the load problems screen.
@@ -87,6 +91,12 @@ func openDetailCmd(name string) tea.Cmd { return msgCmd(openDetailMsg{name: name
 
 func openRunCmd(name string, args json.RawMessage, start bool) tea.Cmd {
 	return msgCmd(openRunMsg{name: name, args: args, start: start})
+}
+
+// againCmd opens the run screen on a call made before, with its arguments
+// and idempotency key; start makes it again at once.
+func againCmd(rec *callRecord, start bool) tea.Cmd {
+	return msgCmd(openRunMsg{name: rec.tool, args: rec.args, start: start, again: true, idemKey: rec.idemKey})
 }
 
 func backCmd() tea.Msg { return backMsg{} }

@@ -361,7 +361,7 @@ func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.C
 		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool), args,
 			startRunMsg{tool: r.tool.Name, args: args, consent: true}, forSession)
 	}
-	a, cmd := r.c.startRun(&r.tool, args, consent, session, r.callOptions()...)
+	a, cmd := r.c.startRun(&r.tool, args, consent, session, r.idemKey())
 	r.seq, r.args = a.seq, args
 	r.phase, r.errMsg, r.result = phaseRunning, "", nil
 	r.editor.SetErrors(nil)

@@ -316,13 +316,11 @@ func (r *runScreen) idemKey() string {
 	return strings.TrimSpace(r.idem.Value())
 }
 
-// callOptions are the options of the call the form makes beyond those
-// of every call: its idempotency key.
-func (r *runScreen) callOptions() []tooling.Option {
-	if k := r.idemKey(); k != "" {
-		return []tooling.Option{tooling.WithIdempotencyKey(k)}
-	}
-	return nil
+// setIdemKey puts key in the idempotency key of the tool loaded, as the
+// key of a call made again (none clears it).
+func (r *runScreen) setIdemKey(key string) {
+	r.idem.SetValue(key)
+	r.idemKeys[r.tool.Name] = key
 }
 
 // updateIdem edits the idempotency key while it has the focus: enter,

@@ -108,15 +108,19 @@ func (a *activeRun) progressLine() string {
 
 // startRun makes a call of t in the background and returns the command
 // that makes it, with the first frame of the spinner when none turns yet.
-func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, session bool, extra ...tooling.Option) (*activeRun, tea.Cmd) {
+//
+// idemKey is the call's idempotency key, "" for none.
+func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, session bool, idemKey string) (*activeRun, tea.Cmd) {
 	seq := c.nextSeq()
 	now := c.now()
-	c.history = append(c.history, &callRecord{seq: seq, tool: t.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin})
+	c.history = append(c.history, &callRecord{seq: seq, tool: t.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin, idemKey: idemKey})
 	ctx, cancel := context.WithCancel(c.ctx)
 	a := &activeRun{seq: seq, tool: t.Name, main: t.Meta.Concurrency == tooling.MainThread, args: args, cancel: cancel, started: now, queued: true}
 	opts := []tooling.Option{tooling.WithOrigin(c.origin), tooling.WithPrincipal(c.principal), tooling.WithCallID(c.callID(seq)),
 		tooling.WithProgress(func(p tooling.Progress) { a.progress.Store(&p) })}
-	opts = append(opts, extra...)
+	if idemKey != "" {
+		opts = append(opts, tooling.WithIdempotencyKey(idemKey))
+	}
 	switch {
 	case session && t.Meta.NeedsConsent():
 		// No WithConsent: the registry asks the console's consent function,

@@ -591,6 +591,9 @@ func (m *Model) openRun(msg openRunMsg) tea.Cmd {
 		return statusCmd("no tool named "+msg.name, true)
 	}
 	cmd := tea.Batch(m.run.setTool(t, msg.args), m.push(m.run))
+	if msg.again {
+		m.run.setIdemKey(msg.idemKey)
+	}
 	if msg.start {
 		args := msg.args
 		if args == nil {

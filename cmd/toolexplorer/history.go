@@ -138,7 +138,7 @@ func writeHistory(w io.Writer, entries []history.Entry) error {
 
 // recordCall keeps a call made by run in the history. A history that
 // cannot be written is a warning: the call was made all the same.
-func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
+func (a *app) recordCall(args []byte, res *tooling.Result, consent bool, idemKey string) {
 	path, err := history.DefaultPath(a.getenv)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "toolexplorer: warning: the call is not kept in the history: %v\n", err)
@@ -148,7 +148,7 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool) {
 		return
 	}
 	e := history.Entry{Time: res.Started, Tool: res.Tool, Origin: res.Origin, Consent: consent, Via: history.ViaRun,
-		Config: absPath(a.configFile), ToolsFiles: absPaths(a.toolsPaths), ToolDirs: a.toolDirs(), Demo: a.demo, Result: res}
+		Config: absPath(a.configFile), ToolsFiles: absPaths(a.toolsPaths), ToolDirs: a.toolDirs(), Demo: a.demo, Result: res, IdempotencyKey: idemKey}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -13,6 +14,8 @@ import (
 // a note, the repeat replays it without writing another, other arguments
 // with the key are refused with idempotency_conflict (exit 3).
 func TestRunIdempotencyKey(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	t.Setenv(history.FileEnv, hist)
 	db := filepath.Join(t.TempDir(), "idem.db")
 	cfg := writeFile(t, "config.json", `{"idempotency": {"store": "sqlite", "path": "`+db+`", "ttl": "1h"}}`)
 	note := func(text string, args ...string) outcome {
@@ -24,6 +27,11 @@ func TestRunIdempotencyKey(t *testing.T) {
 		t.Fatalf("first run:\n%s", first)
 	}
 	r1 := decodeResult(t, first)
+	// The history keeps the key, so that the call made again from it
+	// replays too.
+	if kept, err := history.Open(hist).Last(1, nil); err != nil || len(kept) != 1 || kept[0].IdempotencyKey != key {
+		t.Fatalf("the history keeps %+v (%v), want the key %s", kept, err, key)
+	}
 	again := note("paid", "--idempotency-key", key, "--json")
 	if again.code != exitOK {
 		t.Fatalf("repeat:\n%s", again)

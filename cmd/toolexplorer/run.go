@@ -102,7 +102,7 @@ the tool; the same key with other arguments is idempotency_conflict.
 					res.Hint = h
 				}
 			}
-			a.recordCall(raw, res, cf.consent)
+			a.recordCall(raw, res, cf.consent, cf.idemKey)
 			code = exitFor(res.Status)
 			switch {
 			case asJSON:
