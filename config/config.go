@@ -64,10 +64,25 @@ type Config struct {
 	// Shadow makes every write of a tools file's tool a shadow call: built
 	// and returned, never sent. Default false.
 	Shadow bool
+	// Environments are sets of variables, by name, that fill the
+	// {{name}} references of calls' arguments. Nil when none.
+	Environments map[string]Environment
 	// Keys rebinds the console's keys: a key's name (like "list.run" or
 	// "viewer.copy", listed in docs/console.md) to the keys that do it. Nil when
 	// none: the console's own keys.
 	Keys map[string][]string
+}
+
+// Environment is a set of variables, by name.
+type Environment map[string]Variable
+
+// Variable is one variable of an environment: its value, or the
+// environment variable of the process it is read from (FromEnv, which wins
+// when it is set); a Secret is never shown nor kept.
+type Variable struct {
+	Value   string
+	FromEnv string
+	Secret  bool
 }
 
 // Default returns the configuration used when there is no file, and the

@@ -157,6 +157,7 @@ func (p *problems) apply(obj map[string]any, cfg *Config) {
 	p.applyLimits(obj, cfg)
 	p.applyLedger(obj, cfg)
 	p.applyTelemetry(obj, cfg)
+	applyEnvironments(obj, cfg)
 	if keys, ok := obj["keys"].(map[string]any); ok && len(keys) > 0 {
 		cfg.Keys = make(map[string][]string, len(keys))
 		for name, v := range keys {
@@ -238,4 +239,30 @@ func stringList(v any) []string {
 		}
 	}
 	return out
+}
+
+// applyEnvironments sets the environments of variables; the schema
+// checked their shape.
+func applyEnvironments(obj map[string]any, cfg *Config) {
+	envs, _ := obj["environments"].(map[string]any)
+	for name, v := range envs {
+		vars, _ := v.(map[string]any)
+		e := make(Environment, len(vars))
+		for k, x := range vars {
+			switch x := x.(type) {
+			case string:
+				e[k] = Variable{Value: x}
+			case map[string]any:
+				var va Variable
+				va.Value, _ = x["value"].(string)
+				va.FromEnv, _ = x["from_env"].(string)
+				va.Secret, _ = x["secret"].(bool)
+				e[k] = va
+			}
+		}
+		if cfg.Environments == nil {
+			cfg.Environments = map[string]Environment{}
+		}
+		cfg.Environments[name] = e
+	}
 }

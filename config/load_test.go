@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 			`config: f.json: /tools/demo.slow/color: unknown key (known keys: burst, disabled, rate_per_minute, reason, replacement, state, timeout)`,
 		}},
 		{"unknown key with a slash", `{"a/b~": 1}`, []string{
-			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, idempotency, inputs, keys, ledger, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, state, telemetry, tool_files, tools, whitelist)`,
+			`config: f.json: /a~1b~0: unknown key (known keys: access, blacklist, budgets, confinement, dangerous_tool_confirmation, default_timeout, enabled, env_file, environments, idempotency, inputs, keys, ledger, limits, max_argument_bytes, max_concurrent, max_field_errors, max_output_bytes, mcpServers, serve, servers, shadow, state, telemetry, tool_files, tools, whitelist)`,
 		}},
 		{"wrong types", `{"enabled": "yes", "default_timeout": 30, "max_concurrent": "64", "max_output_bytes": "16MiB", "whitelist": "demo.*", "tools": []}`, []string{
 			`config: f.json: /enabled: must be a boolean, got string`,
@@ -560,6 +560,32 @@ func TestParseTelemetryAndState(t *testing.T) {
 	} {
 		if _, err := Parse([]byte(bad), "f.json"); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// Environments of variables: a value as a string or an object, read from
+// the process's environment, secret; a variable's name that a {{name}}
+// reference could not spell is refused.
+func TestEnvironments(t *testing.T) {
+	cfg, err := Parse([]byte(`{"environments": {"dev": {"base": "http://127.0.0.1:8080", "token": {"from_env": "SHOP_TOKEN", "secret": true}}, "none": {}}}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Environment{
+		"dev":  {"base": {Value: "http://127.0.0.1:8080"}, "token": {FromEnv: "SHOP_TOKEN", Secret: true}},
+		"none": {},
+	}
+	if !reflect.DeepEqual(cfg.Environments, want) {
+		t.Fatalf("Environments = %+v", cfg.Environments)
+	}
+	for _, bad := range []string{
+		`{"environments": {"dev": {"a b": "x"}}}`,
+		`{"environments": {"dev": {"a": {"valu": "x"}}}}`,
+		`{"environments": {"dev": {"a": 3}}}`,
+	} {
+		if _, err := Parse([]byte(bad), "c.json"); err == nil {
+			t.Errorf("%s was accepted", bad)
 		}
 	}
 }

@@ -136,7 +136,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{listCommand, describeCommand, runCommand, explainCommand, historyCommand, ledgerCommand, benchCommand, schemasCommand, lintCommand, serveCommand, stateCommand, apikeyCommand, helpCommand}
+	commands = []*command{listCommand, describeCommand, runCommand, explainCommand, collectionCommand, historyCommand, ledgerCommand, benchCommand, schemasCommand, lintCommand, serveCommand, stateCommand, apikeyCommand, helpCommand}
 }
 
 func findCommand(name string) *command {
