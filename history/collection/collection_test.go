@@ -174,8 +174,8 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("%d outcomes for %d calls", len(out), len(calls))
 	}
 	want := map[string][]string{
-		"refused": {"expected status ok, got denied (validation_error)"},
-		"wrong jq": {`jq .text == "c": gave false, want true`, `jq .items[]: gave 1, want true`, `jq empty: gave nothing, want true`},
+		"refused":    {"expected status ok, got denied (validation_error)"},
+		"wrong jq":   {`jq .text == "c": gave false, want true`, `jq .items[]: gave 1, want true`, `jq empty: gave nothing, want true`},
 		"wrong code": {"expected code disabled, got denied (not_found)"},
 		"no value":   {"collection: {{nope}} is not a variable of environment dev"},
 	}
