@@ -116,7 +116,7 @@ func TestCredentialsRedactedFromOutputAndErrors(t *testing.T) {
 	}})
 	_, r := loadInto(t, map[string]string{"f.yaml": credYAML}, env)
 	ev := &events{}
-	remove := r.Observe(ev.Observe)
+	remove := r.Audit(ev.Observe)
 	ok, err := r.Execute(context.Background(), "api.get", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestShadowPerToolSourceAndGlobal(t *testing.T) {
 	files := map[string]string{"f.yaml": strings.Replace(writeYAML, "  ws: {http: {}, shadow: true}", "  ws: {http: {}, shadow: true}\n  r: {http: {}}", 1)}
 	s, r := loadInto(t, files, Options{})
 	ev := &events{}
-	remove := r.Observe(ev.Observe)
+	remove := r.Audit(ev.Observe)
 	defer remove()
 	call := func(name string) *tooling.Result {
 		t.Helper()

@@ -490,7 +490,7 @@ func (l *loader) meta(ts *ToolSpec, tn *yaml.Node, p, file string, b binding, k 
 	}
 	m.Consent, m.Idempotent, m.Additive, m.Tags, m.Version = ms.Consent, ms.Idempotent, ms.Additive, ms.Tags, ms.Version
 	switch {
-	case b.writes() && !m.Effects.Has(tooling.EffectWrite):
+	case b.writes() && m.Effects&tooling.EffectWrite != tooling.EffectWrite:
 		at := child(mn, "effects")
 		if at == nil {
 			at = tn

@@ -177,7 +177,7 @@ func TestToolsMeta(t *testing.T) {
 				t.Errorf("confined %v, want %v", m.Confine != nil, tt.confined)
 			}
 			ann := export.Annotations(tool)
-			if ann.ReadOnlyHint != !m.Effects.Any(tooling.EffectWrite|tooling.EffectProcess) {
+			if ann.ReadOnlyHint != (m.Effects&(tooling.EffectWrite|tooling.EffectProcess) == 0) {
 				t.Errorf("MCP readOnlyHint %v for effects %s", ann.ReadOnlyHint, m.Effects)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -152,7 +153,7 @@ func (a *authenticator) scopes(next http.Handler) http.Handler {
 		if info := auth.TokenInfoFromContext(r.Context()); info != nil {
 			if p, _ := info.Extra[principalExtra].(tooling.Principal); p.Auth == authOAuth {
 				for _, s := range a.oauth.scopes {
-					if !p.HasScope(s) {
+					if !slices.Contains(p.Scopes, s) {
 						w.Header().Set("WWW-Authenticate", header)
 						http.Error(w, "insufficient scope: the token needs "+need, http.StatusForbidden)
 						return

@@ -601,7 +601,7 @@ func (r *Remote) Close() error {
 		r.mu.Lock()
 		r.closing.Store(true)
 		for _, t := range r.tools {
-			r.reg.Remove(t.Name)
+			_ = r.reg.Replace([]string{t.Name}, nil) // one by one: a tool already gone does not keep the others
 		}
 		r.mu.Unlock()
 		err := r.session.Close()

@@ -218,7 +218,7 @@ func TestAnnotationsMapToMeta(t *testing.T) {
 	}
 	fails, _ := reg.Lookup("peer.fails") // no annotations: MCP's defaults
 	m := fails.Meta
-	if !m.Effects.Has(tooling.EffectWrite|tooling.EffectNetwork) || m.EffectiveSafety() != tooling.SafetyHigh || !m.NeedsConsent() {
+	if m.Effects&(tooling.EffectWrite|tooling.EffectNetwork) != (tooling.EffectWrite|tooling.EffectNetwork) || m.EffectiveSafety() != tooling.SafetyHigh || !m.NeedsConsent() {
 		t.Fatalf("unannotated tool meta %+v, want write+network, high risk, consent", m)
 	}
 	// The server orders its calls: every tool's calls share its key, up

@@ -658,7 +658,9 @@ func TestListIsTheRegistryNow(t *testing.T) {
 	if res := call(t, cs, "t.late", map[string]any{}); res.IsError || text(res) != `"late"` {
 		t.Fatalf("t.late: %s", text(res))
 	}
-	r.Remove("t.late")
+	if err := r.Replace([]string{"t.late"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	if listed("t.late") {
 		t.Fatal("a tool removed from the registry is still listed")
 	}

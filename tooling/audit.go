@@ -8,8 +8,9 @@ import (
 
 // audits are the registry's audit hooks (Audit).
 type audits struct {
-	mu   sync.Mutex
-	list atomic.Pointer[[]*auditHook]
+	mu       sync.Mutex
+	list     atomic.Pointer[[]*auditHook]
+	panicked atomic.Int64
 }
 
 type auditHook struct{ f func(context.Context, Event) }
@@ -19,8 +20,8 @@ type auditHook struct{ f func(context.Context, Event) }
 // policy, validation, consent, middleware), synchronously: in the caller's
 // goroutine, the begin before anything is decided and the end before
 // Execute returns. Nothing is dropped, which is what an audit trail, a
-// budget or a metric that must not lose a call needs; observers (Observe)
-// are for what may lag or drop. f gets the call's ctx without its
+// budget or a metric that must not lose a call needs; what may lag (a
+// slow sink) queues events itself and returns at once. f gets the call's ctx without its
 // cancellation. Every call waits for f, so f must be quick and must not
 // call the registry; a panic in f is recovered and counted
 // (in Stats' EventsPanicked), and the call goes on. remove stops f for calls

@@ -160,10 +160,10 @@ func BenchmarkExecuteToolParallel(b *testing.B) {
 	})
 }
 
-// BenchmarkExecuteToolObserved adds one observer (digests of args and output).
+// BenchmarkExecuteToolObserved adds one audit hook (digests of args and output).
 func BenchmarkExecuteToolObserved(b *testing.B) {
 	r := benchRegistry(b)
-	remove := r.Observe(func(context.Context, Event) {})
+	remove := r.Audit(func(context.Context, Event) {})
 	defer remove()
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -142,7 +142,7 @@ func TestConfinedToolRefusedByAnotherRegistryOnceMainRuns(t *testing.T) {
 	if err := hosted.Add(tool); err != nil {
 		t.Fatalf("hosted: %v", err)
 	}
-	hosted.Remove(tool.Name)
+	_ = hosted.Replace([]string{tool.Name}, nil)
 }
 
 func requireConfinement(t *testing.T) {

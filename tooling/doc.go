@@ -58,10 +58,11 @@
 // around the steps that spend or wait for resources, from the rate token to
 // the output check, so a refusal or a replay spends nothing.
 //
-// Observers (Registry.Observe) get a begin and an end event for every call, with
-// digests and sizes of the arguments and output, never their content, and
-// the call's context values so that they can join its trace. They run
-// asynchronously and cannot change a call.
+// Audit hooks (Registry.Audit) get a begin and an end event for every call,
+// refusals included, with digests and sizes of the arguments and output,
+// never their content, and the call's context values so that they can join
+// its trace. They run in the caller's goroutine, must be quick, and cannot
+// change a call.
 //
 // Package tooling/export describes the tools for language models (MCP,
 // OpenAI, Anthropic); OpenAI and Anthropic refuse dots in names, so their

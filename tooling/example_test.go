@@ -143,17 +143,16 @@ func ExampleRegistry_SetConsentFunc() {
 	// ok
 }
 
-// An observer gets a begin and an end event per call, with digests and
-// sizes, never content. It runs on a goroutine of its own; remove waits
-// until it has seen every event sent before.
-func ExampleRegistry_Observe() {
+// An audit hook gets a begin and an end event per call, refusals
+// included, with digests and sizes, never content.
+func ExampleRegistry_Audit() {
 	r := tooling.NewRegistry()
 	r.Register(tooling.Tool{
 		Name: "demo.ping",
 		Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 		Run:  func(context.Context, tooling.Call) (any, error) { return "pong", nil },
 	})
-	remove := r.Observe(func(ctx context.Context, ev tooling.Event) {
+	remove := r.Audit(func(ctx context.Context, ev tooling.Event) {
 		if ev.End {
 			fmt.Println("end:", ev.Tool, ev.Status, ev.Code, ev.OutputSize, "bytes")
 		} else {

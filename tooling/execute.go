@@ -92,12 +92,12 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 	if e != nil {
 		res.Tool = e.tool.Name
 	}
-	// One snapshot of the observers serves both events, so that each
-	// observer sees a call's begin and end or neither.
-	obs, aud := r.obs.snapshot(), r.audit.snapshot()
+	// One snapshot of the audit hooks serves both events, so that each
+	// hook sees a call's begin and end or neither.
+	aud := r.audit.snapshot()
 	var argsSum, idemSum, version string
 	var obsCtx context.Context
-	if len(obs) > 0 || len(aud) > 0 {
+	if len(aud) > 0 {
 		argsSum, idemSum = digest(args), digest([]byte(o.idemKey))
 		if e != nil {
 			version = e.tool.Meta.Version
@@ -105,20 +105,18 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 		obsCtx = context.WithoutCancel(ctx)
 		ev := Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
 			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args)}
-		report(obsCtx, aud, &ev, &r.obs.panicked)
-		emit(obsCtx, obs, &r.obs, ev)
+		report(obsCtx, aud, &ev, &r.audit.panicked)
 	}
 
 	r.execute(ctx, res, e, name, args, o)
 
 	res.Status = statusOf(res.Code, res.ran)
-	if len(obs) > 0 || len(aud) > 0 {
+	if len(aud) > 0 {
 		ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
 			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
 			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail, Governance: slices.Clone(res.Governance),
 			Replayed: res.Replayed}
-		report(obsCtx, aud, &ev, &r.obs.panicked)
-		emit(obsCtx, obs, &r.obs, ev)
+		report(obsCtx, aud, &ev, &r.audit.panicked)
 	}
 	r.inFlight.Add(-1)
 	if res.Status == statusOK {
@@ -213,7 +211,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		return
 	}
 	res.pass(o, "enabled", "not disabled by config or at runtime")
-	if !m.AllowsOrigin(o.origin) {
+	if !m.allowsOrigin(o.origin) {
 		res.fail(CodeOriginDenied, originMessage(e, o.origin))
 		return
 	}

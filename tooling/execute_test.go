@@ -334,7 +334,7 @@ func TestOutputSizeCap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{}
-			remove := r.Observe(rec.Observe)
+			remove := r.Audit(rec.Observe)
 			res, err := r.Execute(context.Background(), tt.tool, raw(tt.args))
 			remove() // waits for the events already sent
 			if res.Code != tt.code {

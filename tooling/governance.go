@@ -22,9 +22,7 @@ type Stats struct {
 	Tools      []ToolStats             `json:"tools"`     // every tool called so far, sorted by name
 	InFlight   int64                   `json:"in_flight"` // calls between begin and end
 	Abandoned  int64                   `json:"abandoned"` // tool goroutines still running after their call returned timeout or canceled
-	// Events that observers did not get whole: dropped because an
-	// observer's queue was full, or given to an Observe or an Audit hook that panicked.
-	EventsDropped  int64 `json:"events_dropped"`
+	// EventsPanicked counts events given to an Audit hook that panicked.
 	EventsPanicked int64 `json:"events_panicked"`
 }
 
@@ -40,8 +38,7 @@ func (r *Registry) Stats() Stats {
 		Tools:          r.toolStats(),
 		InFlight:       r.inFlight.Load(),
 		Abandoned:      r.abandoned.Load(),
-		EventsDropped:  r.obs.dropped.Load(),
-		EventsPanicked: r.obs.panicked.Load(),
+		EventsPanicked: r.audit.panicked.Load(),
 	}
 }
 

@@ -296,7 +296,7 @@ func TestObserverGetsCallContext(t *testing.T) {
 	r := codeRegistry(t)
 	type key struct{}
 	got := make(chan string, 2)
-	remove := r.Observe(func(ctx context.Context, ev tooling.Event) {
+	remove := r.Audit(func(ctx context.Context, ev tooling.Event) {
 		v, _ := ctx.Value(key{}).(string)
 		got <- fmt.Sprintf("end:%v %s %s %v", ev.End, v, ev.Principal.Tenant, ctx.Err())
 	})

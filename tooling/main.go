@@ -22,8 +22,7 @@ func hostedRegistry() *Registry {
 // Main is the one call a host's main makes, first thing, and it never
 // returns: it hands the process main thread to the scheduler of MainThread
 // tools, runs run on another goroutine, and when run returns, stops the
-// pre-started confined workers, removes the temp dirs of confined calls,
-// waits for the observers of reg to see the events still queued for them
+// pre-started confined workers, removes the temp dirs of confined calls
 // and exits with run's result as the exit status:
 //
 //	func main() {
@@ -32,11 +31,8 @@ func hostedRegistry() *Registry {
 //		tooling.Main(reg, func() int { return serve(reg) })
 //	}
 //
-// Deferred calls of main do not run. The observers of reg are waited for,
-// up to 3 seconds in all: an observer stuck on an event does not keep the
-// process from exiting, and the events it has not seen by then are lost.
-// Observers of other registries are not waited for (the remove func
-// Observe returned waits for its observer, without a bound).
+// Deferred calls of main do not run: an Audit hook that queues events
+// for a slow sink flushes them before run returns.
 //
 // reg (nil means Default) is the registry whose confined tools run: a
 // confined call re-executes the host binary, and in that child Main serves
@@ -63,6 +59,5 @@ func Main(reg *Registry, run func() int) {
 	code := 0
 	sandbox.Main.Run(func() { code = run() })
 	endConfinement()
-	reg.obs.drain(drainLimit)
 	os.Exit(code)
 }

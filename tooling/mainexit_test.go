@@ -28,7 +28,7 @@ import (
 func main() {
 	reg := tooling.NewRegistry()
 	reg.Register(tooling.Tool{Name: "demo.ok", Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }})
-	reg.Observe(func(_ context.Context, ev tooling.Event) {
+	reg.Audit(func(_ context.Context, ev tooling.Event) {
 		time.Sleep(20 * time.Millisecond)
 		if ev.End {
 			fmt.Println("seen", ev.CallID)

@@ -86,12 +86,6 @@ var effectNames = [...]struct {
 	name string
 }{{EffectRead, "read"}, {EffectWrite, "write"}, {EffectNetwork, "network"}, {EffectFilesystem, "filesystem"}, {EffectProcess, "process"}}
 
-// Has reports whether every effect in o is in e.
-func (e Effects) Has(o Effects) bool { return e&o == o }
-
-// Any reports whether e and o share an effect.
-func (e Effects) Any(o Effects) bool { return e&o != 0 }
-
 // String lists the effects joined by "|", or "none".
 func (e Effects) String() string {
 	if e == 0 {
@@ -291,9 +285,9 @@ func (m *Meta) EffectiveSafety() Safety {
 		return m.Safety
 	}
 	switch {
-	case m.Effects.Any(EffectProcess):
+	case m.Effects&EffectProcess != 0:
 		return SafetyHigh
-	case m.Effects.Any(EffectWrite | EffectNetwork | EffectFilesystem):
+	case m.Effects&(EffectWrite|EffectNetwork|EffectFilesystem) != 0:
 		return SafetyMedium
 	}
 	return SafetyLow
@@ -302,11 +296,12 @@ func (m *Meta) EffectiveSafety() Safety {
 // NeedsConsent reports whether a call must carry consent: declared, high
 // risk (Safety), or write/process effects.
 func (m *Meta) NeedsConsent() bool {
-	return m.Consent || m.EffectiveSafety() == SafetyHigh || m.Effects.Any(EffectWrite|EffectProcess)
+	return m.Consent || m.EffectiveSafety() == SafetyHigh || m.Effects&(EffectWrite|EffectProcess) != 0
 }
 
-// AllowsOrigin reports whether o may call the tool.
-func (m *Meta) AllowsOrigin(o Origin) bool {
+// allowsOrigin reports whether o may call the tool: Origins is empty
+// (every origin may) or holds o.
+func (m *Meta) allowsOrigin(o Origin) bool {
 	if len(m.Origins) == 0 {
 		return true
 	}
@@ -327,10 +322,10 @@ func (m *Meta) check() []string {
 	if m.Safety > SafetyHigh {
 		p = append(p, fmt.Sprintf("Meta.Safety %d is unknown: use SafetyLow, SafetyMedium or SafetyHigh", m.Safety))
 	}
-	if m.Safety == SafetyLow && m.Effects.Any(EffectWrite|EffectProcess) {
+	if m.Safety == SafetyLow && m.Effects&(EffectWrite|EffectProcess) != 0 {
 		p = append(p, fmt.Sprintf("Meta.Safety is low but Meta.Effects has %s: declare SafetyMedium or higher (or leave Safety zero to derive it)", (m.Effects&(EffectWrite|EffectProcess)).String()))
 	}
-	if m.Concurrency == ReadOnly && m.Effects.Any(EffectWrite|EffectProcess) {
+	if m.Concurrency == ReadOnly && m.Effects&(EffectWrite|EffectProcess) != 0 {
 		p = append(p, fmt.Sprintf("Meta.Concurrency is ReadOnly but Meta.Effects has %s: a read-only tool cannot change state; use Exclusive", (m.Effects&(EffectWrite|EffectProcess)).String()))
 	}
 	if m.Confine != nil && m.Concurrency == MainThread {

@@ -25,7 +25,7 @@ func TestToolDecisionsAndDetailReachResultAndEvent(t *testing.T) {
 				return nil, errors.New("down")
 			}})
 	rec := &recorder{}
-	remove := r.Observe(rec.Observe)
+	remove := r.Audit(rec.Observe)
 	res := mustExec(t, r, "t.noted", `{}`, tooling.WithIdempotencyKey("k-1"))
 	failed, _ := r.Execute(context.Background(), "t.noted_err", nil)
 	remove()

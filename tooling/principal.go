@@ -32,9 +32,6 @@ type Principal struct {
 	Client string `json:"client,omitempty"`
 }
 
-// IsAnonymous reports whether p names no subject.
-func (p Principal) IsAnonymous() bool { return p.Subject == "" }
-
 // String is the subject and tenant for people: "alice@acme", "alice",
 // "anonymous".
 func (p Principal) String() string {
@@ -47,12 +44,6 @@ func (p Principal) String() string {
 	}
 	return s
 }
-
-// HasRole reports whether p holds role.
-func (p Principal) HasRole(role string) bool { return slices.Contains(p.Roles, role) }
-
-// HasScope reports whether p holds scope.
-func (p Principal) HasScope(scope string) bool { return slices.Contains(p.Scopes, scope) }
 
 // clone is p with slices of its own, so a Principal kept in a Result or an
 // Event does not change when the caller reuses its slices.

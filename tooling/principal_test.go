@@ -21,7 +21,7 @@ func TestPrincipalOfACall(t *testing.T) {
 			return c.Principal.String(), nil
 		}})
 	events := make(chan tooling.Event, 8)
-	defer r.Observe(func(_ context.Context, ev tooling.Event) { events <- ev })()
+	defer r.Audit(func(_ context.Context, ev tooling.Event) { events <- ev })()
 
 	alice := tooling.Principal{Subject: "alice", Tenant: "acme", Roles: []string{"support"}, Scopes: []string{"tools:read"}, Auth: "oauth", Client: "inspector 0.17"}
 	bob := tooling.Principal{Subject: "bob", Auth: "api_key"}
@@ -54,7 +54,7 @@ func TestPrincipalOfACall(t *testing.T) {
 			}
 		}
 		b, _ := json.Marshal(res)
-		if has := strings.Contains(string(b), `"principal"`); has == tc.want.IsAnonymous() {
+		if has := strings.Contains(string(b), `"principal"`); has == (tc.want.Subject == "") {
 			t.Errorf("%s: the Result's JSON %s (anonymous principals are left out)", tc.name, b)
 		}
 	}
@@ -76,7 +76,7 @@ func TestPrincipalIsCopied(t *testing.T) {
 	res, _ := r.Execute(context.Background(), "t.ok", nil, tooling.WithPrincipal(p))
 	res2, _ := r.Execute(tooling.ContextWithPrincipal(context.Background(), p), "t.ok", nil)
 	roles[0] = "guest"
-	if !res.Principal.HasRole("admin") || !res2.Principal.HasRole("admin") || res.Principal.HasRole("guest") {
+	if res.Principal.Roles[0] != "admin" || res2.Principal.Roles[0] != "admin" {
 		t.Fatalf("roles %v %v after the caller changed its slice", res.Principal.Roles, res2.Principal.Roles)
 	}
 }
@@ -91,11 +91,5 @@ func TestPrincipalString(t *testing.T) {
 		if got := p.String(); got != want {
 			t.Errorf("%+v: %q, want %q", *p, got, want)
 		}
-	}
-	if !(tooling.Principal{}).IsAnonymous() || (tooling.Principal{Subject: "a"}).IsAnonymous() {
-		t.Error("IsAnonymous")
-	}
-	if !(tooling.Principal{Scopes: []string{"a", "b"}}).HasScope("b") || (tooling.Principal{}).HasScope("b") {
-		t.Error("HasScope")
 	}
 }

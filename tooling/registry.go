@@ -27,7 +27,6 @@ type Registry struct {
 	index   *nameIndex        // built by the first miss; nil when a registration made it stale
 
 	cfg atomic.Pointer[Settings] // with its defaults spelled out
-	obs observers
 	// audit are the synchronous hooks of every call (Audit).
 	audit audits
 
@@ -306,27 +305,13 @@ func (e *entry) ready() *entry {
 	return e
 }
 
-// Remove unregisters the named tool and reports whether it was there. Calls
-// already running finish; later calls get not_found. For embedders that
-// load and unload tools (such as preview tools from a file).
-func (r *Registry) Remove(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.tools[name]; !ok {
-		return false
-	}
-	delete(r.tools, name)
-	delete(r.exports, toolname.Export(name))
-	r.stale()
-	return true
-}
-
 // Replace removes the named tools and adds tools in one step: a call that
 // starts meanwhile sees the registry before or after, never between. Each
 // tool is checked as Add checks it; if any is refused, or a name to remove
 // is not registered, nothing changes and the error (errors.Join of
 // *RegisterError, one per refused tool) says why. Calls already running on
-// a removed tool finish. For embedders that reload tools from files.
+// a removed tool finish. For embedders that load, reload and unload
+// tools (Replace(names, nil) removes).
 func (r *Registry) Replace(remove []string, tools []Tool) error {
 	entries, problems := newEntries(tools)
 	var errs []error
@@ -510,7 +495,7 @@ func (e *entry) matches(ctx context.Context, r *Registry, f Filter, words []stri
 			return false
 		}
 	}
-	if f.Effects != 0 && !m.Effects.Any(f.Effects) {
+	if f.Effects != 0 && m.Effects&f.Effects == 0 {
 		return false
 	}
 	if len(f.Concurrency) > 0 {
@@ -525,7 +510,7 @@ func (e *entry) matches(ctx context.Context, r *Registry, f Filter, words []stri
 	if f.Safety != SafetyAuto && m.EffectiveSafety() < f.Safety {
 		return false
 	}
-	if f.Origin != "" && !m.AllowsOrigin(f.Origin) {
+	if f.Origin != "" && !m.allowsOrigin(f.Origin) {
 		return false
 	}
 	return true
@@ -558,7 +543,7 @@ func (r *Registry) availability(ctx context.Context, e *entry, origin Origin) er
 	if reason := e.disabledReason(); reason != "" {
 		return &Error{Code: CodeDisabled, Tool: e.tool.Name, Message: reason}
 	}
-	if !e.tool.Meta.AllowsOrigin(origin) {
+	if !e.tool.Meta.allowsOrigin(origin) {
 		return &Error{Code: CodeOriginDenied, Tool: e.tool.Name, Message: originMessage(e, origin)}
 	}
 	if err := checkAvailable(ctx, e, Call{Tool: e.tool.Name, Origin: origin}); err != nil {

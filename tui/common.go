@@ -181,7 +181,7 @@ type sessionKey struct {
 // network, filesystem or process) or needs consent: what config
 // dangerous_tool_confirmation asks about.
 func dangerous(m *tooling.Meta) bool {
-	return m.NeedsConsent() || m.Effects.Any(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess)
+	return m.NeedsConsent() || m.Effects&(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess) != 0
 }
 
 // fit makes s exactly w columns wide and h lines high: longer lines are

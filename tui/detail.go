@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -380,7 +381,7 @@ func (d *detailScreen) exportPane() string {
 	switch {
 	case d.item.disabled:
 		note = "left out of exports while disabled"
-	case !t.Meta.AllowsOrigin(tooling.OriginLLM):
+	case len(t.Meta.Origins) > 0 && !slices.Contains(t.Meta.Origins, tooling.OriginLLM):
 		note = "left out of exports: origin llm may not call it"
 	}
 	out := highlightJSON(st, safeJSON(b))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -125,7 +126,7 @@ func callArgs(rec *callRecord) json.RawMessage {
 }
 
 func needsUIOrigin(t *tooling.Tool) bool {
-	return t != nil && !t.Meta.AllowsOrigin(tooling.OriginApp) && t.Meta.AllowsOrigin(tooling.OriginUI)
+	return t != nil && len(t.Meta.Origins) > 0 && !slices.Contains(t.Meta.Origins, tooling.OriginApp) && slices.Contains(t.Meta.Origins, tooling.OriginUI)
 }
 
 // shellQuote quotes s for a POSIX shell: in single quotes, where each

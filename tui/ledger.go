@@ -593,7 +593,7 @@ func ledgerTool(e *ledger.Entry) string {
 
 // ledgerWho is who made a call: subject@tenant, or anonymous.
 func ledgerWho(e *ledger.Entry) string {
-	if p := e.Begin.Principal; p != nil && !p.IsAnonymous() {
+	if p := e.Begin.Principal; p != nil && p.Subject != "" {
 		return p.String()
 	}
 	return "anonymous"

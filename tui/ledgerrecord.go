@@ -137,7 +137,7 @@ func ledgerRecordText(c *common, e *ledger.Entry, w int) string {
 	}
 
 	section("Principal")
-	if p := bg.Principal; p != nil && !p.IsAnonymous() {
+	if p := bg.Principal; p != nil && p.Subject != "" {
 		row("subject", p.Subject)
 		row("tenant", p.Tenant)
 		row("roles", strings.Join(p.Roles, ", "))

@@ -53,7 +53,7 @@ func newToolItem(t tooling.Tool, reg *tooling.Registry) toolItem {
 		mainThread: m.Concurrency == tooling.MainThread,
 		exclusive:  m.Concurrency == tooling.Exclusive,
 		confined:   m.Confine != nil,
-		effects:    m.Effects.Any(tooling.EffectWrite | tooling.EffectNetwork | tooling.EffectFilesystem | tooling.EffectProcess),
+		effects:    m.Effects&(tooling.EffectWrite|tooling.EffectNetwork|tooling.EffectFilesystem|tooling.EffectProcess) != 0,
 		dangerous:  dangerous(m),
 		consent:    m.NeedsConsent(),
 	}
@@ -503,7 +503,7 @@ func (l *listScreen) View() string {
 		count = fmt.Sprintf("%d tools", len(l.items))
 	}
 	count += " · as " + string(l.c.origin)
-	if !l.c.principal.IsAnonymous() {
+	if l.c.principal.Subject != "" {
 		count += " · " + l.c.principal.String()
 	}
 	if n := len(l.c.problems); n > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,7 +265,7 @@ func (readersSeeReadOnly) Visible(p tooling.Principal, origin tooling.Origin, t 
 	if origin == tooling.OriginLLM {
 		return false
 	}
-	return !p.HasRole("reader") || t.Meta.Effects&(tooling.EffectWrite|tooling.EffectProcess) == 0
+	return !slices.Contains(p.Roles, "reader") || t.Meta.Effects&(tooling.EffectWrite|tooling.EffectProcess) == 0
 }
 
 func (a readersSeeReadOnly) Allow(_ context.Context, c *tooling.Call) error {

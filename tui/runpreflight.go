@@ -163,7 +163,7 @@ func (r *runScreen) preflightSummary() string {
 	st := r.c.styles
 	p := &r.pre
 	who := "as " + string(r.c.origin)
-	if !r.c.principal.IsAnonymous() {
+	if r.c.principal.Subject != "" {
 		who += " · " + r.c.principal.String()
 	}
 	head := st.Label.Render("preflight") + st.Faint.Render(" ("+who+"): ")

@@ -242,7 +242,7 @@ func consentText(info *toolInfo) string {
 		return "not needed"
 	case d.Consent:
 		return "required (declared)"
-	case d.Effects.Any(tooling.EffectWrite | tooling.EffectProcess):
+	case d.Effects&(tooling.EffectWrite|tooling.EffectProcess) != 0:
 		return fmt.Sprintf("required (implied by %s effects)", d.Effects&(tooling.EffectWrite|tooling.EffectProcess))
 	}
 	return "required (implied by " + info.Meta.Safety + " risk)"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,7 +148,7 @@ func describeTool(ctx context.Context, reg *tooling.Registry, cfg config.Config,
 func availability(ctx context.Context, reg *tooling.Registry, t tooling.Tool, origin tooling.Origin) availabilityInfo {
 	if origin == "" {
 		origin = tooling.OriginApp
-		if !t.Meta.AllowsOrigin(origin) {
+		if len(t.Meta.Origins) > 0 && !slices.Contains(t.Meta.Origins, origin) {
 			origin = t.Meta.Origins[0]
 		}
 	}

@@ -56,7 +56,7 @@ Exit status: 0, or 2 for a usage error.
 				if err != nil {
 					return a.usageError("list", "--effects: %v", err)
 				}
-				keep = func(t tooling.Effects) bool { return t.Any(e) || none && t == 0 }
+				keep = func(t tooling.Effects) bool { return t&e != 0 || none && t == 0 }
 			}
 			if origin != "" {
 				o, err := parseOrigin(a.reg, origin)

@@ -175,7 +175,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	dir := writeToolsDir(t, echoServer(t, &got).URL)
 	t.Setenv("FILES_TEST_TOKEN", secret)
 	events := &eventLog{}
-	remove := tooling.Default().Observe(events.Observe)
+	remove := tooling.Default().Audit(events.Observe)
 
 	runs := [][]string{
 		{"list"}, {"list", "--json"},

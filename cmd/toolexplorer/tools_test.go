@@ -14,7 +14,7 @@ import (
 func removePreview(t *testing.T, names ...string) {
 	t.Cleanup(func() {
 		for _, n := range names {
-			tooling.Default().Remove(n)
+			_ = tooling.Default().Replace([]string{n}, nil)
 		}
 	})
 }

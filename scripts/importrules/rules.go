@@ -72,7 +72,7 @@ var rules = []rule{
 		{paths: []string{"@sandbox/..."}, inTests: true, why: "tui sees governance through tooling: do not import %s"},
 	}},
 	{id: ruleCoreNoParts, in: []string{"tooling"}, entries: []entry{
-		{paths: parts, inTests: true, why: "tooling imports none of the parts that plug into it (%s): each imports tooling, and a host installs it through tooling's extension points (Use, Observe, options)"},
+		{paths: parts, inTests: true, why: "tooling imports none of the parts that plug into it (%s): each imports tooling, and a host installs it through tooling's extension points (Use, Audit, options)"},
 	}},
 	{id: ruleConfinedOnly, in: []string{"tooling"}, notIn: []string{"tooling/confined", "tooling/internal/realhost"}, entries: []entry{
 		{paths: []string{"@sandbox/confine/..."}, why: "only tooling/confined links confinement into a host (tooling reaches it through tooling/internal/confinehook), so that a host without confined tools links none of it: do not import %s"},
@@ -118,7 +118,7 @@ var layers = map[string]layer{
 
 // defaultRegistry are the package-level entry points of the default registry that tools must
 // not use (Register, in init, is the one they need): demotools-no-default.
-var defaultRegistry = []string{"Default", "Execute", "ExecuteTool", "Lookup", "List", "Observe", "Configure"}
+var defaultRegistry = []string{"Default", "Execute", "ExecuteTool", "Lookup", "List", "Audit", "Configure"}
 
 // ruleIDs lists every rule, for the gate's self-test, which plants a violation of each.
 func ruleIDs() []string {

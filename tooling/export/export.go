@@ -114,13 +114,13 @@ func selected(ctx context.Context, r *tooling.Registry, o Options) []tooling.Too
 // Annotations derives MCP annotations from a tool's Meta.
 func Annotations(t tooling.Tool) MCPAnnotations {
 	m := &t.Meta
-	changes := m.Effects.Any(tooling.EffectWrite | tooling.EffectProcess)
+	changes := m.Effects&(tooling.EffectWrite|tooling.EffectProcess) != 0
 	return MCPAnnotations{
 		Title:           t.Title,
 		ReadOnlyHint:    !changes,
-		DestructiveHint: changes && (!m.Additive || m.Effects.Any(tooling.EffectProcess)),
+		DestructiveHint: changes && (!m.Additive || m.Effects&tooling.EffectProcess != 0),
 		IdempotentHint:  m.Idempotent,
-		OpenWorldHint:   m.Effects.Any(tooling.EffectNetwork),
+		OpenWorldHint:   m.Effects&tooling.EffectNetwork != 0,
 	}
 }
 

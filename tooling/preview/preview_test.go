@@ -67,14 +67,14 @@ func TestLoadPreviewFile(t *testing.T) {
 		t.Fatalf("preview tools validate: %v", err)
 	}
 	del, _ := r.Lookup("files.delete")
-	if del.Meta.EffectiveSafety() != tooling.SafetyHigh || !del.Meta.NeedsConsent() || del.Meta.Concurrency != tooling.Exclusive || !del.Meta.Effects.Has(tooling.EffectNetwork) {
+	if del.Meta.EffectiveSafety() != tooling.SafetyHigh || !del.Meta.NeedsConsent() || del.Meta.Concurrency != tooling.Exclusive || del.Meta.Effects&tooling.EffectNetwork != tooling.EffectNetwork {
 		t.Fatalf("a tool without annotations takes MCP's cautious defaults: %+v", del.Meta)
 	}
 	if _, err := r.Execute(context.Background(), "files.delete", raw(`{"path":"/x"}`)); !errors.Is(err, tooling.CodeConsentRequired) {
 		t.Fatalf("destructive preview without consent: %v", err)
 	}
 	w, _ := r.Lookup("get-weather")
-	if w.Meta.Concurrency != tooling.ReadOnly || !w.Meta.Effects.Has(tooling.EffectNetwork) || w.Meta.Tags[0] != "preview" {
+	if w.Meta.Concurrency != tooling.ReadOnly || w.Meta.Effects&tooling.EffectNetwork != tooling.EffectNetwork || w.Meta.Tags[0] != "preview" {
 		t.Fatalf("read-only preview meta %+v", w.Meta)
 	}
 }
@@ -118,8 +118,11 @@ func TestExportedNamesStayUnique(t *testing.T) {
 	if err := preview.Add(r2, preview.Tool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err == nil {
 		t.Fatal("a.b accepted after a__b")
 	}
-	if !r2.Remove("a__b") || r2.Remove("a__b") {
-		t.Fatal("Remove")
+	if err := r2.Replace([]string{"a__b"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.Replace([]string{"a__b"}, nil); err == nil {
+		t.Fatal("a__b removed twice")
 	}
 	if err := preview.Add(r2, preview.Tool{Name: "a.b", InputSchema: raw(`{"type":"object"}`)}); err != nil {
 		t.Fatalf("a.b refused after a__b was removed: %v", err)
