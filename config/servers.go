@@ -111,6 +111,10 @@ type Serve struct {
 	// IdleTimeout ends an HTTP session whose client sent no request for
 	// that long ("idle_timeout"). Zero: the listener's default (30m).
 	IdleTimeout time.Duration
+	// Stateless serves each HTTP request on its own, with no session
+	// (mcp.HTTPOptions.Stateless), so that replicas behind a balancer
+	// need no affinity ("stateless"). Default false.
+	Stateless bool
 }
 
 // APIKey is an API key of the HTTP listener: its digest, never the key,
@@ -198,6 +202,7 @@ func (p *problems) applyServe(obj map[string]any, cfg *Config) {
 	if d, ok := p.duration(s, "idle_timeout", "/serve/idle_timeout"); ok {
 		cfg.Serve.IdleTimeout = d
 	}
+	cfg.Serve.Stateless, _ = s["stateless"].(bool)
 	keys, _ := s["api_keys"].(map[string]any)
 	for name, v := range keys {
 		e, _ := v.(map[string]any)

@@ -206,14 +206,18 @@ func TestServeSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Serve.MaxSessions != 7 || cfg.Serve.IdleTimeout != 90*time.Second {
-		t.Errorf("serve %+v, want 7 sessions and 90s", cfg.Serve)
+	if cfg.Serve.MaxSessions != 7 || cfg.Serve.IdleTimeout != 90*time.Second || cfg.Serve.Stateless {
+		t.Errorf("serve %+v, want 7 sessions and 90s, with sessions", cfg.Serve)
+	}
+	if cfg, err := Parse([]byte(`{"serve": {"stateless": true}}`), "c.json"); err != nil || !cfg.Serve.Stateless {
+		t.Errorf("serve.stateless true: %+v, %v", cfg.Serve, err)
 	}
 	for doc, want := range map[string]string{
 		`{"serve": {"max_sessions": 0}}`:      "/serve/max_sessions",
 		`{"serve": {"max_sessions": "9"}}`:    "/serve/max_sessions",
 		`{"serve": {"idle_timeout": "soon"}}`: "/serve/idle_timeout",
 		`{"serve": {"idle_timeout": 30}}`:     "/serve/idle_timeout",
+		`{"serve": {"stateless": "yes"}}`:     "/serve/stateless",
 	} {
 		if _, err := Parse([]byte(doc), "c.json"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want a problem at %s", doc, err, want)

@@ -40,6 +40,23 @@ type HTTPOptions struct {
 	// this server, and serves the protected resource metadata (Auth
 	// "oauth").
 	OAuth *OAuth
+	// Stateless serves each request on its own, without Mcp-Session-Id,
+	// so that any replica of a host behind a balancer serves any request:
+	// rate limits, budgets and idempotency records must then be shared
+	// (package state). MaxSessions and IdleTimeout do not apply. What it
+	// costs a client of a protocol version before 2026-07-28, which
+	// declares its capabilities and name once, at initialize: it is never
+	// asked for consent (a call that needs it is refused with
+	// consent_required, unless the listener grants it), it is sent no
+	// tools/list_changed (it lists the tools again to see a change), and
+	// its calls' principal names no client. A client of 2026-07-28 or
+	// later sends them with every request and is asked for consent in the
+	// call's result; it hears tools/list_changed on its
+	// subscriptions/listen stream, of changes the replica holding that
+	// stream makes. Default false: a session per client, which a balancer
+	// must keep on the replica that opened it (affinity on the
+	// Mcp-Session-Id header).
+	Stateless bool
 }
 
 // Validate reports what in o Handler cannot use: an API key that is not a
@@ -57,7 +74,8 @@ const (
 	DefaultIdleTimeout = 30 * time.Minute
 )
 
-// Handler serves s over streamable HTTP (one session per client). It
+// Handler serves s over streamable HTTP (one session per client, or, with
+// o.Stateless, none: each request on its own). It
 // refuses a request that arrives on a loopback address with a Host that is
 // not loopback (DNS rebinding) and a browser's request from another origin
 // (403), and one without valid credentials when o asks for them: 401 with
@@ -84,8 +102,12 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv },
-		&sdk.StreamableHTTPOptions{SessionTimeout: o.IdleTimeout})
-	var next http.Handler = http.NewCrossOriginProtection().Handler(s.capSessions(s.trackStreams(h), o.MaxSessions))
+		&sdk.StreamableHTTPOptions{SessionTimeout: o.IdleTimeout, Stateless: o.Stateless})
+	var next http.Handler = s.trackStreams(h)
+	if !o.Stateless {
+		next = s.capSessions(next, o.MaxSessions)
+	}
+	next = http.NewCrossOriginProtection().Handler(next)
 	if a == nil {
 		return next
 	}

@@ -74,7 +74,12 @@ requests from another origin, are refused. HTTP keeps at most the
 config's serve.max_sessions sessions open (default 100): a client that
 would open one more is refused (503, with a JSON-RPC error) until one
 ends; a session whose client sends nothing for serve.idle_timeout
-(default 30m) ends.
+(default 30m) ends. With --stateless (or the config's serve.stateless)
+HTTP keeps no session: each request is answered on its own, so that
+replicas behind a load balancer serve any request, sharing their limits,
+budgets and idempotency records through state.redis. A client of MCP
+protocol 2025-11-25 or earlier is then never asked for consent and sent
+no tools/list_changed; one of 2026-07-28 or later is.
 
 With --metrics ADDR the calls' metrics (tool_invocations_total,
 tool_denied_total, tool_errors_total, tool_latency_seconds,
@@ -97,12 +102,14 @@ failed, 2 for a usage error.
 			addr, origin, metrics string
 			consent               stringList
 			expose                stringList
+			stateless             bool
 		)
 		fs.StringVar(&addr, "http", "", "serve streamable HTTP at `ADDR` (host:port; loopback unless $"+tokenEnv+" is set)")
 		fs.StringVar(&origin, "origin", "llm", "the origin `O` of every call (app, ui, llm, system)")
 		fs.Var(&consent, "consent", "grant consent to the calls of tool `NAME` (repeat or separate with commas)")
 		fs.Var(&expose, "expose", "serve only the tools that match `PATTERN` (\"github.*\"; repeat or separate with commas); default: the config's serve.tools")
 		fs.StringVar(&metrics, "metrics", "", "serve the calls' metrics for Prometheus at http://`ADDR`/metrics")
+		fs.BoolVar(&stateless, "stateless", false, "with --http, keep no session: any replica behind a balancer answers any request (default: the config's serve.stateless)")
 		return func(a *app, args []string) int {
 			if len(args) > 0 {
 				return a.usageError("serve", "unexpected argument %q", args[0])
@@ -128,6 +135,10 @@ failed, 2 for a usage error.
 				token = a.cfg.Serve.Token
 			}
 			ho := httpOptions(a.cfg.Serve, token)
+			ho.Stateless = stateless || a.cfg.Serve.Stateless
+			if stateless && addr == "" {
+				return a.usageError("serve", "--stateless is for --http")
+			}
 			if err := ho.Validate(); err != nil {
 				a.errorf("config: /serve: %v", err)
 				return exitUsage
