@@ -10,4 +10,9 @@
 // "subject": "alice"}; the tools are shared.limited (10 calls a minute),
 // shared.pay (takes idempotency keys; appends its id to the writes file)
 // and shared.spend (a budget of 5 calls an hour per subject).
+//
+// Its tests also start three toolexplorer serve --http --stateless
+// replicas behind a round-robin reverse proxy, sharing a redis-server,
+// and the go-sdk client calling through it; and, as the control, replicas
+// that keep sessions, which need the proxy's affinity on Mcp-Session-Id.
 package main
