@@ -7,7 +7,7 @@
 //     buckets decided by one Lua script per call
 //     (github.com/go-redis/redis_rate), with the time to retry from Redis;
 //     a middleware (tooling.Registry.Use).
-//   - Idempotency: a tooling.IdempotencyStore: a claim is SET NX with the
+//   - Idempotency: a idempotency.Store: a claim is SET NX with the
 //     lease as its time to live, the outcome replaces it by a
 //     compare-and-set script, and a repeat polls, backing off, until it is
 //     there.

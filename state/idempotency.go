@@ -14,10 +14,10 @@ import (
 	"github.com/cenkalti/backoff/v5"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 )
 
-// Idempotency is a tooling.IdempotencyStore on Redis, shared by every
+// Idempotency is a idempotency.Store on Redis, shared by every
 // process that uses the same server and prefix: a key runs once across
 // them.
 //
@@ -36,7 +36,7 @@ import (
 // repeat of the call run again.
 type Idempotency struct {
 	*Redis
-	local tooling.IdempotencyStore
+	local idempotency.Store
 
 	mu     sync.Mutex
 	claims map[string]claim // the claims this process holds on Redis, by key
@@ -49,7 +49,7 @@ type claim struct {
 
 // Idempotency returns the idempotency store on r's server.
 func (r *Redis) Idempotency() *Idempotency {
-	return &Idempotency{Redis: r, local: tooling.NewMemoryIdempotencyStore(), claims: map[string]claim{}}
+	return &Idempotency{Redis: r, local: idempotency.NewMemory(), claims: map[string]claim{}}
 }
 
 // Values kept under a key: a claim, "P:" token ":" digest, or an outcome,
@@ -82,8 +82,8 @@ var getScript = redis.NewScript(`return {redis.call('GET', KEYS[1]), redis.call(
 
 func (s *Idempotency) idemKey(key string) string { return s.key("idem", key) }
 
-// Claim implements tooling.IdempotencyStore.
-func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.Duration) (*tooling.IdempotencyRecord, error) {
+// Claim implements idempotency.Store.
+func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
 	var tok [12]byte
 	_, _ = rand.Read(tok[:])
 	mine := "P:" + hex.EncodeToString(tok[:]) + ":" + digest
@@ -127,8 +127,8 @@ func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.
 	}
 }
 
-// Complete implements tooling.IdempotencyStore.
-func (s *Idempotency) Complete(ctx context.Context, key string, rec *tooling.IdempotencyRecord, ttl time.Duration) error {
+// Complete implements idempotency.Store.
+func (s *Idempotency) Complete(ctx context.Context, key string, rec *idempotency.Record, ttl time.Duration) error {
 	s.mu.Lock()
 	c, onRedis := s.claims[key]
 	delete(s.claims, key)
@@ -167,8 +167,8 @@ func (s *Idempotency) Complete(ctx context.Context, key string, rec *tooling.Ide
 	return nil
 }
 
-// Get implements tooling.IdempotencyStore.
-func (s *Idempotency) Get(ctx context.Context, key string) (*tooling.IdempotencyRecord, error) {
+// Get implements idempotency.Store.
+func (s *Idempotency) Get(ctx context.Context, key string) (*idempotency.Record, error) {
 	var reply []any
 	err := s.call(ctx, func(ctx context.Context) (err error) {
 		reply, err = getScript.Run(ctx, s.rdb, []string{s.idemKey(key)}).Slice()
@@ -185,7 +185,7 @@ func (s *Idempotency) Get(ctx context.Context, key string) (*tooling.Idempotency
 
 // recordOf reads a value and its time to live in ms, as the scripts
 // return them; nil when there is none.
-func recordOf(reply []any) (*tooling.IdempotencyRecord, error) {
+func recordOf(reply []any) (*idempotency.Record, error) {
 	if len(reply) < 2 || reply[0] == nil {
 		return nil, nil
 	}
@@ -199,16 +199,16 @@ func recordOf(reply []any) (*tooling.IdempotencyRecord, error) {
 	case strings.HasPrefix(v, "P:"):
 		_, digest, ok := strings.Cut(v[2:], ":")
 		if ok {
-			return &tooling.IdempotencyRecord{Digest: digest, Pending: true, Expires: expires}, nil
+			return &idempotency.Record{Digest: digest, Pending: true, Expires: expires}, nil
 		}
 	case strings.HasPrefix(v, "C:"):
 		n, rest, ok := strings.Cut(v[2:], ":")
 		size, err := strconv.Atoi(n)
 		if ok && err == nil && size >= 0 && size <= len(rest) {
-			return &tooling.IdempotencyRecord{Digest: rest[:size], Outcome: []byte(rest[size:]), Expires: expires}, nil
+			return &idempotency.Record{Digest: rest[:size], Outcome: []byte(rest[size:]), Expires: expires}, nil
 		}
 	}
 	return nil, fmt.Errorf("state: an idempotency record on Redis cannot be read (%.20q...)", v)
 }
 
-var _ tooling.IdempotencyStore = (*Idempotency)(nil)
+var _ idempotency.Store = (*Idempotency)(nil)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy/storetest"
 	"github.com/toolexplorer/toolexplorer/state"
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
 
@@ -35,10 +35,10 @@ func prefix() string {
 }
 
 // TestIdempotencyOnRedis: the Redis store keeps every promise of
-// tooling.IdempotencyStore, as the memory and SQLite stores do.
+// idempotency.Store, as the memory and SQLite stores do.
 func TestIdempotencyOnRedis(t *testing.T) {
 	rdb := client(t, startRedis(t))
-	tooltest.TestIdempotencyStore(t, func(t *testing.T) tooling.IdempotencyStore {
+	tooltest.TestIdempotencyStore(t, func(t *testing.T) idempotency.Store {
 		return state.NewRedis(rdb, state.Options{Prefix: prefix(), Timeout: 5 * time.Second}).Idempotency()
 	})
 }
@@ -49,7 +49,7 @@ func TestIdempotencyOnRedis(t *testing.T) {
 func TestIdempotencyOnRedisTwoProcesses(t *testing.T) {
 	srv := startRedis(t)
 	a, b := client(t, srv), client(t, srv)
-	tooltest.TestIdempotencyStore(t, func(t *testing.T) tooling.IdempotencyStore {
+	tooltest.TestIdempotencyStore(t, func(t *testing.T) idempotency.Store {
 		p := prefix()
 		return &split{a: state.NewRedis(a, state.Options{Prefix: p, Timeout: 5 * time.Second}).Idempotency(),
 			b: state.NewRedis(b, state.Options{Prefix: p, Timeout: 5 * time.Second}).Idempotency()}
@@ -58,17 +58,17 @@ func TestIdempotencyOnRedisTwoProcesses(t *testing.T) {
 
 // split claims through a and reads through b; a completes, holding the
 // claim.
-type split struct{ a, b tooling.IdempotencyStore }
+type split struct{ a, b idempotency.Store }
 
-func (s *split) Claim(ctx context.Context, key, digest string, lease time.Duration) (*tooling.IdempotencyRecord, error) {
+func (s *split) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
 	return s.a.Claim(ctx, key, digest, lease)
 }
 
-func (s *split) Complete(ctx context.Context, key string, rec *tooling.IdempotencyRecord, ttl time.Duration) error {
+func (s *split) Complete(ctx context.Context, key string, rec *idempotency.Record, ttl time.Duration) error {
 	return s.a.Complete(ctx, key, rec, ttl)
 }
 
-func (s *split) Get(ctx context.Context, key string) (*tooling.IdempotencyRecord, error) {
+func (s *split) Get(ctx context.Context, key string) (*idempotency.Record, error) {
 	return s.b.Get(ctx, key)
 }
 
@@ -167,7 +167,7 @@ func TestRedisDownEachStore(t *testing.T) {
 	if rec, err := idem.Claim(ctx, "k", "d", time.Minute); rec != nil || err != nil {
 		t.Errorf("fall back, claim with Redis down: %+v, %v; want claimed in the process", rec, err)
 	}
-	if err := idem.Complete(ctx, "k", &tooling.IdempotencyRecord{Digest: "d", Outcome: []byte("x")}, time.Minute); err != nil {
+	if err := idem.Complete(ctx, "k", &idempotency.Record{Digest: "d", Outcome: []byte("x")}, time.Minute); err != nil {
 		t.Errorf("fall back, complete: %v", err)
 	}
 	if rec, err := idem.Claim(ctx, "k", "d", time.Minute); err != nil || rec == nil || string(rec.Outcome) != "x" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 )
 
 // idemLeaseMargin is how long past its deadline a keyed call's claim
@@ -43,11 +44,11 @@ func callDigest(c *Call) string {
 }
 
 // idemStore is the registry's store, made on first use.
-func (r *Registry) idemStore() IdempotencyStore {
+func (r *Registry) idemStore() idempotency.Store {
 	if s := r.idem.Load(); s != nil {
 		return *s
 	}
-	s := NewMemoryIdempotencyStore()
+	s := idempotency.NewMemory()
 	if r.idem.CompareAndSwap(nil, &s) {
 		return s
 	}
@@ -57,7 +58,7 @@ func (r *Registry) idemStore() IdempotencyStore {
 // keyed is a call that takes part in idempotency: its store, key and
 // digest.
 type keyed struct {
-	store       IdempotencyStore
+	store       idempotency.Store
 	key, digest string
 }
 
@@ -140,7 +141,7 @@ func notKept(res *Result, out *keptOutcome) {
 }
 
 // conflict refuses a call whose key holds rec, of another call.
-func (r *Registry) conflict(res *Result, rec *IdempotencyRecord) {
+func (r *Registry) conflict(res *Result, rec *idempotency.Record) {
 	what := "a call that completed"
 	if rec.Pending {
 		what = "a call that is running"
@@ -189,7 +190,7 @@ func (r *Registry) complete(ctx context.Context, res *Result, k *keyed) {
 			cfg.IdempotencyTTL.String() + ", not run again"
 	}
 	if err == nil {
-		err = k.store.Complete(ctx, k.key, &IdempotencyRecord{Digest: k.digest, Outcome: b}, cfg.IdempotencyTTL)
+		err = k.store.Complete(ctx, k.key, &idempotency.Record{Digest: k.digest, Outcome: b}, cfg.IdempotencyTTL)
 	}
 	if err != nil {
 		res.decide("idempotency", "the outcome could not be kept: "+err.Error())

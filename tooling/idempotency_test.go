@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
 
 func TestMemoryIdempotencyStore(t *testing.T) {
-	tooltest.TestIdempotencyStore(t, func(*testing.T) tooling.IdempotencyStore { return tooling.NewMemoryIdempotencyStore() })
+	tooltest.TestIdempotencyStore(t, func(*testing.T) idempotency.Store { return idempotency.NewMemory() })
 }
 
 // keyedTool registers demo.pay, a tool that takes idempotency keys and
@@ -160,16 +161,16 @@ func TestIdempotencyOneRunAmongConcurrentCalls(t *testing.T) {
 
 // waitingStore tells when a second Claim starts.
 type waitingStore struct {
-	tooling.IdempotencyStore
+	idempotency.Store
 	claims  atomic.Int64
 	waiting chan struct{}
 }
 
-func (s *waitingStore) Claim(ctx context.Context, key, digest string, lease time.Duration) (*tooling.IdempotencyRecord, error) {
+func (s *waitingStore) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
 	if s.claims.Add(1) == 2 {
 		close(s.waiting)
 	}
-	return s.IdempotencyStore.Claim(ctx, key, digest, lease)
+	return s.Store.Claim(ctx, key, digest, lease)
 }
 
 // TestIdempotencyRepeatWaitsForTheRunningCall: a repeat made while the
@@ -178,7 +179,7 @@ func (s *waitingStore) Claim(ctx context.Context, key, digest string, lease time
 // canceled, and nothing runs.
 func TestIdempotencyRepeatWaitsForTheRunningCall(t *testing.T) {
 	r := tooling.NewRegistry()
-	st := &waitingStore{IdempotencyStore: tooling.NewMemoryIdempotencyStore(), waiting: make(chan struct{})}
+	st := &waitingStore{Store: idempotency.NewMemory(), waiting: make(chan struct{})}
 	r.SetIdempotencyStore(st)
 	var runs atomic.Int64
 	running, release := make(chan struct{}), make(chan struct{})

@@ -254,7 +254,7 @@ type Meta struct {
 	Idempotent bool `json:"idempotent,omitempty"`
 	// IdempotencyKeys: the tool takes idempotency keys. The first call
 	// made with a key (WithIdempotencyKey) runs and its outcome is kept
-	// (the registry's IdempotencyStore, for config idempotency.ttl); a
+	// (the registry's idempotency.Store, for config idempotency.ttl); a
 	// repeat with the same key and arguments returns that outcome, marked
 	// Result.Replayed, without running; the same key with other arguments
 	// or another tool is refused with idempotency_conflict; a repeat while

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/sandbox"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
@@ -32,11 +33,11 @@ type Registry struct {
 
 	consent consents
 
-	middleware []Middleware                     // in the order of Use
-	chain      atomic.Pointer[Handler]          // middleware around proceed; nil without middleware
-	dryChain   atomic.Pointer[dryChain]         // the middleware Explain consults; nil without middleware
-	authz      atomic.Pointer[Authorizer]       // SetAuthorizer; nil without one
-	idem       atomic.Pointer[IdempotencyStore] // SetIdempotencyStore; nil until a keyed call makes the in-memory one
+	middleware []Middleware                      // in the order of Use
+	chain      atomic.Pointer[Handler]           // middleware around proceed; nil without middleware
+	dryChain   atomic.Pointer[dryChain]          // the middleware Explain consults; nil without middleware
+	authz      atomic.Pointer[Authorizer]        // SetAuthorizer; nil without one
+	idem       atomic.Pointer[idempotency.Store] // SetIdempotencyStore; nil until a keyed call makes the in-memory one
 
 	slots       *sandbox.Slots
 	releaseSlot func() // slots.Release, made once: a method value allocates

@@ -112,7 +112,7 @@ type Result struct {
 	// Replayed is set when the call was not run because a call with the
 	// same idempotency key and arguments had run (Meta.IdempotencyKeys):
 	// the outcome (Status, Code, Message, Output, ...) is that call's,
-	// kept by the registry's IdempotencyStore, and a "idempotency"
+	// kept by the registry's idempotency.Store, and a "idempotency"
 	// decision names it.
 	Replayed bool `json:"replayed,omitempty"`
 	// RetryAfter is when a rate_limited call may be tried again.

@@ -1,4 +1,4 @@
-// Package sqlite is a durable tooling.IdempotencyStore in a SQLite file
+// Package sqlite is a durable idempotency.Store in a SQLite file
 // (modernc.org/sqlite, pure Go, so it builds with CGO_ENABLED=0): the
 // outcomes of keyed calls survive a restart of the host, so that a repeat
 // of a call that wrote does not write again. Several processes may share

@@ -11,7 +11,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 )
 
 // pollEvery is how often a Claim waiting for a call of another process
@@ -22,7 +22,7 @@ const pollEvery = 50 * time.Millisecond
 // expired records.
 const sweepEvery = 1000
 
-// Store is an IdempotencyStore in a SQLite file. Its methods are safe for
+// Store is an idempotency.Store in a SQLite file. Its methods are safe for
 // concurrent use.
 type Store struct {
 	db *sql.DB
@@ -71,8 +71,8 @@ func Open(path string) (*Store, error) {
 // Close closes the file. Calls waiting in Claim return an error.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Claim claims key as tooling.IdempotencyStore says.
-func (s *Store) Claim(ctx context.Context, key, digest string, lease time.Duration) (*tooling.IdempotencyRecord, error) {
+// Claim claims key as idempotency.Store says.
+func (s *Store) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
 	for {
 		s.mu.Lock()
 		changed := s.changed
@@ -114,8 +114,8 @@ func (s *Store) Claim(ctx context.Context, key, digest string, lease time.Durati
 	}
 }
 
-// Complete ends a claim as tooling.IdempotencyStore says.
-func (s *Store) Complete(ctx context.Context, key string, rec *tooling.IdempotencyRecord, ttl time.Duration) error {
+// Complete ends a claim as idempotency.Store says.
+func (s *Store) Complete(ctx context.Context, key string, rec *idempotency.Record, ttl time.Duration) error {
 	var err error
 	if rec == nil {
 		_, err = s.db.ExecContext(ctx, `DELETE FROM idempotency WHERE key = ? AND pending = 1`, key)
@@ -141,9 +141,9 @@ func (s *Store) Complete(ctx context.Context, key string, rec *tooling.Idempoten
 	return nil
 }
 
-// Get returns the record of key as tooling.IdempotencyStore says.
-func (s *Store) Get(ctx context.Context, key string) (*tooling.IdempotencyRecord, error) {
-	var rec tooling.IdempotencyRecord
+// Get returns the record of key as idempotency.Store says.
+func (s *Store) Get(ctx context.Context, key string) (*idempotency.Record, error) {
+	var rec idempotency.Record
 	var pending int
 	var expires int64
 	err := s.db.QueryRowContext(ctx, `SELECT digest, pending, outcome, expires FROM idempotency WHERE key = ? AND expires > ?`,
@@ -177,4 +177,4 @@ func (s *Store) fail(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("sqlite: idempotency %s: %w", op, err)
 }
 
-var _ tooling.IdempotencyStore = (*Store)(nil)
+var _ idempotency.Store = (*Store)(nil)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/state/sqlite"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
 
@@ -25,7 +26,7 @@ func open(t *testing.T, path string) *sqlite.Store {
 }
 
 func TestStore(t *testing.T) {
-	tooltest.TestIdempotencyStore(t, func(t *testing.T) tooling.IdempotencyStore {
+	tooltest.TestIdempotencyStore(t, func(t *testing.T) idempotency.Store {
 		return open(t, filepath.Join(t.TempDir(), "idem.db"))
 	})
 }
@@ -34,7 +35,7 @@ func TestStore(t *testing.T) {
 // would open it, see each other's claims and outcomes.
 func TestStoreTwoHandlesOneFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "idem.db")
-	tooltest.TestIdempotencyStore(t, func(t *testing.T) tooling.IdempotencyStore {
+	tooltest.TestIdempotencyStore(t, func(t *testing.T) idempotency.Store {
 		return &split{a: open(t, path), b: open(t, path), key: t.Name()}
 	})
 }
@@ -46,15 +47,15 @@ type split struct {
 	key  string
 }
 
-func (s *split) Claim(ctx context.Context, key, digest string, lease time.Duration) (*tooling.IdempotencyRecord, error) {
+func (s *split) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
 	return s.a.Claim(ctx, s.key+key, digest, lease)
 }
 
-func (s *split) Complete(ctx context.Context, key string, rec *tooling.IdempotencyRecord, ttl time.Duration) error {
+func (s *split) Complete(ctx context.Context, key string, rec *idempotency.Record, ttl time.Duration) error {
 	return s.b.Complete(ctx, s.key+key, rec, ttl)
 }
 
-func (s *split) Get(ctx context.Context, key string) (*tooling.IdempotencyRecord, error) {
+func (s *split) Get(ctx context.Context, key string) (*idempotency.Record, error) {
 	return s.b.Get(ctx, s.key+key)
 }
 

@@ -8,18 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 )
 
 // TestIdempotencyStore checks that the stores open returns keep the
-// promises of tooling.IdempotencyStore: claims, waits, conflicts, giving up,
+// promises of idempotency.Store: claims, waits, conflicts, giving up,
 // leases, time to live and one winner among concurrent claims. open is
 // called once per subtest and returns an empty store. A subtest waits for
 // a lease or a time to live of 200ms to end, as the store's clock says.
-func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.IdempotencyStore) {
+func TestIdempotencyStore(t *testing.T, open func(t *testing.T) idempotency.Store) {
 	const long = time.Hour
 	ctx := t.Context()
-	claim := func(t *testing.T, s tooling.IdempotencyStore, key, digest string) *tooling.IdempotencyRecord {
+	claim := func(t *testing.T, s idempotency.Store, key, digest string) *idempotency.Record {
 		t.Helper()
 		rec, err := s.Claim(ctx, key, digest, long)
 		if err != nil {
@@ -27,13 +27,13 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 		}
 		return rec
 	}
-	complete := func(t *testing.T, s tooling.IdempotencyStore, key string, rec *tooling.IdempotencyRecord, ttl time.Duration) {
+	complete := func(t *testing.T, s idempotency.Store, key string, rec *idempotency.Record, ttl time.Duration) {
 		t.Helper()
 		if err := s.Complete(ctx, key, rec, ttl); err != nil {
 			t.Fatalf("Complete(%q): %v", key, err)
 		}
 	}
-	get := func(t *testing.T, s tooling.IdempotencyStore, key string) *tooling.IdempotencyRecord {
+	get := func(t *testing.T, s idempotency.Store, key string) *idempotency.Record {
 		t.Helper()
 		rec, err := s.Get(ctx, key)
 		if err != nil {
@@ -54,7 +54,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 		if rec := get(t, s, "k"); rec == nil || !rec.Pending || rec.Digest != "d1" || rec.Outcome != nil {
 			t.Fatalf("Get of a claimed key = %+v, want pending with digest d1", rec)
 		}
-		complete(t, s, "k", &tooling.IdempotencyRecord{Digest: "d1", Outcome: outcome}, long)
+		complete(t, s, "k", &idempotency.Record{Digest: "d1", Outcome: outcome}, long)
 		for _, d := range []string{"d1", "d2"} {
 			rec := claim(t, s, "k", d)
 			if rec == nil || rec.Pending || rec.Digest != "d1" || !bytes.Equal(rec.Outcome, outcome) {
@@ -81,7 +81,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 	t.Run("same digest while claimed waits for the outcome", func(t *testing.T) {
 		s := open(t)
 		claim(t, s, "k", "d1")
-		got := make(chan *tooling.IdempotencyRecord, 1)
+		got := make(chan *idempotency.Record, 1)
 		go func() {
 			rec, err := s.Claim(ctx, "k", "d1", long)
 			if err != nil {
@@ -89,7 +89,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 			}
 			got <- rec
 		}()
-		complete(t, s, "k", &tooling.IdempotencyRecord{Digest: "d1", Outcome: outcome}, long)
+		complete(t, s, "k", &idempotency.Record{Digest: "d1", Outcome: outcome}, long)
 		if rec := <-got; rec == nil || !bytes.Equal(rec.Outcome, outcome) {
 			t.Fatalf("waiting Claim = %+v, want the outcome", rec)
 		}
@@ -98,7 +98,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 	t.Run("giving up a claim hands it on", func(t *testing.T) {
 		s := open(t)
 		claim(t, s, "k", "d1")
-		got := make(chan *tooling.IdempotencyRecord, 1)
+		got := make(chan *idempotency.Record, 1)
 		go func() {
 			rec, err := s.Claim(ctx, "k", "d1", long)
 			if err != nil {
@@ -141,7 +141,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 	t.Run("an outcome expires after its time to live", func(t *testing.T) {
 		s := open(t)
 		claim(t, s, "k", "d1")
-		complete(t, s, "k", &tooling.IdempotencyRecord{Digest: "d1", Outcome: outcome}, 200*time.Millisecond)
+		complete(t, s, "k", &idempotency.Record{Digest: "d1", Outcome: outcome}, 200*time.Millisecond)
 		deadline := time.Now().Add(time.Minute)
 		for get(t, s, "k") != nil {
 			if time.Now().After(deadline) {
@@ -160,7 +160,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		won := make(chan int, n)
-		recs := make(chan *tooling.IdempotencyRecord, n)
+		recs := make(chan *idempotency.Record, n)
 		for i := range n {
 			wg.Go(func() {
 				<-start
@@ -171,7 +171,7 @@ func TestIdempotencyStore(t *testing.T, open func(t *testing.T) tooling.Idempote
 				}
 				if rec == nil {
 					won <- i
-					if err := s.Complete(ctx, "k", &tooling.IdempotencyRecord{Digest: "d1", Outcome: []byte(fmt.Sprint(i))}, long); err != nil {
+					if err := s.Complete(ctx, "k", &idempotency.Record{Digest: "d1", Outcome: []byte(fmt.Sprint(i))}, long); err != nil {
 						t.Errorf("Complete: %v", err)
 					}
 					return

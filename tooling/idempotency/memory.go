@@ -1,4 +1,4 @@
-package tooling
+package idempotency
 
 import (
 	"context"
@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// NewMemoryIdempotencyStore returns an IdempotencyStore that keeps records
+// NewMemory returns a Store that keeps records
 // in memory, for one process: the store a registry uses by default. What
 // it keeps is lost when the process ends. Expired records are dropped as
 // new keys arrive.
-func NewMemoryIdempotencyStore() IdempotencyStore {
+func NewMemory() Store {
 	return &memoryStore{m: make(map[string]*memoryRecord), sweepAt: memorySweepFrom}
 }
 
@@ -26,11 +26,11 @@ type memoryStore struct {
 }
 
 type memoryRecord struct {
-	rec  IdempotencyRecord
+	rec  Record
 	done chan struct{} // closed when a pending claim completes or is given up
 }
 
-func (s *memoryStore) Claim(ctx context.Context, key, digest string, lease time.Duration) (*IdempotencyRecord, error) {
+func (s *memoryStore) Claim(ctx context.Context, key, digest string, lease time.Duration) (*Record, error) {
 	for {
 		s.mu.Lock()
 		now := time.Now()
@@ -40,7 +40,7 @@ func (s *memoryStore) Claim(ctx context.Context, key, digest string, lease time.
 			cur = nil
 		}
 		if cur == nil {
-			s.m[key] = &memoryRecord{rec: IdempotencyRecord{Digest: digest, Pending: true, Expires: now.Add(lease)}, done: make(chan struct{})}
+			s.m[key] = &memoryRecord{rec: Record{Digest: digest, Pending: true, Expires: now.Add(lease)}, done: make(chan struct{})}
 			s.sweep(now)
 			s.mu.Unlock()
 			return nil, nil
@@ -64,7 +64,7 @@ func (s *memoryStore) Claim(ctx context.Context, key, digest string, lease time.
 	}
 }
 
-func (s *memoryStore) Complete(_ context.Context, key string, rec *IdempotencyRecord, ttl time.Duration) error {
+func (s *memoryStore) Complete(_ context.Context, key string, rec *Record, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur := s.m[key]
@@ -74,7 +74,7 @@ func (s *memoryStore) Complete(_ context.Context, key string, rec *IdempotencyRe
 		}
 		return nil
 	}
-	kept := &memoryRecord{rec: IdempotencyRecord{Digest: rec.Digest, Outcome: append([]byte(nil), rec.Outcome...), Expires: time.Now().Add(ttl)}}
+	kept := &memoryRecord{rec: Record{Digest: rec.Digest, Outcome: append([]byte(nil), rec.Outcome...), Expires: time.Now().Add(ttl)}}
 	if cur != nil && cur.done != nil {
 		close(cur.done)
 	}
@@ -82,7 +82,7 @@ func (s *memoryStore) Complete(_ context.Context, key string, rec *IdempotencyRe
 	return nil
 }
 
-func (s *memoryStore) Get(_ context.Context, key string) (*IdempotencyRecord, error) {
+func (s *memoryStore) Get(_ context.Context, key string) (*Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur := s.m[key]
