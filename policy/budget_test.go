@@ -164,32 +164,52 @@ func TestBudgetRefusalGivesBack(t *testing.T) {
 // A CPU budget counts what confined calls spend in their child: the call
 // that takes it past its bound is reported, the next one refused.
 func TestBudgetCPUOfConfinedCalls(t *testing.T) {
-	bs, err := policy.NewBudgets([]policy.Budget{{Name: "cpu", Tools: []string{"lab.*"}, Window: time.Hour, CPUMillis: 100}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := tooling.Settings{}
 	cfg.Confinement.PoolSize = -1
 	if _, err := hosted.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	hosted.Use(bs.Middleware())
 	ctx := context.Background()
+	// The CPU a 1 ms call costs here (the child's start included) sets the
+	// bound, so that a loaded machine, where a child's start costs more,
+	// does not spend the budget before the call that should.
 	res, _ := hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
 	if res.Code == tooling.CodeSandboxUnavailable {
 		t.Skipf("confinement unavailable here: %s", res.Message)
 	}
-	if !res.OK() || strings.Contains(fmtGov(res), "budget:") {
-		t.Fatalf("within budget: %q %q %s", res.Code, res.Message, fmtGov(res))
+	floor := childCPU(t, res)
+	bound := max(100*time.Millisecond, 4*floor+50*time.Millisecond).Round(time.Millisecond)
+	bs, err := policy.NewBudgets([]policy.Budget{{Name: "cpu", Tools: []string{"lab.*"}, Window: time.Hour, CPUMillis: bound.Milliseconds()}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 150}`))
-	if !res.OK() || !strings.Contains(fmtGov(res), "budget: cpu: the call took ") || !strings.Contains(fmtGov(res), " of 100 ms of CPU; later calls are refused") {
+	hosted.Use(bs.Middleware())
+	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
+	if !res.OK() || strings.Contains(fmtGov(res), "budget:") {
+		t.Fatalf("within budget (bound %v, a 1 ms call cost %v): %q %q %s", bound, floor, res.Code, res.Message, fmtGov(res))
+	}
+	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(fmt.Sprintf(`{"ms": %d}`, bound.Milliseconds()+50)))
+	if !res.OK() || !strings.Contains(fmtGov(res), "budget: cpu: the call took ") || !strings.Contains(fmtGov(res), fmt.Sprintf(" of %d ms of CPU; later calls are refused", bound.Milliseconds())) {
 		t.Fatalf("past the bound: %q %q %s", res.Code, res.Message, fmtGov(res))
 	}
 	res, _ = hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
-	if res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, "cpu of subject anonymous: all 100 ms of CPU used; it refills in") {
+	if res.Code != policy.CodeBudgetExceeded || !strings.Contains(res.Message, fmt.Sprintf("cpu of subject anonymous: all %d ms of CPU used; it refills in", bound.Milliseconds())) {
 		t.Fatalf("spent: %q %q", res.Code, res.Message)
 	}
+}
+
+// childCPU reads the CPU time a confined call's "cpu" decision reports.
+func childCPU(t *testing.T, res *tooling.Result) time.Duration {
+	t.Helper()
+	for _, d := range res.Governance {
+		if d.Step == "cpu" {
+			if v, err := time.ParseDuration(strings.Fields(d.Detail)[0]); err == nil {
+				return v
+			}
+		}
+	}
+	t.Fatalf("no cpu decision: %q %q %s", res.Code, res.Message, fmtGov(res))
+	return 0
 }
 
 // Left says what each budget leaves a principal, as the calls spend it.
