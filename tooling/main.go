@@ -48,8 +48,13 @@ func hostedRegistry() *Registry {
 // MainThread tools run on the process main thread only when Main is called
 // from main itself, before anything else: the runtime keeps the main
 // goroutine on that thread through package initialisation and Main locks
-// it there; no init of this module locks it. Without Main they still run
-// one at a time, in order, on a thread of their own.
+// it there; no init of this module locks it. Between the end of package
+// initialisation and Main's first statement the runtime may still move the
+// main goroutine to another thread; a host that must be certain (a
+// MainThread tool that calls a toolkit bound to the main thread) locks it
+// in an init of package main, func init() { runtime.LockOSThread() }, and
+// Main keeps it. Without Main they still run one at a time, in order, on a
+// thread of their own.
 func Main(reg *Registry, run func() int) {
 	if reg == nil {
 		reg = defaultRegistry
