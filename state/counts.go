@@ -77,6 +77,20 @@ end
 return {0, '0'}
 `)
 
+// peekScript is takeScript for one bucket, KEYS[1], without taking: it
+// returns the seconds to wait until it has a token, "0" when it has one
+// now. It writes nothing.
+var peekScript = redis.NewScript(`#!lua flags=no-writes
+local now, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local v = redis.call('HMGET', KEYS[1], 't', 'l')
+local tokens, last = tonumber(v[1]), tonumber(v[2])
+if tokens == nil or last == nil then return '0' end
+if now > last then tokens = tokens + (now - last) / 1e6 * rate end
+if tokens > burst then tokens = burst end
+if tokens >= 1 then return '0' end
+return string.format('%.9f', (1 - tokens) / rate)
+`)
+
 // addScript adds ARGV[3i-2] to each counter KEYS[i], bounded by
 // ARGV[3i-1] (0: none), kept until ARGV[3i] (unix ms) or longer, all or
 // none: it returns {0, counts after...} or {i, counts as they are...} for
@@ -115,6 +129,36 @@ func (s *Counts) Add(ctx context.Context, key string, n, bound int64, expires ti
 		return 0, false, err
 	}
 	return counts[0], refused < 0, nil
+}
+
+// Peek is Take without taking, as policy's Limits ask it when they only
+// explain a call: 0 when the bucket named key has a token now, else how
+// long until it has one. It writes nothing on Redis. When Redis does not
+// answer in time, it fails, naming Redis, or, with FailOpen, asks the local
+// store, as Take would.
+func (s *Counts) Peek(ctx context.Context, key string, perSecond float64, burst int, now time.Time) (time.Duration, error) {
+	var secs string
+	err := s.call(ctx, func(ctx context.Context) (err error) {
+		secs, err = peekScript.Run(ctx, s.rdb, []string{s.countKey(key)}, now.UnixMicro(), perSecond, burst).Text()
+		return err
+	})
+	if err != nil {
+		p, ok := s.local.(interface {
+			Peek(ctx context.Context, key string, perSecond float64, burst int, now time.Time) (time.Duration, error)
+		})
+		if ok && s.fallback(ctx, "limits", err) {
+			return p.Peek(ctx, key, perSecond, burst, now)
+		}
+		return 0, err
+	}
+	wait, err := strconv.ParseFloat(secs, 64)
+	if err != nil {
+		return 0, fmt.Errorf("state: a bucket on Redis answered %q: %v", secs, err)
+	}
+	if wait <= 0 {
+		return 0, nil
+	}
+	return max(time.Duration(wait*float64(time.Second)), time.Nanosecond), nil
 }
 
 // TakeAll implements policy.BatchStore, in one round trip.

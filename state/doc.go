@@ -15,6 +15,10 @@
 //     (policy.Store and policy.BatchStore): all the limits of a call in one
 //     script, all its budgets in another, keyed by tenant.
 //
+// A call that is only explained (tooling.Registry.Explain) takes no token
+// and counts nothing: Limits and Counts read their buckets with scripts
+// that write nothing, failing or falling back as a call would.
+//
 // All three come from one Redis value (NewRedis, OpenRedis), sharing its
 // key prefix, its deadline per decision and its Status. When Redis does not
 // answer in time, a decision is refused with code unavailable, naming

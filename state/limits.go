@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -32,15 +34,24 @@ func (r *Redis) Limits(reg *tooling.Registry) *Limits {
 	return &Limits{Redis: r, reg: reg, lim: redis_rate.NewLimiter(r.rdb)}
 }
 
-// Middleware takes each call's token from its tool's bucket on Redis.
+// Middleware takes each call's token from its tool's bucket on Redis. A
+// call that is only explained (Registry.Explain) takes none: the bucket is
+// read on Redis by a script that writes nothing.
 func (l *Limits) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
+		dryrun.Declare(next)
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
+			if dryrun.Declaring(ctx) {
+				return nil, nil
+			}
 			pol, err := l.reg.Policy(c.Tool)
 			if err != nil || pol.Rate.PerMinute <= 0 || math.IsInf(pol.Rate.PerMinute, 1) {
 				return next(ctx, c)
 			}
 			limit := limitOf(pol.Rate)
+			if dryrun.Is(ctx) {
+				return l.explain(ctx, next, c, pol.Rate, limit)
+			}
 			var res *redis_rate.Result
 			err = l.call(ctx, func(ctx context.Context) (err error) {
 				res, err = l.lim.Allow(ctx, l.prefix+":"+pol.Rate.Key, limit)
@@ -59,6 +70,53 @@ func (l *Limits) Middleware() tooling.Middleware {
 			return next(ctx, c)
 		}
 	}
+}
+
+// peekRateScript reads the GCRA bucket KEYS[1] of redis_rate's allowN
+// (ARGV: burst, rate, period in seconds) without taking a token: it
+// returns {1, tokens now} when it has one, else {0, seconds to wait}. It
+// writes nothing.
+var peekRateScript = redis.NewScript(`#!lua flags=no-writes
+local burst, rate, period = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local emission_interval = period / rate
+local burst_offset = emission_interval * burst
+local jan_1_2017 = 1483228800
+local now = redis.call("TIME")
+now = (now[1] - jan_1_2017) + (now[2] / 1000000)
+local tat = redis.call("GET", KEYS[1])
+if not tat then tat = now else tat = tonumber(tat) end
+tat = math.max(tat, now)
+local diff = now - (tat + emission_interval - burst_offset)
+if diff < 0 then return {0, tostring(-diff)} end
+return {1, tostring((now - tat + burst_offset) / emission_interval)}
+`)
+
+// explain says what the call's token would be, taking none: refused
+// rate_limited when the bucket has none, else noted and passed on.
+func (l *Limits) explain(ctx context.Context, next tooling.Handler, c *tooling.Call, rate tooling.Rate, limit redis_rate.Limit) (*tooling.Result, error) {
+	var reply []any
+	err := l.call(ctx, func(ctx context.Context) (err error) {
+		reply, err = peekRateScript.Run(ctx, l.rdb, []string{"rate:" + l.prefix + ":" + rate.Key},
+			limit.Burst, limit.Rate, limit.Period.Seconds()).Slice()
+		return err
+	})
+	if err != nil {
+		return l.failure(ctx, next, c, err)
+	}
+	has, _ := reply[0].(int64)
+	v, _ := reply[1].(string)
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return nil, fmt.Errorf("state: a bucket on Redis answered %q: %v", v, err)
+	}
+	if has == 0 {
+		retry := max(time.Duration(n*float64(time.Second)), time.Millisecond)
+		msg := fmt.Sprintf("%s is limited to %s across replicas (bucket %q on %s): no token now, retry in %v",
+			c.Tool, rateString(rate), rate.Key, l.addr, retry.Round(time.Millisecond))
+		return nil, &tooling.Error{Code: tooling.CodeRateLimited, Tool: c.Tool, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
+	}
+	c.Decide("shared rate", fmt.Sprintf("would pass: %.1f tokens in bucket %q on %s (none taken)", math.Floor(n*10)/10, rate.Key, l.addr))
+	return next(ctx, c)
 }
 
 // failure decides a call whose token Redis did not give: refused, or on
