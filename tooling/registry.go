@@ -2,10 +2,9 @@ package tooling
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strings"
@@ -78,10 +77,13 @@ func Default() *Registry { return defaultRegistry }
 
 // NewRegistry returns an empty registry with the default Settings.
 func NewRegistry() *Registry {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
+	// The prefix keeps the call ids of registries and processes apart; it is
+	// no secret. It comes from the runtime's generator: crypto/rand's first
+	// read sets up a DRBG and a timer, which every process would pay at start,
+	// confined children included (a registry is made in package
+	// initialisation, for Default).
 	cfg := Settings{}.WithDefaults()
-	r := &Registry{tools: make(map[string]*entry), exports: make(map[string]string), prefix: hex.EncodeToString(b[:]) + "-",
+	r := &Registry{tools: make(map[string]*entry), exports: make(map[string]string), prefix: fmt.Sprintf("%08x-", rand.Uint32()),
 		slots: sandbox.NewSlots(cfg.MaxConcurrent), locks: sandbox.NewLocks(), buckets: sandbox.NewBuckets()}
 	r.releaseSlot = r.slots.Release
 	r.cfg.Store(&cfg)

@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonschema/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
 
-var defaultPrinter = message.NewPrinter(language.English)
+// defaultPrinter is made on first use (upstream makes it in init, which
+// every program importing the package paid at start).
+var defaultPrinter = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // format ---
 
@@ -81,7 +84,7 @@ func (e *ValidationError) display(sb *strings.Builder, verbose bool, indent int,
 }
 
 func (e *ValidationError) Error() string {
-	return e.LocalizedError(defaultPrinter)
+	return e.LocalizedError(defaultPrinter())
 }
 
 func (e *ValidationError) LocalizedError(p *message.Printer) string {
@@ -91,7 +94,7 @@ func (e *ValidationError) LocalizedError(p *message.Printer) string {
 }
 
 func (e *ValidationError) GoString() string {
-	return e.LocalizedGoString(defaultPrinter)
+	return e.LocalizedGoString(defaultPrinter())
 }
 
 func (e *ValidationError) LocalizedGoString(p *message.Printer) string {
@@ -147,7 +150,7 @@ func (k OutputError) MarshalJSON() ([]byte, error) {
 
 // The `Basic` structure, a flat list of output units.
 func (e *ValidationError) BasicOutput() *OutputUnit {
-	return e.LocalizedBasicOutput(defaultPrinter)
+	return e.LocalizedBasicOutput(defaultPrinter())
 }
 
 func (e *ValidationError) LocalizedBasicOutput(p *message.Printer) *OutputUnit {
@@ -157,7 +160,7 @@ func (e *ValidationError) LocalizedBasicOutput(p *message.Printer) *OutputUnit {
 
 // The `Detailed` structure, based on the schema.
 func (e *ValidationError) DetailedOutput() *OutputUnit {
-	return e.LocalizedDetailedOutput(defaultPrinter)
+	return e.LocalizedDetailedOutput(defaultPrinter())
 }
 
 func (e *ValidationError) LocalizedDetailedOutput(p *message.Printer) *OutputUnit {

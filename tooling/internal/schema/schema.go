@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/text/language"
@@ -27,7 +28,10 @@ import (
 // that no message ever shows a path of the machine that compiled them.
 const schemaBase = "https://toolexplorer.invalid/tools/"
 
-var printer = message.NewPrinter(language.English)
+// printer formats validation messages. It is made on first use: making it
+// looks up the language's number formats, which every process would pay at
+// start, confined children included, that never validates anything.
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // FieldError is one failing field: a JSON pointer into the arguments (or the
 // output) and a message a person understands. Path "" is the whole value.
@@ -220,7 +224,7 @@ func compileProblems(err error, loc string) string {
 			}
 			return
 		}
-		p := problem{msg: e.ErrorKind.LocalizedString(printer)}
+		p := problem{msg: e.ErrorKind.LocalizedString(printer())}
 		if f, ok := e.ErrorKind.(*kind.Format); ok && f.Want == "regex" && f.Err != nil {
 			p.msg = f.Err.Error()
 		}
@@ -651,9 +655,9 @@ func (s *Schema) message(r fieldRef) string {
 	case *kind.MaxProperties:
 		return fmt.Sprintf("must have at most %s, got %d", nOf(k.Want, "property"), k.Got)
 	case *kind.Enum:
-		return strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1)
+		return strings.Replace(k.LocalizedString(printer()), "value must be", "must be", 1)
 	case *kind.Const:
-		return strings.Replace(k.LocalizedString(printer), "value must be", "must be", 1)
+		return strings.Replace(k.LocalizedString(printer()), "value must be", "must be", 1)
 	case *kind.Format:
 		if ex, ok := formatExamples[k.Want]; ok {
 			return fmt.Sprintf("must be a valid %s, like %s", k.Want, ex)
@@ -662,7 +666,7 @@ func (s *Schema) message(r fieldRef) string {
 	case *kind.FalseSchema:
 		return "is not allowed here"
 	}
-	return r.err.ErrorKind.LocalizedString(printer)
+	return r.err.ErrorKind.LocalizedString(printer())
 }
 
 // nOf says n things: "1 item", "2 items", "1 property", "3 properties".
