@@ -507,8 +507,14 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		// Nothing may have run in a reused worker since its last call ended: a goroutine made
 		// meanwhile is code of an earlier call (a timer's function, a cleanup). The request
 		// is then left to a fresh worker.
-		createdBefore := goroutinesCreated()
-		if served && reuse && retireOnLeftovers && createdBefore != createdAfter {
+		// Only a reused worker reads the count: the first read sets up the runtime's whole
+		// table of metrics, which a single-use child would pay for nothing.
+		watch := reuse && retireOnLeftovers
+		var createdBefore uint64
+		if watch {
+			createdBefore = goroutinesCreated()
+		}
+		if served && watch && createdBefore != createdAfter {
 			return exitStale
 		}
 		start := time.Now()
@@ -520,9 +526,11 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		// before this loop does: a worker with one retires after this response. So does one in
 		// which any goroutine was made during the call: by the handler, or by a timer an
 		// earlier call armed, whose function would run again in the next call.
-		createdAfter = goroutinesCreated()
+		if watch {
+			createdAfter = goroutinesCreated()
+		}
 		served = true
-		leftover := reuse && retireOnLeftovers && (leftGoroutines(goroutines) || createdAfter != createdBefore)
+		leftover := watch && (leftGoroutines(goroutines) || createdAfter != createdBefore)
 		// getrusage costs a microsecond or two, so it is read once the calls since the last
 		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
 		// quarter of the limit (at least 250 ms) left after the mark.
