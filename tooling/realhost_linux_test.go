@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +16,8 @@ import (
 // children run the whole initialisation of a program that links tooling. It
 // runs b.N cold calls interleaved with `bwrap --unshare-all --ro-bind / /
 // /bin/true` and fork+exec of /bin/true, and reports each case's median
-// (p50-ns-CASE) and its ratio to bwrap's (x-bwrap-CASE):
+// (p50-ns-CASE) and its ratio to bwrap's (x-bwrap-CASE), and the same of
+// the processor time of the processes each case started (cpu-CASE):
 //
 //	go test -run '^$' -bench RealHostColdCall -benchtime 100x -count 6 ./tooling
 func BenchmarkRealHostColdCall(b *testing.B) {
@@ -68,11 +70,13 @@ func BenchmarkRealHostColdCall(b *testing.B) {
 		p50[name] = float64(d[len(d)/2])
 		b.ReportMetric(p50[name], "p50-ns-"+name)
 	}
-	if bw := p50["bwrap"]; bw > 0 {
-		for name, v := range p50 {
-			if name != "bwrap" {
-				b.ReportMetric(v/bw, "x-bwrap-"+name)
-			}
+	for name, v := range p50 {
+		base := "bwrap"
+		if strings.HasPrefix(name, "cpu-") {
+			base = "cpu-bwrap"
+		}
+		if bw := p50[base]; bw > 0 && name != base {
+			b.ReportMetric(v/bw, "x-bwrap-"+name)
 		}
 	}
 }
