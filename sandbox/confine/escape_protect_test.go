@@ -249,7 +249,8 @@ func TestPoolGitInit(t *testing.T) {
 }
 
 // TestMissingProtectedNames: a call creates a .git (with a config), an .envrc and a
-// .vscode/settings.json where there was none, in a directory it may write as a whole. The
+// .vscode/settings.json where there was none, in a directory it may write as a whole, and a .git
+// in directories the call itself made. The
 // control creates them unconfined; confined, in both modes, cold and pooled, the call is refused
 // and what it created is moved aside (no protected name is left behind).
 func TestMissingProtectedNames(t *testing.T) {
@@ -263,7 +264,7 @@ func TestMissingProtectedNames(t *testing.T) {
 			pool := NewPool(1)
 			t.Cleanup(pool.Close)
 			p := inMode(Profile{WritePaths: []string{ws}, Reuse: pooled}, m)
-			for _, rel := range []string{".git/config", ".envrc", ".vscode/settings.json"} {
+			for _, rel := range []string{".git/config", ".envrc", ".vscode/settings.json", "made/by/the/call/.git/config"} {
 				target := filepath.Join(sub, rel)
 				attack := fmt.Sprintf("create a missing %s in a writable dir %s", rel, what)
 				if !pooled && m == ModeNamespace {
@@ -282,7 +283,10 @@ func TestMissingProtectedNames(t *testing.T) {
 				if e != nil && !strings.Contains(e.What, "moved aside") {
 					t.Errorf("%s: message %q does not say what became of it", attack, e.What)
 				}
-				top := filepath.Join(sub, strings.SplitN(rel, "/", 2)[0])
+				// The protected entry itself (the directories the call made above it stay).
+				parts := strings.Split(rel, "/")
+				i := slices.IndexFunc(parts, func(n string) bool { return slices.Contains(ProtectedNames, n) })
+				top := filepath.Join(append([]string{sub}, parts[:i+1]...)...)
 				if _, err := os.Lstat(top); err == nil {
 					t.Errorf("%s: %s is left behind", attack, top)
 				}
