@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -10,7 +11,8 @@ import (
 
 // appendRecord appends rec as a JSON object, without its hash, to b: the
 // fields of Record's tags in their order, empty ones left out as
-// encoding/json's omitempty would. It is what the writer hashes and writes;
+// encoding/json's omitempty would, byte for byte what json.Marshal writes
+// (FuzzAppendRecord checks it). It is what the writer hashes and writes;
 // json.Unmarshal reads it back. It exists because encoding/json's
 // reflection would cost the writer more than the call it records.
 func appendRecord(b []byte, rec *Record) []byte {
@@ -131,6 +133,8 @@ func appendInt(b []byte, key string, v int64) []byte {
 	return strconv.AppendInt(b, v, 10)
 }
 
+// appendFloat writes v as encoding/json does: the shortest decimal, with
+// an exponent ("1e-7", "1e+21") below 1e-6 and from 1e21 on.
 func appendFloat(b []byte, key string, v float64) []byte {
 	if v == 0 {
 		return b
@@ -138,7 +142,15 @@ func appendFloat(b []byte, key string, v float64) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
 	b = append(b, '"', ':')
-	return strconv.AppendFloat(b, v, 'f', -1, 64)
+	if abs := math.Abs(v); abs >= 1e-6 && abs < 1e21 {
+		return strconv.AppendFloat(b, v, 'f', -1, 64)
+	}
+	b = strconv.AppendFloat(b, v, 'e', -1, 64)
+	if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1] // e-07 as e-7
+		b = b[:n-1]
+	}
+	return b
 }
 
 func appendList(b []byte, key string, vs []string) []byte {

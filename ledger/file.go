@@ -29,7 +29,7 @@ type writer struct {
 	dirty     bool // written since the last fsync
 	lastSync  time.Time
 	buf       bytes.Buffer
-	batch     []Record
+	batch     []entry
 }
 
 func (w *writer) open() error {
@@ -92,7 +92,7 @@ func (w *writer) flush(wantSync, final bool) (err error) {
 		return err
 	}
 	if extra != nil {
-		batch = append([]Record{*extra}, batch...)
+		batch = append([]entry{{rec: extra}}, batch...)
 	}
 	if len(batch) > 0 || (final && w.sinceCkpt > 0) {
 		if err := w.append(batch, final); err != nil {
@@ -115,10 +115,11 @@ func (w *writer) flush(wantSync, final bool) (err error) {
 // append writes batch, stamped with sequence numbers and the chain, in
 // one write, with a checkpoint every CheckpointEvery records (and at the
 // end when final). A failed write leaves the file as it was.
-func (w *writer) append(batch []Record, final bool) error {
+func (w *writer) append(batch []entry, final bool) error {
 	o := &w.l.opts
 	w.buf.Reset()
 	seq, last, since := w.seq, w.last, w.sinceCkpt
+	var call Record // the record of a call's event, made here rather than by the caller
 	put := func(rec *Record) error {
 		rec.Seq, rec.Prev, rec.Session, rec.Hash = seq+1, last, w.l.session, ""
 		if p := &rec.who; p.Subject != "" || p.Tenant != "" || p.Auth != "" || p.Client != "" || len(p.Roles) > 0 || len(p.Scopes) > 0 {
@@ -132,7 +133,12 @@ func (w *writer) append(batch []Record, final bool) error {
 		return nil
 	}
 	for i := range batch {
-		if err := put(&batch[i]); err != nil {
+		rec := batch[i].rec
+		if rec == nil {
+			call = fromEvent(&batch[i].ev, o.Policy)
+			rec = &call
+		}
+		if err := put(rec); err != nil {
 			return err
 		}
 		if since++; since >= o.CheckpointEvery {

@@ -106,7 +106,7 @@ type Ledger struct {
 	session string
 
 	mu       sync.Mutex
-	pending  []Record
+	pending  []entry
 	closed   bool
 	lostHere int64  // lost records not yet written as a lost record
 	lostWhy  string // why they were lost
@@ -151,12 +151,13 @@ func Open(opts Options) (*Ledger, error) {
 	_, _ = rand.Read(sid[:])
 	l := &Ledger{opts: opts, key: key, keyFP: fingerprint(key.Public().(ed25519.PublicKey)), session: hex.EncodeToString(sid[:]),
 		wake: make(chan struct{}, 1), syncs: make(chan chan error), quit: make(chan struct{}), done: make(chan struct{})}
-	l.w.l = l
+	l.w.l, l.w.batch = l, make([]entry, 0, queueCap)
 	if err := l.w.open(); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	l.pending = append(l.pending, Record{Kind: KindOpen, Time: time.Now().UTC(), PID: os.Getpid(), Host: host})
+	l.pending = make([]entry, 0, queueCap)
+	l.pending = append(l.pending, entry{rec: &Record{Kind: KindOpen, Time: time.Now().UTC(), PID: os.Getpid(), Host: host}})
 	go l.loop()
 	l.signal()
 	return l, nil
@@ -175,10 +176,7 @@ func (l *Ledger) PublicKey() ed25519.PublicKey { return l.key.Public().(ed25519.
 // since a registry's middleware cannot be removed. Close detaches too.
 func (l *Ledger) Attach(r *tooling.Registry) (detach func()) {
 	at := &attachment{r: r}
-	remove := r.Audit(func(_ context.Context, ev tooling.Event) {
-		rec := fromEvent(&ev, l.opts.Policy)
-		l.add(&rec)
-	})
+	remove := r.Audit(func(_ context.Context, ev tooling.Event) { l.add(&ev) })
 	var once sync.Once
 	d := func() { once.Do(func() { at.off.Store(true); remove() }) }
 	l.mu.Lock()
@@ -243,9 +241,23 @@ func (l *Ledger) refusal() string {
 	return ""
 }
 
-// add queues rec for the writer, or counts it lost when the queue is full
+// entry is a record on its way to the writer: a call's event as the audit
+// hook got it, made a record, encoded, hashed and chained by the writer
+// goroutine, so that the caller pays for a copy of the event only; or one
+// of the ledger's own records (rec).
+type entry struct {
+	ev  tooling.Event
+	rec *Record // nil for an event
+}
+
+// queueCap is the room the queue and the writer's batch start with: the
+// records of a millisecond of calls at a few microseconds each, so that
+// they do not grow while calls come at that pace.
+const queueCap = 256
+
+// add queues ev for the writer, or counts it lost when the queue is full
 // or the ledger closed.
-func (l *Ledger) add(rec *Record) {
+func (l *Ledger) add(ev *tooling.Event) {
 	l.mu.Lock()
 	if l.closed || len(l.pending) >= l.opts.MaxPending {
 		l.lostHere++
@@ -264,7 +276,7 @@ func (l *Ledger) add(rec *Record) {
 		}
 		return
 	}
-	l.pending = append(l.pending, *rec)
+	l.pending = append(l.pending, entry{ev: *ev})
 	l.npending.Store(int64(len(l.pending)))
 	first := len(l.pending) == 1
 	l.mu.Unlock()
@@ -332,7 +344,7 @@ func (l *Ledger) Close() error {
 		<-l.done
 		return l.closeErr
 	}
-	l.pending = append(l.pending, Record{Kind: KindClose, Time: time.Now().UTC()})
+	l.pending = append(l.pending, entry{rec: &Record{Kind: KindClose, Time: time.Now().UTC()}})
 	l.closed = true
 	l.mu.Unlock()
 	close(l.quit)
@@ -403,9 +415,9 @@ func (l *Ledger) loop() {
 
 // take removes the queued records, with a lost record first when some
 // were lost since the last batch.
-func (l *Ledger) take(buf []Record) []Record {
-	// The queue and buf trade places rather than records being copied
-	// (a record is some hundreds of bytes): buf, written, becomes the
+func (l *Ledger) take(buf []entry) []entry {
+	// The queue and buf trade places rather than entries being copied
+	// (an entry is some hundreds of bytes): buf, written, becomes the
 	// queue, emptied so that it holds on to nothing.
 	clear(buf)
 	l.mu.Lock()
@@ -413,10 +425,10 @@ func (l *Ledger) take(buf []Record) []Record {
 	out := l.pending
 	l.pending = buf[:0]
 	if l.lostHere > 0 {
-		lost := Record{Kind: KindLost, Time: time.Now().UTC(), Lost: l.lostHere, Note: l.lostWhy}
-		out = append(out, Record{})
+		lost := &Record{Kind: KindLost, Time: time.Now().UTC(), Lost: l.lostHere, Note: l.lostWhy}
+		out = append(out, entry{})
 		copy(out[1:], out)
-		out[0] = lost
+		out[0] = entry{rec: lost}
 		l.lostHere = 0
 	}
 	l.npending.Store(0)
@@ -425,11 +437,11 @@ func (l *Ledger) take(buf []Record) []Record {
 
 // giveBack puts records that could not be written back in front of the
 // queue, counting as lost those that no longer fit.
-func (l *Ledger) giveBack(recs []Record) {
+func (l *Ledger) giveBack(recs []entry) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(recs) > 0 && recs[0].Kind == KindLost {
-		l.lostHere += recs[0].Lost
+	if len(recs) > 0 && recs[0].rec != nil && recs[0].rec.Kind == KindLost {
+		l.lostHere += recs[0].rec.Lost
 		recs = recs[1:]
 	}
 	room := l.opts.MaxPending - len(l.pending)

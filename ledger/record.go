@@ -102,12 +102,13 @@ const (
 func encode(buf *bytes.Buffer, rec *Record) (string, error) {
 	body := appendRecord(buf.AvailableBuffer(), rec)
 	sum := sha256.Sum256(body)
-	h := hex.EncodeToString(sum[:])
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
 	buf.Write(body[:len(body)-1]) // in place: AvailableBuffer shares buf's memory
 	buf.WriteString(hashKey)
-	buf.WriteString(h)
+	buf.Write(h[:])
 	buf.WriteString("\"}\n")
-	return h, nil
+	return string(h[:]), nil
 }
 
 var errNoHash = errors.New(`the line does not end with its "hash"`)
