@@ -1,11 +1,16 @@
-package state_test
+package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/toolexplorer/toolexplorer/internal/redistest"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/state"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -49,8 +54,9 @@ func decision(res *tooling.Result, step string) string {
 // Redis down it refuses unavailable, naming Redis (fail closed), or says
 // the process's own limits apply (FailOpen).
 func TestExplainReadsRedisTakingNothing(t *testing.T) {
-	srv := startRedis(t)
-	rdb := client(t, srv)
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, MaxRetries: 1})
+	defer rdb.Close()
 	reg := explainHost(t, state.NewRedis(rdb, state.Options{Prefix: prefix(), Timeout: time.Second}))
 	ctx := context.Background()
 	who := tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: "acme"})
@@ -108,4 +114,12 @@ func TestExplainReadsRedisTakingNothing(t *testing.T) {
 		t.Fatalf("explain with Redis down, FailOpen: %s %q, governance %+v, warnings %q; want both decided in the process, with warnings",
 			res.Code, res.Message, res.Governance, warned)
 	}
+}
+
+// prefix is a key prefix of its own, so that hosts sharing a server never
+// meet.
+func prefix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "t" + hex.EncodeToString(b[:])
 }
