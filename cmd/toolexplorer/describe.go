@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,9 +21,12 @@ var describeCommand = &command{
 	help: `Shows everything about the tool NAME (or its exported spelling, like
 demo__echo): title, description, every meta field with its zero value
 spelled out, whether calls need consent, whether it can run now and why not,
-its input and output schemas, and the name it is exported under.
+its input and output schemas, and the name it is exported under. A tool
+the access rules hide from the caller (--as) is not found, as list leaves
+it out.
 
-Exit status: 0; 3 when no tool has that name (with a did-you-mean); 2 for a
+Exit status: 0; 3 when no tool has that name (with a did-you-mean) or the
+caller may not see it; 2 for a
 usage error.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
@@ -47,7 +51,9 @@ usage error.
 				}
 			}
 			t, ok := a.reg.Lookup(args[0])
-			if !ok {
+			if !ok || !a.reg.Visible(a.principal(), cmp.Or(o, tooling.OriginApp), t.Name) {
+				// A tool the caller's access rules hide is not found, as
+				// list and tools/list leave it out.
 				return a.notFound("describe", args[0])
 			}
 			info := describeTool(a.ctx, a.reg, a.cfg, t, o)

@@ -123,5 +123,14 @@ func TestReadOnlyRoleSeesReadOnlyTools(t *testing.T) {
 		!strings.Contains(o.stdout, `"code": "forbidden"`) {
 		t.Errorf("rita writes: %s", o)
 	}
+	// describe shows what list shows: a tool hidden from the caller is not
+	// found, as it is not listed; the one who sees it gets its description.
+	if o := cli(t, "", "describe", "--config", cfg, "--as", "rita", "demo.write_note"); o.code != exitRefused ||
+		!strings.Contains(o.stderr, "describe demo.write_note: not_found") {
+		t.Errorf("rita describes a tool hidden from her: %s", o)
+	}
+	if o := cli(t, "", "describe", "--config", cfg, "--as", "olga", "demo.write_note"); o.code != exitOK || !strings.Contains(o.stdout, "demo.write_note:") {
+		t.Errorf("olga describes demo.write_note: %s", o)
+	}
 	http.DefaultClient.CloseIdleConnections()
 }
