@@ -46,6 +46,16 @@ func (e *Entry) SetArgs(schema, args json.RawMessage) {
 	}
 }
 
+// RedactValues replaces each of values wherever e.Result holds it, as
+// SetArgs does for the values it redacts from the arguments: for secrets
+// the call got from elsewhere than its arguments as kept (the variables of
+// an environment). e.Result is copied, never changed.
+func (e *Entry) RedactValues(values []string) {
+	if e.Result != nil && len(values) > 0 {
+		e.Result = redactResult(e.Result, values)
+	}
+}
+
 // redactArgs is Redact, with the values it redacted: each string, and each
 // number as written, under a redacted key.
 func redactArgs(schema, args json.RawMessage) (json.RawMessage, []string) {

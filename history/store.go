@@ -50,6 +50,10 @@ type Entry struct {
 	// call made again from the history carries it, so that a tool that
 	// takes keys replays the outcome instead of running twice.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Env is the environment of variables whose values filled the
+	// {{name}} references of Args, "" for none: Args keep the references,
+	// never the values.
+	Env string `json:"env,omitempty"`
 	// Result is the call's whole result. Its Output is dropped when larger
 	// than MaxOutputBytes; OutputOmitted then says how large it was.
 	Result        *tooling.Result `json:"result"`

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -86,9 +87,25 @@ type common struct {
 	budgets func(ctx context.Context, p tooling.Principal) ([]Budget, error)
 	// ledger is Options.Ledger; nil: none.
 	ledger Ledger
+	// envs are Options.Environments, env the one chosen ("" for none),
+	// vars its variables resolved with getenv.
+	envs   map[string]collection.Environment
+	env    string
+	vars   collection.Vars
+	getenv func(string) string
 	// loading counts the reads in progress off the UI goroutine (the
 	// ledger): the spinner turns while there are some.
 	loading int
+}
+
+// useEnv chooses the environment name, "" for none (or one there is not).
+func (c *common) useEnv(name string) {
+	e, ok := c.envs[name]
+	if !ok {
+		c.env, c.vars = "", collection.Vars{}
+		return
+	}
+	c.env, c.vars = name, collection.Resolve(name, e, c.getenv)
 }
 
 // startLoading counts a read in progress and starts the spinner.
@@ -124,6 +141,7 @@ type callRecord struct {
 	kept    *history.Entry  // the call as kept in the store, for a call of an earlier session or of the command line
 	as      tooling.Origin  // the origin the console called as; "" for ui
 	idemKey string          // the idempotency key the call was made with, "" for none
+	env     string          // the environment whose variables filled args' references, "" for none
 }
 
 // origin is who the call was made as: ui from the console.

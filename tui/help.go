@@ -29,13 +29,13 @@ func helpView(c *common, s screen, w int) string {
 		// Letters type into the field: only f1 and ctrl+c act.
 		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit, g.PaletteAlways}}))
 		var letters []string
-		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Palette, g.Tools} {
+		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Environments, g.Palette, g.Tools} {
 			letters = append(letters, keyName(k))
 		}
 		b.WriteString("\n" + st.Faint.Render(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s, %s and %s work everywhere.",
 			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.PaletteAlways), keyName(g.ForceQuit))))
 	} else {
-		cols := [][]key.Binding{{g.Help, g.HelpAlways, g.Palette, g.PaletteAlways, g.Tools}, {g.History, g.Board, g.Runs, g.Servers, g.Ledger}}
+		cols := [][]key.Binding{{g.Help, g.HelpAlways, g.Palette, g.PaletteAlways, g.Tools}, {g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Environments}}
 		leave := []key.Binding{g.Back, g.Quit, g.ForceQuit}
 		if w >= 120 {
 			b.WriteString(h.FullHelpView(append(cols, leave)))

@@ -55,6 +55,11 @@ func commandLine(rec *callRecord, t *tooling.Tool, c *common) string {
 	if rec.idemKey != "" {
 		b.WriteString(" --idempotency-key " + shellQuote(rec.idemKey))
 	}
+	if rec.env != "" {
+		// The arguments keep their {{variable}} references: run fills them
+		// from the environment, never from a secret's value written here.
+		b.WriteString(" --env " + shellQuotePath(rec.env))
+	}
 	for _, d := range dirs {
 		b.WriteString(" --tools-dir " + shellQuotePath(d))
 	}

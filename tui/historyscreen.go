@@ -248,7 +248,7 @@ func (h *historyScreen) nextKept() *history.Entry {
 
 // keptRecord is a call read from the store, as the screens show calls.
 func keptRecord(e *history.Entry) *callRecord {
-	return &callRecord{tool: e.Tool, args: e.Args, consent: e.Consent, started: e.Time, result: e.Result, kept: e, idemKey: e.IdempotencyKey}
+	return &callRecord{tool: e.Tool, args: e.Args, consent: e.Consent, started: e.Time, result: e.Result, kept: e, idemKey: e.IdempotencyKey, env: e.Env}
 }
 
 func (h *historyScreen) loadSaved() {

@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/history/collection"
 )
 
 // keepCmd appends a finished call to the history store, in the
@@ -21,6 +22,12 @@ func (c *common) keepCmd(rec *callRecord) tea.Cmd {
 		e.Server = serverFlag(c.serverFlags, t.Source)
 	}
 	e.SetArgs(schema, rec.args)
+	if rec.env != "" {
+		// The arguments keep their {{variable}} references; a secret's value
+		// that the tool echoed is redacted in the result.
+		e.Env = rec.env
+		e.RedactValues(collection.Resolve(rec.env, c.envs[rec.env], c.getenv).Secrets())
+	}
 	store := c.store
 	return func() tea.Msg {
 		if err := store.Append(e); err != nil {

@@ -39,6 +39,7 @@ func (m *Model) keyTargets() []keyTarget {
 		{"problems", &m.problems.keys},
 		{"ledger", &m.ledger.keys},
 		{"record", &m.record.keys},
+		{"environments", &m.envs.keys},
 	}
 }
 

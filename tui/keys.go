@@ -35,8 +35,10 @@ type globalKeys struct {
 	Runs       key.Binding
 	Servers    key.Binding
 	Ledger     key.Binding
-	Tools      key.Binding
-	Palette    key.Binding
+	// Environments lists the environments of variables and chooses one.
+	Environments key.Binding
+	Tools        key.Binding
+	Palette      key.Binding
 	// PaletteAlways opens the palette while a text field has the focus too.
 	PaletteAlways key.Binding
 	Back          key.Binding
@@ -54,6 +56,7 @@ func newGlobalKeys() globalKeys {
 		Runs:          bind([]string{"R"}, "R", "calls running in the background"),
 		Servers:       bind([]string{"S"}, "S", "MCP servers"),
 		Ledger:        bind([]string{"E"}, "E", "ledger: the evidence of every call"),
+		Environments:  bind([]string{"V"}, "V", "environments of {{variables}}: view, choose"),
 		Tools:         bind([]string{"~"}, "~", "back to the tool list"),
 		Palette:       bind([]string{":"}, ":", "command palette"),
 		PaletteAlways: bind([]string{"ctrl+p"}, "ctrl+p", "command palette"),

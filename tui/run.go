@@ -342,13 +342,21 @@ func (r *runScreen) start(args json.RawMessage, consent bool) tea.Cmd {
 // session, which the registry records through the console's consent
 // function (see consoleConsent).
 func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.Cmd {
+	// The {{variable}} references are filled from the environment chosen;
+	// the call's record keeps them as written.
+	sent, err := r.c.vars.Expand(args)
+	if err != nil {
+		r.phase = phaseEditing
+		r.errMsg = strings.TrimPrefix(err.Error(), "collection: ") + " (V chooses an environment)"
+		return nil
+	}
 	needs := r.tool.Meta.NeedsConsent()
 	if !consent && needs && r.c.sessionConsent[sessionKey{r.tool.Name, r.c.origin, r.c.principal.Subject, r.c.principal.Tenant}] {
 		consent = true // allowed earlier for this session
 	} else if !consent && r.c.asksConsent(&r.tool) {
 		// Arguments the call would refuse are shown first: consent is asked
 		// for a call that can run.
-		if fields, err := r.c.reg.ValidateArgs(r.tool.Name, args); err == nil && len(fields) > 0 {
+		if fields, err := r.c.reg.ValidateArgs(r.tool.Name, sent); err == nil && len(fields) > 0 {
 			r.phase = phaseEditing
 			r.errMsg = "validation_error: " + plural(len(fields), "argument") + " to fix before consent is asked"
 			r.editor.SetErrors(fields)
@@ -361,7 +369,7 @@ func (r *runScreen) startWith(args json.RawMessage, consent, session bool) tea.C
 		return confirmCmd("Run "+r.tool.Name+"?", consentQuestion(r.c, &r.tool), args,
 			startRunMsg{tool: r.tool.Name, args: args, consent: true}, forSession)
 	}
-	a, cmd := r.c.startRun(&r.tool, args, consent, session, r.idemKey())
+	a, cmd := r.c.startRun(&r.tool, args, sent, consent, session, r.idemKey())
 	r.seq, r.args = a.seq, args
 	r.phase, r.errMsg, r.result = phaseRunning, "", nil
 	r.editor.SetErrors(nil)

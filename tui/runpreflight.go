@@ -82,6 +82,10 @@ func (r *runScreen) explain(gen int) tea.Cmd {
 		r.pre.pending, r.pre.notJSON, r.pre.res = false, err.Error(), nil
 		return nil
 	}
+	if args, err = r.c.vars.Expand(args); err != nil {
+		r.pre.pending, r.pre.notJSON, r.pre.res = false, strings.TrimPrefix(err.Error(), "collection: "), nil
+		return nil
+	}
 	r.pre.notJSON = ""
 	opts := []tooling.Option{tooling.WithOrigin(r.c.origin), tooling.WithPrincipal(r.c.principal)}
 	// The console asks for consent in a dialog before the call, so the call

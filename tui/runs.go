@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -109,11 +110,18 @@ func (a *activeRun) progressLine() string {
 // startRun makes a call of t in the background and returns the command
 // that makes it, with the first frame of the spinner when none turns yet.
 //
-// idemKey is the call's idempotency key, "" for none.
-func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, session bool, idemKey string) (*activeRun, tea.Cmd) {
+// args are the arguments as written, {{variable}} references and all,
+// which the call's record keeps; sent are those the tool gets, the
+// references filled from the environment chosen. idemKey is the call's
+// idempotency key, "" for none.
+func (c *common) startRun(t *tooling.Tool, args, sent json.RawMessage, consent, session bool, idemKey string) (*activeRun, tea.Cmd) {
 	seq := c.nextSeq()
 	now := c.now()
-	c.history = append(c.history, &callRecord{seq: seq, tool: t.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin, idemKey: idemKey})
+	env := ""
+	if len(collection.Refs(args)) > 0 {
+		env = c.env
+	}
+	c.history = append(c.history, &callRecord{seq: seq, tool: t.Name, args: compactJSON(args), consent: consent, started: now, as: c.origin, idemKey: idemKey, env: env})
 	ctx, cancel := context.WithCancel(c.ctx)
 	a := &activeRun{seq: seq, tool: t.Name, main: t.Meta.Concurrency == tooling.MainThread, args: args, cancel: cancel, started: now, queued: true}
 	opts := []tooling.Option{tooling.WithOrigin(c.origin), tooling.WithPrincipal(c.principal), tooling.WithCallID(c.callID(seq)),
@@ -135,7 +143,7 @@ func (c *common) startRun(t *tooling.Tool, args json.RawMessage, consent, sessio
 		opts = append(opts, tooling.WithConsent())
 	}
 	c.runs = append(c.runs, a)
-	cmd := executeCmd(ctx, c.reg, seq, t.Name, args, opts...)
+	cmd := executeCmd(ctx, c.reg, seq, t.Name, sent, opts...)
 	if !c.ticking {
 		c.ticking = true
 		cmd = tea.Batch(cmd, c.spin.Tick)

@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
@@ -89,6 +90,14 @@ type Options struct {
 	// Ledger is the ledger of every call, which E shows and L on a call of
 	// the history opens at the call's record; nil: none is kept.
 	Ledger Ledger
+	// Environments are the environments of variables, by name, whose
+	// values fill the {{name}} references of the arguments of a call; V
+	// shows them and chooses one, and the header names it. Env is the one
+	// chosen at the start, "" for none. Getenv reads the variables taken
+	// from the process's environment; nil: os.Getenv.
+	Environments map[string]collection.Environment
+	Env          string
+	Getenv       func(string) string
 	// SharedState says, in one line, where the limits, budgets and
 	// idempotency records shared with other replicas are decided and how
 	// (a Redis server: connected, or falling back, or refusing); the
@@ -130,6 +139,7 @@ type Model struct {
 	ask      *askScreen
 	ledger   *ledgerScreen
 	record   *ledgerRecordScreen
+	envs     *envScreen
 
 	stack    []screen
 	confirm  *confirmDialog
@@ -207,9 +217,18 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		budgets:      opts.Budgets,
 		ledger:       opts.Ledger,
 		sharedState:  opts.SharedState,
+		envs:         opts.Environments,
+		getenv:       opts.Getenv,
 	}
+	if c.getenv == nil {
+		c.getenv = os.Getenv
+	}
+	c.useEnv(opts.Env)
 	c.newEditor = func(tool string, schema json.RawMessage, w, h int) (argsEditor, error) {
 		return newFormEditor(c.styles, schema, w, h, func(args json.RawMessage) []tooling.FieldError {
+			if sent, err := c.vars.Expand(args); err == nil {
+				args = sent // a variable without a value: the call will say so
+			}
 			fields, err := reg.ValidateArgs(tool, args)
 			if err != nil { // the tool is gone: the call will say so
 				return nil
@@ -233,6 +252,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.ask = newAskScreen(c)
 	m.ledger = newLedgerScreen(c)
 	m.record = newLedgerRecordScreen(c)
+	m.envs = newEnvScreen(c)
 	if problems := m.rebind(opts.Keys); len(problems) > 0 {
 		c.problems = append(slices.Clip(c.problems), problems...)
 		m.list.keys.Problems.SetEnabled(true)
@@ -258,7 +278,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask, m.ledger, m.record} {
+	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask, m.ledger, m.record, m.envs} {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -503,6 +523,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.push(m.servers)
 		case key.Matches(msg, g.Ledger):
 			return m.openLedger("")
+		case key.Matches(msg, g.Environments):
+			return m.push(m.envs)
 		case key.Matches(msg, g.Tools):
 			return m.home()
 		case key.Matches(msg, g.Palette):
@@ -746,6 +768,16 @@ func (m *Model) header() string {
 		right = st.Status.Render(m.c.spin.View() + " " + strconv.Itoa(len(run)) + " calls running (R)")
 	} else if n := len(m.c.history); n > 0 {
 		right = st.Faint.Render(plural(n, "call"))
+	}
+	if env := m.c.env; env != "" {
+		// The environment whose variables fill the arguments, as the
+		// principal is said below.
+		e := st.Warn.Render("env " + env)
+		if right == "" {
+			right = e
+		} else {
+			right = e + st.Faint.Render(" · ") + right
+		}
 	}
 	if p := m.c.principal; p.Auth == "asserted" {
 		// Who the console calls as, when it is not who runs it (--as, or

@@ -253,7 +253,7 @@ func TestHelpOnEveryScreen(t *testing.T) {
 			h.mustContain(tc.title, tc.has, "esc or ? closes this help")
 			if h.m.top().Typing() {
 				// Letters type: the help names only the keys that act.
-				h.mustContain("f1 full help", "ctrl+c quit", "?, q, H, B, R, S, E, : and ~ type into it")
+				h.mustContain("f1 full help", "ctrl+c quit", "?, q, H, B, R, S, E, V, : and ~ type into it")
 				h.mustNotContain("governance board", "q      quit")
 			} else {
 				h.mustContain("governance board")

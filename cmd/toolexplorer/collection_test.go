@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolexplorer/toolexplorer/history"
 )
 
 // checkFile is a collection of demo.echo calls: one that uses a secret
@@ -125,5 +129,32 @@ func TestCollectionRunUsage(t *testing.T) {
 	cfg := writeFile(t, "config.json", `{"environments": {"staging": {"greeting": "hi", "token": "abcd"}}}`)
 	if o := cli(t, "", "collection", "run", checkFile(t, ".json", false), "--env", "staging", "--config", cfg); o.code != exitOK || !strings.Contains(o.stdout, "environment staging") {
 		t.Errorf("an environment of the config:\n%s", o)
+	}
+}
+
+// run --env fills the {{references}} of the arguments from the config's
+// environment; the history keeps the references and the environment,
+// never the secret's value, even where the output echoes it.
+func TestRunEnv(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	t.Setenv(history.FileEnv, hist)
+	t.Setenv("RUN_ENV_TEST_TOKEN", "tok-secret-5678")
+	cfg := writeFile(t, "config.json", `{"environments": {"dev": {"who": "bob", "token": {"from_env": "RUN_ENV_TEST_TOKEN", "secret": true}}}}`)
+	o := cli(t, "", "run", "demo.echo", "--config", cfg, "--env", "dev", "--args", `{"text":"{{who}} {{token}}"}`, "--json")
+	if o.code != exitOK || !strings.Contains(o.stdout, `"text": "bob tok-secret-5678"`) {
+		t.Fatalf("run --env:\n%s", o)
+	}
+	raw, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "tok-secret-5678") || !strings.Contains(string(raw), `{{who}} {{token}}`) || !strings.Contains(string(raw), `"env":"dev"`) {
+		t.Errorf("the history keeps:\n%s", raw)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--config", cfg, "--env", "prod", "--args", `{}`); o.code != exitUsage || !strings.Contains(o.stderr, `the config has no environment "prod"`) {
+		t.Errorf("an unknown environment:\n%s", o)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--config", cfg, "--env", "dev", "--args", `{"text":"{{nope}}"}`); o.code != exitUsage || !strings.Contains(o.stderr, "{{nope}} is not a variable of environment dev") {
+		t.Errorf("an unknown variable:\n%s", o)
 	}
 }

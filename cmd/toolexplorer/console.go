@@ -65,7 +65,7 @@ func consoleOptions(a *app) tui.Options {
 		Problems:   slices.Concat(a.toolProblems, a.serverProblems, a.warnings),
 		ToolsFiles: absPaths(a.toolsPaths), ConfigFile: absPath(a.configFile), ToolDirs: a.toolDirs(), Demo: a.demo, Origin: a.consoleOrigin, Principal: a.principal(),
 		Servers: servers(a), ServerFlags: serverFlags(a), ToolFiles: toolFiles(a), Keys: a.cfg.Keys, ConfirmDangerous: a.cfg.DangerousToolConfirmation,
-		Budgets: consoleBudgets(a.budgets)}
+		Budgets: consoleBudgets(a.budgets), Environments: environments(a.cfg.Environments)}
 	if a.shared.redis != nil {
 		opts.SharedState = a.sharedStatus
 	}

@@ -138,7 +138,7 @@ func writeHistory(w io.Writer, entries []history.Entry) error {
 
 // recordCall keeps a call made by run in the history. A history that
 // cannot be written is a warning: the call was made all the same.
-func (a *app) recordCall(args []byte, res *tooling.Result, consent bool, idemKey string) {
+func (a *app) recordCall(args keptArgs, res *tooling.Result, consent bool, idemKey string) {
 	path, err := history.DefaultPath(a.getenv)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "toolexplorer: warning: the call is not kept in the history: %v\n", err)
@@ -160,7 +160,9 @@ func (a *app) recordCall(args []byte, res *tooling.Result, consent bool, idemKey
 		schema, e.Source = t.Input, t.Source
 		e.Server = serverFlagOf(serverFlags(a), t.Source)
 	}
-	e.SetArgs(schema, args)
+	e.SetArgs(schema, args.args)
+	e.Env = args.env
+	e.RedactValues(args.secrets)
 	if err := history.Open(path).Append(e); err != nil {
 		fmt.Fprintf(a.stderr, "toolexplorer: warning: the call is not kept in the history: %v\n", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -102,7 +103,7 @@ the tool; the same key with other arguments is idempotency_conflict.
 					res.Hint = h
 				}
 			}
-			a.recordCall(raw, res, cf.consent, cf.idemKey)
+			a.recordCall(cf.kept(raw), res, cf.consent, cf.idemKey)
 			code = exitFor(res.Status)
 			switch {
 			case asJSON:
@@ -138,6 +139,12 @@ type callFlags struct {
 	consent                    bool
 	timeout                    time.Duration
 	idemKey                    string
+	// env is --env, the environment whose variables fill the arguments'
+	// {{name}} references; written are the arguments before they were
+	// filled and vars the environment's variables, once resolve ran.
+	env     string
+	written json.RawMessage
+	vars    collection.Vars
 }
 
 func (cf *callFlags) declare(fs *flag.FlagSet) {
@@ -147,6 +154,7 @@ func (cf *callFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&cf.origin, "origin", "app", "call as origin `O`: app, ui, llm or system")
 	fs.BoolVar(&cf.consent, "consent", false, "consent to the tool's side effects (tools that need consent refuse calls without it)")
 	fs.DurationVar(&cf.timeout, "timeout", 0, "shorten the call's deadline to `DUR` (like 500ms or 2s; never lengthens it)")
+	fs.StringVar(&cf.env, "env", "", "fill the arguments' {{variables}} from the config's environment `NAME`")
 	fs.StringVar(&cf.idemKey, "idempotency-key", "", "make the call with idempotency key `KEY`: a tool that takes keys runs once per key and replays that outcome to a repeat (config idempotency)")
 }
 
@@ -203,6 +211,17 @@ func (cf *callFlags) resolve(a *app, cmd, tool string, fs *flag.FlagSet, interru
 			return nil, nil, a.usageError(cmd, "%v", err)
 		}
 	}
+	if cf.env != "" {
+		e, ok := a.cfg.Environments[cf.env]
+		if !ok {
+			return nil, nil, a.usageError(cmd, "--env: the config has no environment %q", cf.env)
+		}
+		cf.vars = collection.Resolve(cf.env, environmentOf(e), a.getenv)
+		cf.written = raw
+		if raw, err = cf.vars.Expand(raw); err != nil {
+			return nil, nil, a.usageError(cmd, "--env: %v", strings.TrimPrefix(err.Error(), "collection: "))
+		}
+	}
 	opts := []tooling.Option{tooling.WithOrigin(o)}
 	if cf.consent {
 		opts = append(opts, tooling.WithConsent())
@@ -214,6 +233,23 @@ func (cf *callFlags) resolve(a *app, cmd, tool string, fs *flag.FlagSet, interru
 		opts = append(opts, tooling.WithIdempotencyKey(cf.idemKey))
 	}
 	return raw, opts, exitOK
+}
+
+// kept is what the history keeps of a call made with arguments sent: the
+// arguments as written, their {{variable}} references and all, with the
+// environment and its secrets to redact where the result echoes them.
+func (cf *callFlags) kept(sent json.RawMessage) keptArgs {
+	if cf.env == "" || len(collection.Refs(cf.written)) == 0 {
+		return keptArgs{args: sent}
+	}
+	return keptArgs{args: cf.written, env: cf.env, secrets: cf.vars.Secrets()}
+}
+
+// keptArgs are the arguments the history keeps of a call.
+type keptArgs struct {
+	args    json.RawMessage
+	env     string
+	secrets []string
 }
 
 // readArgs opens a source of arguments and reads it, stopping one byte
