@@ -18,6 +18,14 @@
 // OpenTelemetry's global providers by default. Arguments and outputs are
 // never attributes unless WithContent says so.
 //
+// Every call pays for its span and measurements in the caller's
+// goroutine, so what is the same from call to call is made once: a tool's
+// span name and attributes, per origin and tenant, the attribute sets of
+// the measurements and the attributes of its governance events. The
+// measurements carry no exemplars (they are recorded without the call's
+// span): an exemplar for each of a call's six measurements would cost it
+// more than its span.
+//
 // Prometheus returns a meter provider and an http.Handler that serves its
 // metrics in Prometheus' text format from a registry of its own; NewOTLP
 // returns providers that export to an OpenTelemetry collector over

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -46,14 +47,31 @@ type instruments struct {
 	latency                             metric.Float64Histogram
 	reg                                 metric.Registration
 
-	mu   sync.Mutex
-	sets map[setKey]metric.MeasurementOption // attribute sets, made once
+	// The attribute sets of measurements, made once: a measurement given
+	// a set made before costs no allocation.
+	calls   sync.Map     // callKey → *callSets
+	refused sync.Map     // setKey → []metric.AddOption, of denied and errors
+	nsets   atomic.Int64 // entries of calls and refused
+	in, out []metric.AddOption
 }
 
-// setKey names one attribute set of one instrument.
+// callKey names the measurements of a tool's calls from one origin and
+// tenant.
+type callKey struct {
+	tool, origin, tenant string
+}
+
+// callSets are the attribute sets of the measurements of the calls of one
+// callKey.
+type callSets struct {
+	invocations      []metric.AddOption
+	total, wait, run []metric.RecordOption
+}
+
+// setKey names the attribute set of a refused or failed call's count.
 type setKey struct {
-	kind       byte // 'i' invocations, 'd' denied, 'e' errors, 't' 'w' 'r' latency stages, '<' '>' bytes
-	tool, a, b string
+	denied     bool // tool_denied; else tool_errors, by code alone
+	tool, code string
 }
 
 // maxSets bounds the attribute sets kept: past it (many tenants), sets are
@@ -61,7 +79,10 @@ type setKey struct {
 const maxSets = 10000
 
 func newInstruments(m metric.Meter, r *tooling.Registry) (*instruments, error) {
-	in := &instruments{sets: map[setKey]metric.MeasurementOption{}}
+	in := &instruments{
+		in:  []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(labelDir.String("in")))},
+		out: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(labelDir.String("out")))},
+	}
 	var err error
 	if in.invocations, err = m.Int64Counter(MetricInvocations, metric.WithUnit("{call}"),
 		metric.WithDescription("Tool calls, by tool, origin and tenant.")); err != nil {
@@ -116,62 +137,67 @@ func (in *instruments) close() {
 	}
 }
 
-// record counts a call at its end event; total is its time end to end.
-func (in *instruments) record(ctx context.Context, ev tooling.Event, total time.Duration) {
-	in.invocations.Add(ctx, 1, in.set(setKey{kind: 'i', tool: ev.Tool, a: string(ev.Origin), b: ev.Principal.Tenant}))
+// record counts a call at its end event; sets are its attribute sets
+// (callSets), total its time end to end.
+func (in *instruments) record(ctx context.Context, ev *tooling.Event, sets *callSets, total time.Duration) {
+	in.invocations.Add(ctx, 1, sets.invocations...)
 	switch ev.Status {
 	case "denied":
-		in.denied.Add(ctx, 1, in.set(setKey{kind: 'd', tool: ev.Tool, a: string(ev.Code)}))
+		in.denied.Add(ctx, 1, in.refusedSet(setKey{denied: true, tool: ev.Tool, code: string(ev.Code)})...)
 	case "error":
-		in.errors.Add(ctx, 1, in.set(setKey{kind: 'e', a: string(ev.Code)}))
+		in.errors.Add(ctx, 1, in.refusedSet(setKey{code: string(ev.Code)})...)
 	}
-	in.latency.Record(ctx, total.Seconds(), in.set(setKey{kind: 't', tool: ev.Tool}))
+	in.latency.Record(ctx, total.Seconds(), sets.total...)
 	if ev.Run > 0 { // the tool started: it waited (perhaps not at all), then ran
-		in.latency.Record(ctx, ev.Wait.Seconds(), in.set(setKey{kind: 'w', tool: ev.Tool}))
-		in.latency.Record(ctx, ev.Run.Seconds(), in.set(setKey{kind: 'r', tool: ev.Tool}))
+		in.latency.Record(ctx, ev.Wait.Seconds(), sets.wait...)
+		in.latency.Record(ctx, ev.Run.Seconds(), sets.run...)
 	}
 	if ev.ArgsSize > 0 {
-		in.budget.Add(ctx, int64(ev.ArgsSize), in.set(setKey{kind: '<'}))
+		in.budget.Add(ctx, int64(ev.ArgsSize), in.in...)
 	}
 	if ev.OutputSize > 0 {
-		in.budget.Add(ctx, int64(ev.OutputSize), in.set(setKey{kind: '>'}))
+		in.budget.Add(ctx, int64(ev.OutputSize), in.out...)
 	}
 }
 
-// set returns the attribute set k stands for, made once.
-func (in *instruments) set(k setKey) metric.MeasurementOption {
-	in.mu.Lock()
-	o, ok := in.sets[k]
-	in.mu.Unlock()
-	if ok {
-		return o
+// callSets returns the attribute sets of the calls of tool from origin
+// and tenant, made once.
+func (in *instruments) callSets(tool string, origin tooling.Origin, tenant string) *callSets {
+	k := callKey{tool, string(origin), tenant}
+	if v, ok := in.calls.Load(k); ok {
+		return v.(*callSets)
 	}
-	o = metric.WithAttributeSet(k.attributes())
-	in.mu.Lock()
-	if len(in.sets) < maxSets {
-		in.sets[k] = o
+	stage := func(s string) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(labelTool.String(tool), labelStage.String(s)))}
 	}
-	in.mu.Unlock()
+	cs := &callSets{
+		invocations: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(labelTool.String(tool), labelOrigin.String(k.origin), labelTenant.String(tenant)))},
+		total:       stage("total"), wait: stage("wait"), run: stage("run"),
+	}
+	if in.nsets.Load() < maxSets {
+		if v, loaded := in.calls.LoadOrStore(k, cs); loaded {
+			return v.(*callSets)
+		}
+		in.nsets.Add(1)
+	}
+	return cs
+}
+
+// refusedSet returns the attribute set of k, made once.
+func (in *instruments) refusedSet(k setKey) []metric.AddOption {
+	if v, ok := in.refused.Load(k); ok {
+		return v.([]metric.AddOption)
+	}
+	set := attribute.NewSet(labelCode.String(k.code))
+	if k.denied {
+		set = attribute.NewSet(labelTool.String(k.tool), labelCode.String(k.code))
+	}
+	o := []metric.AddOption{metric.WithAttributeSet(set)}
+	if in.nsets.Load() < maxSets {
+		if v, loaded := in.refused.LoadOrStore(k, o); loaded {
+			return v.([]metric.AddOption)
+		}
+		in.nsets.Add(1)
+	}
 	return o
-}
-
-func (k setKey) attributes() attribute.Set {
-	switch k.kind {
-	case 'i':
-		return attribute.NewSet(labelTool.String(k.tool), labelOrigin.String(k.a), labelTenant.String(k.b))
-	case 'd':
-		return attribute.NewSet(labelTool.String(k.tool), labelCode.String(k.a))
-	case 'e':
-		return attribute.NewSet(labelCode.String(k.a))
-	case 't':
-		return attribute.NewSet(labelTool.String(k.tool), labelStage.String("total"))
-	case 'w':
-		return attribute.NewSet(labelTool.String(k.tool), labelStage.String("wait"))
-	case 'r':
-		return attribute.NewSet(labelTool.String(k.tool), labelStage.String("run"))
-	case '<':
-		return attribute.NewSet(labelDir.String("in"))
-	default:
-		return attribute.NewSet(labelDir.String("out"))
-	}
 }

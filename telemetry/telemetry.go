@@ -72,16 +72,35 @@ type Telemetry struct {
 	subject bool
 	m       *instruments
 
-	calls   sync.Map // call id → *callSpan, between a call's begin and end
+	mu      sync.Mutex
+	calls   map[string]callSpan // call id → its span, between the call's begin and end
+	spans   sync.Map            // callKey → *toolSpan, at most maxSets
+	nspans  atomic.Int64        // entries of spans
+	events  sync.Map            // tooling.Decision → trace.EventOption, at most maxSets
+	nevents atomic.Int64        // entries of events
 	stopped atomic.Bool
 	remove  func()
 }
 
-// callSpan is a call's span between its begin and end events.
+// callSpan is a call's span between its begin and end events, with the
+// attribute sets of its measurements.
 type callSpan struct {
 	span  trace.Span
 	start time.Time
+	sets  *callSets
 }
+
+// toolSpan is what the spans of one tool's calls from one origin and
+// tenant share, made once rather than for each call: their name and the
+// attributes that do not change from call to call.
+type toolSpan struct {
+	desc, source string // the tool's Description and Source it was made from
+	name         string // "execute_tool NAME"
+	attrs        trace.SpanStartOption
+}
+
+// spanKind is the kind of a call's span, an option made once.
+var spanKind = trace.WithSpanKind(trace.SpanKindInternal)
 
 // Instrument makes a span and metrics of every call r runs from now on,
 // until Close. It adds an audit hook (Registry.Audit) and a middleware
@@ -104,7 +123,7 @@ func Instrument(r *tooling.Registry, opts ...Option) (*Telemetry, error) {
 		c.mp = otel.GetMeterProvider()
 	}
 	t := &Telemetry{reg: r, content: c.content, subject: c.subject, prop: c.prop,
-		tracer: c.tp.Tracer(ScopeName)}
+		tracer: c.tp.Tracer(ScopeName), calls: map[string]callSpan{}}
 	m, err := newInstruments(c.mp.Meter(ScopeName), r)
 	if err != nil {
 		return nil, err
@@ -133,28 +152,31 @@ func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
 		return
 	}
 	if !ev.End {
-		t.begin(ctx, ev)
+		t.begin(ctx, &ev)
 		return
 	}
-	v, ok := t.calls.LoadAndDelete(ev.CallID)
+	t.mu.Lock()
+	cs, ok := t.calls[ev.CallID]
+	delete(t.calls, ev.CallID)
+	t.mu.Unlock()
 	if !ok {
 		return
 	}
-	cs := v.(*callSpan)
-	t.m.record(ctx, ev, ev.Time.Sub(cs.start))
+	t.m.record(metricContext, &ev, cs.sets, ev.Time.Sub(cs.start))
 	span := cs.span
+	at := trace.WithTimestamp(ev.Time)
 	if !span.IsRecording() {
-		span.End(trace.WithTimestamp(ev.Time))
+		span.End(at)
 		return
 	}
 	code := "ok"
 	if ev.Code != tooling.CodeOK {
 		code = string(ev.Code)
 	}
-	span.SetAttributes(AttrCode.String(code), AttrStatus.String(ev.Status),
+	span.SetAttributes(AttrToolCallID.String(ev.CallID), AttrCode.String(code), AttrStatus.String(ev.Status),
 		AttrWaitMS.Float64(ms(ev.Wait)), AttrRunMS.Float64(ms(ev.Run)))
 	for _, d := range ev.Governance {
-		span.AddEvent("governance", trace.WithTimestamp(ev.Time), trace.WithAttributes(AttrStep.String(d.Step), AttrDetail.String(d.Detail)))
+		span.AddEvent("governance", at, t.decision(d))
 		if hash, ok := strings.CutPrefix(d.Detail, "profile "); ok && d.Step == "confine" {
 			span.SetAttributes(AttrProfileHash.String(hash))
 		}
@@ -163,28 +185,82 @@ func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
 		span.SetAttributes(AttrErrorType.String(string(ev.Code)))
 		span.SetStatus(codes.Error, string(ev.Code))
 	}
-	span.End(trace.WithTimestamp(ev.Time))
+	span.End(at)
 }
 
-func (t *Telemetry) begin(ctx context.Context, ev tooling.Event) {
-	attrs := make([]attribute.KeyValue, 0, 8)
-	attrs = append(attrs, AttrOperationName.String("execute_tool"), AttrToolName.String(ev.Tool),
-		AttrToolCallID.String(ev.CallID), AttrOrigin.String(string(ev.Origin)))
-	if tool, ok := t.reg.Lookup(ev.Tool); ok {
+// metricContext is the context measurements are recorded in: one without
+// a span, so that they carry no exemplar (an exemplar per measurement
+// would cost a call more than its span), and whose values cost nothing to
+// look up.
+var metricContext = context.Background()
+
+// decision is the attributes of a governance event of d, made once for
+// each decision (up to maxSets of them; most repeat from call to call).
+func (t *Telemetry) decision(d tooling.Decision) trace.EventOption {
+	if o, ok := t.events.Load(d); ok {
+		return o.(trace.EventOption)
+	}
+	o := trace.WithAttributes(AttrStep.String(d.Step), AttrDetail.String(d.Detail))
+	if t.nevents.Load() < maxSets {
+		if _, loaded := t.events.LoadOrStore(d, o); !loaded {
+			t.nevents.Add(1)
+		}
+	}
+	return o
+}
+
+// toolSpan returns what the spans of ev's tool, origin and tenant share,
+// made when first needed and again when the tool's description or source
+// changed.
+func (t *Telemetry) toolSpan(ev *tooling.Event) *toolSpan {
+	tool, found := t.reg.Lookup(ev.Tool)
+	k := callKey{ev.Tool, string(ev.Origin), ev.Principal.Tenant}
+	if v, ok := t.spans.Load(k); ok {
+		ts := v.(*toolSpan)
+		if ts.desc == tool.Description && ts.source == tool.Source {
+			return ts
+		}
+	}
+	attrs := []attribute.KeyValue{AttrOperationName.String("execute_tool"), AttrToolName.String(ev.Tool)}
+	if found {
 		attrs = append(attrs, AttrToolType.String(toolType(tool.Source)))
 		if tool.Description != "" {
 			attrs = append(attrs, AttrToolDescription.String(tool.Description))
 		}
 	}
+	attrs = append(attrs, AttrOrigin.String(string(ev.Origin)))
 	if ev.Principal.Tenant != "" {
 		attrs = append(attrs, AttrTenant.String(ev.Principal.Tenant))
 	}
-	if t.subject && ev.Principal.Subject != "" {
-		attrs = append(attrs, AttrSubject.String(ev.Principal.Subject))
+	ts := &toolSpan{desc: tool.Description, source: tool.Source, name: "execute_tool " + ev.Tool, attrs: trace.WithAttributes(attrs...)}
+	if !found { // a name that is no tool is not kept
+		return ts
 	}
-	_, span := t.tracer.Start(ctx, "execute_tool "+ev.Tool, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithTimestamp(ev.Time), trace.WithAttributes(attrs...))
-	if _, dup := t.calls.LoadOrStore(ev.CallID, &callSpan{span: span, start: ev.Time}); dup {
+	if _, loaded := t.spans.Swap(k, ts); !loaded && t.nspans.Add(1) > maxSets {
+		t.spans.Delete(k) // many tenants: made for each call past maxSets
+		t.nspans.Add(-1)
+	}
+	return ts
+}
+
+func (t *Telemetry) begin(ctx context.Context, ev *tooling.Event) {
+	ts := t.toolSpan(ev)
+	// The call id is set with the attributes of the end, which are set
+	// anyway: one option less to make per call.
+	var span trace.Span
+	if t.subject && ev.Principal.Subject != "" {
+		_, span = t.tracer.Start(ctx, ts.name, spanKind, trace.WithTimestamp(ev.Time), ts.attrs, trace.WithAttributes(AttrSubject.String(ev.Principal.Subject)))
+	} else {
+		_, span = t.tracer.Start(ctx, ts.name, spanKind, trace.WithTimestamp(ev.Time), ts.attrs)
+	}
+	sets := t.m.callSets(ev.Tool, ev.Origin, ev.Principal.Tenant)
+	t.mu.Lock()
+	_, dup := t.calls[ev.CallID]
+	if !dup {
+		t.calls[ev.CallID] = callSpan{span: span, start: ev.Time, sets: sets}
+	}
+	t.mu.Unlock()
+	if dup {
 		// Another call in flight has this id: this one makes no span.
 		span.End()
 	}
@@ -198,11 +274,13 @@ func (t *Telemetry) middleware(next tooling.Handler) tooling.Handler {
 		if t.stopped.Load() {
 			return next(ctx, c)
 		}
-		v, ok := t.calls.Load(c.ID)
+		t.mu.Lock()
+		cs, ok := t.calls[c.ID]
+		t.mu.Unlock()
 		if !ok {
 			return next(ctx, c)
 		}
-		span := v.(*callSpan).span
+		span := cs.span
 		ctx = trace.ContextWithSpan(ctx, span)
 		if t.prop != nil {
 			ctx = tracectx.WithPropagator(ctx, t.prop)
