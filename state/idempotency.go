@@ -31,15 +31,28 @@ import (
 // When Redis does not answer within the deadline of a decision, Claim and
 // Get fail, naming Redis (the registry refuses the call with code
 // unavailable), or, with FailOpen, use this process's own records, with a
-// warning. Complete of a claim taken on Redis tries again, backing off,
-// until the claim's lease ends: an outcome Redis did not keep would let a
-// repeat of the call run again.
+// warning. Complete stores an outcome without the caller waiting for it:
+// the claim holds the key on Redis until the outcome replaces it, so a
+// repeat elsewhere waits for it, and a repeat in this process is answered
+// from memory meanwhile. It tries again, backing off, until the claim's
+// lease ends: an outcome Redis did not keep would let a repeat of the call
+// run again. Flush, before the process ends, waits for the outcomes on
+// their way.
 type Idempotency struct {
 	*Redis
 	local idempotency.Store
 
-	mu     sync.Mutex
-	claims map[string]claim // the claims this process holds on Redis, by key
+	mu      sync.Mutex
+	claims  map[string]claim    // the claims this process holds on Redis, by key
+	storing map[string]*storing // the outcomes being stored on Redis, by key
+	stores  sync.WaitGroup      // the goroutines storing them
+}
+
+// storing is an outcome on its way to Redis: done is closed once it is
+// there, or given up on.
+type storing struct {
+	rec  idempotency.Record
+	done chan struct{}
 }
 
 type claim struct {
@@ -49,7 +62,33 @@ type claim struct {
 
 // Idempotency returns the idempotency store on r's server.
 func (r *Redis) Idempotency() *Idempotency {
-	return &Idempotency{Redis: r, local: idempotency.NewMemory(), claims: map[string]claim{}}
+	return &Idempotency{Redis: r, local: idempotency.NewMemory(), claims: map[string]claim{}, storing: map[string]*storing{}}
+}
+
+// Flush waits until the outcomes Complete handed over are on Redis (or
+// given up on, their claims' leases passed), or ctx ends. Call it before a
+// process ends, so that no outcome it ran is lost; then close the client.
+func (s *Idempotency) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.stores.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stored returns a copy of the outcome of key on its way to Redis, nil
+// when there is none.
+func (s *Idempotency) stored(key string) *idempotency.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.storing[key]; st != nil {
+		rec := st.rec
+		return &rec
+	}
+	return nil
 }
 
 // Values kept under a key: a claim, "P:" token ":" digest, or an outcome,
@@ -82,8 +121,12 @@ var getScript = redis.NewScript(`return {redis.call('GET', KEYS[1]), redis.call(
 
 func (s *Idempotency) idemKey(key string) string { return s.key("idem", key) }
 
-// Claim implements idempotency.Store.
+// Claim implements idempotency.Store. A key whose outcome this process is
+// storing is answered with it, at once.
 func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
+	if rec := s.stored(key); rec != nil {
+		return rec, nil
+	}
 	var tok [12]byte
 	_, _ = rand.Read(tok[:])
 	mine := "P:" + hex.EncodeToString(tok[:]) + ":" + digest
@@ -127,16 +170,47 @@ func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.
 	}
 }
 
-// Complete implements idempotency.Store.
+// Complete implements idempotency.Store. It stores an outcome on Redis
+// without waiting: the claim stays on Redis until the outcome replaces it,
+// so a repeat on another replica waits for it, and one in this process
+// (Claim, Get) is answered with it at once. A failure to store it is told
+// to Options.Warn (or, with FailOpen, the outcome is kept in this process).
+// Flush waits for the outcomes on their way.
 func (s *Idempotency) Complete(ctx context.Context, key string, rec *idempotency.Record, ttl time.Duration) error {
 	s.mu.Lock()
 	c, onRedis := s.claims[key]
 	delete(s.claims, key)
-	s.mu.Unlock()
-	if !onRedis {
-		// A claim this process took in its own records (FailOpen), or none.
-		return s.local.Complete(ctx, key, rec, ttl)
+	if !onRedis || rec == nil {
+		s.mu.Unlock()
+		if !onRedis {
+			// A claim this process took in its own records (FailOpen), or none.
+			return s.local.Complete(ctx, key, rec, ttl)
+		}
+		return s.complete(ctx, key, c, nil, ttl)
 	}
+	st := &storing{rec: idempotency.Record{Digest: rec.Digest, Outcome: append([]byte(nil), rec.Outcome...), Expires: time.Now().Add(ttl)},
+		done: make(chan struct{})}
+	s.storing[key] = st
+	s.stores.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.stores.Done()
+		if err := s.complete(context.WithoutCancel(ctx), key, c, &st.rec, ttl); err != nil {
+			s.warn(fmt.Sprintf("state: an outcome was not kept (%v): a repeat of the call may run again", err))
+		}
+		s.mu.Lock()
+		if s.storing[key] == st {
+			delete(s.storing, key)
+		}
+		s.mu.Unlock()
+		close(st.done)
+	}()
+	return nil
+}
+
+// complete replaces the claim c of key by rec on Redis (nil: deletes it),
+// trying again, backing off, until the claim's lease ends.
+func (s *Idempotency) complete(ctx context.Context, key string, c claim, rec *idempotency.Record, ttl time.Duration) error {
 	value := ""
 	if rec != nil {
 		value = "C:" + strconv.Itoa(len(rec.Digest)) + ":" + rec.Digest + string(rec.Outcome)
@@ -169,6 +243,9 @@ func (s *Idempotency) Complete(ctx context.Context, key string, rec *idempotency
 
 // Get implements idempotency.Store.
 func (s *Idempotency) Get(ctx context.Context, key string) (*idempotency.Record, error) {
+	if rec := s.stored(key); rec != nil {
+		return rec, nil
+	}
 	var reply []any
 	err := s.call(ctx, func(ctx context.Context) (err error) {
 		reply, err = getScript.Run(ctx, s.rdb, []string{s.idemKey(key)}).Slice()

@@ -65,7 +65,12 @@ func (s *split) Claim(ctx context.Context, key, digest string, lease time.Durati
 }
 
 func (s *split) Complete(ctx context.Context, key string, rec *idempotency.Record, ttl time.Duration) error {
-	return s.a.Complete(ctx, key, rec, ttl)
+	if err := s.a.Complete(ctx, key, rec, ttl); err != nil {
+		return err
+	}
+	// The outcome is stored on Redis after Complete returns: b reads it
+	// once it is there.
+	return s.a.(*state.Idempotency).Flush(ctx)
 }
 
 func (s *split) Get(ctx context.Context, key string) (*idempotency.Record, error) {
@@ -222,4 +227,46 @@ func (m *memCounts) Add(_ context.Context, key string, n, bound int64, _ time.Ti
 	}
 	m.n[key] += n
 	return m.n[key], true, nil
+}
+
+// TestIdempotencyOutcomeStoredWithoutWaiting: Complete hands the outcome
+// over and returns; while it is on its way (here, Redis is down), this
+// process answers a repeat with it at once, and Flush waits for it. Once
+// Redis is back, the outcome is stored and another process reads it.
+func TestIdempotencyOutcomeStoredWithoutWaiting(t *testing.T) {
+	srv := startRedis(t)
+	p := prefix()
+	var warned []string
+	var mu sync.Mutex
+	a := state.NewRedis(client(t, srv), state.Options{Prefix: p, Timeout: time.Second,
+		Warn: func(m string) { mu.Lock(); warned = append(warned, m); mu.Unlock() }}).Idempotency()
+	b := state.NewRedis(client(t, srv), state.Options{Prefix: p, Timeout: time.Second}).Idempotency()
+	ctx := context.Background()
+	if rec, err := a.Claim(ctx, "k", "d1", time.Hour); rec != nil || err != nil {
+		t.Fatalf("claim: %+v, %v", rec, err)
+	}
+	srv.Stop()
+	if err := a.Complete(ctx, "k", &idempotency.Record{Digest: "d1", Outcome: []byte("out")}, time.Hour); err != nil {
+		t.Fatalf("Complete with Redis down: %v; want it handed over", err)
+	}
+	if rec, err := a.Claim(ctx, "k", "d1", time.Hour); err != nil || rec == nil || rec.Pending || string(rec.Outcome) != "out" {
+		t.Fatalf("a repeat in the process, the outcome on its way: %+v, %v; want the outcome", rec, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := a.Flush(short); err == nil {
+		t.Fatal("Flush returned with the outcome not on Redis")
+	}
+	srv.Start()
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := b.Get(ctx, "k"); err != nil || rec == nil || rec.Pending || string(rec.Outcome) != "out" {
+		t.Fatalf("the other process, once flushed: %+v, %v; want the outcome", rec, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warned) != 0 {
+		t.Errorf("warnings %q; want none: the outcome was kept", warned)
+	}
 }

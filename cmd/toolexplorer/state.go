@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -14,6 +15,7 @@ import (
 // counts of the limits and budgets, on one Redis client.
 type sharedState struct {
 	redis  *state.Redis
+	idem   *state.Idempotency
 	client *redis.Client
 }
 
@@ -27,9 +29,9 @@ func (a *app) applyState() {
 		return
 	}
 	s, client := state.OpenRedis(*r, func(msg string) { fmt.Fprintf(a.stderr, "toolexplorer: warning: %s\n", msg) })
-	a.shared = sharedState{redis: s, client: client}
+	a.shared = sharedState{redis: s, idem: s.Idempotency(), client: client}
 	a.reg.Use(s.Limits(a.reg).Middleware())
-	a.reg.SetIdempotencyStore(s.Idempotency())
+	a.reg.SetIdempotencyStore(a.shared.idem)
 }
 
 // policyOptions are where limits and budgets keep their counts: on the
@@ -51,9 +53,12 @@ func (a *app) sharedStatus() string {
 	return a.shared.redis.Status().String()
 }
 
-// closeState closes the Redis client of the shared state, if any.
+// closeState closes the Redis client of the shared state, if any, once
+// the outcomes of keyed calls on their way to Redis are there (or their
+// claims' leases, which bound the wait, have passed).
 func (a *app) closeState() {
 	if a.shared.client != nil {
+		_ = a.shared.idem.Flush(context.Background())
 		a.reg.SetIdempotencyStore(nil)
 		_ = a.shared.client.Close()
 	}

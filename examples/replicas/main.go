@@ -45,12 +45,15 @@ type response struct {
 
 // serve makes the calls of standard input, one at a time, until it ends.
 func serve(c config.Redis, writes string) int {
-	reg, rdb, err := newHost(c, writes)
+	reg, rdb, idem, err := newHost(c, writes)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replicas:", err)
 		return 2
 	}
 	defer rdb.Close()
+	// The outcomes of keyed calls reach Redis after the calls return:
+	// they are stored before the client closes.
+	defer idem.Flush(context.Background())
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	for in.Scan() {
@@ -81,7 +84,7 @@ type closer interface{ Close() error }
 
 // newHost is the registry of the replica: three tools whose rate limits,
 // idempotency records and budgets are on Redis.
-func newHost(c config.Redis, writes string) (*tooling.Registry, closer, error) {
+func newHost(c config.Redis, writes string) (*tooling.Registry, closer, *state.Idempotency, error) {
 	reg := tooling.NewRegistry()
 	reg.Register(
 		tooling.Tool{Name: "shared.limited", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Rate: tooling.Rate{PerMinute: 10, Burst: 10}},
@@ -95,14 +98,15 @@ func newHost(c config.Redis, writes string) (*tooling.Registry, closer, error) {
 	)
 	shared, rdb := state.OpenRedis(c, func(msg string) { fmt.Fprintln(os.Stderr, "replicas: warning:", msg) })
 	reg.Use(shared.Limits(reg).Middleware())
-	reg.SetIdempotencyStore(shared.Idempotency())
+	idem := shared.Idempotency()
+	reg.SetIdempotencyStore(idem)
 	budgets, err := policy.NewBudgets([]policy.Budget{{Name: "spend", Tools: []string{"shared.spend"}, Window: time.Hour, Calls: 5}},
 		policy.WithStore(shared.Counts(policy.NewMemoryStore(nil))))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	reg.Use(budgets.Middleware())
-	return reg, rdb, nil
+	return reg, rdb, idem, nil
 }
 
 // pay appends the call's id to the writes file, synced, once the file
