@@ -189,9 +189,9 @@ func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
 }
 
 // metricContext is the context measurements are recorded in: one without
-// a span, so that they carry no exemplar (an exemplar per measurement
-// would cost a call more than its span), and whose values cost nothing to
-// look up.
+// a span, so that they carry no exemplar (the SDK's default filter would
+// make one for each of a sampled call's six measurements), and whose
+// values cost nothing to look up.
 var metricContext = context.Background()
 
 // decision is the attributes of a governance event of d, made once for
