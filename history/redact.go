@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -153,7 +154,7 @@ func (r *redactor) value(ss []map[string]any, v any) bool {
 				ps = append(ps, r.resolve(p, 0)...)
 			}
 			if SecretName(k) || writeOnly(ps) {
-				if val != Redacted {
+				if val != Redacted && !onlyReference(val) {
 					r.collect(val)
 					v[k] = Redacted
 					changed = true
@@ -177,6 +178,28 @@ func (r *redactor) value(ss []map[string]any, v any) bool {
 		}
 	}
 	return changed
+}
+
+// reference is a reference to a variable of an environment, {{name}},
+// as package collection reads it.
+var reference = regexp.MustCompile(`\{\{\s*[A-Za-z0-9_.-]+\s*\}\}`)
+
+// onlyReference reports whether v is a string that holds references to
+// variables and nothing else but an authorization scheme ("{{token}}",
+// "Bearer {{token}}"): the secret is the variable's value, which is not
+// in the arguments, and the reference is kept so that the call can be
+// made again.
+func onlyReference(v any) bool {
+	s, ok := v.(string)
+	if !ok || !reference.MatchString(s) {
+		return false
+	}
+	rest := strings.TrimSpace(reference.ReplaceAllString(s, ""))
+	switch strings.ToLower(rest) {
+	case "", "bearer", "basic", "token", "digest":
+		return true
+	}
+	return false
 }
 
 // collect keeps the strings and numbers of a redacted value.

@@ -32,6 +32,9 @@ func TestRedact(t *testing.T) {
 		{"not JSON", `{"password":`, `"[redacted]"`},
 		{"writeOnly through $ref and oneOf", `{"login":{"user":"u","pass":"p"},"choice":{"code":"c"}}`,
 			`{"choice":{"code":"[redacted]"},"login":{"pass":"[redacted]","user":"u"}}`},
+		{"a reference to a variable is kept, the secret being its value", `{"token":"{{token}}","Authorization":"Bearer {{ token }}","pin":"{{pin}}"}`,
+			`{"token":"{{token}}","Authorization":"Bearer {{ token }}","pin":"{{pin}}"}`},
+		{"a secret beside a reference is not", `{"password":"hunter2{{x}}","api_key":"{{a}} {{b}} k3y"}`, `{"api_key":"[redacted]","password":"[redacted]"}`},
 		{"numbers keep their digits", `{"n":12345678901234567890,"secret":1}`, `{"n":12345678901234567890,"secret":"[redacted]"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

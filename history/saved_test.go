@@ -3,9 +3,12 @@ package history_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/history/collection"
 )
 
 func TestSavedCalls(t *testing.T) {
@@ -37,5 +40,68 @@ func TestSavedCalls(t *testing.T) {
 	must(c.Delete("alpha"))
 	if list, _ := c.List(); len(list) != 1 || list[0].Name != "zeta" {
 		t.Fatalf("after delete: %+v", list)
+	}
+}
+
+// Saved calls are filed in folders; exported, they are a collection file
+// that collection.Read reads (and collection run checks), and importing
+// one saves its calls, their expectations and references kept.
+func TestSavedCallsExportImport(t *testing.T) {
+	dir := t.TempDir()
+	c := history.OpenSaved(history.SavedFile(dir))
+	folder, name := history.SplitPath(" orders / refunds/refund one ")
+	if folder != "orders / refunds" || name != "refund one" {
+		t.Fatalf("SplitPath = %q, %q", folder, name)
+	}
+	for _, s := range []history.Saved{
+		{Name: "list", Folder: "orders", Tool: "shop.list", Args: json.RawMessage(`{"auth":"Bearer {{token}}"}`)},
+		{Name: "ping", Tool: "demo.echo", Args: json.RawMessage(`{"text":"hi"}`)},
+		{Name: "list", Folder: "users", Tool: "shop.users", Args: json.RawMessage(`{}`), IdempotencyKey: "k1"},
+	} {
+		if err := c.Save(s, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _ := c.List()
+	var paths []string
+	for _, s := range list {
+		paths = append(paths, s.Path())
+	}
+	if strings.Join(paths, ",") != "ping,orders/list,users/list" {
+		t.Fatalf("listed %q, want the top first, then folder by folder", paths)
+	}
+	if string(list[1].Args) != `{"auth":"Bearer {{token}}"}` {
+		t.Errorf("the reference was not kept: %s", list[1].Args)
+	}
+	out := filepath.Join(dir, "team", "shop.yaml")
+	if n, err := c.Export(out); err != nil || n != 3 {
+		t.Fatalf("Export = %d, %v", n, err)
+	}
+	f, err := collection.Read(out)
+	if err != nil || len(f.Calls) != 3 || f.Calls[2].Path() != "users/list" || f.Calls[2].IdempotencyKey != "k1" {
+		t.Fatalf("the export reads back as %+v, %v", f, err)
+	}
+
+	f.Calls[0].Expect = &collection.Expect{Status: "ok", JQ: []string{".text == \"hi\""}}
+	f.Calls[0].Args = json.RawMessage(`{"text":"hi","password":"p4ss"}`)
+	if err := f.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	other := history.OpenSaved(filepath.Join(t.TempDir(), "saved.json"))
+	if n, err := other.Import(out, time.Now()); err != nil || n != 3 {
+		t.Fatalf("Import = %d, %v", n, err)
+	}
+	got, _ := other.List()
+	if len(got) != 3 || got[0].Expect == nil || got[0].Expect.JQ[0] != `.text == "hi"` || string(got[0].Args) != `{"password":"[redacted]","text":"hi"}` {
+		t.Fatalf("imported %+v", got)
+	}
+	if _, err := other.Import(filepath.Join(dir, "missing.json"), time.Now()); err == nil {
+		t.Error("a missing file was imported")
+	}
+	if err := c.Delete("orders/list"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := c.List(); len(list) != 2 {
+		t.Errorf("Delete by path left %d", len(list))
 	}
 }

@@ -422,25 +422,36 @@ func (h *historyScreen) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // updateSaved handles the keys of the saved calls: enter runs one.
 func (h *historyScreen) updateSaved(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, h.keys.ExportSaved):
+		return exportSavedPrompt(h.c)
+	case key.Matches(msg, h.keys.Import):
+		return importPrompt(h.c)
+	}
 	if h.cursor < 0 || h.cursor >= len(h.saved) {
 		return nil
 	}
 	s := h.saved[h.cursor]
 	switch {
 	case key.Matches(msg, h.keys.RunSaved):
-		return openRunCmd(s.Tool, s.Args, true)
+		return againCmd(savedRecord(s), true)
 	case key.Matches(msg, h.keys.Edit):
-		return openRunCmd(s.Tool, s.Args, false)
+		return againCmd(savedRecord(s), false)
 	case key.Matches(msg, h.keys.Delete):
 		coll := h.c.saved
 		return func() tea.Msg {
-			if err := coll.Delete(s.Name); err != nil {
+			if err := coll.Delete(s.Path()); err != nil {
 				return statusMsg{text: err.Error(), isErr: true}
 			}
-			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("deleted the saved call "+strconv.Quote(s.Name), false)}
+			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("deleted the saved call "+strconv.Quote(s.Path()), false)}
 		}
 	}
 	return nil
+}
+
+// savedRecord is a saved call as a call to make again.
+func savedRecord(s history.Saved) *callRecord {
+	return &callRecord{tool: s.Tool, args: s.Args, consent: s.Consent, idemKey: s.IdempotencyKey}
 }
 
 // copy puts the selected call, formatted, on the clipboard (OSC 52) and in
@@ -614,10 +625,10 @@ func (h *historyScreen) savedView() string {
 	}
 	nameW, toolW := 4, 4
 	for _, s := range h.saved {
-		nameW, toolW = max(nameW, width(s.Name)), max(toolW, len(s.Tool))
+		nameW, toolW = max(nameW, width(s.Path())), max(toolW, len(s.Tool))
 	}
-	nameW, toolW = min(nameW, max(h.w/4, 12)), min(toolW, max(h.w/4, 12))
-	b.WriteString(st.Faint.Render(cut("  "+pad("NAME", nameW)+"  "+pad("TOOL", toolW)+"  ARGS", h.w)))
+	nameW, toolW = min(nameW, max(h.w/3, 12)), min(toolW, max(h.w/4, 12))
+	b.WriteString(st.Faint.Render(cut("  "+pad("FOLDER/NAME", nameW)+"  "+pad("TOOL", toolW)+"  ARGS", h.w)))
 	end := min(h.offset+h.rows(), len(h.saved))
 	for row := h.offset; row < end; row++ {
 		s := h.saved[row]
@@ -625,7 +636,11 @@ func (h *historyScreen) savedView() string {
 		if row == h.cursor {
 			marker = st.Cursor.Render("›") + " "
 		}
-		line := marker + pad(termtext.Line(s.Name), nameW) + "  " + pad(s.Tool, toolW) + "  "
+		name := termtext.Line(s.Name)
+		if s.Folder != "" {
+			name = st.Subtle.Render(termtext.Line(s.Folder)+"/") + name
+		}
+		line := marker + pad(name, nameW) + "  " + pad(s.Tool, toolW) + "  "
 		line += st.Subtle.Render(cut(termtext.Line(string(s.Args)), max(h.w-width(line), 0)))
 		b.WriteByte('\n')
 		b.WriteString(line)
@@ -681,16 +696,61 @@ func saveCallPrompt(c *common, rec *callRecord) tea.Cmd {
 		schema = t.Input
 	}
 	now := c.now()
-	return promptCmd("Save this call of "+tool+" as", tool, func(name string) tea.Cmd {
-		if strings.TrimSpace(name) == "" {
+	s := history.Saved{Tool: tool, Args: args, Consent: rec.consent, IdempotencyKey: rec.idemKey, Time: now}
+	return promptCmd("Save this call of "+tool+" as (folder/name files it in a folder)", tool, func(path string) tea.Cmd {
+		s.Folder, s.Name = history.SplitPath(path)
+		if s.Name == "" {
 			return statusCmd("not saved: a saved call needs a name", true)
 		}
 		return func() tea.Msg {
-			s := history.Saved{Name: name, Tool: tool, Args: args, Time: now}
 			if err := coll.Save(s, schema); err != nil {
 				return statusMsg{text: err.Error(), isErr: true}
 			}
-			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("saved as "+strconv.Quote(strings.TrimSpace(name))+" (H, then tab, lists the saved calls)", false)}
+			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("saved as "+strconv.Quote(s.Path())+" (H, then tab, lists the saved calls)", false)}
+		}
+	})
+}
+
+// exportSavedPrompt asks for a file and writes the saved calls to it as a
+// collection file (YAML by a .yaml or .yml name, else JSON), which a team
+// keeps in its repository and checks with collection run.
+func exportSavedPrompt(c *common) tea.Cmd {
+	if c.saved == nil {
+		return statusCmd("saved calls are off", true)
+	}
+	coll := c.saved
+	return promptCmd("Export the saved calls as a collection file (.json, .yaml)", "collection.json", func(path string) tea.Cmd {
+		path = strings.TrimSpace(path)
+		if path == "" {
+			return statusCmd("not exported: no file named", true)
+		}
+		return func() tea.Msg {
+			n, err := coll.Export(path)
+			if err != nil {
+				return statusMsg{text: err.Error(), isErr: true}
+			}
+			return statusMsg{text: "exported " + plural(n, "saved call") + " to " + path + " (toolexplorer collection run " + path + " checks them)"}
+		}
+	})
+}
+
+// importPrompt asks for a collection file and saves its calls.
+func importPrompt(c *common) tea.Cmd {
+	if c.saved == nil {
+		return statusCmd("saved calls are off", true)
+	}
+	coll, now := c.saved, c.now()
+	return promptCmd("Import the calls of the collection file", "collection.json", func(path string) tea.Cmd {
+		path = strings.TrimSpace(path)
+		if path == "" {
+			return statusCmd("not imported: no file named", true)
+		}
+		return func() tea.Msg {
+			n, err := coll.Import(path, now)
+			if err != nil {
+				return statusMsg{text: err.Error(), isErr: true}
+			}
+			return tea.BatchMsg{msgCmd(savedChangedMsg{}), statusCmd("imported "+plural(n, "call")+" from "+path, false)}
 		}
 	})
 }

@@ -249,6 +249,7 @@ type runKeys struct {
 	Left       key.Binding // back from the result, as esc
 	IdemKey    key.Binding // on for a tool that takes idempotency keys
 	Preflight  key.Binding
+	SaveForm   key.Binding // saves the arguments being edited
 	out        viewer.Keys // the result's output viewer
 	phase      runPhase
 	editor     argsEditor
@@ -271,6 +272,7 @@ func newRunKeys(g *globalKeys) runKeys {
 		Left:       bind([]string{"h", "left"}, "h/←", "back to the arguments"),
 		IdemKey:    bind([]string{"ctrl+g"}, "ctrl+g", "idempotency key (tools that take keys)"),
 		Preflight:  bind([]string{"ctrl+l"}, "ctrl+l", "preflight steps shown/hidden"),
+		SaveForm:   bind([]string{"alt+s"}, "alt+s", "save the call as edited (folder/name files it)"),
 		out:        viewer.DefaultKeys(),
 	}
 }
@@ -320,7 +322,7 @@ func (k runKeys) FullHelp() [][]key.Binding {
 	if k.editor != nil {
 		cols = k.editor.KeyMap().FullHelp()
 	}
-	return append(cols, []key.Binding{k.IdemKey, k.Preflight, k.back()})
+	return append(cols, []key.Binding{k.IdemKey, k.Preflight, k.SaveForm, k.back()})
 }
 
 // historyKeys are the keys of the call history and of its saved calls
@@ -342,6 +344,8 @@ type historyKeys struct {
 	Diff        key.Binding
 	RunSaved    key.Binding
 	Delete      key.Binding
+	ExportSaved key.Binding
+	Import      key.Binding
 	Ledger      key.Binding
 	Back        key.Binding
 	tab         int
@@ -368,6 +372,8 @@ func newHistoryKeys(g *globalKeys) historyKeys {
 		Diff:        bind([]string{"D"}, "D", "compare two calls (D on each)"),
 		RunSaved:    bind([]string{"enter", "r"}, "enter/r", "run the saved call"),
 		Delete:      bind([]string{"d"}, "d", "delete the saved call"),
+		ExportSaved: bind([]string{"x"}, "x", "export the saved calls as a collection file"),
+		Import:      bind([]string{"i"}, "i", "import a collection file"),
 		Ledger:      bind([]string{"L"}, "L", "the call's record in the ledger"),
 		Back:        bind([]string{"esc"}, "esc", "back (clears the search first)"),
 	}
@@ -378,7 +384,8 @@ func (k historyKeys) ShortHelp() []key.Binding {
 	case k.searching:
 		return []key.Binding{k.AcceptQuery, k.ClearQuery}
 	case k.tab == tabSaved:
-		return []key.Binding{short(k.RunSaved, "run"), short(k.Edit, "edit"), short(k.Delete, "delete"), short(k.Tab, "history"), short(k.Back, "back")}
+		return []key.Binding{short(k.RunSaved, "run"), short(k.Edit, "edit"), short(k.Delete, "delete"), short(k.ExportSaved, "export"),
+			short(k.Import, "import"), short(k.Tab, "history"), short(k.Back, "back")}
 	}
 	return []key.Binding{short(k.Open, "open"), k.Rerun, short(k.Edit, "edit"), short(k.Search, "search"), short(k.Save, "save"),
 		short(k.Tab, "saved"), short(k.Ledger, "ledger"), k.g.short(helpKey, "more")}
@@ -386,7 +393,7 @@ func (k historyKeys) ShortHelp() []key.Binding {
 
 func (k historyKeys) FullHelp() [][]key.Binding {
 	if k.tab == tabSaved {
-		return [][]key.Binding{k.navKeys.column(), {k.RunSaved, k.Edit, k.Delete, k.Tab, k.Back}}
+		return [][]key.Binding{k.navKeys.column(), {k.RunSaved, k.Edit, k.Delete, k.ExportSaved, k.Import, k.Tab, k.Back}}
 	}
 	return [][]key.Binding{k.navKeys.column(), {k.Open, k.Rerun, k.Edit, k.Search, k.Save, k.Export, k.Tab, k.Back}, {k.CopyCLI, k.CopyGo, k.CopyMCP, k.Diff, k.Ledger}}
 }

@@ -282,6 +282,13 @@ func (r *runScreen) updateEditing(msg tea.KeyPressMsg) tea.Cmd {
 			return backCmd
 		case key.Matches(msg, r.keys.IdemKey) && r.takesKeys():
 			return r.idem.Focus()
+		case key.Matches(msg, r.keys.SaveForm):
+			args, err := r.editor.Value()
+			if err != nil {
+				r.errMsg = "not saved: " + err.Error()
+				return nil
+			}
+			return saveCallPrompt(r.c, &callRecord{tool: r.tool.Name, args: compactJSON(args), idemKey: r.idemKey()})
 		case key.Matches(msg, r.keys.Preflight):
 			r.pre.toggled = !r.pre.toggled
 			r.sizeEditor()
@@ -313,7 +320,11 @@ func (r *runScreen) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Again):
 		return r.start(r.args, false)
 	case key.Matches(msg, k.Save):
-		return saveCallPrompt(r.c, &callRecord{tool: r.tool.Name, args: compactJSON(r.args)})
+		rec := &callRecord{tool: r.tool.Name, args: compactJSON(r.args)}
+		if made := r.c.record(r.seq); made != nil {
+			rec = made
+		}
+		return saveCallPrompt(r.c, rec)
 	case key.Matches(msg, k.Back, k.Left):
 		r.phase = phaseEditing
 		return r.changed()

@@ -202,7 +202,7 @@ func (a *app) listSaved(asJSON bool) int {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTOOL\tARGS")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(s.Name), s.Tool, termtext.Line(string(s.Args)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(s.Path()), s.Tool, termtext.Line(string(s.Args)))
 	}
 	if err := tw.Flush(); err != nil {
 		a.errorf("cannot write output: %v", err)
