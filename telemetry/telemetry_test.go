@@ -361,3 +361,43 @@ func TestStateChangesMakeNoSpan(t *testing.T) {
 		t.Fatalf("a change of state was counted: %v", got)
 	}
 }
+
+// A call's span name and attributes are made once per tool, origin and
+// tenant and kept: a tool replaced by one with another description and
+// source gets spans that say so, and a second origin and tenant get their
+// own.
+func TestKeptSpanAttributesFollowTheTool(t *testing.T) {
+	f := newFixture(t)
+	call := func(o tooling.Origin, tenant string) map[attribute.Key]attribute.Value {
+		t.Helper()
+		if _, err := f.reg.Execute(context.Background(), "text.fail", nil, tooling.WithOrigin(o),
+			tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: tenant})); err == nil {
+			t.Fatal("text.fail succeeded")
+		}
+		ended := f.spans.Ended()
+		return attrs(ended[len(ended)-1])
+	}
+	check := func(a map[attribute.Key]attribute.Value, want map[attribute.Key]string) {
+		t.Helper()
+		for k, v := range want {
+			if a[k].AsString() != v {
+				t.Errorf("%s = %q, want %q", k, a[k].AsString(), v)
+			}
+		}
+	}
+	check(call(tooling.OriginApp, "acme"), map[attribute.Key]string{telemetry.AttrToolType: "function", telemetry.AttrToolDescription: "",
+		telemetry.AttrOrigin: "app", telemetry.AttrTenant: "acme"})
+	check(call(tooling.OriginLLM, "globex"), map[attribute.Key]string{telemetry.AttrOrigin: "llm", telemetry.AttrTenant: "globex"})
+	if err := f.reg.Replace([]string{"text.fail"}, []tooling.Tool{{Name: "text.fail", Description: "Fails, from a file.", Source: "file:tools.yaml",
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run:  func(context.Context, tooling.Call) (any, error) { return nil, errors.New("no luck") }}}); err != nil {
+		t.Fatal(err)
+	}
+	check(call(tooling.OriginApp, "acme"), map[attribute.Key]string{telemetry.AttrToolType: "extension", telemetry.AttrToolDescription: "Fails, from a file.",
+		telemetry.AttrOrigin: "app", telemetry.AttrTenant: "acme"})
+	a := call(tooling.OriginApp, "")
+	check(a, map[attribute.Key]string{telemetry.AttrOrigin: "app", telemetry.AttrToolType: "extension"})
+	if _, ok := a[telemetry.AttrTenant]; ok {
+		t.Error("a call without a tenant has one on its span")
+	}
+}
