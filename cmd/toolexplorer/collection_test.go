@@ -158,3 +158,25 @@ func TestRunEnv(t *testing.T) {
 		t.Errorf("an unknown variable:\n%s", o)
 	}
 }
+
+// TestREADMECollections runs the collection of the README's "Variables and
+// collections" with its config: every call comes to what it expects in
+// environment dev; in prod, whose greeting differs, the greeting misses.
+func TestREADMECollections(t *testing.T) {
+	blocks := readmeSection(t, "Variables and collections")
+	cfg := writeFile(t, "toolexplorer.json", blocks["json"])
+	smoke := writeFile(t, "smoke.yaml", blocks["yaml"])
+	if !strings.Contains(blocks["sh"], "collection run smoke.yaml --env dev --config toolexplorer.json") {
+		t.Fatalf("the README's command changed:\n%s", blocks["sh"])
+	}
+	t.Setenv("DEV_TOKEN", "dev-token-value")
+	if o := cli(t, "", "collection", "run", smoke, "--env", "dev", "--config", cfg); o.code != exitOK || !strings.Contains(o.stdout, "2 calls: 2 passed, 0 failed") {
+		t.Fatalf("the README's collection in dev:\n%s", o)
+	}
+	if o := cli(t, "", "collection", "run", smoke, "--env", "prod", "--config", cfg); o.code != exitFailed || !strings.Contains(o.stdout, `✗ smoke/greet`) {
+		t.Fatalf("the README's collection in prod:\n%s", o)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"{{greeting}}"}`, "--env", "dev", "--config", cfg); o.code != exitOK || !strings.Contains(o.stdout, `"text": "hello"`) {
+		t.Fatalf("run --env dev:\n%s", o)
+	}
+}
