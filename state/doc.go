@@ -7,10 +7,11 @@
 //     buckets decided by one Lua script per call
 //     (github.com/go-redis/redis_rate), with the time to retry from Redis;
 //     a middleware (tooling.Registry.Use).
-//   - Idempotency: a idempotency.Store: a claim is SET NX with the
-//     lease as its time to live, the outcome replaces it by a
-//     compare-and-set script, and a repeat polls, backing off, until it is
-//     there.
+//   - Idempotency: an idempotency.Store (tooling/idempotency): a claim
+//     is SET NX with the lease as its time to live, taking the token of
+//     the tool's shared rate in the same script when Limits decides it;
+//     the outcome replaces the claim by a compare-and-set script after the
+//     call returns, and a repeat polls, backing off, until it is there.
 //   - Counts: the store of the principals' limits and budgets
 //     (policy.Store and policy.BatchStore): all the limits of a call in one
 //     script, all its budgets in another, keyed by tenant.

@@ -10,6 +10,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/toolexplorer/toolexplorer/internal/claimrate"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -37,8 +38,16 @@ func (r *Redis) Limits(reg *tooling.Registry) *Limits {
 // Middleware takes each call's token from its tool's bucket on Redis. A
 // call that is only explained (Registry.Explain) takes none: the bucket is
 // read on Redis by a script that writes nothing.
+//
+// The token of a call with an idempotency key is taken with its claim, in
+// the same script, when the registry's idempotency store is this Redis's
+// (Redis.Idempotency), so that such a call makes one round trip before it
+// runs, not two; a call whose key replays an outcome takes no token. Such
+// a token is taken before any middleware decides, so a call a middleware
+// before this one refuses (a budget) has spent it.
 func (l *Limits) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
+		l.rated.Store(l.reg, l) // the chain of l.reg holds it
 		dryrun.Declare(next)
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			if dryrun.Declaring(ctx) {
@@ -52,6 +61,15 @@ func (l *Limits) Middleware() tooling.Middleware {
 			if dryrun.Is(ctx) {
 				return l.explain(ctx, next, c, pol.Rate, limit)
 			}
+			if n := claimrate.From(ctx); n != nil && n.Registry == any(l.reg) && n.Tool == c.Tool {
+				if allowed, remaining, retry, ok := n.Take(); ok {
+					if !allowed {
+						return l.limited(c, pol.Rate, retry)
+					}
+					c.Decide("shared rate", fmt.Sprintf("token of bucket %q on %s, %d left (taken with the idempotency key's claim)", pol.Rate.Key, l.addr, remaining))
+					return next(ctx, c)
+				}
+			}
 			var res *redis_rate.Result
 			err = l.call(ctx, func(ctx context.Context) (err error) {
 				res, err = l.lim.Allow(ctx, l.prefix+":"+pol.Rate.Key, limit)
@@ -61,16 +79,24 @@ func (l *Limits) Middleware() tooling.Middleware {
 				return l.failure(ctx, next, c, err)
 			}
 			if res.Allowed == 0 {
-				msg := fmt.Sprintf("%s is limited to %s across replicas (bucket %q on %s): retry in %v",
-					c.Tool, rateString(pol.Rate), pol.Rate.Key, l.addr, res.RetryAfter.Round(time.Millisecond))
-				return &tooling.Result{Code: tooling.CodeRateLimited, Message: msg, RetryAfter: res.RetryAfter},
-					&tooling.Error{Code: tooling.CodeRateLimited, Tool: c.Tool, Message: msg}
+				return l.limited(c, pol.Rate, res.RetryAfter)
 			}
 			c.Decide("shared rate", fmt.Sprintf("token of bucket %q on %s, %d left", pol.Rate.Key, l.addr, res.Remaining))
 			return next(ctx, c)
 		}
 	}
 }
+
+// limited refuses c: the bucket of rate has no token for retry.
+func (l *Limits) limited(c *tooling.Call, rate tooling.Rate, retry time.Duration) (*tooling.Result, error) {
+	msg := fmt.Sprintf("%s is limited to %s across replicas (bucket %q on %s): retry in %v",
+		c.Tool, rateString(rate), rate.Key, l.addr, retry.Round(time.Millisecond))
+	return &tooling.Result{Code: tooling.CodeRateLimited, Message: msg, RetryAfter: retry},
+		&tooling.Error{Code: tooling.CodeRateLimited, Tool: c.Tool, Message: msg}
+}
+
+// rateKey is the key of rate's bucket on Redis, as redis_rate names it.
+func (l *Limits) rateKey(rate tooling.Rate) string { return "rate:" + l.prefix + ":" + rate.Key }
 
 // peekRateScript reads the GCRA bucket KEYS[1] of redis_rate's allowN
 // (ARGV: burst, rate, period in seconds) without taking a token: it
@@ -96,7 +122,7 @@ return {1, tostring((now - tat + burst_offset) / emission_interval)}
 func (l *Limits) explain(ctx context.Context, next tooling.Handler, c *tooling.Call, rate tooling.Rate, limit redis_rate.Limit) (*tooling.Result, error) {
 	var reply []any
 	err := l.call(ctx, func(ctx context.Context) (err error) {
-		reply, err = peekRateScript.Run(ctx, l.rdb, []string{"rate:" + l.prefix + ":" + rate.Key},
+		reply, err = peekRateScript.Run(ctx, l.rdb, []string{l.rateKey(rate)},
 			limit.Burst, limit.Rate, limit.Period.Seconds()).Slice()
 		return err
 	})

@@ -51,6 +51,13 @@ type Redis struct {
 	open    bool
 	warn    func(string)
 
+	// rated holds, by registry (*tooling.Registry), the Limits whose
+	// middleware decides its tools' shared rates: a keyed call's claim
+	// takes its token too (Idempotency.Claim). Not on a cluster, where the
+	// claim and the bucket may be on two nodes.
+	rated   sync.Map
+	cluster bool
+
 	decided, failed atomic.Int64
 	mu              sync.Mutex
 	lastErr         string
@@ -75,7 +82,8 @@ func NewRedis(rdb redis.UniversalClient, o Options) *Redis {
 	if c, ok := rdb.(*redis.Client); ok {
 		addr = "Redis at " + c.Options().Addr
 	}
-	return &Redis{rdb: rdb, addr: addr, prefix: o.Prefix, timeout: o.Timeout, open: o.FailOpen, warn: o.Warn, healthy: true}
+	_, cluster := rdb.(*redis.ClusterClient)
+	return &Redis{rdb: rdb, addr: addr, prefix: o.Prefix, timeout: o.Timeout, open: o.FailOpen, warn: o.Warn, healthy: true, cluster: cluster}
 }
 
 // NewClient returns a Redis client for c whose commands honour their

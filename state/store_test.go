@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy/storetest"
 	"github.com/toolexplorer/toolexplorer/state"
+	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
@@ -269,4 +271,97 @@ func TestIdempotencyOutcomeStoredWithoutWaiting(t *testing.T) {
 	if len(warned) != 0 {
 		t.Errorf("warnings %q; want none: the outcome was kept", warned)
 	}
+}
+
+// roundTrips counts the commands a client sends, one round trip each.
+type roundTrips struct{ n atomic.Int64 }
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// TestKeyedCallOneRoundTripBeforeItRuns: a call with an idempotency key
+// to a tool whose rate is shared on Redis makes one round trip before its
+// tool runs (the claim and the token in one script), where it made two,
+// and returns without waiting for its outcome to be stored (three before).
+// A repeat that replays takes no token; a call the bucket has no token
+// for is refused rate_limited and leaves its key unclaimed.
+func TestKeyedCallOneRoundTripBeforeItRuns(t *testing.T) {
+	srv := startRedis(t)
+	rdb := client(t, srv)
+	trips := &roundTrips{}
+	rdb.AddHook(trips)
+	shared := state.NewRedis(rdb, state.Options{Prefix: prefix(), Timeout: 5 * time.Second})
+	reg := tooling.NewRegistry()
+	var before atomic.Int64
+	if err := reg.Add(tooling.Tool{Name: "t.pay", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, IdempotencyKeys: true,
+		Rate: tooling.Rate{PerMinute: 1, Burst: 3}},
+		Run: func(context.Context, tooling.Call) (any, error) { before.Store(trips.n.Load()); return "paid", nil }}); err != nil {
+		t.Fatal(err)
+	}
+	reg.Use(shared.Limits(reg).Middleware())
+	idem := shared.Idempotency()
+	reg.SetIdempotencyStore(idem)
+	ctx := context.Background()
+	pay := func(key string) (*tooling.Result, int64, int64) {
+		t.Helper()
+		start := trips.n.Load()
+		before.Store(-1)
+		res, _ := reg.Execute(ctx, "t.pay", nil, tooling.WithIdempotencyKey(key))
+		returned := trips.n.Load()
+		if err := idem.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		b := before.Load()
+		if b >= 0 {
+			b -= start
+		}
+		return res, b, returned - start
+	}
+	// The scripts are loaded on the server by the first calls (a NOSCRIPT
+	// answer, then EVAL): count from the second.
+	if res, _, _ := pay("warm"); res.Code != tooling.CodeOK {
+		t.Fatalf("first call: %s %s", res.Code, res.Message)
+	}
+	res, beforeRun, byReturn := pay("k1")
+	if res.Code != tooling.CodeOK || beforeRun != 1 || byReturn > 2 || !strings.Contains(decisionOf(res, "shared rate"), "taken with the idempotency key's claim") {
+		t.Fatalf("keyed call: %s %q, %d round trips before the run, %d by its return; want ok, 1 before the run, the outcome not waited for; governance %+v",
+			res.Code, res.Message, beforeRun, byReturn, res.Governance)
+	}
+	// A replay takes no token: the third token is still there for k2.
+	if res, _, _ := pay("k1"); !res.Replayed {
+		t.Fatalf("repeat: %+v", res)
+	}
+	if res, _, _ := pay("k2"); res.Code != tooling.CodeOK || res.Replayed {
+		t.Fatalf("third key, the third token: %s %q", res.Code, res.Message)
+	}
+	res, beforeRun, _ = pay("k3")
+	if res.Code != tooling.CodeRateLimited || res.RetryAfter <= 0 || beforeRun >= 0 {
+		t.Fatalf("fourth key, no token: %s %q (retry %v, ran %v); want rate_limited, not run", res.Code, res.Message, res.RetryAfter, beforeRun >= 0)
+	}
+	for _, k := range rdb.Keys(ctx, "*:idem:*").Val() {
+		if v := rdb.Get(ctx, k).Val(); strings.HasPrefix(v, "P:") {
+			t.Errorf("%s is left claimed (%q) after a refused call", k, v)
+		}
+	}
+}
+
+// decisionOf is the detail of the first decision of step in res.
+func decisionOf(res *tooling.Result, step string) string {
+	for _, d := range res.Governance {
+		if d.Step == step {
+			return d.Detail
+		}
+	}
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/claimrate"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
@@ -262,6 +263,9 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 				return
 			}
 		} else {
+			// A store that also decides the shared rate of the tool may
+			// take its token with the claim (internal/claimrate).
+			ctx = claimrate.With(ctx, &claimrate.Note{Registry: r, Tool: e.tool.Name})
 			if !r.claim(ctx, res, k, pol) {
 				return
 			}
