@@ -2,12 +2,14 @@ package telemetry_test
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	mnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -28,7 +30,11 @@ import (
 // instrumented with no-op providers (noop: the instrumentation's own
 // work), with the SDK's tracer and a no-op meter (trace), with a no-op
 // tracer and the SDK's meter (metric), and with both (both, as
-// ExecuteTelemetryPaired's on).
+// ExecuteTelemetryPaired's on). The last, hand, is the peer a host would
+// write instead: its own span of the same name, attributes and events
+// (one per governance decision) around Execute and the same measurements, on the same SDK providers, with its
+// attribute sets made once; both/hand is what the package costs on top of
+// the SDK's own work.
 func BenchmarkExecuteTelemetryParts(b *testing.B) {
 	newReg := func() *tooling.Registry {
 		reg := tooling.NewRegistry()
@@ -59,31 +65,78 @@ func BenchmarkExecuteTelemetryParts(b *testing.B) {
 	}
 	hook := newReg()
 	hook.Audit(func(context.Context, tooling.Event) {})
-	regs := []*tooling.Registry{off, hook, noop, tr, me, both}
-	names := []string{"off", "hook", "noop", "trace", "metric", "both"}
 	args := json.RawMessage(`{"n":7}`)
+	calls := []func(context.Context) error{}
+	for _, r := range []*tooling.Registry{off, hook, noop, tr, me, both} {
+		calls = append(calls, func(ctx context.Context) error { _, err := r.Execute(ctx, "bench.work", args); return err })
+	}
+	calls = append(calls, handInstrumented(b, newReg(), tp, mp, args))
+	names := []string{"off", "hook", "noop", "trace", "metric", "both", "hand"}
 	ctx := context.Background()
-	ts := make([][]time.Duration, len(regs))
+	ts := make([][]time.Duration, len(calls))
 	round := 0
 	for b.Loop() {
 		round++
-		for j := range regs {
-			i := (j + round) % len(regs)
-			r := regs[i]
+		for j := range calls {
+			i := (j + round) % len(calls)
 			start := time.Now()
-			if _, err := r.Execute(ctx, "bench.work", args); err != nil {
+			if err := calls[i](ctx); err != nil {
 				b.Fatal(err)
 			}
 			ts[i] = append(ts[i], time.Since(start))
 		}
 	}
-	var m0 float64
-	for i := range regs {
+	med := make([]float64, len(calls))
+	for i := range calls {
 		slices.Sort(ts[i])
-		m := float64(ts[i][len(ts[i])/2])
-		if i == 0 {
-			m0 = m
+		med[i] = float64(ts[i][len(ts[i])/2])
+		b.ReportMetric(med[i]/med[0], names[i])
+	}
+	b.ReportMetric(med[5]/med[6], "both/hand")
+}
+
+// handInstrumented is a call of reg's bench.work as a host would
+// instrument it by hand on tp and mp: a span named and attributed as the
+// package names and attributes it, and the package's measurements
+// (invocations, latency end to end, waiting and running, bytes in and
+// out), their attribute sets made once, recorded without the span's
+// context (no exemplars), as the package records them.
+func handInstrumented(b *testing.B, reg *tooling.Registry, tp trace.TracerProvider, mp metric.MeterProvider, args json.RawMessage) func(context.Context) error {
+	tracer := tp.Tracer("hand")
+	meter := mp.Meter("hand")
+	inv, err1 := meter.Int64Counter(telemetry.MetricInvocations)
+	lat, err2 := meter.Float64Histogram(telemetry.MetricLatency, metric.WithUnit("s"))
+	bytes, err3 := meter.Int64Counter(telemetry.MetricBudgetBytes)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		b.Fatal(err)
+	}
+	tool := attribute.NewSet(attribute.String("tool", "bench.work"), attribute.String("origin", "app"))
+	phase := func(p string) metric.MeasurementOption {
+		return metric.WithAttributeSet(attribute.NewSet(attribute.String("tool", "bench.work"), attribute.String("phase", p)))
+	}
+	total, wait, run := phase("total"), phase("wait"), phase("run")
+	in := metric.WithAttributeSet(attribute.NewSet(attribute.String("dir", "in")))
+	out := metric.WithAttributeSet(attribute.NewSet(attribute.String("dir", "out")))
+	start := trace.WithAttributes(telemetry.AttrOperationName.String("execute_tool"), telemetry.AttrToolName.String("bench.work"),
+		telemetry.AttrToolType.String("function"), telemetry.AttrOrigin.String("app"))
+	kind := trace.WithSpanKind(trace.SpanKindInternal)
+	return func(ctx context.Context) error {
+		begin := time.Now()
+		ctx, span := tracer.Start(ctx, "execute_tool bench.work", kind, start)
+		res, err := reg.Execute(ctx, "bench.work", args)
+		for _, d := range res.Governance {
+			span.AddEvent("governance", trace.WithAttributes(telemetry.AttrStep.String(d.Step), telemetry.AttrDetail.String(d.Detail)))
 		}
-		b.ReportMetric(m/m0, names[i])
+		span.SetAttributes(telemetry.AttrToolCallID.String(res.CallID), telemetry.AttrCode.String(string(res.Code)), telemetry.AttrStatus.String(res.Status),
+			telemetry.AttrWaitMS.Float64(float64(res.Wait)/1e6), telemetry.AttrRunMS.Float64(float64(res.Run)/1e6))
+		span.End()
+		ctx = context.Background() // as the package does: no exemplars
+		inv.Add(ctx, 1, metric.WithAttributeSet(tool))
+		lat.Record(ctx, time.Since(begin).Seconds(), total)
+		lat.Record(ctx, res.Wait.Seconds(), wait)
+		lat.Record(ctx, res.Run.Seconds(), run)
+		bytes.Add(ctx, int64(len(args)), in)
+		bytes.Add(ctx, int64(len(res.Output)), out)
+		return err
 	}
 }
