@@ -2,9 +2,9 @@ package telemetry_test
 
 import (
 	"context"
-	"errors"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 	"time"
