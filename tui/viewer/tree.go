@@ -325,7 +325,12 @@ func textOf(s string) string {
 	if strings.IndexByte(s, 0x1b) >= 0 || strings.Contains(s, "\u009b") {
 		s = ansi.Strip(s)
 	}
-	return termtext.String(textCleaner.Replace(s))
+	// The replacer copies its input twice and looks each byte up, matches
+	// or not: a 1 MB string without a tab or a CR LF is left alone.
+	if strings.Contains(s, "\r\n") || strings.IndexByte(s, '\t') >= 0 {
+		s = textCleaner.Replace(s)
+	}
+	return termtext.String(s)
 }
 
 // textLines is string line i split into its lines, kept for the next
