@@ -454,6 +454,19 @@ func (l *listScreen) available(it *toolItem) bool {
 	return !ok || !st.checked || st.code == ""
 }
 
+// facetLine is the line of the list's facets, under the filter's.
+const facetLine = 1
+
+// facetLabels are the facets as the list shows them, with their keys:
+// "1 available".
+func facetLabels() []string {
+	out := make([]string, numFacets)
+	for i, name := range facetNames {
+		out[i] = fmt.Sprintf("%d %s", i+1, name)
+	}
+	return out
+}
+
 // rows is the number of tool rows that fit.
 func (l *listScreen) rows() int { return max(l.h-l.headerLines(), 1) }
 
@@ -531,10 +544,9 @@ func (l *listScreen) View() string {
 	b.WriteString(pad(filter, max(l.w-countW-1, 0)) + " " + count)
 	b.WriteByte('\n')
 
-	// The facets.
+	// The facets, on line facetLine.
 	var facets []string
-	for i, name := range facetNames {
-		label := fmt.Sprintf("%d %s", i+1, name)
+	for i, label := range facetLabels() {
 		if l.facets[i] {
 			facets = append(facets, st.FacetOn.Render(label))
 		} else {

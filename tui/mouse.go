@@ -75,8 +75,16 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 }
 
 // click on the list selects the row, or opens the tool when it is the
-// selected one.
-func (l *listScreen) click(_, y int) tea.Cmd {
+// selected one; on a facet, it turns the facet on or off, as its number
+// key does.
+func (l *listScreen) click(x, y int) tea.Cmd {
+	if y == facetLine {
+		if i := labelAt(l.View(), x, y, facetLabels()); i >= 0 {
+			l.facets[i] = !l.facets[i]
+			l.apply()
+		}
+		return nil
+	}
 	row := y - l.headerLines() + l.offset
 	if y < l.headerLines() || row < l.offset || row >= min(l.offset+l.rows(), len(l.shown)) {
 		return nil

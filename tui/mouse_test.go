@@ -68,3 +68,30 @@ func TestClicks(t *testing.T) {
 		t.Fatalf("a click on Consent: %s", res.Code)
 	}
 }
+
+// TestClickFacets: a click on a facet of the list turns it on, as its
+// number key does, and a second click turns it off; a click beside the
+// facets changes nothing.
+func TestClickFacets(t *testing.T) {
+	h := newHarness(t, newTestRegistry(t), 120, 30)
+	all := len(h.m.list.shown)
+	y, x := lineOf(h, "3 read-only")
+	h.send(leftClick(x+2, y))
+	if !h.m.list.facets[facetReadOnly] || len(h.m.list.shown) >= all {
+		t.Fatalf("the click on read-only: facets %v, %d of %d tools shown", h.m.list.facets, len(h.m.list.shown), all)
+	}
+	for _, i := range h.m.list.shown {
+		if !h.m.list.items[i].readOnly {
+			t.Errorf("%s is shown with the read-only facet on", h.m.list.items[i].tool.Name)
+		}
+	}
+	h.send(leftClick(x, y))
+	if h.m.list.facets[facetReadOnly] || len(h.m.list.shown) != all {
+		t.Fatalf("a second click leaves facets %v, %d of %d tools", h.m.list.facets, len(h.m.list.shown), all)
+	}
+	y, x = lineOf(h, "6 confined")
+	h.send(leftClick(x+len("6 confined")+3, y))
+	if h.m.list.facets != [numFacets]bool{} {
+		t.Fatalf("a click beside the facets turned on %v", h.m.list.facets)
+	}
+}
