@@ -29,6 +29,10 @@ type Keys struct {
 	SortPrev key.Binding
 	Reverse  key.Binding
 	JQ       key.Binding
+	// ColumnsLeft and ColumnsRight scroll a table too wide for the screen
+	// by a column.
+	ColumnsLeft  key.Binding
+	ColumnsRight key.Binding
 }
 
 func bind(keys []string, helpKey, desc string) key.Binding {
@@ -38,26 +42,28 @@ func bind(keys []string, helpKey, desc string) key.Binding {
 // DefaultKeys are the viewer's keys before the config rebinds any.
 func DefaultKeys() Keys {
 	return Keys{
-		Up:       bind([]string{"up", "k"}, "↑/k", "up"),
-		Down:     bind([]string{"down", "j"}, "↓/j", "down"),
-		Top:      bind([]string{"g", "home"}, "g/home", "top"),
-		Bottom:   bind([]string{"G", "end"}, "G/end", "bottom"),
-		PageUp:   bind([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown: bind([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"), // space folds here
-		Fold:     bind([]string{"enter", "space"}, "space/enter", "fold or unfold"),
-		FoldAll:  bind([]string{"z"}, "z", "fold all / unfold all"),
-		Text:     bind([]string{"t"}, "t", "strings as text / as JSON"),
-		Search:   bind([]string{"/"}, "/", "search"),
-		Next:     bind([]string{"n"}, "n", "next match"),
-		Prev:     bind([]string{"N"}, "N", "previous match"),
-		Copy:     bind([]string{"y"}, "y", "copy the value"),
-		CopyAll:  bind([]string{"Y"}, "Y", "copy the whole output"),
-		Open:     bind([]string{"o"}, "o", "open in $PAGER or $EDITOR"),
-		Table:    bind([]string{"T"}, "T", "rows as a table / tree"),
-		SortNext: bind([]string{">"}, ">", "sort by the next column"),
-		SortPrev: bind([]string{"<"}, "<", "sort by previous column"),
-		Reverse:  bind([]string{"-"}, "-", "reverse the sort"),
-		JQ:       bind([]string{"|"}, "|", "jq filter, live"),
+		Up:           bind([]string{"up", "k"}, "↑/k", "up"),
+		Down:         bind([]string{"down", "j"}, "↓/j", "down"),
+		Top:          bind([]string{"g", "home"}, "g/home", "top"),
+		Bottom:       bind([]string{"G", "end"}, "G/end", "bottom"),
+		PageUp:       bind([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:     bind([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"), // space folds here
+		Fold:         bind([]string{"enter", "space"}, "space/enter", "fold or unfold"),
+		FoldAll:      bind([]string{"z"}, "z", "fold all / unfold all"),
+		Text:         bind([]string{"t"}, "t", "strings as text / as JSON"),
+		Search:       bind([]string{"/"}, "/", "search"),
+		Next:         bind([]string{"n"}, "n", "next match"),
+		Prev:         bind([]string{"N"}, "N", "previous match"),
+		Copy:         bind([]string{"y"}, "y", "copy the value"),
+		CopyAll:      bind([]string{"Y"}, "Y", "copy the whole output"),
+		Open:         bind([]string{"o"}, "o", "open in $PAGER or $EDITOR"),
+		Table:        bind([]string{"T"}, "T", "rows as a table / tree"),
+		SortNext:     bind([]string{">"}, ">", "sort by the next column"),
+		SortPrev:     bind([]string{"<"}, "<", "sort by previous column"),
+		Reverse:      bind([]string{"-"}, "-", "reverse the sort"),
+		JQ:           bind([]string{"|"}, "|", "jq filter, live"),
+		ColumnsLeft:  bind([]string{"[", "shift+left"}, "[", "table: scroll a column left"),
+		ColumnsRight: bind([]string{"]", "shift+right"}, "]", "table: scroll a column right"),
 	}
 }
 
@@ -66,7 +72,7 @@ func (k Keys) Columns() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
 		{k.Fold, k.FoldAll, k.Text, k.Search, k.Next, k.Prev, k.Copy, k.CopyAll, k.Open,
-			k.Table, k.SortNext, k.SortPrev, k.Reverse, k.JQ},
+			k.Table, k.SortNext, k.SortPrev, k.Reverse, k.ColumnsLeft, k.ColumnsRight, k.JQ},
 	}
 }
 

@@ -19,6 +19,10 @@ const maxColumns = 64
 // maxCell is the widest a column grows before the table has to shrink.
 const maxCell = 40
 
+// minCell is as narrow as fitting makes a column: a table whose columns
+// do not fit at that width scrolls sideways, column by column.
+const minCell = 12
+
 // table is an array of objects as rows and columns.
 type table struct {
 	array   int32      // the vOpen line of the array
@@ -34,6 +38,7 @@ type table struct {
 	fitW    int   // the width widths were fitted to
 	cursor  int   // index into order
 	offset  int
+	left    int // the first column shown: a table wider than the screen scrolls by columns
 	dropped int // keys left out beyond maxColumns
 }
 
@@ -223,19 +228,51 @@ func (tb *table) fit(w int) {
 				widest = c
 			}
 		}
-		if tb.widths[widest] <= 4 {
-			break // no more to take: the row is cut at the edge
+		if tb.widths[widest] <= minCell {
+			break // no more to take: the table scrolls sideways
 		}
 		tb.widths[widest]--
 		total--
 	}
 }
 
+// shown are the columns from left that fit w columns (at least one),
+// as [from, to).
+func (tb *table) shown(w int) (from, to int) {
+	avail := w - 3
+	from = min(tb.left, max(len(tb.cols)-1, 0))
+	used := 0
+	for to = from; to < len(tb.cols); to++ {
+		used += tb.widths[to]
+		if to > from {
+			used++ // the space before it
+		}
+		if used > avail && to > from {
+			break
+		}
+	}
+	return from, to
+}
+
+// scroll moves the first column shown by n, keeping the last column in
+// reach: scrolling right stops once the last column shows.
+func (tb *table) scroll(n, w int) {
+	if n > 0 {
+		if _, to := tb.shown(w); to >= len(tb.cols) {
+			return
+		}
+	}
+	tb.left = min(max(tb.left+n, 0), max(len(tb.cols)-1, 0))
+}
+
 // heading is the table's first row: the keys, the sorted one marked.
 func (tb *table) heading() string {
 	var b strings.Builder
 	for c, name := range tb.cols {
-		if c > 0 {
+		if c < tb.left {
+			continue
+		}
+		if c > tb.left {
 			b.WriteByte(' ')
 		}
 		if c == tb.sortCol {
@@ -256,7 +293,10 @@ func (tb *table) line(r int) string {
 	row, nums := tb.cells[tb.order[r]], tb.nums[tb.order[r]]
 	var b strings.Builder
 	for c := range tb.cols {
-		if c > 0 {
+		if c < tb.left {
+			continue
+		}
+		if c > tb.left {
 			b.WriteByte(' ')
 		}
 		s := ""

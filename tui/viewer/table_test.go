@@ -134,3 +134,53 @@ func TestTableGolden(t *testing.T) {
 		})
 	}
 }
+
+// wideOutput is an array of objects of twelve columns, each too wide to
+// share 60 columns with the others.
+func wideOutput() json.RawMessage {
+	var b strings.Builder
+	b.WriteString("[")
+	for r := range 3 {
+		if r > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("{")
+		for c := range 12 {
+			if c > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"column_%02d":"value %d of column %02d"`, c+1, r, c+1)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("]")
+	return json.RawMessage(b.String())
+}
+
+// TestTableScrollsSideways: a table wider than the screen says which
+// columns show, ] scrolls a column right until the last one shows, and [
+// back; the columns stay readable rather than shrink to a few letters.
+func TestTableScrollsSideways(t *testing.T) {
+	h := newHarness(t, 60, 12, wideOutput())
+	h.press("T")
+	h.mustContain("columns 1-", "of 12, [] scroll", "column_01")
+	if h.v.tab.widths[0] < minCell {
+		t.Fatalf("a column was shrunk to %d", h.v.tab.widths[0])
+	}
+	h.mustNotContain("column_12")
+	h.press("]")
+	h.mustNotContain("column_01")
+	h.mustContain("column_02", "columns 2-")
+	for range 20 {
+		h.press("]")
+	}
+	h.mustContain("column_12", "value 2 of", "of 12, [] scroll")
+	if from, to := h.v.tab.shown(60); to != 12 || from < 1 {
+		t.Fatalf("scrolled to columns %d-%d", from+1, to)
+	}
+	for range 20 {
+		h.press("shift+left")
+	}
+	h.mustContain("column_01", "columns 1-")
+	golden(t, "table_wide_60x12", h.view())
+}

@@ -110,6 +110,10 @@ func (v *Model) updateTable(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		v.sortTable(prev, false)
 	case key.Matches(msg, k.Reverse):
 		v.sortTable(tb.sortCol, !tb.desc)
+	case key.Matches(msg, k.ColumnsRight):
+		tb.scroll(1, v.w)
+	case key.Matches(msg, k.ColumnsLeft):
+		tb.scroll(-1, v.w)
 	case key.Matches(msg, k.Copy):
 		if len(tb.order) == 0 {
 			return nil, true
@@ -160,6 +164,9 @@ func (v *Model) tableView() string {
 	}
 	if tb.dropped > 0 {
 		what += fmt.Sprintf(" · %d more keys in the tree", tb.dropped)
+	}
+	if from, to := tb.shown(v.w); from > 0 || to < len(tb.cols) {
+		what += fmt.Sprintf(" · columns %d-%d of %d, %s%s scroll", from+1, to, len(tb.cols), keyName(v.Keys.ColumnsLeft), keyName(v.Keys.ColumnsRight))
 	}
 	what += " · " + keyName(v.Keys.Table) + " tree · " + keyName(v.Keys.SortPrev) + keyName(v.Keys.SortNext) + " sort · " + keyName(v.Keys.Reverse) + " reverse"
 	b.WriteString(st.Faint.Render(cut(" "+what, v.w)) + "\n")
