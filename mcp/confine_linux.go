@@ -166,8 +166,20 @@ func startConfined(ctx context.Context, s Spec, configFile string) (*confinedPro
 			got = i + 1
 			files[i], failure = o.f, o.err
 		case err := <-p.done:
-			failure = fmt.Errorf("the confined server did not start: %w", err)
 			p.done <- err
+			// The server may have opened its pipes and then exited (a
+			// program that is no server): an open that is ready is read
+			// with the output, so that what it wrote is reported.
+			select {
+			case o := <-ch:
+				got = i + 1
+				files[i], failure = o.f, o.err
+			default:
+				if err == nil {
+					err = errors.New("it exited with status 0 before it opened its pipes")
+				}
+				failure = fmt.Errorf("the confined server did not start: %w", err)
+			}
 		case <-ctx.Done():
 			failure = ctx.Err()
 		}

@@ -55,4 +55,3 @@ type Record struct {
 	// ends.
 	Expires time.Time
 }
-
