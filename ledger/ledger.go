@@ -189,6 +189,12 @@ func (l *Ledger) Attach(r *tooling.Registry) (detach func()) {
 	return d
 }
 
+// Record records ev as Attach records the events of a registry's calls:
+// for what is served without a registry's call, such as a gateway's
+// prompts/get and resources/read (mcp.Options.Audit). Its signature is
+// that of an audit hook.
+func (l *Ledger) Record(_ context.Context, ev tooling.Event) { l.add(&ev) }
+
 // attachment is a registry the ledger is attached to.
 type attachment struct {
 	r       *tooling.Registry

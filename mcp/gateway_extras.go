@@ -2,10 +2,17 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"strconv"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
 // served is one prompt, resource or resource template a gateway serves:
@@ -141,4 +148,69 @@ func (s *Server) readHandler(r *Remote) sdk.ResourceHandler {
 	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		return r.readResource(ctx, req.Params.URI)
 	}
+}
+
+// audited serves a prompts/get or resources/read with next and gives
+// Options.Audit its begin and end events.
+func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next sdk.MethodHandler) (sdk.Result, error) {
+	if s.opts.Audit == nil {
+		return next(ctx, method, r)
+	}
+	var what string
+	served := false
+	s.mu.Lock()
+	switch p := r.GetParams().(type) {
+	case *sdk.GetPromptParams:
+		what = p.Name
+		_, served = s.extras.prompts[p.Name]
+	case *sdk.ReadResourceParams:
+		what = p.URI
+		_, served = s.extras.resources[p.URI]
+		if !served {
+			served = s.templated(p.URI)
+		}
+	}
+	s.mu.Unlock()
+	params, _ := json.Marshal(r.GetParams())
+	sum := sha256.Sum256(params)
+	begin := tooling.Event{Time: time.Now(), CallID: s.accessID(), Tool: method + " " + what, Origin: s.opts.Origin,
+		Principal: s.principal(ctx, r), ArgsSHA256: hex.EncodeToString(sum[:]), ArgsSize: len(params)}
+	s.opts.Audit(ctx, begin)
+	res, err := next(ctx, method, r)
+	end := begin
+	end.End, end.Time = true, time.Now()
+	end.Run = end.Time.Sub(begin.Time)
+	switch {
+	case err == nil:
+		end.Status, end.Code = "ok", ""
+		if out, merr := json.Marshal(res); merr == nil {
+			sum := sha256.Sum256(out)
+			end.OutputSHA256, end.OutputSize = hex.EncodeToString(sum[:]), len(out)
+		}
+	case !served:
+		end.Status, end.Code = "denied", tooling.CodeNotFound
+	case isRemoteError(err):
+		end.Status, end.Code = "error", tooling.CodeToolError
+	default:
+		end.Status, end.Code = "error", tooling.CodeUnavailable
+	}
+	s.opts.Audit(ctx, end)
+	return res, err
+}
+
+// templated reports whether uri is read through a resource template the
+// gateway serves; s.mu is held.
+func (s *Server) templated(uri string) bool {
+	for t := range s.extras.templates {
+		if tm, err := uritemplate.New(t); err == nil && tm.Regexp().MatchString(uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// accessID is the call id of the events of one prompts/get or
+// resources/read: "access-" and a number unique in the server.
+func (s *Server) accessID() string {
+	return "access-" + strconv.FormatUint(s.accesses.Add(1), 36)
 }

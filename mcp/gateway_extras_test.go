@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -126,5 +128,74 @@ func TestGatewayPromptsAndResources(t *testing.T) {
 	}
 	if got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.bye"}); err != nil || !strings.Contains(got.Messages[0].Content.(*sdk.TextContent).Text, "bye") {
 		t.Errorf("prompts/get docs.bye: %v", err)
+	}
+}
+
+// TestGatewayAuditsPromptsAndResources: each prompts/get and
+// resources/read of a gateway, served or refused, gives Options.Audit a
+// begin and an end event with the caller's principal, the method and what
+// was got or read, and how it went; never the content.
+func TestGatewayAuditsPromptsAndResources(t *testing.T) {
+	_, url := extrasServer(t)
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "docs", mcp.Spec{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var mu sync.Mutex
+	var events []tooling.Event
+	gw := mcp.NewServer(reg, mcp.Options{Principal: tooling.Principal{Subject: "ada", Tenant: "acme"},
+		Upstreams:  func() []*mcp.Remote { return []*mcp.Remote{r} },
+		ExposeName: func(name string) bool { return name != "docs.secret_plan" && name != "docs.private" },
+		Audit: func(_ context.Context, ev tooling.Event) {
+			mu.Lock()
+			events = append(events, ev)
+			mu.Unlock()
+		}})
+	defer gw.Detach()
+	cs := connect(t, gw, nil)
+	ctx := context.Background()
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.greet", Arguments: map[string]string{"who": "Ada"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.secret_plan"}); err == nil {
+		t.Fatal("a prompt not served was got")
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://readme"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://private"}); err == nil {
+		t.Fatal("a resource not served was read")
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://pages/intro"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for i, ev := range events {
+		if ev.Principal.Subject != "ada" || ev.Principal.Tenant != "acme" || ev.Principal.Client != "test 1" {
+			t.Errorf("event %d: principal %+v", i, ev.Principal)
+		}
+		if ev.ArgsSHA256 == "" || ev.CallID == "" {
+			t.Errorf("event %d: no digest or call id: %+v", i, ev)
+		}
+		if !ev.End {
+			continue
+		}
+		if b := events[i-1]; b.End || b.CallID != ev.CallID || b.Tool != ev.Tool {
+			t.Errorf("end %d does not follow its begin: %+v then %+v", i, b, ev)
+		}
+		if (ev.Status == "ok") != (ev.OutputSHA256 != "") {
+			t.Errorf("event %d: status %s with output digest %q", i, ev.Status, ev.OutputSHA256)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s", ev.Tool, ev.Status, ev.Code))
+	}
+	want := []string{"prompts/get docs.greet ok ", "prompts/get docs.secret_plan denied not_found",
+		"resources/read docs://readme ok ", "resources/read docs://private denied not_found",
+		"resources/read docs://pages/intro ok "}
+	if !slices.Equal(got, want) {
+		t.Errorf("audited\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,6 +68,17 @@ type Options struct {
 	// server's name for them in lower snake case): one it refuses is not
 	// listed, and cannot be got or read. Nil: all of them.
 	ExposeName func(name string) bool
+	// Audit, when set, is given a begin and an end event for each
+	// prompts/get and resources/read of a gateway (Upstreams), served or
+	// refused, as the registry gives its audit hooks for a call: Tool is
+	// the method and the prompt's name or the resource's URI ("prompts/get
+	// docs.greet", "resources/read docs://readme"), Principal the caller,
+	// ArgsSHA256 the digest of the request's params, and the end's Status
+	// and Code say how it went (denied not_found for one not served, error
+	// tool_error for the server's refusal, error unavailable when it could
+	// not be asked). Events carry no content.
+	// Nil: none (the registry's audit hooks see tool calls only).
+	Audit func(context.Context, tooling.Event)
 }
 
 // Server serves the tools of a registry to MCP clients. It is safe for
@@ -94,6 +106,8 @@ type Server struct {
 	// stateKey signs the requestState of the results that ask the client
 	// for input, which carries the answers it gave so far.
 	stateKey [32]byte
+
+	accesses atomic.Uint64 // the prompts/get and resources/read audited (accessID)
 
 	unaudit    func() // removes the audit hook that follows the tools' states
 	detachOnce sync.Once
@@ -527,6 +541,8 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 		case "prompts/list", "resources/list", "resources/templates/list":
 			s.Refresh(ctx) // what the upstreams list now
 			return next(ctx, method, r)
+		case "prompts/get", "resources/read":
+			return s.audited(ctx, method, r, next)
 		}
 		req, ok := r.(*sdk.CallToolRequest)
 		if method != "tools/call" || !ok || req.Params == nil {

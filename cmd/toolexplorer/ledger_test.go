@@ -43,10 +43,39 @@ func TestLedgerRecordsEveryEntryPoint(t *testing.T) {
 		http.DefaultClient.CloseIdleConnections()
 	})
 	gateway := false
+	var extras []string // the prompt got and the resources read through the gateway
 	t.Run("gateway", func(t *testing.T) {
 		cs := serveStdio(t, nil, "--as", "dave", "--server", "everything="+everythingSpec(t))
 		callTool(t, cs, "everything.get_sum", `{"a":2,"b":40}`)
 		gateway = true
+		ctx := context.Background()
+		prompts, err := cs.ListPrompts(ctx, nil)
+		if err != nil || len(prompts.Prompts) == 0 {
+			t.Fatalf("prompts/list: %v", err)
+		}
+		for _, p := range prompts.Prompts {
+			if len(p.Arguments) == 0 {
+				if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: p.Name}); err != nil {
+					t.Fatalf("prompts/get %s: %v", p.Name, err)
+				}
+				extras = append(extras, "prompts/get "+p.Name+" dave@ asserted test 1 ok")
+				break
+			}
+		}
+		resources, err := cs.ListResources(ctx, nil)
+		if err != nil || len(resources.Resources) == 0 {
+			t.Fatalf("resources/list: %v", err)
+		}
+		uri := resources.Resources[0].URI
+		if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err != nil {
+			t.Fatalf("resources/read %s: %v", uri, err)
+		}
+		extras = append(extras, "resources/read "+uri+" dave@ asserted test 1 ok")
+		// Refused: the gateway serves no such resource.
+		if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "nothing://here"}); err == nil {
+			t.Fatal("resources/read of a resource not served succeeded")
+		}
+		extras = append(extras, "resources/read nothing://here dave@ asserted test 1 denied")
 	})
 	entries, err := ledger.Read(path, ledger.Filter{})
 	if err != nil {
@@ -63,6 +92,7 @@ func TestLedgerRecordsEveryEntryPoint(t *testing.T) {
 	want := []string{"demo.echo bob@ asserted  ok", "demo.echo carol@ asserted test 1 ok", "demo.fail ci@acme api_key agent 1 error"}
 	if gateway {
 		want = append(want, "everything.get_sum dave@ asserted test 1 ok")
+		want = append(want, extras...)
 	}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("the ledger holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

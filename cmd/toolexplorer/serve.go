@@ -165,8 +165,14 @@ failed, 2 for a usage error.
 			if addr == "" {
 				who = a.principal()
 			}
-			srv := mcp.NewServer(a.reg, mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who,
-				NotFoundHint: a.serverHint, Expose: a.exposed(expose), Upstreams: a.upstreams, ExposeName: a.exposedName(expose)})
+			mo := mcp.Options{Version: versionString(), Origin: o, Consent: consent, Principal: who,
+				NotFoundHint: a.serverHint, Expose: a.exposed(expose), Upstreams: a.upstreams, ExposeName: a.exposedName(expose)}
+			if a.ledger != nil {
+				// The upstreams' prompts got and resources read are in the
+				// ledger too, refused or not.
+				mo.Audit = a.ledger.Record
+			}
+			srv := mcp.NewServer(a.reg, mo)
 			defer srv.Detach()
 			// What changes the tools on its own (a server that stops or comes
 			// back, a reload) is listed to the clients at once.
