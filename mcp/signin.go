@@ -81,6 +81,9 @@ type SignIn struct {
 	// UserCode is the code to enter there (device flow); "" in a browser
 	// flow, where the page comes back to toolexplorer by itself.
 	UserCode string
+	// Done is closed when the sign-in ends, let in or not: whatever shows
+	// the steps may take them away then.
+	Done <-chan struct{}
 }
 
 // TokenFile returns where the tokens of the server at endpoint are kept
@@ -208,10 +211,24 @@ func (ks *keptSource) Token() (*oauth2.Token, error) {
 	if ks.k.Token.Valid() {
 		return ks.k.Token, nil
 	}
+	// Another connection or process that keeps its tokens in the same
+	// file may have refreshed them since: an authorization server that
+	// rotates refresh tokens has revoked the one held here.
+	if ks.adoptKept() && ks.k.Token.Valid() {
+		return ks.k.Token, nil
+	}
 	if ks.k.Token.RefreshToken == "" {
 		return nil, &oauth2.RetrieveError{ErrorCode: "invalid_grant", ErrorDescription: "the access token expired and there is no refresh token"}
 	}
 	tok, err := ks.refresh()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode == "invalid_grant" && ks.adoptKept() {
+		// Refreshed elsewhere meanwhile: the file has the new tokens.
+		if ks.k.Token.Valid() {
+			return ks.k.Token, nil
+		}
+		tok, err = ks.refresh()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +238,25 @@ func (ks *keptSource) Token() (*oauth2.Token, error) {
 	ks.k.Token = tok
 	_ = ks.s.save(ks.k)
 	return tok, nil
+}
+
+// adoptKept takes the tokens the token file holds for the same endpoint and
+// client when they are not those held here; it reports whether it did.
+func (ks *keptSource) adoptKept() bool {
+	if ks.s.c.TokenFile == "" {
+		return false
+	}
+	b, err := os.ReadFile(ks.s.c.TokenFile)
+	if err != nil {
+		return false
+	}
+	var k kept
+	if json.Unmarshal(b, &k) != nil || k.Endpoint != ks.k.Endpoint || k.ClientID != ks.k.ClientID || k.Token == nil ||
+		(k.Token.AccessToken == ks.k.Token.AccessToken && k.Token.RefreshToken == ks.k.Token.RefreshToken) {
+		return false
+	}
+	ks.k = k
+	return true
 }
 
 // refresh asks the token endpoint for a new access token (RFC 6749 6, with
@@ -377,7 +413,9 @@ func (s *signer) browser(ctx context.Context, req *http.Request, resp *http.Resp
 			if u, err := url.Parse(a.URL); err == nil {
 				resource = u.Query().Get("resource")
 			}
-			s.prompt(SignIn{URL: a.URL})
+			done := make(chan struct{})
+			defer close(done)
+			s.prompt(SignIn{URL: a.URL, Done: done})
 			select {
 			case res := <-back:
 				if res.Code == "" {
@@ -481,8 +519,10 @@ func (s *signer) device(ctx context.Context, resp *http.Response) error {
 	if err != nil {
 		return fmt.Errorf("device authorization at %s: %w", asm.DeviceEndpoint, err)
 	}
-	go s.prompt(SignIn{URL: orText(da.VerificationURIComplete, da.VerificationURI), UserCode: da.UserCode})
+	done := make(chan struct{})
+	go s.prompt(SignIn{URL: orText(da.VerificationURIComplete, da.VerificationURI), UserCode: da.UserCode, Done: done})
 	tok, err := cfg.DeviceAccessToken(hc, da, resource)
+	close(done)
 	if err != nil {
 		return fmt.Errorf("waiting for the user to let toolexplorer in: %w", err)
 	}

@@ -196,3 +196,49 @@ func TestOAuthSignInRefused(t *testing.T) {
 		t.Errorf("the forged code reached the token endpoint: %v", grants)
 	}
 }
+
+// TestOAuthTokensSharedByTwoConnections: two connections (two processes,
+// a gateway and its restart) keep their tokens in the same file, and the
+// authorization server rotates refresh tokens: each takes up what the
+// other refreshed, and neither asks the user to sign in again.
+func TestOAuthTokensSharedByTwoConnections(t *testing.T) {
+	as := oauthtest.New(t)
+	endpoint := oauthtest.Protected(t, as, whoami())
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	opened := make(chan string, 1)
+	regA := tooling.NewRegistry()
+	a, err := mcp.Connect(context.Background(), regA, "locked", mcp.Spec{URL: endpoint,
+		OAuth: &mcp.OAuthClient{TokenFile: file, Prompt: browser(t, opened)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	<-opened
+	regB := tooling.NewRegistry()
+	b, err := mcp.Connect(context.Background(), regB, "locked", mcp.Spec{URL: endpoint,
+		OAuth: &mcp.OAuthClient{TokenFile: file, Prompt: func(p mcp.SignIn) { t.Errorf("the second connection asked to sign in: %s", p.URL) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for i := range 3 {
+		for name, reg := range map[string]*tooling.Registry{"a": regA, "b": regB} {
+			if res, _ := reg.Execute(context.Background(), "locked.whoami", nil); !res.OK() {
+				t.Fatalf("round %d, connection %s: %s %s", i, name, res.Code, res.Message)
+			}
+		}
+	}
+	if grants, _ := as.Seen(); count(grants, "authorization_code") != 1 {
+		t.Errorf("grants %v: signed in more than once", grants)
+	}
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, e := range list {
+		if e == s {
+			n++
+		}
+	}
+	return n
+}

@@ -33,7 +33,8 @@ func (a *Asker) Close() { a.closeOnce.Do(func() { close(a.done) }) }
 type askRequest struct {
 	server, message string
 	schema          json.RawMessage
-	reply           chan askReply // buffered: the console never waits on it
+	reply           chan askReply   // buffered: the console never waits on it
+	gone            <-chan struct{} // closed when the asker stops waiting (its ctx ended)
 }
 
 type askReply struct {
@@ -44,9 +45,10 @@ type askReply struct {
 // Ask shows the request of server in the console and waits for the
 // person's answer: the content of the form and true when they send it,
 // false when they decline (esc). It returns ctx's error when ctx ends first
-// (the call was canceled, the console quit).
+// (the call was canceled, the console quit); the console then takes the
+// request away.
 func (a *Asker) Ask(ctx context.Context, server, message string, schema json.RawMessage) (map[string]any, bool, error) {
-	r := &askRequest{server: server, message: message, schema: schema, reply: make(chan askReply, 1)}
+	r := &askRequest{server: server, message: message, schema: schema, reply: make(chan askReply, 1), gone: ctx.Done()}
 	select {
 	case a.reqs <- r:
 	case <-a.done:
@@ -64,6 +66,25 @@ func (a *Asker) Ask(ctx context.Context, server, message string, schema json.Raw
 
 // askMsg brings a request for input to the console.
 type askMsg struct{ req *askRequest }
+
+// askGoneMsg says that no one waits for the answer to req any more.
+type askGoneMsg struct{ req *askRequest }
+
+// watchGoneCmd waits for the asker of req to stop waiting.
+func watchGoneCmd(c *common, req *askRequest) tea.Cmd {
+	if req.gone == nil {
+		return nil
+	}
+	done := c.ctx.Done()
+	return func() tea.Msg {
+		select {
+		case <-req.gone:
+			return askGoneMsg{req}
+		case <-done:
+		}
+		return nil
+	}
+}
 
 // watchAskCmd waits for the next request for input.
 func watchAskCmd(c *common) tea.Cmd {
@@ -199,7 +220,7 @@ func (s *askScreen) View() string {
 		return st.Subtle.Render("no request for input is waiting")
 	}
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Input requested") + st.Subtle.Render(fmt.Sprintf(" · the MCP server %s asks, during a call of its tool", termtext.Line(s.req.server))) + "\n")
+	b.WriteString(st.Title.Render("Input requested") + st.Subtle.Render(fmt.Sprintf(" · the MCP server %s asks", termtext.Line(s.req.server))) + "\n")
 	for _, l := range s.messageLines() {
 		b.WriteString(l + "\n")
 	}
@@ -234,5 +255,14 @@ func (m *Model) openAsk(msg askMsg) tea.Cmd {
 	m.ask.SetSize(m.width, m.bodyHeight())
 	cmd := m.ask.open(msg.req)
 	m.setStatus("the MCP server "+msg.req.server+" asks for input: ctrl+s sends, esc declines", true)
-	return tea.Batch(cmd, m.push(m.ask))
+	return tea.Batch(cmd, m.push(m.ask), watchGoneCmd(m.c, msg.req))
+}
+
+// askGone takes away the request shown, when it is req: no one waits for
+// its answer any more (the call ended, the sign-in it showed is over).
+func (m *Model) askGone(msg askGoneMsg) tea.Cmd {
+	if m.ask.req != msg.req {
+		return nil
+	}
+	return m.ask.answer(nil, false)
 }

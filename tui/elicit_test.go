@@ -76,3 +76,28 @@ func TestAskMessageKeepsItsLines(t *testing.T) {
 		}
 	}
 }
+
+// TestAskWithdrawn: a request whose asker stops waiting (the call ended,
+// the sign-in it showed is over) is taken away, and the screen below comes
+// back.
+func TestAskWithdrawn(t *testing.T) {
+	asker := NewAsker()
+	h := newHarnessWith(t, tooling.NewRegistry(), Options{Asker: asker}, 100, 30)
+	t.Cleanup(asker.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		_, _, err := asker.Ask(ctx, "docs", "server \"docs\" wants you to sign in: open http://127.0.0.1/authorize", json.RawMessage(`{"type":"object","properties":{}}`))
+		got <- err
+	}()
+	h.waitFor("the request", func(m tea.Msg) bool { _, ok := m.(askMsg); return ok })
+	h.mustContain("Input requested", "the MCP server docs asks", "wants you to sign in")
+	cancel()
+	if err := <-got; err == nil {
+		t.Fatal("Ask returned no error for a canceled context")
+	}
+	h.waitFor("the withdrawal", func(m tea.Msg) bool { _, ok := m.(askGoneMsg); return ok })
+	if h.m.top() != h.m.list {
+		t.Fatalf("the request is still shown")
+	}
+}

@@ -401,6 +401,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.serverChanged(msg)
 	case askMsg:
 		return m, m.openAsk(msg)
+	case askGoneMsg:
+		return m, m.askGone(msg)
 	case toolFilesReloadedMsg:
 		return m, m.toolFilesReloaded(msg)
 	case toolFilesWatchedMsg:

@@ -73,9 +73,10 @@ type app struct {
 	superviseCtx    context.Context
 	superviseCancel context.CancelFunc
 	onToolsChanged  atomic.Pointer[func()]
-	// asker asks the person at the console for the input a server requests
-	// during a call; nil when no console is open.
-	asker atomic.Pointer[tui.Asker]
+	// asker asks the person at the console (a *tui.Asker): the input a
+	// server requests during a call, the steps of a sign-in, a server's
+	// inputs; nil when no console is open. See consoleAsker.
+	asker atomic.Pointer[asker]
 	// idemStore is the config's SQLite idempotency store, nil for none.
 	idemStore *sqlitestate.Store
 	// consoleOrigin is the --origin given without a command: who the

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,12 +43,13 @@ func runConsole(a *app, _ string) int {
 	if wd, err := os.Getwd(); err == nil {
 		opts.Saved = history.OpenSaved(history.SavedFile(wd))
 	}
-	asker := tui.NewAsker()
-	opts.Asker = asker
-	a.asker.Store(asker)
+	ta := tui.NewAsker()
+	opts.Asker = ta
+	var ask asker = ta
+	a.asker.Store(&ask)
 	defer func() {
 		a.asker.Store(nil)
-		asker.Close()
+		ta.Close()
 	}()
 	ctx := a.ctx
 	if a.consoleCtx != nil {
@@ -158,4 +161,18 @@ func absPath(path string) string {
 func isTerminal(v any) bool {
 	f, ok := v.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// asker asks the person at the console for input: a form of schema, with
+// message, on behalf of server (tui.Asker).
+type asker interface {
+	Ask(ctx context.Context, server, message string, schema json.RawMessage) (map[string]any, bool, error)
+}
+
+// consoleAsker is the open console's asker, nil when no console is open.
+func (a *app) consoleAsker() asker {
+	if p := a.asker.Load(); p != nil {
+		return *p
+	}
+	return nil
 }

@@ -310,8 +310,8 @@ func (s *server) target() string {
 // asks the person when it is open; a command has no one to ask, declines,
 // and says so on stderr.
 func (a *app) elicit(ctx context.Context, e mcp.Elicitation) (map[string]any, bool, error) {
-	if asker := a.asker.Load(); asker != nil {
-		return asker.Ask(ctx, e.Server, e.Message, e.Schema)
+	if ask := a.consoleAsker(); ask != nil {
+		return ask.Ask(ctx, e.Server, e.Message, e.Schema)
 	}
 	a.errorf("server %q asked for input during the call (%s): declined, there is no console to ask", e.Server, strings.TrimSpace(strings.SplitN(e.Message, "\n", 2)[0]))
 	return nil, false, nil

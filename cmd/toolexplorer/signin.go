@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -37,13 +40,35 @@ func (a *app) stateDir() string {
 // signIn tells the user how to let toolexplorer reach a server: the URL to
 // open (opened in a browser when the flow is the browser's and one can be
 // started: $BROWSER, else xdg-open on a desktop, open on macOS), and the
-// code to enter in the device flow.
+// code to enter in the device flow. With the console open, it asks there
+// (a dialog the sign-in's end withdraws), since the console owns the
+// terminal; otherwise on stderr.
 func (a *app) signIn(p mcp.SignIn) {
+	msg := fmt.Sprintf("server %q wants you to sign in: open %s", p.Server, p.URL)
 	if p.UserCode != "" {
-		a.errorf("server %q wants you to sign in: open %s and enter the code %s", p.Server, p.URL, p.UserCode)
+		msg += " and enter the code " + p.UserCode
+	}
+	if ask := a.consoleAsker(); ask != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			defer cancel()
+			_, _, _ = ask.Ask(ctx, p.Server, msg+"\n\nThis closes by itself once you are signed in (esc hides it).", json.RawMessage(`{"type":"object","properties":{}}`))
+		}()
+		if p.Done != nil {
+			go func() {
+				select {
+				case <-p.Done:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
+	} else {
+		a.errorf("%s", msg)
+	}
+	if p.UserCode != "" {
 		return
 	}
-	a.errorf("server %q wants you to sign in: open %s", p.Server, p.URL)
 	if cmd := a.browserCommand(p.URL); cmd != nil {
 		if cmd.Start() == nil {
 			go cmd.Wait()

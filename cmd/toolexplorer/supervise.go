@@ -51,7 +51,7 @@ func (a *app) toolsChanged() {
 // serverLog says what happened to a server on stderr, when no console is
 // open (the console shows its servers' states itself).
 func (a *app) serverLog(format string, args ...any) {
-	if a.asker.Load() != nil {
+	if a.consoleAsker() != nil {
 		return
 	}
 	a.errorf(format, args...)
