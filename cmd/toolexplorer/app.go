@@ -77,6 +77,9 @@ type app struct {
 	// server requests during a call, the steps of a sign-in, a server's
 	// inputs; nil when no console is open. See consoleAsker.
 	asker atomic.Pointer[asker]
+	// inputs are the values of ${input:ID} entered at the console, by ID.
+	inputsMu sync.Mutex
+	inputs   map[string]string
 	// idemStore is the config's SQLite idempotency store, nil for none.
 	idemStore *sqlitestate.Store
 	// consoleOrigin is the --origin given without a command: who the

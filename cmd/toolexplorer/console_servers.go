@@ -66,6 +66,7 @@ func (cs *consoleServers) List() []tui.ServerState {
 		switch {
 		case s.remote == nil:
 			st.Status = tui.ServerFailed
+
 			if ce := (*mcp.ConnectError)(nil); !errors.As(s.err, &ce) && !s.misconfigured {
 				st.Status = tui.ServerStopped // it was connected: it stopped since
 			}
@@ -93,6 +94,9 @@ func (cs *consoleServers) List() []tui.ServerState {
 					st.LeftOut = append(st.LeftOut, fmt.Sprintf("%q: %s", remote, why))
 				}
 			}
+		}
+		if ue := (*undefinedError)(nil); s.remote == nil && errors.As(s.err, &ue) && ue.onlyInputs() {
+			st.Problem += " (or restart it here to enter them)"
 		}
 		out = append(out, st)
 	}
@@ -132,7 +136,31 @@ func (cs *consoleServers) Restart(ctx context.Context, name string) error {
 		a.serversMu.Unlock()
 	}()
 	unsupervise := s.unsupervise
+	var ue *undefinedError
+	needsInputs := s.remote == nil && errors.As(s.err, &ue) && ue.onlyInputs()
 	a.serversMu.Unlock()
+	if needsInputs {
+		// Its config asks for inputs (VS Code's): the person enters them.
+		ask := a.consoleAsker()
+		if ask == nil {
+			return s.err
+		}
+		if ok, err := a.askInputs(ctx, ask, name, ue.inputs); err != nil || !ok {
+			if err == nil {
+				err = errors.New("the inputs it needs were not given")
+			}
+			return err
+		}
+		spec, err := a.serverSpec(name, s.cfg)
+		a.serversMu.Lock()
+		if err != nil {
+			s.err = err
+			a.serversMu.Unlock()
+			return err
+		}
+		s.spec, s.misconfigured = spec, false
+		a.serversMu.Unlock()
+	}
 	if unsupervise != nil {
 		unsupervise() // it would start the server too
 	}

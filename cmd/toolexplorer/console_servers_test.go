@@ -200,3 +200,56 @@ func TestCloseDuringRestart(t *testing.T) {
 		t.Errorf("a restart after the close: %v", err)
 	}
 }
+
+// answeringAsker is a console's asker that answers every form with
+// content, noting the messages.
+type answeringAsker struct {
+	content map[string]any
+	asked   []string
+}
+
+func (f *answeringAsker) Ask(_ context.Context, server, message string, schema json.RawMessage) (map[string]any, bool, error) {
+	f.asked = append(f.asked, server+": "+message+" "+string(schema))
+	return f.content, true, nil
+}
+
+// TestConsoleAsksForInputs: a server whose config asks for a VS Code
+// input that the environment does not give is not connected, and says so;
+// restarted in the console, it asks the person for the input (its
+// description shown), and connects with the value entered.
+func TestConsoleAsksForInputs(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
+	a.cfg.Inputs = map[string]string{"greeting": "The word the server greets with"}
+	a.flagServers = []namedServer{{"vs", config.Server{Command: exe, Env: map[string]string{serveEnv: "1", "GREETING": "${input:greeting}"}, MaxRestarts: -1}}}
+	a.connectServers(a.cfg)
+	defer a.closeServers()
+	cs := newConsoleServers(a)
+	if st := cs.List()[0]; st.Status != tui.ServerFailed || !strings.Contains(st.Problem, "${input:greeting} is not defined: set $TOOLEXPLORER_INPUT_GREETING") ||
+		!strings.Contains(st.Problem, "restart it here to enter them") {
+		t.Fatalf("before: %+v", st)
+	}
+	// Without a console, the restart cannot ask.
+	if err := cs.Restart(context.Background(), "vs"); err == nil || !strings.Contains(err.Error(), "${input:greeting}") {
+		t.Fatalf("restart without a console: %v", err)
+	}
+	f := &answeringAsker{content: map[string]any{"greeting": "hello"}}
+	var ask asker = f
+	a.asker.Store(&ask)
+	defer a.asker.Store(nil)
+	if err := cs.Restart(context.Background(), "vs"); err != nil {
+		t.Fatalf("restart in the console: %v", err)
+	}
+	if len(f.asked) != 1 || !strings.Contains(f.asked[0], "The word the server greets with") || !strings.HasPrefix(f.asked[0], "vs: ") {
+		t.Errorf("asked %q", f.asked)
+	}
+	if st := cs.List()[0]; st.Status != tui.ServerConnected {
+		t.Fatalf("after: %+v", st)
+	}
+	if got := a.servers[0].spec.Env["GREETING"]; got != "hello" {
+		t.Errorf("the server's GREETING is %q, want the input entered", got)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -77,7 +79,7 @@ func (a *app) serverSpec(name string, c config.Server) (mcp.Spec, error) {
 		c.OAuth = &o
 	}
 	if len(x.undefined) > 0 {
-		return mcp.Spec{}, &undefinedError{server: name, vars: x.undefined}
+		return mcp.Spec{}, &undefinedError{server: name, vars: x.undefined, inputs: x.inputs}
 	}
 	s := mcp.Spec{Command: c.Command, Args: c.Args, Env: c.Env, InheritEnv: c.InheritEnv, URL: c.URL, Headers: c.Headers,
 		Confine: c.Confine, MaxRestarts: c.MaxRestarts, Concurrency: c.Concurrency, Exclusive: c.Exclusive, Dir: c.Dir}
@@ -93,6 +95,20 @@ func (a *app) serverSpec(name string, c config.Server) (mcp.Spec, error) {
 type undefinedError struct {
 	server string
 	vars   []string
+	// inputs are the IDs of the ${input:ID} among vars, each once.
+	inputs []string
+}
+
+// onlyInputs reports whether every variable undefined is an input, which
+// the console can ask for.
+func (e *undefinedError) onlyInputs() bool {
+	n := 0
+	for _, v := range e.vars {
+		if strings.Contains(v, "${input:") {
+			n++
+		}
+	}
+	return n == len(e.vars) && len(e.inputs) > 0
 }
 
 func (e *undefinedError) Error() string {
@@ -113,6 +129,7 @@ type expander struct {
 	a         *app
 	base      string
 	undefined []string
+	inputs    []string // the IDs of the inputs undefined
 }
 
 func (x *expander) expand(s, where string) string {
@@ -135,6 +152,9 @@ func (x *expander) expand(s, where string) string {
 		v, ok, why := x.value(s[i+2 : i+j])
 		if !ok {
 			x.undefined = append(x.undefined, fmt.Sprintf("%s: ${%s} %s", where, s[i+2:i+j], why))
+			if id, isInput := strings.CutPrefix(s[i+2:i+j], "input:"); isInput && !slices.Contains(x.inputs, id) {
+				x.inputs = append(x.inputs, id)
+			}
 		}
 		b.WriteString(v)
 		s = s[i+j+1:]
@@ -165,6 +185,9 @@ func (x *expander) value(expr string) (string, bool, string) {
 	if id, ok := strings.CutPrefix(expr, "input:"); ok {
 		env := inputEnv(id)
 		if v := getenv(env); v != "" {
+			return v, true, ""
+		}
+		if v, ok := x.a.consoleInput(id); ok {
 			return v, true, ""
 		}
 		what := "the input " + fmt.Sprintf("%q", id)
@@ -236,4 +259,49 @@ func readEnvFile(path string) (map[string]string, error) {
 		out[name] = value
 	}
 	return out, nil
+}
+
+// consoleInput is the value of the input id that the person at the
+// console entered, if they did.
+func (a *app) consoleInput(id string) (string, bool) {
+	a.inputsMu.Lock()
+	defer a.inputsMu.Unlock()
+	v, ok := a.inputs[id]
+	return v, ok
+}
+
+// askInputs asks the person at the console for the inputs of the server
+// name's config that are not defined (VS Code's inputs), and keeps their
+// answers for the session; it reports whether they gave them all.
+func (a *app) askInputs(ctx context.Context, ask asker, name string, ids []string) (bool, error) {
+	props := map[string]any{}
+	for _, id := range ids {
+		p := map[string]any{"type": "string", "title": id}
+		if d := a.cfg.Inputs[id]; d != "" {
+			p["description"] = d
+		}
+		props[id] = p
+	}
+	schema, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": ids})
+	if err != nil {
+		return false, err
+	}
+	msg := fmt.Sprintf("server %q needs inputs its config asks for (${input:...}): they are kept for this session only; $%s and the like give them on the command line", name, inputEnv(ids[0]))
+	got, ok, err := ask.Ask(ctx, name, msg, schema)
+	if err != nil || !ok {
+		return false, err
+	}
+	a.inputsMu.Lock()
+	defer a.inputsMu.Unlock()
+	if a.inputs == nil {
+		a.inputs = map[string]string{}
+	}
+	for _, id := range ids {
+		v, _ := got[id].(string)
+		if v == "" {
+			return false, nil
+		}
+		a.inputs[id] = v
+	}
+	return true, nil
 }
