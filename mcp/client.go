@@ -60,6 +60,10 @@ type Remote struct {
 	changed  func()
 	// extras are its prompts and resources, for a gateway.
 	extras extras
+	// updated are told of each resource the server says changed
+	// (notifications/resources/updated), by URI: the gateways that
+	// subscribed to it for their clients.
+	updated map[*Server]func(uri string)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -169,7 +173,12 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 	copts := &sdk.ClientOptions{ProgressNotificationHandler: r.progressed,
 		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { r.listChanged() },
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { r.listChanged() },
-		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { r.listChanged() }}
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { r.listChanged() },
+		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+			if req.Params != nil {
+				r.resourceUpdated(req.Params.URI)
+			}
+		}}
 	if o.elicitation {
 		copts.ElicitationHandler = r.elicitation(o.elicit)
 	}

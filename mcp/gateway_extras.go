@@ -10,7 +10,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -165,10 +164,7 @@ func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next
 		_, served = s.extras.prompts[p.Name]
 	case *sdk.ReadResourceParams:
 		what = p.URI
-		_, served = s.extras.resources[p.URI]
-		if !served {
-			served = s.templated(p.URI)
-		}
+		served = s.resourceFrom(p.URI) != nil
 	}
 	s.mu.Unlock()
 	params, _ := json.Marshal(r.GetParams())
@@ -196,17 +192,6 @@ func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next
 	}
 	s.opts.Audit(ctx, end)
 	return res, err
-}
-
-// templated reports whether uri is read through a resource template the
-// gateway serves; s.mu is held.
-func (s *Server) templated(uri string) bool {
-	for t := range s.extras.templates {
-		if tm, err := uritemplate.New(t); err == nil && tm.Regexp().MatchString(uri) {
-			return true
-		}
-	}
-	return false
 }
 
 // accessID is the call id of the events of one prompts/get or

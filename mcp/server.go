@@ -59,9 +59,10 @@ type Options struct {
 	// Upstreams, when set, makes the server a gateway of the prompts and
 	// resources of these remote servers too: it lists their prompts as
 	// "SERVER.prompt" and their resources and resource templates under their
-	// own URIs, and forwards prompts/get and resources/read to the server
-	// they come from (not resources/subscribe). It is called at
-	// each Refresh, with the servers connected then.
+	// own URIs, and forwards prompts/get, resources/read and
+	// resources/subscribe to the server they come from, and that server's
+	// notifications/resources/updated to the clients that subscribed. It is
+	// called at each Refresh, with the servers connected then.
 	Upstreams func() []*Remote
 	// ExposeName, when set, chooses the upstreams' prompts, resources and
 	// resource templates served, by their names "SERVER.name" (the
@@ -109,6 +110,9 @@ type Server struct {
 
 	accesses atomic.Uint64 // the prompts/get and resources/read audited (accessID)
 
+	subsMu sync.Mutex
+	subs   map[string]*subscription // the resources clients subscribed to, by URI
+
 	unaudit    func() // removes the audit hook that follows the tools' states
 	detachOnce sync.Once
 }
@@ -138,9 +142,10 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	if opts.Upstreams != nil {
 		// A gateway: its upstreams' prompts and resources too.
 		sopts.Capabilities.Prompts = &sdk.PromptCapabilities{ListChanged: true}
-		// Subscriptions are not forwarded: the SDK's newer protocol carries
-		// them on a stream of their own (subscriptions/listen).
-		sopts.Capabilities.Resources = &sdk.ResourceCapabilities{ListChanged: true}
+		// A client's subscription to a resource is the gateway's to the
+		// server it comes from (subscriptions.go).
+		sopts.Capabilities.Resources = &sdk.ResourceCapabilities{ListChanged: true, Subscribe: true}
+		sopts.SubscribeHandler, sopts.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
 	other := opts.OtherConsent

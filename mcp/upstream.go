@@ -120,3 +120,70 @@ func taskRequired(err error) bool {
 	var we *jsonrpc.Error
 	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
 }
+
+// resourceUpdated tells the gateways that follow the server's updates
+// that the resource uri changed.
+func (r *Remote) resourceUpdated(uri string) {
+	r.mu.Lock()
+	fs := make([]func(string), 0, len(r.updated))
+	for _, f := range r.updated {
+		fs = append(fs, f)
+	}
+	r.mu.Unlock()
+	for _, f := range fs {
+		f(uri)
+	}
+}
+
+// followUpdates has s told of the server's resource updates through f.
+func (r *Remote) followUpdates(s *Server, f func(uri string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.updated == nil {
+		r.updated = map[*Server]func(string){}
+	}
+	r.updated[s] = f
+}
+
+// subscribable reports whether the server takes subscriptions to its
+// resources (resources/subscribe).
+func (r *Remote) subscribable() bool {
+	init := r.session.InitializeResult()
+	return init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil && init.Capabilities.Resources.Subscribe
+}
+
+// subscribe subscribes to the server's resource uri. On a protocol that
+// carries subscriptions on a stream of their own (subscriptions/listen,
+// 2026-07-28 and later) the stream stays open until unsubscribe or the
+// session's end, so it is opened on a goroutine of its own.
+func (r *Remote) subscribe(ctx context.Context, uri string) error {
+	if err := r.Err(); err != nil {
+		return err
+	}
+	params := &sdk.SubscribeParams{URI: uri}
+	if init := r.session.InitializeResult(); init != nil && init.ProtocolVersion >= streamedSubscriptions {
+		go func() { _ = r.session.Subscribe(context.WithoutCancel(ctx), params) }()
+		return nil
+	}
+	err := r.session.Subscribe(ctx, params)
+	if err != nil && !isRemoteError(err) {
+		return r.callError(err)
+	}
+	return err
+}
+
+// unsubscribe ends the subscription to the server's resource uri.
+func (r *Remote) unsubscribe(ctx context.Context, uri string) error {
+	if r.Err() != nil {
+		return nil // gone with the session
+	}
+	// A client on subscriptions/listen unsubscribes by ending the stream:
+	// the request's context is over by then.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ConnectTimeout)
+	defer cancel()
+	return r.session.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri})
+}
+
+// streamedSubscriptions is the first protocol version whose clients
+// subscribe over subscriptions/listen.
+const streamedSubscriptions = "2026-07-28"

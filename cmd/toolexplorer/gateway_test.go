@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -171,5 +172,47 @@ func TestGatewayPromptsAndResourcesOfEverything(t *testing.T) {
 	uri := resources.Resources[0].URI
 	if got, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err != nil || len(got.Contents) == 0 {
 		t.Errorf("resources/read %s: %v", uri, err)
+	}
+}
+
+// TestGatewaySubscriptionsOfEverything: a client of the gateway subscribes
+// to a resource of server-everything; once the server is told to send
+// updates, its notifications/resources/updated reach the client through
+// the gateway.
+func TestGatewaySubscriptionsOfEverything(t *testing.T) {
+	spec := everythingSpec(t)
+	updated := make(chan string, 16)
+	cs := serveStdio(t, &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+		select {
+		case updated <- req.Params.URI:
+		default:
+		}
+	}}, "--server", "everything="+spec, "--consent", "everything.toggle_subscriber_updates")
+	ctx := context.Background()
+	resources, err := cs.ListResources(ctx, nil)
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources/list: %v", err)
+	}
+	uri := resources.Resources[0].URI
+	subscribed := make(chan error, 1)
+	go func() { subscribed <- cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}) }()
+	if res, r := callTool(t, cs, "everything.toggle_subscriber_updates", `{}`); res.IsError {
+		t.Fatalf("everything.toggle_subscriber_updates: %s %s", r.Code, r.Message)
+	}
+	// The server sends an update at once when told to, then every 5 s: the
+	// first may pass before the subscription is in, the next does not.
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("updated %q, want %q", got, uri)
+		}
+	case <-time.After(time.Minute): // a hang guard: the server sends one every 5 s
+		t.Fatalf("no notifications/resources/updated of %s within a minute", uri)
+	}
+	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-subscribed; err != nil {
+		t.Errorf("subscribe: %v", err)
 	}
 }
