@@ -66,7 +66,6 @@ func (cs *consoleServers) List() []tui.ServerState {
 		switch {
 		case s.remote == nil:
 			st.Status = tui.ServerFailed
-
 			if ce := (*mcp.ConnectError)(nil); !errors.As(s.err, &ce) && !s.misconfigured {
 				st.Status = tui.ServerStopped // it was connected: it stopped since
 			}
