@@ -64,6 +64,14 @@ type Remote struct {
 	// (notifications/resources/updated), by URI: the gateways that
 	// subscribed to it for their clients.
 	updated map[*Server]func(uri string)
+	// observer is WithObserver's; taskOnly are the tools the server runs
+	// only as tasks, by their remote names (seen by a stdio server's tap).
+	observer Observer
+	taskOnly map[string]bool
+	logLevel atomic.Pointer[string] // SetLogLevel's
+	// client is the SDK's client; roots are WithRoots'.
+	client *sdk.Client
+	roots  *Roots
 
 	closeOnce sync.Once
 	closeErr  error
@@ -142,7 +150,7 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	r := &Remote{name: group, reg: reg, parallel: s.parallel()}
+	r := &Remote{name: group, reg: reg, parallel: s.parallel(), observer: o.observer, roots: o.roots}
 	var t sdk.Transport
 	switch {
 	case s.Command != "" && s.URL != "":
@@ -152,10 +160,12 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 			return nil, &ConnectError{Server: name, Err: confinedFailure(s.Command, err)}
 		}
 		r.jailOut = newHeadReader(r.jail.out)
-		t = &sdk.IOTransport{Reader: io.NopCloser(r.jailOut), Writer: r.jail.in}
+		r.jail.stderr.onLines(r.stderrLines())
+		t = &tap{Transport: &sdk.IOTransport{Reader: io.NopCloser(r.jailOut), Writer: r.jail.in}, r: r}
 	case s.Command != "":
 		r.proc = newProcess(s)
-		t = r.proc
+		r.proc.stderr.onLines(r.stderrLines())
+		t = &tap{Transport: r.proc, r: r}
 	case s.URL != "":
 		if err := checkURL(s.URL); err != nil {
 			return nil, &ConnectError{Server: name, Err: err}
@@ -177,13 +187,26 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
 			if req.Params != nil {
 				r.resourceUpdated(req.Params.URI)
+				if f := r.observer.Updated; f != nil {
+					f(r.name, req.Params.URI)
+				}
 			}
 		}}
+	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers still use it
+	copts.LoggingMessageHandler = r.logged
 	if o.elicitation {
 		copts.ElicitationHandler = r.elicitation(o.elicit)
 	}
+	if o.sample != nil {
+		//lint:ignore SA1019 sampling is deprecated from protocol 2026-07-28, and servers still use it
+		copts.CreateMessageHandler = r.sampling(o.sample)
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolexplorer", Version: "1"}, copts)
-	client.AddSendingMiddleware(clientSpans)
+	if r.roots != nil {
+		r.roots.attach(client)
+	}
+	r.client = client
+	client.AddSendingMiddleware(clientSpans, r.levelMeta)
 	r.session, err = client.Connect(ctx, t, nil)
 	if err != nil {
 		err = r.connectError(r.connectFailure(ctx, "initialize", wait, err))
@@ -377,7 +400,15 @@ func (r *Remote) tool(name string, mt *sdk.Tool) (tooling.Tool, error) {
 	return tooling.Tool{
 		Name: name, Title: title, Description: mt.Description, Input: in, Output: out,
 		Meta: metaOf(mt.Annotations, r.name, r.parallel), Source: "mcp:" + r.name,
-		Available: func(context.Context, tooling.Call) error { return r.Err() },
+		Available: func(context.Context, tooling.Call) error {
+			if err := r.Err(); err != nil {
+				return err
+			}
+			if r.needsTask(remote) {
+				return fmt.Errorf("the MCP server %q runs its tool %q only as a task (task augmentation, taskSupport \"required\"), which toolexplorer's MCP client does not support", r.name, remote)
+			}
+			return nil
+		},
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
 			params := &sdk.CallToolParams{Name: remote, Arguments: c.Raw()}
 			f := &flight{call: c, ctx: ctx}
@@ -627,6 +658,9 @@ func (r *Remote) Close() error {
 
 // stop kills what a stdio server left behind in its process group.
 func (r *Remote) stop() {
+	if r.roots != nil && r.client != nil {
+		r.roots.detach(r.client)
+	}
 	if r.proc != nil {
 		r.proc.kill()
 	}

@@ -41,6 +41,7 @@ const rawTools = `{"tools":[
 // rawResults are rawPeer's tools/call results by tool.
 var rawResults = map[string]string{
 	"ok":        `{"content":[{"type":"text","text":"ran"}]}`,
+	"quick":     `{"content":[{"type":"text","text":"quick"}]}`,
 	"lies":      `{"content":[],"structuredContent":{"n":"many"}}`,
 	"video":     `{"content":[{"type":"video","url":"x"}]}`,
 	"bad_image": `{"content":[{"type":"image","data":"!!not base64","mimeType":"image/png"}]}`,
@@ -121,6 +122,9 @@ func rawPeer(mode string) int {
 			case "crashlist":
 				fmt.Fprintln(os.Stderr, "raw: cannot list")
 				return 6
+			case "tasks":
+				reply(`{"tools":[{"name":"research","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}},{"name":"quick","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"execution":{"taskSupport":"optional"}}]}`)
+				continue
 			case "loop":
 				reply(`{"tools":[{"name":"again","inputSchema":{"type":"object"}}],"nextCursor":"same"}`)
 				continue

@@ -182,14 +182,28 @@ func (s *stdinCloser) Close() error {
 
 // tail keeps the last max bytes written to it.
 type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
+	mu    sync.Mutex
+	max   int
+	b     []byte
+	lines *lineSplitter // gets each line written, when set (onLines)
+}
+
+// onLines has f called with each line written from now on.
+func (t *tail) onLines(f func(string)) {
+	if f == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = &lineSplitter{f: f}
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.lines != nil {
+		t.lines.write(p)
+	}
 	t.b = append(t.b, p...)
 	if over := len(t.b) - t.max; over > 0 {
 		t.b = append(t.b[:0], t.b[over:]...)

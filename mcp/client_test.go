@@ -40,6 +40,8 @@ func peerMain(mode string) int {
 		return rawPeer(raw)
 	}
 	switch mode {
+	case "extras":
+		return extrasPeer()
 	case "crash":
 		fmt.Fprintln(os.Stderr, "peer: cannot open the database")
 		return 3

@@ -34,6 +34,9 @@ type connectOptions struct {
 	elicit      ElicitFunc
 	configFile  string
 	changed     func()
+	observer    Observer
+	sample      SampleFunc
+	roots       *Roots
 }
 
 // WithToolsChanged calls f each time the server's tools in the registry
