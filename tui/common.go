@@ -81,6 +81,9 @@ type common struct {
 	servers Servers
 	// asker is Options.Asker; nil: none.
 	asker *Asker
+	// features and feed are Options.Features and Options.Feed; nil: none.
+	features Features
+	feed     *Feed
 	// toolFiles are Options.ToolFiles; nil: none.
 	toolFiles ToolFiles
 	// budgets are Options.Budgets; nil: none.

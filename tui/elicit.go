@@ -33,6 +33,7 @@ func (a *Asker) Close() { a.closeOnce.Do(func() { close(a.done) }) }
 type askRequest struct {
 	server, message string
 	schema          json.RawMessage
+	sampling        bool            // a request for a model's reply, not for input
 	reply           chan askReply   // buffered: the console never waits on it
 	gone            <-chan struct{} // closed when the asker stops waiting (its ctx ended)
 }
@@ -48,7 +49,58 @@ type askReply struct {
 // (the call was canceled, the console quit); the console then takes the
 // request away.
 func (a *Asker) Ask(ctx context.Context, server, message string, schema json.RawMessage) (map[string]any, bool, error) {
-	r := &askRequest{server: server, message: message, schema: schema, reply: make(chan askReply, 1), gone: ctx.Done()}
+	return a.ask(ctx, &askRequest{server: server, message: message, schema: schema})
+}
+
+// Sampling is a server's request for a language model's reply to a
+// conversation (MCP sampling), as the console shows it.
+type Sampling struct {
+	Server       string
+	SystemPrompt string
+	// Messages are the conversation, oldest first: Role is "user" or
+	// "assistant".
+	Messages  []SamplingMessage
+	MaxTokens int64
+}
+
+// SamplingMessage is one message of a sampling request's conversation.
+type SamplingMessage struct{ Role, Text string }
+
+// samplingSchema is the form of a reply to a sampling request.
+var samplingSchema = json.RawMessage(`{"type":"object","properties":{
+"reply":{"type":"string","description":"what the model answers: write or paste it","contentMediaType":"text/plain"},
+"model":{"type":"string","description":"the model named in the reply","default":"a person at toolexplorer"}},
+"required":["reply"]}`)
+
+// Sample shows the request in the console, where the person writes or
+// pastes the reply, and waits for it: the reply, the model it names and
+// true when they send it, false when they decline (esc). It returns ctx's
+// error when ctx ends first.
+func (a *Asker) Sample(ctx context.Context, s Sampling) (reply, model string, accept bool, err error) {
+	var b strings.Builder
+	if s.SystemPrompt != "" {
+		b.WriteString("system: " + s.SystemPrompt + "\n")
+	}
+	for _, m := range s.Messages {
+		b.WriteString(m.Role + ": " + m.Text + "\n")
+	}
+	if s.MaxTokens > 0 {
+		fmt.Fprintf(&b, "(at most %d tokens)", s.MaxTokens)
+	}
+	content, ok, err := a.ask(ctx, &askRequest{server: s.Server, message: strings.TrimSuffix(b.String(), "\n"), schema: samplingSchema, sampling: true})
+	if err != nil || !ok {
+		return "", "", false, err
+	}
+	reply, _ = content["reply"].(string)
+	model, _ = content["model"].(string)
+	if model == "" {
+		model = "a person at toolexplorer"
+	}
+	return reply, model, true, nil
+}
+
+func (a *Asker) ask(ctx context.Context, r *askRequest) (map[string]any, bool, error) {
+	r.reply, r.gone = make(chan askReply, 1), ctx.Done()
 	select {
 	case a.reqs <- r:
 	case <-a.done:
@@ -116,7 +168,12 @@ type askScreen struct {
 
 func newAskScreen(c *common) *askScreen { return &askScreen{c: c, keys: newAskKeys()} }
 
-func (s *askScreen) Title() string { return "Input requested" }
+func (s *askScreen) Title() string {
+	if s.req != nil && s.req.sampling {
+		return "Sampling requested"
+	}
+	return "Input requested"
+}
 
 func (s *askScreen) Typing() bool { return s.editor != nil && s.editor.InputFocused() }
 
@@ -220,7 +277,11 @@ func (s *askScreen) View() string {
 		return st.Subtle.Render("no request for input is waiting")
 	}
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Input requested") + st.Subtle.Render(fmt.Sprintf(" · the MCP server %s asks", termtext.Line(s.req.server))) + "\n")
+	if s.req.sampling {
+		b.WriteString(st.Title.Render("Sampling requested") + st.Subtle.Render(fmt.Sprintf(" · the MCP server %s asks for a model's reply to this conversation: write or paste it", termtext.Line(s.req.server))) + "\n")
+	} else {
+		b.WriteString(st.Title.Render("Input requested") + st.Subtle.Render(fmt.Sprintf(" · the MCP server %s asks", termtext.Line(s.req.server))) + "\n")
+	}
 	for _, l := range s.messageLines() {
 		b.WriteString(l + "\n")
 	}
@@ -254,7 +315,11 @@ func (k askKeys) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Send, k.
 func (m *Model) openAsk(msg askMsg) tea.Cmd {
 	m.ask.SetSize(m.width, m.bodyHeight())
 	cmd := m.ask.open(msg.req)
-	m.setStatus("the MCP server "+msg.req.server+" asks for input: ctrl+s sends, esc declines", true)
+	what := "input"
+	if msg.req.sampling {
+		what = "a model's reply"
+	}
+	m.setStatus("the MCP server "+msg.req.server+" asks for "+what+": ctrl+s sends, esc declines", true)
 	return tea.Batch(cmd, m.push(m.ask), watchGoneCmd(m.c, msg.req))
 }
 

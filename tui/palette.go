@@ -75,6 +75,7 @@ func (m *Model) paletteEntries() []paletteEntry {
 	add(paletteScreen, "MCP servers", "the servers whose tools are listed", &g.Servers, func(m *Model) tea.Cmd { return m.push(m.servers) })
 	add(paletteScreen, "Ledger", "the evidence of every call", &g.Ledger, func(m *Model) tea.Cmd { return m.openLedger("") })
 	add(paletteScreen, "Environments", "the {{variables}} of each environment, and which fills the arguments", &g.Environments, func(m *Model) tea.Cmd { return m.push(m.envs) })
+	m.mcp.paletteEntries(&m.servers.keys, add)
 	if len(m.c.problems) > 0 {
 		add(paletteScreen, "Load problems", "what went wrong while loading", &lk.Problems, func(m *Model) tea.Cmd { return m.push(m.problems) })
 	}

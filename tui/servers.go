@@ -138,6 +138,10 @@ func (s *serversScreen) Update(msg tea.Msg) tea.Cmd {
 			s.cursor = min(s.cursor+1, max(len(s.list)-1, 0))
 		case key.Matches(msg, s.keys.Restart):
 			return s.restart()
+		case key.Matches(msg, s.keys.Resources, s.keys.Prompts, s.keys.Log, s.keys.Traffic):
+			return s.openView(msg)
+		case key.Matches(msg, s.keys.Roots) && s.c.features != nil:
+			return openMCPCmd(viewRoots, "")
 		case key.Matches(msg, s.c.global.Back):
 			return backCmd
 		}
@@ -273,28 +277,61 @@ func wrapText(s string, width int) []string {
 	return out
 }
 
+// openView opens the resources, prompts, log or traffic of the server
+// under the cursor, once it is connected.
+func (s *serversScreen) openView(k tea.KeyPressMsg) tea.Cmd {
+	if len(s.list) == 0 || s.c.features == nil {
+		return nil
+	}
+	sv := s.list[s.cursor]
+	if sv.Status != ServerConnected {
+		return statusCmd("server "+sv.Name+" is not connected: "+keyName(s.keys.Restart)+" restarts it", true)
+	}
+	view := viewTraffic
+	switch {
+	case key.Matches(k, s.keys.Resources):
+		view = viewResources
+	case key.Matches(k, s.keys.Prompts):
+		view = viewPrompts
+	case key.Matches(k, s.keys.Log):
+		view = viewLog
+	}
+	return openMCPCmd(view, sv.Name)
+}
+
 // serversKeys are the keys of the servers screen.
 type serversKeys struct {
-	Up, Down key.Binding
-	Restart  key.Binding
-	g        *globalKeys
+	Up, Down  key.Binding
+	Restart   key.Binding
+	Resources key.Binding
+	Prompts   key.Binding
+	Log       key.Binding
+	Traffic   key.Binding
+	Roots     key.Binding
+	g         *globalKeys
 }
 
 func newServersKeys(g *globalKeys) serversKeys {
 	return serversKeys{
-		g:       g,
-		Up:      bind([]string{"up", "k"}, "↑/k", "up"),
-		Down:    bind([]string{"down", "j"}, "↓/j", "down"),
-		Restart: bind([]string{"r"}, "r", "restart"),
+		g:         g,
+		Up:        bind([]string{"up", "k"}, "↑/k", "up"),
+		Down:      bind([]string{"down", "j"}, "↓/j", "down"),
+		Restart:   bind([]string{"r"}, "r", "restart"),
+		Resources: bind([]string{"o"}, "o", "the server's resources and templates"),
+		Prompts:   bind([]string{"p"}, "p", "the server's prompts"),
+		Log:       bind([]string{"l"}, "l", "the server's log and stderr"),
+		Traffic:   bind([]string{"t"}, "t", "the JSON-RPC messages exchanged with the server"),
+		Roots:     bind([]string{"f"}, "f", "the roots given to the servers"),
 	}
 }
 
 func (k serversKeys) ShortHelp() []key.Binding {
-	return []key.Binding{moveKey(k.Up, k.Down, "move"), k.Restart, k.g.short(backKey, "back"), k.g.short(helpKey, "help")}
+	return []key.Binding{moveKey(k.Up, k.Down, "move"), k.Restart, short(k.Resources, "resources"), short(k.Prompts, "prompts"),
+		short(k.Log, "log"), short(k.Traffic, "traffic"), short(k.Roots, "roots"), k.g.short(backKey, "back"), k.g.short(helpKey, "help")}
 }
 
 func (k serversKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Restart}}
+	return [][]key.Binding{{k.Up, k.Down, k.Restart}, {k.Resources, k.Prompts, k.Log, k.Traffic, k.Roots}}
 }
 
 // serverChanged follows a server that restarted or stopped: the tool list

@@ -72,8 +72,15 @@ type Options struct {
 	// shows them, and restarts one that failed or stopped. Nil: none.
 	Servers Servers
 	// Asker brings the servers' requests for input during calls, each
-	// shown as a form. Nil: none come.
+	// shown as a form, and their sampling requests. Nil: none come.
 	Asker *Asker
+	// Features are the servers' resources, prompts, log levels and roots,
+	// which the servers screen opens for the server under the cursor.
+	// Nil: none.
+	Features Features
+	// Feed brings the servers' log, the messages exchanged with them and
+	// their resources' updates. Nil: none come.
+	Feed *Feed
 	// ToolFiles are the tools files whose tools are in the registry; L
 	// reloads them and W turns shadow mode on and off. Nil: none.
 	ToolFiles ToolFiles
@@ -140,6 +147,7 @@ type Model struct {
 	ledger   *ledgerScreen
 	record   *ledgerRecordScreen
 	envs     *envScreen
+	mcp      *mcpViews // resources, prompts, log, traffic and roots
 
 	stack    []screen
 	confirm  *confirmDialog
@@ -213,6 +221,8 @@ func New(reg *tooling.Registry, opts Options) *Model {
 		saved:        opts.Saved,
 		servers:      opts.Servers,
 		asker:        opts.Asker,
+		features:     opts.Features,
+		feed:         opts.Feed,
 		toolFiles:    opts.ToolFiles,
 		budgets:      opts.Budgets,
 		ledger:       opts.Ledger,
@@ -253,6 +263,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 	m.ledger = newLedgerScreen(c)
 	m.record = newLedgerRecordScreen(c)
 	m.envs = newEnvScreen(c)
+	m.mcp = newMCPViews(c)
 	if problems := m.rebind(opts.Keys); len(problems) > 0 {
 		c.problems = append(slices.Clip(c.problems), problems...)
 		m.list.keys.Problems.SetEnabled(true)
@@ -267,7 +278,7 @@ func New(reg *tooling.Registry, opts Options) *Model {
 // Init checks the availability of every tool and asks the terminal for its
 // background colour (a light one gets the light palette).
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), watchToolFilesCmd(m.c.toolFiles), watchAskCmd(m.c), tea.RequestBackgroundColor)
+	return tea.Batch(m.list.Show(), watchServersCmd(m.c.servers), watchToolFilesCmd(m.c.toolFiles), watchAskCmd(m.c), watchFeedCmd(m.c), tea.RequestBackgroundColor)
 }
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
@@ -278,7 +289,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) layout() {
 	h := m.bodyHeight()
-	for _, s := range []screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask, m.ledger, m.record, m.envs} {
+	for _, s := range append([]screen{m.list, m.detail, m.run, m.history, m.call, m.diff, m.board, m.runs, m.problems, m.servers, m.ask, m.ledger, m.record, m.envs}, m.mcp.screens()...) {
 		s.SetSize(m.width, h)
 	}
 	m.helpVP.SetWidth(m.width)
@@ -403,6 +414,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.openAsk(msg)
 	case askGoneMsg:
 		return m, m.askGone(msg)
+	case feedMsg:
+		return m, m.mcp.fed(msg)
+	case mcpMsg:
+		s, cmd := m.mcp.Update(msg)
+		if s != nil {
+			cmd = tea.Batch(cmd, m.push(s))
+		}
+		return m, cmd
 	case toolFilesReloadedMsg:
 		return m, m.toolFilesReloaded(msg)
 	case toolFilesWatchedMsg:

@@ -18,6 +18,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/ledger"
+	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/policy"
 	sqlitestate "github.com/toolexplorer/toolexplorer/state/sqlite"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -80,6 +81,12 @@ type app struct {
 	// inputs are the values of ${input:ID} entered at the console, by ID.
 	inputsMu sync.Mutex
 	inputs   map[string]string
+	// consoleMode: the console opens, and the servers are connected for
+	// it (consoleConnectOptions); feed is its feed while it is open, and
+	// roots the roots the person gives the servers.
+	consoleMode bool
+	feed        atomic.Pointer[tui.Feed]
+	roots       mcp.Roots
 	// idemStore is the config's SQLite idempotency store, nil for none.
 	idemStore *sqlitestate.Store
 	// consoleOrigin is the --origin given without a command: who the
@@ -201,6 +208,8 @@ func (a *app) main(args []string) int {
 	}
 	if len(rest) == 0 {
 		if console != nil {
+			a.consoleMode = true
+			a.feed.Store(tui.NewFeed()) // the servers' first messages come before the console opens
 			if code := a.loadTools(a.toolsPaths); code != exitOK {
 				return code
 			}

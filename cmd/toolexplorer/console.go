@@ -43,13 +43,22 @@ func runConsole(a *app, _ string) int {
 	if wd, err := os.Getwd(); err == nil {
 		opts.Saved = history.OpenSaved(history.SavedFile(wd))
 	}
-	ta := tui.NewAsker()
-	opts.Asker = ta
+	ta, feed := tui.NewAsker(), a.feed.Load()
+	if feed == nil {
+		feed = tui.NewFeed()
+	}
+	opts.Asker, opts.Feed = ta, feed
+	if opts.Servers != nil {
+		opts.Features = consoleFeatures{a}
+	}
 	var ask asker = ta
 	a.asker.Store(&ask)
+	a.feed.Store(feed)
 	defer func() {
 		a.asker.Store(nil)
+		a.feed.Store(nil)
 		ta.Close()
+		feed.Close()
 	}()
 	ctx := a.ctx
 	if a.consoleCtx != nil {

@@ -37,7 +37,7 @@ func (e *restartingError) Error() string {
 
 // connectOptions are the options of every connection to a server.
 func (a *app) connectOptions() []mcp.ConnectOption {
-	return []mcp.ConnectOption{mcp.WithElicitation(a.elicit), mcp.WithConfigFile(a.configFile), mcp.WithToolsChanged(a.toolsChanged)}
+	return append([]mcp.ConnectOption{mcp.WithElicitation(a.elicit), mcp.WithConfigFile(a.configFile), mcp.WithToolsChanged(a.toolsChanged)}, a.consoleConnectOptions()...)
 }
 
 // toolsChanged tells whoever serves the registry (serve) that its tools
