@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28, and servers still use them
+
 package mcp
 
 import (
@@ -261,7 +263,6 @@ func (r *Remote) SetLogLevel(ctx context.Context, level string) error {
 	if init := r.session.InitializeResult(); init != nil && init.ProtocolVersion >= mrtrVersion {
 		return nil
 	}
-	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28, and servers still use it
 	return r.session.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(level)})
 }
 

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the test server uses sampling, roots and logging, deprecated from protocol 2026-07-28, which servers still use
+
 package mcp_test
 
 import (
@@ -20,8 +22,7 @@ import (
 // prompt, subscriptions, a log, and tools that ask the client for a
 // model's reply (sampling) and for its roots.
 func extrasPeer() int {
-	var srv *sdk.Server
-	srv = sdk.NewServer(&sdk.Implementation{Name: "extras", Version: "1"}, &sdk.ServerOptions{
+	srv := sdk.NewServer(&sdk.Implementation{Name: "extras", Version: "1"}, &sdk.ServerOptions{
 		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 	})

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28, and servers still use them
+
 package mcp
 
 import (
@@ -173,11 +175,9 @@ func setRoots(c *sdk.Client, old, now []Root) {
 		}
 	}
 	if len(gone) > 0 {
-		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers still ask for them
 		c.RemoveRoots(gone...)
 	}
 	if len(add) > 0 {
-		//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28, and servers still ask for them
 		c.AddRoots(add...)
 	}
 }
