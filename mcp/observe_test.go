@@ -1,3 +1,5 @@
+//go:build linux
+
 //lint:file-ignore SA1019 the test server uses sampling, roots and logging, deprecated from protocol 2026-07-28, which servers still use
 
 package mcp_test
