@@ -171,7 +171,11 @@ func Connect(ctx context.Context, reg *tooling.Registry, name string, s Spec, op
 			return nil, &ConnectError{Server: name, Err: err}
 		}
 		r.url, r.probe = ShownURL(s.URL), &httpProbe{}
-		st := &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: probeClient(s.Headers, r.probe), MaxRetries: -1}
+		hc := probeClient(s.Headers, r.probe)
+		if o.observer.Traffic != nil { // the console; a gateway does not pay for reading every message twice
+			hc.Transport = &httpTap{next: hc.Transport, st: newTapState(r)}
+		}
+		st := &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1}
 		if s.OAuth != nil {
 			st.OAuthHandler = newSigner(name, s.URL, *s.OAuth)
 		}

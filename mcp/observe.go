@@ -19,8 +19,10 @@ import (
 // resources' updates. Each function may be nil; each is called from the
 // connection's goroutines and must not block.
 type Observer struct {
-	// Traffic gets every JSON-RPC message exchanged with a stdio server,
-	// in the order read or written. An HTTP server's are not seen.
+	// Traffic gets every JSON-RPC message exchanged with the server, in
+	// the order read or written: a stdio server's as they pass on its
+	// pipes, an HTTP server's as they pass in requests' bodies and in
+	// responses' (JSON or an event stream).
 	Traffic func(Message)
 	// Log gets each log message the server sends (notifications/message)
 	// and each line a stdio server writes to its stderr.
@@ -81,16 +83,25 @@ func (t *tap) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tapConn{Connection: c, r: t.r, pending: map[string]string{}}, nil
+	return &tapConn{Connection: c, tapState: newTapState(t.r)}, nil
 }
 
 type tapConn struct {
 	sdk.Connection
+	*tapState
+}
+
+// tapState is what a tap, of a stdio connection or of HTTP requests,
+// keeps: the method of each request in flight, so that its response is
+// named by it.
+type tapState struct {
 	r *Remote
 
 	mu      sync.Mutex
 	pending map[string]string // the method of each request in flight, by direction and id
 }
+
+func newTapState(r *Remote) *tapState { return &tapState{r: r, pending: map[string]string{}} }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
@@ -106,7 +117,7 @@ func (c *tapConn) Write(ctx context.Context, m jsonrpc.Message) error {
 }
 
 // seen notes the message m, sent or received.
-func (c *tapConn) seen(m jsonrpc.Message, sent bool) {
+func (c *tapState) seen(m jsonrpc.Message, sent bool) {
 	var msg Message
 	switch m := m.(type) {
 	case *jsonrpc.Request:

@@ -125,6 +125,24 @@ func (s *seen) observer() mcp.Observer {
 
 // waitFor waits until cond holds, held under s.mu; a deadline far beyond
 // any machine's slowness fails the test.
+// waitUntil waits at most d for cond, and reports whether it held.
+func (s *seen) waitUntil(d time.Duration, cond func() bool) bool {
+	deadline := time.After(d)
+	for {
+		s.mu.Lock()
+		ok := cond()
+		s.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-s.changed:
+		case <-deadline:
+			return false
+		}
+	}
+}
+
 func (s *seen) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.After(time.Minute)
@@ -164,10 +182,21 @@ func TestObserverSeesTrafficLogAndUpdates(t *testing.T) {
 	if err := r.Subscribe(context.Background(), "mem://notes/today", true); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := reg.Execute(context.Background(), "extras.touch", nil); err != nil {
-		t.Fatal(res.Message)
+	// On protocol 2026-07-28 the subscription is a stream the server
+	// takes up after Subscribe returns: the note is touched again until
+	// an update comes, so that a touch before the server listens is not
+	// taken for a lost update.
+	for i := 0; ; i++ {
+		if res, err := reg.Execute(context.Background(), "extras.touch", nil); err != nil {
+			t.Fatal(res.Message)
+		}
+		if s.waitUntil(2*time.Second, func() bool { return len(s.updated) > 0 }) {
+			break
+		}
+		if i == 30 {
+			s.waitFor(t, "the update", func() bool { return len(s.updated) > 0 })
+		}
 	}
-	s.waitFor(t, "the update", func() bool { return len(s.updated) == 1 })
 	s.waitFor(t, "the log message and the stderr line", func() bool { return len(s.log) >= 2 })
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -159,7 +159,7 @@ func (s *trafficScreen) View() string {
 		if s.method != "" {
 			b.WriteString(st.Subtle.Render("no message's method holds " + fmt.Sprintf("%q", s.method) + ": " + keyName(s.keys.Filter) + " changes the filter"))
 		} else {
-			b.WriteString(st.Subtle.Render("no messages seen: the messages of a server run over stdio are shown, not those of one reached over HTTP"))
+			b.WriteString(st.Subtle.Render("no messages seen yet"))
 		}
 		return b.String()
 	}
