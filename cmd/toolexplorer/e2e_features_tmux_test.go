@@ -17,8 +17,9 @@ import (
 // besides tools in a real terminal (tmux): from the servers screen, it
 // reads a resource, gets a prompt with its argument filled in a form,
 // answers a sampling request of the server's trigger_sampling_request tool
-// in the dialog, and finds the sampling request among the JSON-RPC
-// messages of the traffic view, filtered by method and opened.
+// in the dialog, sees a task-only tool refused, and finds the sampling
+// request among the JSON-RPC messages of the traffic view, filtered by
+// method and opened.
 func TestE2EConsoleServerFeaturesTmux(t *testing.T) {
 	tmuxPath, bin := e2eBuild(t)
 	need := t.Skipf
@@ -55,6 +56,15 @@ func TestE2EConsoleServerFeaturesTmux(t *testing.T) {
 		"-e", "NO_COLOR=1", "-e", configEnv+"=", "-e", "HOME="+t.TempDir(), "--", "/bin/sh", "-c", script, bin, node, everything)
 	socketPath = c.format(t, "#{socket_path}")
 	c.waitAll(t, "toolexplorer › Tools", "everything.echo", "everything.trigger_sampling_request")
+
+	// Tasks: a tool the server runs only as a task is unavailable, refused
+	// before any call is sent; its form's preflight says so as it opens.
+	c.keys(t, ":")
+	c.waitScreen(t, "a tool, a screen or an action", e2eWait)
+	c.text(t, "everything.simulate_research_query")
+	c.keys(t, "Enter")
+	c.waitAll(t, "Run everything.simulate_research_query", "would be refused at availability (unavailable): everything.simulate_research_query")
+	escTo(t, c, "Tools")
 
 	// Resources: the static documents are listed; enter reads one.
 	c.keys(t, "S")
