@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -459,6 +460,12 @@ func bindingJSON(n *yaml.Node) json.RawMessage {
 	return b
 }
 
+// concurrencyNames are the names a tools file may give a concurrency.
+var concurrencyNames = map[string]tooling.Concurrency{
+	"exclusive": tooling.Exclusive, "read_only": tooling.ReadOnly, "readonly": tooling.ReadOnly,
+	"main_thread": tooling.MainThread, "mainthread": tooling.MainThread, "main": tooling.MainThread,
+}
+
 // meta converts a tool's meta, checking its effects against the binding.
 func (l *loader) meta(ts *ToolSpec, tn *yaml.Node, p, file string, b binding, k kind) tooling.Meta {
 	ms := &ts.Meta
@@ -473,13 +480,15 @@ func (l *loader) meta(ts *ToolSpec, tn *yaml.Node, p, file string, b binding, k 
 		m.Effects |= one
 	}
 	if ms.Safety != "" {
-		if err := m.Safety.UnmarshalText([]byte(ms.Safety)); err != nil {
-			l.add(file, child(mn, "safety"), join(mp, "safety"), trimPkg(err))
+		m.Safety = tooling.Safety(strings.ToLower(ms.Safety))
+		if !slices.Contains([]tooling.Safety{tooling.SafetyAuto, tooling.SafetyLow, tooling.SafetyMedium, tooling.SafetyHigh}, m.Safety) {
+			l.add(file, child(mn, "safety"), join(mp, "safety"), fmt.Sprintf("unknown safety %q (want auto, low, medium or high)", ms.Safety))
 		}
 	}
 	if ms.Concurrency != "" {
-		if err := m.Concurrency.UnmarshalText([]byte(ms.Concurrency)); err != nil {
-			l.add(file, child(mn, "concurrency"), join(mp, "concurrency"), trimPkg(err))
+		m.Concurrency = concurrencyNames[strings.ToLower(strings.ReplaceAll(ms.Concurrency, "-", "_"))]
+		if m.Concurrency == "" {
+			l.add(file, child(mn, "concurrency"), join(mp, "concurrency"), fmt.Sprintf("unknown concurrency %q (want exclusive, read_only or main_thread)", ms.Concurrency))
 		}
 	}
 	m.Resources = ms.Resources

@@ -62,7 +62,13 @@ func init() {
 }
 
 func runFail(_ context.Context, c tooling.Call) (any, error) {
-	switch mode := c.String("mode"); mode {
+	var in struct {
+		Mode string `json:"mode"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	switch mode := in.Mode; mode {
 	case "error":
 		return nil, ErrFailureRequested
 	case "panic":

@@ -112,7 +112,13 @@ func init() {
 }
 
 func runFSListDir(_ context.Context, c tooling.Call) (any, error) {
-	p := c.String("path")
+	var in struct {
+		Path string `json:"path"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	p := in.Path
 	if p == "" {
 		p = "."
 	}

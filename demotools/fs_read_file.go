@@ -85,7 +85,13 @@ func init() {
 }
 
 func runFSReadFile(_ context.Context, c tooling.Call) (any, error) {
-	p := c.String("path")
+	var in struct {
+		Path string `json:"path"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	p := in.Path
 	full, err := inWorkspace(c, p)
 	if err != nil {
 		return nil, err

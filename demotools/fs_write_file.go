@@ -79,12 +79,19 @@ func init() {
 }
 
 func runFSWriteFile(_ context.Context, c tooling.Call) (any, error) {
-	p := c.String("path")
+	var in struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	p := in.Path
 	full, err := inWorkspace(c, p)
 	if err != nil {
 		return nil, err
 	}
-	content := c.String("content")
+	content := in.Content
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return nil, err
 	}

@@ -48,12 +48,18 @@ func kvGet(kv *KV) tooling.Tool {
 			Version:     "1.0.0",
 		},
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			var in struct {
+				Key string `json:"key"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
 			inside := kv.enter()
 			defer kv.leave()
 			kv.mu.Lock()
-			v, found := kv.data[kvKey(ctx, c.String("key"))]
+			v, found := kv.data[kvKey(ctx, in.Key)]
 			kv.mu.Unlock()
-			return map[string]any{"key": c.String("key"), "found": found, "value": v, "inside": inside}, nil
+			return map[string]any{"key": in.Key, "found": found, "value": v, "inside": inside}, nil
 		},
 	}
 }

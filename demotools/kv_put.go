@@ -53,6 +53,13 @@ func kvPut(kv *KV) tooling.Tool {
 			Version:     "1.0.0",
 		},
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			var in struct {
+				Key   string `json:"key"`
+				Value string `json:"value"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
 			inside := kv.enter()
 			defer kv.leave()
 			select {
@@ -61,10 +68,10 @@ func kvPut(kv *KV) tooling.Tool {
 				return nil, ctx.Err()
 			}
 			kv.mu.Lock()
-			_, replaced := kv.data[kvKey(ctx, c.String("key"))]
-			kv.data[kvKey(ctx, c.String("key"))] = c.String("value")
+			_, replaced := kv.data[kvKey(ctx, in.Key)]
+			kv.data[kvKey(ctx, in.Key)] = in.Value
 			kv.mu.Unlock()
-			return map[string]any{"key": c.String("key"), "replaced": replaced, "inside": inside}, nil
+			return map[string]any{"key": in.Key, "replaced": replaced, "inside": inside}, nil
 		},
 	}
 }

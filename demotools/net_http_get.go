@@ -117,7 +117,13 @@ func dialAddress(hostport string) (string, error) {
 }
 
 func runNetHTTPGet(ctx context.Context, c tooling.Call) (any, error) {
-	raw := c.String("url")
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	raw := in.URL
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not a URL: %v", err)

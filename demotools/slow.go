@@ -78,9 +78,16 @@ func init() {
 
 // runSlow sleeps, reporting the milliseconds slept as progress.
 func runSlow(ctx context.Context, c tooling.Call) (any, error) {
-	ms := c.Int("ms")
+	var in struct {
+		MS           int64 `json:"ms"`
+		IgnoreCancel bool  `json:"ignore_cancel"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	ms := in.MS
 	d := time.Duration(ms) * time.Millisecond
-	if c.Bool("ignore_cancel") {
+	if in.IgnoreCancel {
 		time.Sleep(d)
 		return slowResult{SleptMS: ms}, nil
 	}

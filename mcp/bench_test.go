@@ -13,6 +13,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -20,7 +21,7 @@ import (
 var benchOutput = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 
 func benchEcho(ctx context.Context, c tooling.Call) (any, error) {
-	return map[string]any{"text": c.String("text")}, nil
+	return map[string]any{"text": callargs.String(c.Args, "text")}, nil
 }
 
 // benchClient connects a go-sdk client to srv in memory.

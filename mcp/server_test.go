@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -64,7 +65,7 @@ func testRegistry(t *testing.T) (*tooling.Registry, chan struct{}, chan error) {
 			Output: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 			Meta:   tooling.Meta{Concurrency: tooling.ReadOnly, Idempotent: true},
 			Run: func(ctx context.Context, c tooling.Call) (any, error) {
-				return map[string]any{"text": c.String("text")}, nil
+				return map[string]any{"text": callargs.String(c.Args, "text")}, nil
 			}},
 		tooling.Tool{Name: "t.fail", Description: "fails",
 			Meta: tooling.Meta{Concurrency: tooling.ReadOnly},

@@ -203,7 +203,7 @@ func newCedarTool(t *tooling.Tool) *cedarTool {
 		uid:     cedar.NewEntityUID("Tool", cedar.String(t.Name)),
 		action:  cedar.NewEntityUID("Action", cedar.String(t.Name)),
 		effects: cedar.NewSet(effects...),
-		risk:    cedar.String(m.EffectiveSafety().String()),
+		risk:    cedar.String(string(m.EffectiveSafety())),
 		args:    toolArgs(t),
 	}
 	ct.effectsV, ct.riskV = ct.effects, ct.risk

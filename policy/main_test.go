@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
@@ -18,7 +19,7 @@ var hosted = func() *tooling.Registry {
 		Input: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			end := threadCPU() + time.Duration(c.Int("ms"))*time.Millisecond
+			end := threadCPU() + time.Duration(callargs.Int(c.Args, "ms"))*time.Millisecond
 			for threadCPU() < end {
 			}
 			return "spun", nil

@@ -12,6 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/telemetry"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -38,7 +39,7 @@ func BenchmarkExecuteTelemetry(b *testing.B) {
 				Input: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`),
 				Run: func(ctx context.Context, c tooling.Call) (any, error) {
 					spin(10 * time.Microsecond)
-					return c.Int("n"), nil
+					return callargs.Int(c.Args, "n"), nil
 				}})
 			if on {
 				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
@@ -77,7 +78,7 @@ func BenchmarkExecuteTelemetryPaired(b *testing.B) {
 			Run: func(ctx context.Context, c tooling.Call) (any, error) {
 				var buf [8192]byte
 				h := sha256.Sum256(buf[:])
-				return int64(h[0]) + c.Int("n"), nil
+				return int64(h[0]) + callargs.Int(c.Args, "n"), nil
 			}})
 		return reg
 	}

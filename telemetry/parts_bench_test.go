@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tnoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/telemetry"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -43,7 +44,7 @@ func BenchmarkExecuteTelemetryParts(b *testing.B) {
 			Run: func(ctx context.Context, c tooling.Call) (any, error) {
 				var buf [8192]byte
 				h := sha256.Sum256(buf[:])
-				return int64(h[0]) + c.Int("n"), nil
+				return int64(h[0]) + callargs.Int(c.Args, "n"), nil
 			}})
 		return reg
 	}

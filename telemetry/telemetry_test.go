@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/telemetry"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -51,7 +52,7 @@ func newFixture(t *testing.T, opts ...telemetry.Option) *fixture {
 		Meta:        tooling.Meta{Concurrency: tooling.ReadOnly},
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
 			f.inTool <- trace.SpanFromContext(ctx).SpanContext()
-			return strings.ToUpper(c.String("text")), nil
+			return strings.ToUpper(callargs.String(c.Args, "text")), nil
 		},
 	}, tooling.Tool{
 		Name: "text.fail",

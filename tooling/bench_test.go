@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
@@ -38,7 +39,7 @@ var benchSchema = json.RawMessage(`{
 
 var benchArgs = json.RawMessage(`{"query":"governed tool execution","limit":20,"filter":{"since":"2026-01-31","author":"ada_l"},"tags":["go","api"]}`)
 
-func benchRun(_ context.Context, c Call) (any, error) { return c.Int("limit"), nil }
+func benchRun(_ context.Context, c Call) (any, error) { return callargs.Int(c.Args, "limit"), nil }
 
 func benchRegistry(b *testing.B) *Registry {
 	r := NewRegistry()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -30,7 +31,7 @@ func confinedTestTools(reg *tooling.Registry) {
 		Input: raw(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectFilesystem, Confine: &tooling.Confinement{Read: []string{"$WORKSPACE"}}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			p := c.String("path")
+			p := callargs.String(c.Args, "path")
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(c.Workspace(), p)
 			}
@@ -58,7 +59,7 @@ func confinedTestTools(reg *tooling.Registry) {
 		Input: raw(`{"type":"object","properties":{"panic":{"type":"boolean"}}}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			if c.Bool("panic") {
+			if callargs.Bool(c.Args, "panic") {
 				panic("confined panic")
 			}
 			return nil, errors.New("confined failure")
@@ -67,13 +68,13 @@ func confinedTestTools(reg *tooling.Registry) {
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			return nil, errors.New(strings.Repeat("e", int(c.Int("n"))))
+			return nil, errors.New(strings.Repeat("e", int(callargs.Int(c.Args, "n"))))
 		}})
 	reg.Register(tooling.Tool{Name: "conftest.spin", Description: "spends ms milliseconds of CPU",
 		Input: raw(`{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			end := threadCPU() + time.Duration(c.Int("ms"))*time.Millisecond
+			end := threadCPU() + time.Duration(callargs.Int(c.Args, "ms"))*time.Millisecond
 			n := 0
 			for threadCPU() < end {
 				n++
@@ -84,8 +85,8 @@ func confinedTestTools(reg *tooling.Registry) {
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":2},"followup":{"type":"boolean"}},"required":["n"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			out := strings.Repeat("a", int(c.Int("n"))-2)
-			if c.Bool("followup") {
+			out := strings.Repeat("a", int(callargs.Int(c.Args, "n"))-2)
+			if callargs.Bool(c.Args, "followup") {
 				return tooling.Followup{Output: out, Plan: map[string]any{"next": "conftest.read"}}, nil
 			}
 			return out, nil

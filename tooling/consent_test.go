@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -17,7 +18,7 @@ func consentRegistry(t *testing.T, ran *[]string) *tooling.Registry {
 		r.Register(tooling.Tool{Name: name, Meta: tooling.Meta{Effects: tooling.EffectWrite | tooling.EffectFilesystem},
 			Input: raw(`{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean","default":false}},"required":["path"]}`),
 			Run: func(_ context.Context, c tooling.Call) (any, error) {
-				*ran = append(*ran, fmt.Sprintf("%s %s consent=%v", c.Tool, c.String("path"), c.Consent))
+				*ran = append(*ran, fmt.Sprintf("%s %s consent=%v", c.Tool, callargs.String(c.Args, "path"), c.Consent))
 				return "done", nil
 			}})
 	}

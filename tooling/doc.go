@@ -11,9 +11,9 @@
 //			Name:  "demo.echo",
 //			Input: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 //			Meta:  tooling.Meta{Concurrency: tooling.ReadOnly},
-//			Run: func(ctx context.Context, c tooling.Call) (any, error) {
-//				return c.String("text"), nil
-//			},
+//			Run: tooling.Func(func(ctx context.Context, c tooling.Call, in struct{ Text string }) (string, error) {
+//				return in.Text, nil
+//			}),
 //		})
 //	}
 //

@@ -19,9 +19,9 @@ func ExampleRegistry_Register() {
 		Description: "Upper-cases text.",
 		Input:       json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		Meta:        tooling.Meta{Concurrency: tooling.ReadOnly, Idempotent: true},
-		Run: func(ctx context.Context, c tooling.Call) (any, error) {
-			return strings.ToUpper(c.String("text")), nil
-		},
+		Run: tooling.Func(func(ctx context.Context, c tooling.Call, in struct{ Text string }) (string, error) {
+			return strings.ToUpper(in.Text), nil
+		}),
 	})
 	res, err := r.Execute(context.Background(), "text.shout", json.RawMessage(`{"text":"hi"}`))
 	fmt.Println(string(res.Output), err)
@@ -40,9 +40,9 @@ func ExampleExecuteTool() {
 		Name:  "example.add",
 		Input: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer","default":1}},"required":["a"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly},
-		Run: func(ctx context.Context, c tooling.Call) (any, error) {
-			return c.Int("a") + c.Int("b"), nil
-		},
+		Run: tooling.Func(func(ctx context.Context, c tooling.Call, in struct{ A, B int }) (int, error) {
+			return in.A + in.B, nil
+		}),
 	})
 	ctx := context.Background()
 	res, _ := tooling.ExecuteTool(ctx, "example.add", json.RawMessage(`{"a":41}`))

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -24,7 +25,7 @@ func codeRegistry(t *testing.T) *tooling.Registry {
 	r.Register(tooling.Tool{Name: "t.ok", Description: "ok", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 		Input: raw(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`),
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			return map[string]int64{"n": c.Int("n")}, nil
+			return map[string]int64{"n": callargs.Int(c.Args, "n")}, nil
 		}})
 	r.Register(tooling.Tool{Name: "t.llm", Meta: tooling.Meta{Origins: []tooling.Origin{tooling.OriginLLM}}, Run: run})
 	r.Register(tooling.Tool{Name: "t.offline", Run: run,
@@ -288,21 +289,21 @@ func TestOutputSizeCap(t *testing.T) {
 	// t.sized returns a Go string that encodes to n bytes; t.raw the same
 	// as json.RawMessage, or n bytes that are not JSON when bad is set.
 	r.Register(tooling.Tool{Name: "t.sized", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
-		return strings.Repeat("a", int(c.Int("n"))-2), nil
+		return strings.Repeat("a", int(callargs.Int(c.Args, "n"))-2), nil
 	}})
 	r.Register(tooling.Tool{Name: "t.raw", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
-		if c.Bool("bad") {
-			return json.RawMessage(strings.Repeat("{", int(c.Int("n")))), nil
+		if callargs.Bool(c.Args, "bad") {
+			return json.RawMessage(strings.Repeat("{", int(callargs.Int(c.Args, "n")))), nil
 		}
-		return json.RawMessage(sizedOutput(int(c.Int("n")))), nil
+		return json.RawMessage(sizedOutput(int(callargs.Int(c.Args, "n")))), nil
 	}})
 	// t.schema returns a string its output schema refuses.
 	r.Register(tooling.Tool{Name: "t.schema", Input: in, Output: raw(`{"type":"object","properties":{"s":{"maxLength":1}}}`),
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			return map[string]string{"s": strings.Repeat("a", int(c.Int("n"))-len(`{"s":""}`))}, nil
+			return map[string]string{"s": strings.Repeat("a", int(callargs.Int(c.Args, "n"))-len(`{"s":""}`))}, nil
 		}})
 	r.Register(tooling.Tool{Name: "t.followup", Input: in, Run: func(_ context.Context, c tooling.Call) (any, error) {
-		return tooling.Followup{Output: strings.Repeat("a", int(c.Int("n"))-2), Plan: map[string]any{"next": "t.sized"}}, nil
+		return tooling.Followup{Output: strings.Repeat("a", int(callargs.Int(c.Args, "n"))-2), Plan: map[string]any{"next": "t.sized"}}, nil
 	}})
 	cfg := tooling.Settings{}
 	cfg.MaxOutputBytes = 64
@@ -444,7 +445,7 @@ func TestDefaultsFilledBeforeRun(t *testing.T) {
 		return nil, nil
 	}})
 	mustExec(t, r, "t.defaults", `{"opts":{}}`)
-	if got.Int("repeat") != 1 || got.String("mode") != "fast" {
+	if callargs.Int(got.Args, "repeat") != 1 || callargs.String(got.Args, "mode") != "fast" {
 		t.Fatalf("args %v", got.Args)
 	}
 	opts := got.Args["opts"].(map[string]any)
@@ -468,7 +469,7 @@ func TestDefaultsFilledBeforeRun(t *testing.T) {
 	}
 	// Present values win.
 	mustExec(t, r, "t.defaults", `{"repeat":3}`)
-	if got.Int("repeat") != 3 || string(got.Raw()) == `{"repeat":3}` {
+	if callargs.Int(got.Args, "repeat") != 3 || string(got.Raw()) == `{"repeat":3}` {
 		t.Fatalf("args %v raw %s", got.Args, got.Raw())
 	}
 }

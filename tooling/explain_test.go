@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -129,7 +130,7 @@ func TestExplainSteps(t *testing.T) {
 	r := tooling.NewRegistry()
 	started, release := make(chan struct{}), make(chan struct{})
 	r.Register(tooling.Tool{Name: "x.excl", Meta: tooling.Meta{Resources: []string{"db"}}, Run: func(ctx context.Context, c tooling.Call) (any, error) {
-		if c.Bool("hold") {
+		if callargs.Bool(c.Args, "hold") {
 			close(started)
 			<-release
 		}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -22,11 +23,11 @@ func TestMainThreadToolsRunOnTheMainThreadInFIFOOrder(t *testing.T) {
 	r.Register(tooling.Tool{Name: "t.main", Meta: tooling.Meta{Concurrency: tooling.MainThread},
 		Input: raw(`{"type":"object","properties":{"i":{"type":"integer"},"block":{"type":"boolean"}}}`),
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			if c.Bool("block") {
+			if callargs.Bool(c.Args, "block") {
 				<-gate
 			}
 			mu.Lock()
-			order = append(order, c.Int("i"))
+			order = append(order, callargs.Int(c.Args, "i"))
 			tids = append(tids, syscall.Gettid())
 			mu.Unlock()
 			return c.OnMainThread(), nil

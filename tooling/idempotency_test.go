@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
@@ -32,10 +33,10 @@ func keyedTool(t *testing.T, r *tooling.Registry, runs *atomic.Int64, before fun
 			if before != nil {
 				before()
 			}
-			if c.Bool("fail") {
+			if callargs.Bool(c.Args, "fail") {
 				return nil, errors.New("card declined")
 			}
-			return map[string]any{"paid": c.Int("amount"), "run": n}, nil
+			return map[string]any{"paid": callargs.Int(c.Args, "amount"), "run": n}, nil
 		},
 	}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -45,7 +46,7 @@ func TestMiddlewareOrderAndWhatItSees(t *testing.T) {
 		Input: raw(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer","default":2}},"required":["a"]}`),
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			tr.add("run")
-			return c.Int("a") + c.Int("b"), nil
+			return callargs.Int(c.Args, "a") + callargs.Int(c.Args, "b"), nil
 		}})
 	type key struct{}
 	r.Use(named(tr, "outer"), func(next tooling.Handler) tooling.Handler {
@@ -179,14 +180,14 @@ func TestMiddlewareReplacesResult(t *testing.T) {
 		Input: raw(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`),
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			runs++
-			return map[string]any{"charged": c.String("key"), "run": runs}, nil
+			return map[string]any{"charged": callargs.String(c.Args, "key"), "run": runs}, nil
 		}})
 	// An idempotent replay: the first result under a key is kept and replayed.
 	var mu sync.Mutex
 	seen := map[string]*tooling.Result{}
 	r.Use(func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
-			key := c.String("key")
+			key := callargs.String(c.Args, "key")
 			mu.Lock()
 			prev := seen[key]
 			mu.Unlock()

@@ -7,61 +7,40 @@ import (
 	"time"
 )
 
-// Concurrency says how calls of a tool may overlap. The zero value, Exclusive,
-// is the safe choice: calls never overlap with another call of the same tool
-// (or, when Meta.Resources names keys, with any call sharing one of them).
-type Concurrency uint8
+// Concurrency says how calls of a tool may overlap. The zero value ("")
+// means Exclusive, the safe choice: calls never overlap with another call
+// of the same tool (or, when Meta.Resources names keys, with any call
+// sharing one of them). Register stores the zero value as Exclusive, and
+// takes the names in any case, with "-" for "_" and the short forms
+// "readonly" and "main".
+type Concurrency string
 
 const (
 	// Exclusive calls never overlap with a call sharing a resource key, or
-	// with another call of the same tool when no key is given. The zero value.
-	Exclusive Concurrency = iota
+	// with another call of the same tool when no key is given.
+	Exclusive Concurrency = "exclusive"
 	// ReadOnly calls run in parallel with anything. The tool promises not to
 	// change state: it cannot declare write or process effects.
-	ReadOnly
+	ReadOnly Concurrency = "read_only"
 	// MainThread calls run one at a time, in FIFO order, on the host's main
 	// thread (or the scheduler's own locked thread when the host does not
 	// hand its main thread over).
-	MainThread
+	MainThread Concurrency = "main_thread"
 )
 
-var concurrencyNames = [...]string{Exclusive: "exclusive", ReadOnly: "read_only", MainThread: "main_thread"}
-
-func (c Concurrency) String() string {
-	if int(c) < len(concurrencyNames) {
-		return concurrencyNames[c]
-	}
-	return fmt.Sprintf("concurrency(%d)", uint8(c))
-}
-
-// MarshalText encodes the concurrency as "exclusive", "read_only" or "main_thread".
-func (c Concurrency) MarshalText() ([]byte, error) {
-	if int(c) >= len(concurrencyNames) {
-		return nil, fmt.Errorf("tooling: unknown concurrency %d", uint8(c))
-	}
-	return []byte(c.String()), nil
-}
-
-// UnmarshalText accepts the names MarshalText writes (also "readonly" and "main").
-func (c *Concurrency) UnmarshalText(b []byte) error {
-	v, err := parseConcurrency(string(b))
-	if err == nil {
-		*c = v
-	}
-	return err
-}
-
-// parseConcurrency parses "exclusive", "read_only" or "main_thread".
-func parseConcurrency(s string) (Concurrency, error) {
-	switch strings.ToLower(strings.ReplaceAll(s, "-", "_")) {
-	case "exclusive":
-		return Exclusive, nil
+// canonical returns c as Register stores it: Exclusive for the zero value,
+// the names in lower case, the short forms spelled out; an unknown name
+// as it is, for check to report.
+func (c Concurrency) canonical() Concurrency {
+	switch strings.ToLower(strings.ReplaceAll(string(c), "-", "_")) {
+	case "", "exclusive":
+		return Exclusive
 	case "read_only", "readonly":
-		return ReadOnly, nil
+		return ReadOnly
 	case "main_thread", "mainthread", "main":
-		return MainThread, nil
+		return MainThread
 	}
-	return 0, fmt.Errorf("tooling: unknown concurrency %q (want exclusive, read_only or main_thread)", s)
+	return c
 }
 
 // Effects is the set of side effects a tool may have. The zero value means
@@ -139,48 +118,45 @@ func parseEffects(s string) (Effects, error) {
 
 // Safety is the risk of a call: how much harm a wrong call can do, so that
 // SafetyHigh is the riskiest (people read it as "risk", never as "safe").
-// The zero value, SafetyAuto,
-// derives it from the effects: process → high; write, network or filesystem
-// → medium; otherwise low. Declaring SafetyLow for a tool with write or
-// process effects is a contradiction that Register refuses.
-type Safety uint8
+// The zero value ("", stored by Register as SafetyAuto) derives it from the
+// effects: process → high; write, network or filesystem → medium;
+// otherwise low. Declaring SafetyLow for a tool with write or process
+// effects is a contradiction that Register refuses. Register takes the
+// names in any case.
+type Safety string
 
 const (
-	SafetyAuto Safety = iota // derived from Effects; the zero value
-	SafetyLow
-	SafetyMedium
-	SafetyHigh
+	SafetyAuto   Safety = "auto" // derived from Effects
+	SafetyLow    Safety = "low"
+	SafetyMedium Safety = "medium"
+	SafetyHigh   Safety = "high"
 )
 
-var safetyNames = [...]string{SafetyAuto: "auto", SafetyLow: "low", SafetyMedium: "medium", SafetyHigh: "high"}
-
-func (s Safety) String() string {
-	if int(s) < len(safetyNames) {
-		return safetyNames[s]
+// canonical returns s as Register stores it: SafetyAuto for the zero
+// value, the names in lower case; an unknown name as it is.
+func (s Safety) canonical() Safety {
+	if s == "" {
+		return SafetyAuto
 	}
-	return fmt.Sprintf("safety(%d)", uint8(s))
+	if l := Safety(strings.ToLower(string(s))); l.rank() >= 0 {
+		return l
+	}
+	return s
 }
 
-// MarshalText encodes the risk as "auto", "low", "medium" or "high".
-func (s Safety) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText parses what MarshalText writes.
-func (s *Safety) UnmarshalText(b []byte) error {
-	v, err := parseSafety(string(b))
-	if err == nil {
-		*s = v
+// rank orders the risks, low to high (auto is 0); -1 for an unknown name.
+func (s Safety) rank() int {
+	switch s {
+	case SafetyAuto, "":
+		return 0
+	case SafetyLow:
+		return 1
+	case SafetyMedium:
+		return 2
+	case SafetyHigh:
+		return 3
 	}
-	return err
-}
-
-// parseSafety parses "auto", "low", "medium" or "high".
-func parseSafety(s string) (Safety, error) {
-	for i, n := range safetyNames {
-		if strings.EqualFold(n, s) {
-			return Safety(i), nil
-		}
-	}
-	return 0, fmt.Errorf("tooling: unknown safety %q (want auto, low, medium or high)", s)
+	return -1
 }
 
 // Origin says who makes a call. Tools may restrict who calls them with
@@ -281,8 +257,8 @@ type Meta struct {
 
 // EffectiveSafety resolves SafetyAuto from the effects.
 func (m *Meta) EffectiveSafety() Safety {
-	if m.Safety != SafetyAuto {
-		return m.Safety
+	if s := m.Safety.canonical(); s != SafetyAuto {
+		return s
 	}
 	switch {
 	case m.Effects&EffectProcess != 0:
@@ -313,14 +289,16 @@ func (m *Meta) allowsOrigin(o Origin) bool {
 	return false
 }
 
-// check returns the contradictions in m, as the fixes to make.
+// check puts m's names in the form Register stores (canonical), and
+// returns the contradictions in m, as the fixes to make.
 func (m *Meta) check() []string {
+	m.Concurrency, m.Safety = m.Concurrency.canonical(), m.Safety.canonical()
 	var p []string
-	if m.Concurrency > MainThread {
-		p = append(p, fmt.Sprintf("Meta.Concurrency %d is unknown: use Exclusive, ReadOnly or MainThread", m.Concurrency))
+	if c := m.Concurrency; c != Exclusive && c != ReadOnly && c != MainThread {
+		p = append(p, fmt.Sprintf("Meta.Concurrency %q is unknown: use Exclusive, ReadOnly or MainThread (exclusive, read_only or main_thread)", c))
 	}
-	if m.Safety > SafetyHigh {
-		p = append(p, fmt.Sprintf("Meta.Safety %d is unknown: use SafetyLow, SafetyMedium or SafetyHigh", m.Safety))
+	if m.Safety.rank() < 0 {
+		p = append(p, fmt.Sprintf("Meta.Safety %q is unknown: use SafetyLow, SafetyMedium or SafetyHigh (low, medium or high)", m.Safety))
 	}
 	if m.Safety == SafetyLow && m.Effects&(EffectWrite|EffectProcess) != 0 {
 		p = append(p, fmt.Sprintf("Meta.Safety is low but Meta.Effects has %s: declare SafetyMedium or higher (or leave Safety zero to derive it)", (m.Effects&(EffectWrite|EffectProcess)).String()))

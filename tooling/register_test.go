@@ -141,11 +141,33 @@ func TestMetaDerivations(t *testing.T) {
 	if err := new(tooling.Effects).UnmarshalText([]byte("teleport")); err == nil {
 		t.Error("unknown effect accepted")
 	}
-	for _, c := range []tooling.Concurrency{tooling.Exclusive, tooling.ReadOnly, tooling.MainThread} {
-		var back tooling.Concurrency
-		if err := back.UnmarshalText([]byte(c.String())); err != nil || back != c {
-			t.Errorf("concurrency %v round trip: %v %v", c, back, err)
+	// Register stores concurrency and risk in their canonical names,
+	// whatever the case and spelling it was given, and refuses names it
+	// does not know.
+	for i, tc := range []struct {
+		c    tooling.Concurrency
+		s    tooling.Safety
+		want tooling.Concurrency
+		risk tooling.Safety
+	}{
+		{"", "", tooling.Exclusive, tooling.SafetyAuto},
+		{"Read-Only", "LOW", tooling.ReadOnly, tooling.SafetyLow},
+		{"readonly", "Medium", tooling.ReadOnly, tooling.SafetyMedium},
+		{"main", "high", tooling.MainThread, tooling.SafetyHigh},
+	} {
+		r := tooling.NewRegistry()
+		name := fmt.Sprintf("t.c%d", i)
+		if err := r.Add(tooling.Tool{Name: name, Run: run, Meta: tooling.Meta{Concurrency: tc.c, Safety: tc.s}}); err != nil {
+			t.Fatalf("%q/%q: %v", tc.c, tc.s, err)
 		}
+		got, _ := r.Lookup(name)
+		if got.Meta.Concurrency != tc.want || got.Meta.Safety != tc.risk {
+			t.Errorf("%q/%q stored as %q/%q, want %q/%q", tc.c, tc.s, got.Meta.Concurrency, got.Meta.Safety, tc.want, tc.risk)
+		}
+	}
+	err = tooling.NewRegistry().Add(tooling.Tool{Name: "t.bad", Run: run, Meta: tooling.Meta{Concurrency: "parallel", Safety: "extreme"}})
+	if err == nil || !strings.Contains(err.Error(), `"parallel" is unknown`) || !strings.Contains(err.Error(), `"extreme" is unknown`) {
+		t.Errorf("unknown names: %v", err)
 	}
 }
 

@@ -504,13 +504,13 @@ func (e *entry) matches(ctx context.Context, r *Registry, f Filter, words []stri
 	if len(f.Concurrency) > 0 {
 		ok := false
 		for _, c := range f.Concurrency {
-			ok = ok || c == m.Concurrency
+			ok = ok || c.canonical() == m.Concurrency
 		}
 		if !ok {
 			return false
 		}
 	}
-	if f.Safety != SafetyAuto && m.EffectiveSafety() < f.Safety {
+	if min := f.Safety.canonical(); min != SafetyAuto && m.EffectiveSafety().rank() < min.rank() {
 		return false
 	}
 	if f.Origin != "" && !m.allowsOrigin(f.Origin) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
@@ -52,7 +53,7 @@ func TestPausedTool(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	r.Register(tooling.Tool{Name: "t.slow", Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Version: "1.2.0"},
 		Run: func(ctx context.Context, c tooling.Call) (any, error) {
-			if c.Bool("block") {
+			if callargs.Bool(c.Args, "block") {
 				close(started)
 				<-release
 			}

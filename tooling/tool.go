@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -200,39 +199,4 @@ func caseTwins(v any) (string, string, bool) {
 		}
 	}
 	return "", "", false
-}
-
-// String returns a string argument, "" when absent or not a string.
-func (c Call) String(name string) string {
-	s, _ := c.Args[name].(string)
-	return s
-}
-
-// Bool returns a boolean argument, false when absent or not a boolean.
-func (c Call) Bool(name string) bool {
-	b, _ := c.Args[name].(bool)
-	return b
-}
-
-// Int returns an integer argument, 0 when absent or not an integer.
-func (c Call) Int(name string) int64 {
-	switch n := c.Args[name].(type) {
-	case json.Number:
-		i, err := n.Int64()
-		if err != nil {
-			f, ferr := strconv.ParseFloat(string(n), 64)
-			if ferr != nil || f != float64(int64(f)) {
-				return 0
-			}
-			return int64(f)
-		}
-		return i
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	case int64:
-		return n
-	}
-	return 0
 }

@@ -234,7 +234,7 @@ func (d *detailScreen) overview() string {
 	case src != "":
 		row("Source", src)
 	}
-	conc := m.Concurrency.String()
+	conc := string(m.Concurrency)
 	switch m.Concurrency {
 	case tooling.ReadOnly:
 		conc += " (runs in parallel with anything)"
@@ -254,7 +254,7 @@ func (d *detailScreen) overview() string {
 	row("Effects", m.Effects.String())
 	// Meta.Safety is a level of risk: "high" means risky. People read it
 	// as risk, never as "safety", which would read the other way round.
-	risk := m.EffectiveSafety().String()
+	risk := string(m.EffectiveSafety())
 	if m.Safety == tooling.SafetyAuto {
 		risk += " (derived from the effects)"
 	}
@@ -264,7 +264,7 @@ func (d *detailScreen) overview() string {
 	case m.Consent:
 		consent = "required (declared)"
 	case m.NeedsConsent():
-		consent = "required (" + m.Effects.String() + " effects at " + m.EffectiveSafety().String() + " risk)"
+		consent = "required (" + m.Effects.String() + " effects at " + string(m.EffectiveSafety()) + " risk)"
 	case d.c.asksConsent(&t):
 		consent = "asked by the console (config dangerous_tool_confirmation)"
 	}

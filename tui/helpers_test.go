@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
@@ -42,9 +43,9 @@ func testTools() []tooling.Tool {
 			Output: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 			Meta:   tooling.Meta{Concurrency: tooling.ReadOnly, Idempotent: true, Tags: []string{"demo"}, Version: "1.0.0"},
 			Run: func(_ context.Context, c tooling.Call) (any, error) {
-				parts := make([]string, c.Int("repeat"))
+				parts := make([]string, callargs.Int(c.Args, "repeat"))
 				for i := range parts {
-					parts[i] = c.String("text")
+					parts[i] = callargs.String(c.Args, "text")
 				}
 				return map[string]any{"text": strings.Join(parts, " ")}, nil
 			},
@@ -55,8 +56,8 @@ func testTools() []tooling.Tool {
 			Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Timeout: time.Minute},
 			Run: func(ctx context.Context, c tooling.Call) (any, error) {
 				select {
-				case <-time.After(time.Duration(c.Int("ms")) * time.Millisecond):
-					return map[string]any{"slept_ms": c.Int("ms")}, nil
+				case <-time.After(time.Duration(callargs.Int(c.Args, "ms")) * time.Millisecond):
+					return map[string]any{"slept_ms": callargs.Int(c.Args, "ms")}, nil
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
@@ -67,7 +68,7 @@ func testTools() []tooling.Tool {
 			Input: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},"note":{"type":"string"}},"required":["key","note"]}`),
 			Meta:  tooling.Meta{Effects: tooling.EffectWrite, Resources: []string{"notes"}},
 			Run: func(_ context.Context, c tooling.Call) (any, error) {
-				return map[string]any{"stored": c.String("key")}, nil
+				return map[string]any{"stored": callargs.String(c.Args, "key")}, nil
 			},
 		},
 		{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/history"
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -24,7 +25,7 @@ func TestKeptCallHasNoEchoedSecret(t *testing.T) {
 		Input: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string"},"otp":{"type":"string","writeOnly":true}}}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			return map[string]any{"echo": "user " + c.String("user") + " password " + c.String("password"), "otp": c.String("otp")}, nil
+			return map[string]any{"echo": "user " + callargs.String(c.Args, "user") + " password " + callargs.String(c.Args, "password"), "otp": callargs.String(c.Args, "otp")}, nil
 		},
 	}); err != nil {
 		t.Fatal(err)

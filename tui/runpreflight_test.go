@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -20,7 +21,7 @@ func keyedTool(runs *atomic.Int64) tooling.Tool {
 		Input: json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer","minimum":1}},"required":["amount"]}`),
 		Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, IdempotencyKeys: true},
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
-			return map[string]any{"charged": c.Int("amount"), "run": runs.Add(1)}, nil
+			return map[string]any{"charged": callargs.Int(c.Args, "amount"), "run": runs.Add(1)}, nil
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
 
@@ -37,7 +38,7 @@ func TestConsoleEscapesToolText(t *testing.T) {
 			Run: func(context.Context, tooling.Call) (any, error) { return nil, errors.New("failed " + evilText) }},
 		{Name: "evil.echo", Description: "echoes", Input: input, Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 			Run: func(_ context.Context, c tooling.Call) (any, error) {
-				return map[string]any{"text": c.String("text")}, nil
+				return map[string]any{"text": callargs.String(c.Args, "text")}, nil
 			}},
 	} {
 		if err := reg.Add(tool); err != nil {

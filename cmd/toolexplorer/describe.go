@@ -227,7 +227,7 @@ func concurrencyText(c tooling.Concurrency) string {
 	case tooling.MainThread:
 		return "main_thread (calls run one at a time on the main thread)"
 	}
-	return c.String()
+	return string(c)
 }
 
 func resourcesText(info *toolInfo) string {

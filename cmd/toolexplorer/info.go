@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,11 +168,11 @@ func availability(ctx context.Context, reg *tooling.Registry, t tooling.Tool, or
 func describeMeta(reg *tooling.Registry, t tooling.Tool, cfg config.Config) metaInfo {
 	m := t.Meta
 	mi := metaInfo{
-		Concurrency:     m.Concurrency.String(),
+		Concurrency:     string(m.Concurrency),
 		Resources:       []string{},
 		Effects:         effectNames(m.Effects),
-		Safety:          m.EffectiveSafety().String(),
-		SafetyDeclared:  m.Safety.String(),
+		Safety:          string(m.EffectiveSafety()),
+		SafetyDeclared:  string(cmp.Or(m.Safety, tooling.SafetyAuto)),
 		Consent:         m.Consent,
 		Rate:            rateOf(m.Rate),
 		Origins:         []string{},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/state"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -114,7 +115,7 @@ func newHost(c config.Redis, writes string) (*tooling.Registry, closer, *state.I
 // hold a call between its claim and its outcome.
 func pay(writes string) func(ctx context.Context, c tooling.Call) (any, error) {
 	return func(ctx context.Context, c tooling.Call) (any, error) {
-		if hold := c.String("hold"); hold != "" {
+		if hold := callargs.String(c.Args, "hold"); hold != "" {
 			if err := os.WriteFile(hold+".started", nil, 0o600); err != nil {
 				return nil, err
 			}
@@ -133,7 +134,7 @@ func pay(writes string) func(ctx context.Context, c tooling.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, err = fmt.Fprintln(f, c.String("id"))
-		return map[string]any{"paid": c.String("id"), "pid": os.Getpid()}, errors.Join(err, f.Close())
+		_, err = fmt.Fprintln(f, callargs.String(c.Args, "id"))
+		return map[string]any{"paid": callargs.String(c.Args, "id"), "pid": os.Getpid()}, errors.Join(err, f.Close())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
@@ -20,7 +21,7 @@ var readNote = tooling.Tool{
 	Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectFilesystem,
 		Confine: &tooling.Confinement{Read: []string{"$WORKSPACE"}}},
 	Run: func(ctx context.Context, c tooling.Call) (any, error) {
-		b, err := os.ReadFile(filepath.Join(c.Workspace(), c.String("name")))
+		b, err := os.ReadFile(filepath.Join(c.Workspace(), callargs.String(c.Args, "name")))
 		if err != nil {
 			return nil, err
 		}

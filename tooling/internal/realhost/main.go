@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
@@ -25,7 +26,7 @@ var echo = tooling.Tool{
 	Input: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":100}},"required":["text"]}`),
 	Meta:  tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{}},
 	Run: func(_ context.Context, c tooling.Call) (any, error) {
-		return c.String("text"), nil
+		return callargs.String(c.Args, "text"), nil
 	},
 }
 
