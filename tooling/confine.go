@@ -67,4 +67,3 @@ const (
 	// landlock, an old kernel), and the config does not allow unconfined runs.
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
 )
-
