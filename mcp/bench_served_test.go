@@ -30,7 +30,7 @@ import (
 
 // servedEnv, when set in a process of this test binary, makes it one of
 // BenchmarkServedPeers's servers: "SERVER TRANSPORT" (toolexplorer,
-// go-sdk or mcp-go; stdio or http). Over http it prints its URL as its
+// toolexplorer-sdkio, go-sdk or mcp-go; stdio or http). Over http it prints its URL as its
 // first line and serves until its standard input ends.
 const servedEnv = "TOOLEXPLORER_BENCH_SERVED"
 
@@ -84,40 +84,57 @@ func servedOutput(text string) []byte {
 	return out
 }
 
+// servedOurServer is this package's server of the echo: the registry's
+// governed call of a Go tool, as `toolexplorer serve` makes it: input
+// validation, the origin, the principal, the deadline, the tool's slot,
+// the audit hook, observers.
+func servedOurServer() *mcp.Server {
+	reg := tooling.NewRegistry()
+	reg.Register(tooling.Tool{Name: "b.echo", Description: "echoes", Input: servedInput,
+		Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(_ context.Context, c tooling.Call) (any, error) {
+			var args struct{ Text string }
+			if err := c.Decode(&args); err != nil {
+				return nil, err
+			}
+			return json.RawMessage(servedOutput(args.Text)), nil
+		}})
+	return mcp.NewServer(reg, mcp.Options{})
+}
+
+// servedSDKServer is the SDK's server of the echo with a raw handler: no
+// validation.
+func servedSDKServer() *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "go-sdk", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "b.echo", Description: "echoes", InputSchema: servedInput},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var args struct{ Text string }
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, err
+			}
+			out := servedOutput(args.Text)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
+		})
+	return srv
+}
+
 func serveServed(server, transport string) error {
 	ctx := context.Background()
 	var h http.Handler
 	var stdio func() error
 	switch server {
-	case "toolexplorer":
-		// The registry's governed call of a Go tool, as `toolexplorer
-		// serve` makes it: input validation, the origin, the principal,
-		// the deadline, the tool's slot, the audit hook, observers.
-		reg := tooling.NewRegistry()
-		reg.Register(tooling.Tool{Name: "b.echo", Description: "echoes", Input: servedInput,
-			Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
-			Run: func(_ context.Context, c tooling.Call) (any, error) {
-				var args struct{ Text string }
-				if err := c.Decode(&args); err != nil {
-					return nil, err
-				}
-				return json.RawMessage(servedOutput(args.Text)), nil
-			}})
-		srv := mcp.NewServer(reg, mcp.Options{})
+	case "toolexplorer", "toolexplorer-sdkio":
+		srv := servedOurServer()
 		h = srv.Handler(mcp.HTTPOptions{})
-		stdio = func() error { return srv.Run(ctx, &sdk.StdioTransport{}) }
+		// serve's transport; toolexplorer-sdkio serves over the SDK's own,
+		// as the go-sdk server does, to tell this package's share from the
+		// transport's.
+		stdio = func() error { return srv.Run(ctx, mcp.IOTransport(os.Stdin, os.Stdout)) }
+		if server == "toolexplorer-sdkio" {
+			stdio = func() error { return srv.Run(ctx, &sdk.StdioTransport{}) }
+		}
 	case "go-sdk":
-		// The SDK's server with a raw handler: no validation.
-		srv := sdk.NewServer(&sdk.Implementation{Name: "go-sdk", Version: "1"}, nil)
-		srv.AddTool(&sdk.Tool{Name: "b.echo", Description: "echoes", InputSchema: servedInput},
-			func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-				var args struct{ Text string }
-				if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-					return nil, err
-				}
-				out := servedOutput(args.Text)
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
-			})
+		srv := servedSDKServer()
 		h = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 		stdio = func() error { return srv.Run(ctx, &sdk.StdioTransport{}) }
 	case "mcp-go":
@@ -230,9 +247,13 @@ func (s *servedServer) call(ctx context.Context) error {
 // and over streamable HTTP on loopback. One go-sdk client session per
 // server; every round calls the three in a random order, conc calls at a
 // time. It reports each server's p50 (µs), toolexplorer's p50 over the
-// faster of the other two (x-fastest), and each server process's own
-// processor time per call (cpu-µs), which the client's share does not
-// blur. With TOOLEXPLORER_BENCH_PROFILE=PREFIX each server writes
+// faster of the other two (x-fastest) and over the go-sdk's (x-go-sdk),
+// and each server process's own processor time per call (cpu-µs), which
+// the client's share does not blur. Over stdio a fourth server,
+// toolexplorer-sdkio, is this package's on the SDK's own stdio transport,
+// as the go-sdk server is: its p50 over the go-sdk's (x-go-sdk-sdkio) is
+// what this package's part of a call costs, the transport aside. With
+// TOOLEXPLORER_BENCH_PROFILE=PREFIX each server writes
 // PREFIX-SERVER-TRANSPORT.cpu and .allocs profiles.
 func BenchmarkServedPeers(b *testing.B) {
 	profile := os.Getenv("TOOLEXPLORER_BENCH_PROFILE")
@@ -243,6 +264,9 @@ func BenchmarkServedPeers(b *testing.B) {
 				startServed(b, "toolexplorer", transport, profile),
 				startServed(b, "go-sdk", transport, profile),
 				startServed(b, "mcp-go", transport, profile),
+			}
+			if transport == "stdio" {
+				servers = append(servers, startServed(b, "toolexplorer-sdkio", transport, profile))
 			}
 			for _, s := range servers {
 				for range 200 { // warm up, and check the echo
@@ -287,11 +311,16 @@ func BenchmarkServedPeers(b *testing.B) {
 						if cpu := childCPU(s.cmd.Process.Pid) - s.cpu0; len(s.lat) > 0 {
 							b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(len(s.lat)), "cpu-µs-"+s.name)
 						}
-						if s.name != "toolexplorer" && (fastest == 0 || m < fastest) {
+						if (s.name == "go-sdk" || s.name == "mcp-go") && (fastest == 0 || m < fastest) {
 							fastest = m
 						}
 					}
+					sdkP50 := float64(p50(servers[1].lat))
 					b.ReportMetric(float64(p50(servers[0].lat))/float64(fastest), "x-fastest")
+					b.ReportMetric(float64(p50(servers[0].lat))/sdkP50, "x-go-sdk")
+					if len(servers) > 3 { // this package's share alone: both on the SDK's transport
+						b.ReportMetric(float64(p50(servers[3].lat))/sdkP50, "x-go-sdk-sdkio")
+					}
 				})
 			}
 		})
@@ -326,4 +355,23 @@ func childCPU(pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ is 100 on Linux
+}
+
+// BenchmarkServedLayer is one tools/call of BenchmarkServedPeers's echo in
+// process, over the SDK's in-memory transport: this package's server (the
+// governed call) and the go-sdk's with a raw handler, on the same SDK
+// session code, so that what differs is this package's part of a call.
+func BenchmarkServedLayer(b *testing.B) {
+	for _, server := range []string{"toolexplorer", "go-sdk"} {
+		b.Run("server="+server, func(b *testing.B) {
+			connect := func(t sdk.Transport) (*sdk.ServerSession, error) {
+				return servedSDKServer().Connect(context.Background(), t, nil)
+			}
+			if server == "toolexplorer" {
+				srv := servedOurServer()
+				connect = func(t sdk.Transport) (*sdk.ServerSession, error) { return srv.Connect(context.Background(), t) }
+			}
+			benchCall(b, benchClient(b, connect), "b.echo", `{"text":"hello"}`)
+		})
+	}
 }
