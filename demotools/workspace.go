@@ -18,7 +18,7 @@ const maxText = 64 << 10
 // "..": a first line of defence, the confinement of the call being the
 // second (it also stops symbolic links that lead out).
 func inWorkspace(c tooling.Call, p string) (string, error) {
-	ws := c.Workspace()
+	ws := c.Workspace
 	if ws == "" {
 		return "", errors.New("no workspace: this tool runs only confined")
 	}

@@ -307,8 +307,8 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	if alive(pid) {
 		t.Fatalf("process %d, started by the server, is still running after Close", pid)
 	}
-	if reg.Len() != 0 {
-		t.Fatalf("%d tools left in the registry after Close: %v", reg.Len(), reg.List(context.Background(), tooling.Filter{}))
+	if len(reg.List(context.Background(), tooling.Filter{})) != 0 {
+		t.Fatalf("%d tools left in the registry after Close: %v", len(reg.List(context.Background(), tooling.Filter{})), reg.List(context.Background(), tooling.Filter{}))
 	}
 }
 
@@ -363,8 +363,8 @@ func TestConnectFailures(t *testing.T) {
 					t.Errorf("error %q, want it to say %q", err, w)
 				}
 			}
-			if reg.Len() != 0 {
-				t.Errorf("%d tools added", reg.Len())
+			if len(reg.List(context.Background(), tooling.Filter{})) != 0 {
+				t.Errorf("%d tools added", len(reg.List(context.Background(), tooling.Filter{})))
 			}
 		})
 	}

@@ -67,7 +67,3 @@ const (
 	// landlock, an old kernel), and the config does not allow unconfined runs.
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
 )
-
-// Workspace returns the directory a confined tool works in (the config's
-// confinement workspace), or "" for a call that is not confined.
-func (c Call) Workspace() string { return c.workspace }

@@ -90,7 +90,7 @@ func serveConfined(ctx context.Context, req []byte) (resp []byte, err error) {
 		args = map[string]any{}
 	}
 	call := Call{ID: q.CallID, Tool: q.Tool, Origin: q.Origin, Principal: q.Principal, Consent: q.Consent, Args: args, raw: q.Args,
-		meta: &e.tool.Meta, workspace: q.Workspace, confined: true}
+		meta: &e.tool.Meta, Workspace: q.Workspace, confined: true}
 	if c := e.tool.Meta.Confine; c != nil {
 		call.programs = c.Exec
 	}
@@ -415,7 +415,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 // config allows where confinement cannot be applied (why).
 func (r *Registry) runUnconfined(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task, ws string, why error) {
 	res.decide("confine", "UNCONFINED: confinement is unavailable here and the config allows unconfined runs ("+why.Error()+")")
-	call.workspace = ws
+	call.Workspace = ws
 	r.run(parent, runCtx, res, e, call, t)
 }
 

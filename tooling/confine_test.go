@@ -33,7 +33,7 @@ func confinedTestTools(reg *tooling.Registry) {
 		Run: func(_ context.Context, c tooling.Call) (any, error) {
 			p := callargs.String(c.Args, "path")
 			if !filepath.IsAbs(p) {
-				p = filepath.Join(c.Workspace(), p)
+				p = filepath.Join(c.Workspace, p)
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -133,8 +133,8 @@ func TestConfinedToolRefusedByAnotherRegistryOnceMainRuns(t *testing.T) {
 		}()
 		r.Register(tool)
 	}()
-	if r.Len() != 0 {
-		t.Fatalf("the registry took %d tools", r.Len())
+	if len(r.List(context.Background(), tooling.Filter{})) != 0 {
+		t.Fatalf("the registry took %d tools", len(r.List(context.Background(), tooling.Filter{})))
 	}
 	// Tools that are not confined are taken, and the hosted registry takes confined ones.
 	if err := r.Add(tooling.Tool{Name: "conftest.plain_late", Run: run}); err != nil {
@@ -184,7 +184,7 @@ func TestConfinedTools(t *testing.T) {
 		if errors.As(err, &ce) {
 			t.Logf("child stderr: %s", ce.Stderr)
 		}
-		t.Fatalf("read inside the workspace: %v %s", err, res.Output)
+		t.Fatalf("read inside the Workspace: %v %s", err, res.Output)
 	}
 	res, err = hosted.Execute(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
 	if !errors.Is(err, tooling.CodeSandboxDenied) || res.Status != "error" || !strings.Contains(res.Message, "/etc/hostname") ||

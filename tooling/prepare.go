@@ -38,7 +38,7 @@ func Prepare(t Tool, args json.RawMessage, workspace string, opts ...Option) (Ca
 	}
 	res := Result{CallID: o.callID, Tool: t.Name, Origin: o.origin, Principal: who}
 	call := Call{ID: o.callID, Tool: t.Name, Origin: o.origin, Principal: who, Consent: o.consent, IdempotencyKey: o.idemKey,
-		meta: &e.tool.Meta, reg: r, workspace: workspace, progress: o.progress}
+		meta: &e.tool.Meta, reg: r, Workspace: workspace, progress: o.progress}
 	if !r.decodeArgs(&res, e, &call, args) {
 		res.Status = statusDenied
 		return Call{}, &Error{Code: res.Code, Tool: t.Name, Message: res.Message, Result: &res}

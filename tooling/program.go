@@ -41,7 +41,7 @@ func (c Call) RunProgram(ctx context.Context, path string, args []string, maxOut
 	maxOutput = max(maxOutput, 1)
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = []string{}
-	cmd.Dir = c.workspace
+	cmd.Dir = c.Workspace
 	stdout, stderr := &cappedBuffer{max: maxOutput}, &cappedBuffer{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()

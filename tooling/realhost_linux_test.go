@@ -41,7 +41,7 @@ func BenchmarkRealHostColdCall(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	// The writing tool's workspace: a git repository, handed to the
+	// The writing tool's Workspace: a git repository, handed to the
 	// children's user on a root host.
 	ws := filepath.Join(dir, "ws")
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {

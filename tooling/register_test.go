@@ -56,7 +56,7 @@ func TestRegisterRefuses(t *testing.T) {
 					t.Errorf("panic %q does not say %q", msg, w)
 				}
 			}
-			if r.Len() != 0 {
+			if len(r.List(context.Background(), tooling.Filter{})) != 0 {
 				t.Error("refused tool was registered")
 			}
 			err := r.Add(tt.tool)
@@ -273,8 +273,8 @@ func TestRegisterBatch(t *testing.T) {
 		}()
 		r.Register(tools...)
 	}()
-	if r.Len() != 60 {
-		t.Fatalf("%d tools added, want the 60 before the bad one", r.Len())
+	if len(r.List(context.Background(), tooling.Filter{})) != 60 {
+		t.Fatalf("%d tools added, want the 60 before the bad one", len(r.List(context.Background(), tooling.Filter{})))
 	}
 	for i := range 60 {
 		name := fmt.Sprintf("batch.t%d", i)
@@ -286,7 +286,7 @@ func TestRegisterBatch(t *testing.T) {
 	if err := r.Replace(nil, tools[60:]); err == nil || !strings.Contains(err.Error(), "batch.t60") {
 		t.Fatalf("Replace with a bad tool: %v", err)
 	}
-	if r.Len() != 60 {
-		t.Fatalf("%d tools after a refused Replace, want 60", r.Len())
+	if len(r.List(context.Background(), tooling.Filter{})) != 60 {
+		t.Fatalf("%d tools after a refused Replace, want 60", len(r.List(context.Background(), tooling.Filter{})))
 	}
 }

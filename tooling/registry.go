@@ -424,13 +424,6 @@ func (r *Registry) sortedLocked() []*entry {
 	return r.sorted
 }
 
-// Len returns how many tools are registered.
-func (r *Registry) Len() int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.tools)
-}
-
 // names returns the names of every registered tool, sorted.
 // stale drops what was derived from the set of tools; r.mu is held.
 func (r *Registry) stale() { r.sorted, r.index = nil, nil }

@@ -272,7 +272,7 @@ func (s *Settings) workspaceDir() (string, error) {
 	case ws == "":
 		cache, err := os.UserCacheDir()
 		if err != nil {
-			return "", fmt.Errorf("config: no default confinement workspace: %w", err)
+			return "", fmt.Errorf("config: no default confinement Workspace: %w", err)
 		}
 		ws = filepath.Join(cache, "toolexplorer", "workspace")
 	case !filepath.IsAbs(ws) && s.Source != "":

@@ -62,16 +62,18 @@ type Call struct {
 	// Args are the decoded arguments: strings, bool, json.Number, []any,
 	// map[string]any and nil. Never nil for a call that passed validation.
 	Args map[string]any
+	// Workspace is the directory a confined tool works in (the config's
+	// confinement workspace), "" for a call that is not confined.
+	Workspace string
 
-	raw       json.RawMessage // the arguments as sent, nil when defaults changed them
-	meta      *Meta           // the tool's
-	stage     *stage          // for the innermost Handler, while middleware runs
-	reg       *Registry
-	workspace string   // for confined calls
-	confined  bool     // set only in a confined child (see RunProgram)
-	programs  []string // the tool's Meta.Confine.Exec, in a confined child
-	progress  func(Progress)
-	notes     *notes // where Decide and SetDetail write; nil in a confined child
+	raw      json.RawMessage // the arguments as sent, nil when defaults changed them
+	meta     *Meta           // the tool's
+	stage    *stage          // for the innermost Handler, while middleware runs
+	reg      *Registry
+	confined bool     // set only in a confined child (see RunProgram)
+	programs []string // the tool's Meta.Confine.Exec, in a confined child
+	progress func(Progress)
+	notes    *notes // where Decide and SetDetail write; nil in a confined child
 }
 
 // notes is what a running tool reports of its own governance (Decide,

@@ -110,7 +110,7 @@ func (l *listScreen) reload() {
 	if it, ok := l.selected(); ok {
 		sel = it.tool.Name
 	}
-	l.registered = l.c.reg.Len()
+	l.registered = len(l.c.reg.List(context.Background(), tooling.Filter{}))
 	// Every tool, then those the principal sees from the origin: the
 	// context may carry the principal the console started as, by which
 	// List would narrow them, for origin app.
@@ -155,7 +155,7 @@ func (l *listScreen) SetSize(w, h int) {
 
 // Show reloads when tools were added and re-checks availability.
 func (l *listScreen) Show() tea.Cmd {
-	if l.c.reg.Len() != l.registered {
+	if len(l.c.reg.List(context.Background(), tooling.Filter{})) != l.registered {
 		l.reload()
 	}
 	return availabilityCmd(l.c, l.names())

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/lint"
 	"github.com/toolexplorer/toolexplorer/tui/form"
-	"sort"
-	"strings"
 )
 
 var lintCommand = &command{
@@ -45,7 +47,7 @@ warnings count); 2 for a usage error or a config file that does not load.
 			if len(args) > 0 {
 				return a.usageError("lint", "unexpected argument %q", args[0])
 			}
-			report := lintReport{Tools: a.reg.Len(), Problems: a.lint(), Credentials: a.fileEnv}
+			report := lintReport{Tools: len(a.reg.List(context.Background(), tooling.Filter{})), Problems: a.lint(), Credentials: a.fileEnv}
 			report.Count = len(report.Problems)
 			code := exitOK
 			if report.Count > 0 {

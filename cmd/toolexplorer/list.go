@@ -85,7 +85,7 @@ Exit status: 0, or 2 for a usage error.
 				return a.writeJSON(infos)
 			}
 			if len(infos) == 0 {
-				fmt.Fprintf(a.stdout, "no tools match (%d registered)\n", a.reg.Len())
+				fmt.Fprintf(a.stdout, "no tools match (%d registered)\n", len(a.reg.List(context.Background(), tooling.Filter{})))
 				return exitOK
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)

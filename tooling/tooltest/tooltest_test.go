@@ -21,7 +21,7 @@ var readNote = tooling.Tool{
 	Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Effects: tooling.EffectRead | tooling.EffectFilesystem,
 		Confine: &tooling.Confinement{Read: []string{"$WORKSPACE"}}},
 	Run: func(ctx context.Context, c tooling.Call) (any, error) {
-		b, err := os.ReadFile(filepath.Join(c.Workspace(), callargs.String(c.Args, "name")))
+		b, err := os.ReadFile(filepath.Join(c.Workspace, callargs.String(c.Args, "name")))
 		if err != nil {
 			return nil, err
 		}

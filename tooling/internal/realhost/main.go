@@ -37,7 +37,7 @@ var write = tooling.Tool{
 	Name: "host.write",
 	Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{Write: []string{"$WORKSPACE"}}},
 	Run: func(_ context.Context, c tooling.Call) (any, error) {
-		return nil, os.WriteFile(filepath.Join(c.Workspace(), "out.txt"), []byte("x"), 0o644)
+		return nil, os.WriteFile(filepath.Join(c.Workspace, "out.txt"), []byte("x"), 0o644)
 	},
 }
 
