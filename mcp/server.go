@@ -565,23 +565,31 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 		case listed:
 		case listedAs:
 			req.Params.Name = name
-		case !s.exposed(toolname.ParseExport(req.Params.Name)):
-			res := &tooling.Result{Tool: req.Params.Name, Origin: s.opts.Origin, Status: "denied", Code: tooling.CodeNotFound,
-				Message: fmt.Sprintf("no tool named %q is served here", req.Params.Name)}
-			return callResult(res, false), nil
 		default:
-			res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
-				tooling.WithOrigin(s.opts.Origin), tooling.WithPrincipal(s.principal(ctx, req)))
-			if res.Code == tooling.CodeNotFound && s.opts.NotFoundHint != nil {
-				if hint := s.opts.NotFoundHint(res.Tool); hint != "" {
-					res.Hint = hint
-				}
-			}
-			t, _ := s.reg.Lookup(res.Tool)
-			return callResult(res, len(t.Output) > 0), nil
+			return s.unlistedCall(ctx, req), nil
 		}
 		return next(ctx, method, r)
 	}
+}
+
+// unlistedCall answers a tools/call of a tool the server does not list.
+// It is a function of its own so that the frame of the usual call, which
+// runs the governed call deeper on the same stack, stays small.
+func (s *Server) unlistedCall(ctx context.Context, req *sdk.CallToolRequest) *sdk.CallToolResult {
+	if !s.exposed(toolname.ParseExport(req.Params.Name)) {
+		res := &tooling.Result{Tool: req.Params.Name, Origin: s.opts.Origin, Status: "denied", Code: tooling.CodeNotFound,
+			Message: fmt.Sprintf("no tool named %q is served here", req.Params.Name)}
+		return callResult(res, false)
+	}
+	res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
+		tooling.WithOrigin(s.opts.Origin), tooling.WithPrincipal(s.principal(ctx, req)))
+	if res.Code == tooling.CodeNotFound && s.opts.NotFoundHint != nil {
+		if hint := s.opts.NotFoundHint(res.Tool); hint != "" {
+			res.Hint = hint
+		}
+	}
+	t, _ := s.reg.Lookup(res.Tool)
+	return callResult(res, len(t.Output) > 0)
 }
 
 // visibleTools answers tools/list with the tools the caller's principal

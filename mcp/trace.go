@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel"
@@ -69,21 +71,51 @@ func serverSpans(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || call.Params == nil {
 			return next(ctx, method, req)
 		}
-		tool := call.Params.Name
-		if meta := call.Params.GetMeta(); meta != nil {
-			ctx = propagator().Extract(ctx, metaCarrier{meta})
-		}
-		attrs := []attribute.KeyValue{attrMethod.String(method), attrOperation.String("execute_tool"), attrToolName.String(tool)}
-		if ss := call.Session; ss != nil && ss.ID() != "" {
-			attrs = append(attrs, attrSession.String(ss.ID()))
-		}
-		ctx, span := otel.GetTracerProvider().Tracer(traceScope).Start(ctx, method+" "+tool,
-			trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+		ctx, span := startServerSpan(ctx, method, call)
 		defer span.End()
 		res, err := next(ctx, method, req)
 		endSpan(span, res, err)
 		return res, err
 	}
+}
+
+// startServerSpan starts the server span of call. It is a function of its
+// own so that its attributes are off the stack while the call runs.
+func startServerSpan(ctx context.Context, method string, call *sdk.CallToolRequest) (context.Context, trace.Span) {
+	tool := call.Params.Name
+	if meta := call.Params.GetMeta(); meta != nil {
+		ctx = propagator().Extract(ctx, metaCarrier{meta})
+	}
+	attrs := []attribute.KeyValue{attrMethod.String(method), attrOperation.String("execute_tool"), attrToolName.String(tool)}
+	if ss := call.Session; ss != nil && ss.ID() != "" {
+		attrs = append(attrs, attrSession.String(ss.ID()))
+	}
+	return serverTracer().Start(ctx, method+" "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+}
+
+// tracerOf is the tracer of the MCP spans from one provider.
+type tracerOf struct {
+	tp trace.TracerProvider
+	t  trace.Tracer
+}
+
+// lastTracer is the tracer of the global provider it was last taken from,
+// when that provider can be compared.
+var lastTracer atomic.Pointer[tracerOf]
+
+// serverTracer is the tracer of the MCP spans from the global provider,
+// taken from it once for as long as it stays the global provider (a
+// provider's Tracer takes a lock and looks the scope up).
+func serverTracer() trace.Tracer {
+	tp := otel.GetTracerProvider()
+	if last := lastTracer.Load(); last != nil && last.tp == tp {
+		return last.t
+	}
+	t := tp.Tracer(traceScope)
+	if reflect.TypeOf(tp).Comparable() {
+		lastTracer.Store(&tracerOf{tp, t})
+	}
+	return t
 }
 
 // clientSpans makes the client span of each tools/call sent, and puts its

@@ -125,3 +125,41 @@ func TestTraceRunsFromHostThroughGatewayIntoRemote(t *testing.T) {
 		t.Errorf("the remote tool ran in trace %v, not the host's", got.TraceID())
 	}
 }
+
+// TestServerSpansFollowTheGlobalProvider: the server spans go to the
+// global tracer provider of the moment: after a program sets another, its
+// calls' spans go to the new one only.
+func TestServerSpansFollowTheGlobalProvider(t *testing.T) {
+	old := otel.GetTracerProvider()
+	t.Cleanup(func() { otel.SetTracerProvider(old) })
+	reg := tooling.NewRegistry()
+	reg.Register(tooling.Tool{Name: "t.ok", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(context.Context, tooling.Call) (any, error) { return "ok", nil }})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := mcp.NewServer(reg, mcp.Options{}).Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Wait()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var recs []*tracetest.SpanRecorder
+	for range 2 {
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+		otel.SetTracerProvider(tp)
+		recs = append(recs, rec)
+		if res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "t.ok", Arguments: json.RawMessage(`{}`)}); err != nil || res.IsError {
+			t.Fatalf("call: %v %+v", err, res)
+		}
+	}
+	for i, rec := range recs {
+		if spans := rec.Ended(); len(spans) != 1 || spans[0].Name() != "tools/call t.ok" {
+			t.Errorf("provider %d recorded %d spans, want the one call made while it was global", i, len(spans))
+		}
+	}
+}

@@ -104,26 +104,38 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 			version = e.tool.Meta.Version
 		}
 		obsCtx = context.WithoutCancel(ctx)
-		ev := Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
-			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args)}
-		report(obsCtx, aud, &ev, &r.audit.panicked)
+		r.reportBegin(obsCtx, aud, res, version, o.origin, idemSum, argsSum, len(args))
 	}
 
 	r.execute(ctx, res, e, name, args, o)
 
 	res.Status = statusOf(res.Code, res.ran)
 	if len(aud) > 0 {
-		ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Version: version, Origin: o.origin, Principal: res.Principal,
-			IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: len(args), OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
-			Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail, Governance: slices.Clone(res.Governance),
-			Replayed: res.Replayed}
-		report(obsCtx, aud, &ev, &r.audit.panicked)
+		r.reportEnd(obsCtx, aud, res, version, o.origin, idemSum, argsSum, len(args))
 	}
 	r.inFlight.Add(-1)
 	if res.Status == statusOK {
 		return res, nil
 	}
 	return res, &Error{Code: res.Code, Tool: res.Tool, Message: res.Message, Result: res, Err: res.cause}
+}
+
+// reportBegin and reportEnd give the audit hooks a call's begin and end
+// events. They are functions of their own, so that the events are not on
+// the stack while the call runs deeper on it (a served call's goroutine
+// then grows its stack less often).
+func (r *Registry) reportBegin(ctx context.Context, aud []*auditHook, res *Result, version string, origin Origin, idemSum, argsSum string, argsSize int) {
+	ev := Event{Time: res.Started, CallID: res.CallID, Tool: res.Tool, Version: version, Origin: origin, Principal: res.Principal,
+		IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: argsSize}
+	report(ctx, aud, &ev, &r.audit.panicked)
+}
+
+func (r *Registry) reportEnd(ctx context.Context, aud []*auditHook, res *Result, version string, origin Origin, idemSum, argsSum string, argsSize int) {
+	ev := Event{End: true, Time: time.Now(), CallID: res.CallID, Tool: res.Tool, Version: version, Origin: origin, Principal: res.Principal,
+		IdempotencySHA256: idemSum, ArgsSHA256: argsSum, ArgsSize: argsSize, OutputSHA256: digest(res.Output), OutputSize: len(res.Output),
+		Status: res.Status, Code: res.Code, Wait: res.Wait, Run: res.Run, Detail: res.detail, Governance: slices.Clone(res.Governance),
+		Replayed: res.Replayed}
+	report(ctx, aud, &ev, &r.audit.panicked)
 }
 
 // begin fills in the defaults of box's options and starts its Result,
