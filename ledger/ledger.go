@@ -195,6 +195,22 @@ func (l *Ledger) Attach(r *tooling.Registry) (detach func()) {
 // that of an audit hook.
 func (l *Ledger) Record(_ context.Context, ev tooling.Event) { l.add(&ev) }
 
+// Refusal says why the ledger refuses calls now, as the middleware Attach
+// puts in front of a registry's calls does: an error when OnFailure is
+// Refuse and the ledger cannot write, nil otherwise. It is for what is
+// served without a registry's call and recorded with Record, such as a
+// gateway's prompts/get and resources/read (mcp.Options.Refusal), so that
+// those are refused alike.
+func (l *Ledger) Refusal() error {
+	if l.opts.OnFailure != Refuse {
+		return nil
+	}
+	if why := l.refusal(); why != "" {
+		return errors.New(why)
+	}
+	return nil
+}
+
 // attachment is a registry the ledger is attached to.
 type attachment struct {
 	r       *tooling.Registry

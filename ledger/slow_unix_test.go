@@ -94,3 +94,51 @@ func TestSlowDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalWhileTheWriterIsStuck: Refusal, which a gateway asks before
+// serving a prompt or a resource it records with Record, refuses once
+// MaxPending records wait for a stuck writer when OnFailure is Refuse, never
+// when it is Continue, and refuses no more once the writer moves again.
+func TestRefusalWhileTheWriterIsStuck(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mode ledger.Failure
+	}{{"refuse", ledger.Refuse}, {"continue", ledger.Continue}} {
+		t.Run(c.name, func(t *testing.T) {
+			l := open(t, t.TempDir(), ledger.Options{MaxPending: 10, OnFailure: c.mode})
+			defer l.Close()
+			if err := l.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Refusal(); err != nil {
+				t.Fatalf("a ledger that writes refuses: %v", err)
+			}
+			lock, err := os.OpenFile(l.Path()+".lock", os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lock.Close()
+			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+				t.Fatal(err)
+			}
+			var refused error
+			for i := 0; i < 100 && refused == nil; i++ {
+				l.Record(context.Background(), tooling.Event{CallID: "access-" + string(rune('a'+i%26)), Tool: "prompts/get docs.greet", Time: time.Now()})
+				refused = l.Refusal()
+			}
+			if (refused != nil) != (c.mode == ledger.Refuse) {
+				t.Fatalf("refusal %v in mode %s", refused, c.name)
+			}
+			if refused != nil && !strings.Contains(refused.Error(), "records wait to be written") {
+				t.Errorf("refused with %q", refused)
+			}
+			syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+			if err := l.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Refusal(); err != nil {
+				t.Errorf("once the writer moves again: %v", err)
+			}
+		})
+	}
+}

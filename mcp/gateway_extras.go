@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -152,7 +153,16 @@ func (s *Server) readHandler(r *Remote) sdk.ResourceHandler {
 // audited serves a prompts/get or resources/read with next and gives
 // Options.Audit its begin and end events.
 func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next sdk.MethodHandler) (sdk.Result, error) {
+	var refused error
+	if s.opts.Refusal != nil {
+		if why := s.opts.Refusal(); why != nil {
+			refused = &jsonrpc.Error{Code: codeRefused, Message: "unavailable: " + why.Error()}
+		}
+	}
 	if s.opts.Audit == nil {
+		if refused != nil {
+			return nil, refused
+		}
 		return next(ctx, method, r)
 	}
 	var what string
@@ -172,11 +182,17 @@ func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next
 	begin := tooling.Event{Time: time.Now(), CallID: s.accessID(), Tool: method + " " + what, Origin: s.opts.Origin,
 		Principal: s.principal(ctx, r), ArgsSHA256: hex.EncodeToString(sum[:]), ArgsSize: len(params)}
 	s.opts.Audit(ctx, begin)
-	res, err := next(ctx, method, r)
+	var res sdk.Result
+	err := refused
+	if refused == nil {
+		res, err = next(ctx, method, r)
+	}
 	end := begin
 	end.End, end.Time = true, time.Now()
 	end.Run = end.Time.Sub(begin.Time)
 	switch {
+	case refused != nil:
+		end.Status, end.Code = "denied", tooling.CodeUnavailable
 	case err == nil:
 		end.Status, end.Code = "ok", ""
 		if out, merr := json.Marshal(res); merr == nil {
@@ -193,6 +209,11 @@ func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next
 	s.opts.Audit(ctx, end)
 	return res, err
 }
+
+// codeRefused is the JSON-RPC error code of a prompts/get or
+// resources/read refused by Options.Refusal: a server error (-32000 to
+// -32099).
+const codeRefused = -32001
 
 // accessID is the call id of the events of one prompts/get or
 // resources/read: "access-" and a number unique in the server.

@@ -2,12 +2,14 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -197,5 +199,80 @@ func TestGatewayAuditsPromptsAndResources(t *testing.T) {
 		"resources/read docs://pages/intro ok "}
 	if !slices.Equal(got, want) {
 		t.Errorf("audited\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestGatewayRefusesPromptsAndResources: while Options.Refusal refuses (a
+// ledger that cannot write, when its on_failure is refuse), a gateway's
+// prompts/get and resources/read are refused with its reason, recorded as
+// denied unavailable, and the upstream is not asked; once it no longer
+// refuses, they are served again.
+func TestGatewayRefusesPromptsAndResources(t *testing.T) {
+	up, url := extrasServer(t)
+	var asked sync.Map // method → count of requests the upstream got
+	up.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			n, _ := asked.LoadOrStore(method, new(atomic.Int64))
+			n.(*atomic.Int64).Add(1)
+			return next(ctx, method, req)
+		}
+	})
+	count := func(method string) int {
+		if n, ok := asked.Load(method); ok {
+			return int(n.(*atomic.Int64).Load())
+		}
+		return 0
+	}
+	reg := tooling.NewRegistry()
+	r, err := mcp.Connect(context.Background(), reg, "docs", mcp.Spec{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var mu sync.Mutex
+	var events []string
+	var refusing atomic.Bool
+	refusing.Store(true)
+	gw := mcp.NewServer(reg, mcp.Options{
+		Upstreams: func() []*mcp.Remote { return []*mcp.Remote{r} },
+		Audit: func(_ context.Context, ev tooling.Event) {
+			if ev.End {
+				mu.Lock()
+				events = append(events, fmt.Sprintf("%s %s %s", ev.Tool, ev.Status, ev.Code))
+				mu.Unlock()
+			}
+		},
+		Refusal: func() error {
+			if refusing.Load() {
+				return errors.New("ledger /x cannot record the call: no space left")
+			}
+			return nil
+		}})
+	defer gw.Detach()
+	cs := connect(t, gw, nil)
+	ctx := context.Background()
+	_, perr := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.greet", Arguments: map[string]string{"who": "Ada"}})
+	_, rerr := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://readme"})
+	for _, err := range []error{perr, rerr} {
+		if err == nil || !strings.Contains(err.Error(), "unavailable: ledger /x cannot record the call") {
+			t.Errorf("while refusing: %v, want the refusal", err)
+		}
+	}
+	if n := count("prompts/get") + count("resources/read"); n != 0 {
+		t.Errorf("the upstream was asked %d times while the gateway refused", n)
+	}
+	refusing.Store(false)
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "docs.greet", Arguments: map[string]string{"who": "Ada"}}); err != nil {
+		t.Errorf("prompts/get once no longer refused: %v", err)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://readme"}); err != nil {
+		t.Errorf("resources/read once no longer refused: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"prompts/get docs.greet denied unavailable", "resources/read docs://readme denied unavailable",
+		"prompts/get docs.greet ok ", "resources/read docs://readme ok "}
+	if !slices.Equal(events, want) {
+		t.Errorf("audited\n%s\nwant\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
 	}
 }

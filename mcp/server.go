@@ -80,6 +80,13 @@ type Options struct {
 	// not be asked). Events carry no content.
 	// Nil: none (the registry's audit hooks see tool calls only).
 	Audit func(context.Context, tooling.Event)
+	// Refusal, when set, is asked before each prompts/get and
+	// resources/read of a gateway, as a registry's middleware is before a
+	// call: an error refuses it (a JSON-RPC error naming it; Audit's end
+	// event says denied, unavailable) without asking the upstream. A
+	// ledger that refuses calls while it cannot write refuses these too
+	// (ledger.Ledger.Refusal). Nil: none refused.
+	Refusal func() error
 }
 
 // Server serves the tools of a registry to MCP clients. It is safe for

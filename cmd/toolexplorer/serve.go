@@ -171,6 +171,9 @@ failed, 2 for a usage error.
 				// The upstreams' prompts got and resources read are in the
 				// ledger too, refused or not.
 				mo.Audit = a.ledger.Record
+				// And refused alike while it cannot write, when its
+				// on_failure is refuse.
+				mo.Refusal = a.ledger.Refusal
 			}
 			srv := mcp.NewServer(a.reg, mo)
 			defer srv.Detach()
