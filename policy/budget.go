@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -101,15 +102,24 @@ func NewBudgets(list []Budget, opts ...Option) (*Budgets, error) {
 	return &Budgets{list: out, now: o.now, store: o.store}, nil
 }
 
-// Middleware refuses calls over budget and counts what calls spend. A
+// Middleware refuses calls over budget and counts what calls spend. With
+// a Store shared on Redis (package state), what a call reserves is counted
+// with every other decision the call asks of it, in one round trip, all or
+// none. A
 // call that is only explained (Registry.Explain) counts nothing: each
 // budget says whether it would let the call through.
 func (bs *Budgets) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
 		dryrun.Declare(next)
+		if batch.Plans(bs.store, nil) {
+			dryrun.DeclarePlan(next)
+		}
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			if dryrun.Declaring(ctx) {
 				return nil, nil
+			}
+			if b := batch.From(ctx); b.Planning() && !batch.Plans(bs.store, b) {
+				return next(ctx, c) // a store of this process's: nothing to plan
 			}
 			if dryrun.Is(ctx) {
 				if err := bs.wouldReserve(ctx, c, int64(len(c.Raw()))); err != nil {

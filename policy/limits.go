@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -86,15 +87,23 @@ func NewLimits(list []Limit, opts ...Option) (*Limits, error) {
 
 // Middleware refuses a call when a limit that applies has no token for its
 // principal. A call takes a token from each limit that applies, in order,
-// and is refused by the first that has none. A call that is only explained
+// and is refused by the first that has none. With a Store shared on Redis
+// (package state), the tokens are taken with every other decision the
+// call asks of it, in one round trip, all or none. A call that is only explained
 // (Registry.Explain) takes none: each limit says whether it has one, when
 // its Store can tell without taking it (a MemoryStore can).
 func (ls *Limits) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
 		dryrun.Declare(next)
+		if batch.Plans(ls.store, nil) {
+			dryrun.DeclarePlan(next)
+		}
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			if dryrun.Declaring(ctx) {
 				return nil, nil
+			}
+			if b := batch.From(ctx); b.Planning() && !batch.Plans(ls.store, b) {
+				return next(ctx, c) // a store of this process's: nothing to plan
 			}
 			take := ls.take
 			if dryrun.Is(ctx) {

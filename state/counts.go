@@ -3,11 +3,14 @@ package state
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 )
 
 // CountStore is the store of counts behind the principals' limits and
@@ -27,9 +30,11 @@ type batchStore interface {
 
 // Counts keeps the counts of the principals' limits and budgets (a
 // policy.Store and policy.BatchStore) on Redis, so that they hold across
-// every process that uses the same server and prefix. All the limits a
-// call meets are decided by one script, and all its budgets by another:
-// one round trip each, however many apply.
+// every process that uses the same server and prefix. All the limits and
+// budgets a call meets are decided in one script, with the call's other
+// decisions on this Redis (its claim, its tool's token), all or none: one
+// round trip, however many apply. Called outside a call (or on a cluster),
+// TakeAll and AddAll make a round trip each.
 //
 // A key's tenant (the part before its first NUL byte) becomes a hash tag,
 // {prefix:tenant}, so that a Redis Cluster keeps a tenant's counts on one
@@ -50,9 +55,9 @@ type Counts struct {
 func (r *Redis) Counts(local CountStore) *Counts { return &Counts{Redis: r, local: local} }
 
 // countKey is key on Redis: {prefix:tenant}:rest, the NUL bytes as ":".
-func (s *Counts) countKey(key string) string {
+func (r *Redis) countKey(key string) string {
 	tenant, rest, _ := strings.Cut(key, "\x00")
-	return "{" + s.prefix + ":" + tenant + "}:" + strings.ReplaceAll(rest, "\x00", ":")
+	return "{" + r.prefix + ":" + tenant + "}:" + strings.ReplaceAll(rest, "\x00", ":")
 }
 
 // takeScript takes a token from each bucket KEYS[i] (ARGV[2i] tokens a
@@ -161,8 +166,29 @@ func (s *Counts) Peek(ctx context.Context, key string, perSecond float64, burst 
 	return max(time.Duration(wait*float64(time.Second)), time.Nanosecond), nil
 }
 
-// TakeAll implements policy.BatchStore, in one round trip.
+// TakeAll implements policy.BatchStore, in one round trip: the call's
+// other decisions on this Redis go in it too (internal/batch).
 func (s *Counts) TakeAll(ctx context.Context, keys []string, perSecond []float64, burst []int, now time.Time) (int, time.Duration, error) {
+	if b := batch.From(ctx); b != nil && !s.cluster {
+		if b.Planning() {
+			b.Add(s.Redis, &takeSpec{keys: keys, perSecond: perSecond, burst: burst, now: now})
+			return -1, 0, nil
+		}
+		it := b.Take(s.Redis, func(spec any) bool { t, ok := spec.(*takeSpec); return ok && slices.Equal(t.keys, keys) })
+		if it != nil {
+			if !it.Decided {
+				s.settle(ctx, b)
+			}
+			if it.Err != nil {
+				if s.fallback(ctx, "limits", it.Err) {
+					return takeAllLocal(ctx, s.local, keys, perSecond, burst, now)
+				}
+				return 0, 0, it.Err
+			}
+			o := it.Outcome.(takeOutcome)
+			return o.refused, o.retry, nil
+		}
+	}
 	rkeys := make([]string, len(keys))
 	args := make([]any, 0, 1+2*len(keys))
 	args = append(args, now.UnixMicro())
@@ -193,18 +219,39 @@ func (s *Counts) TakeAll(ctx context.Context, keys []string, perSecond []float64
 	return int(i - 1), max(time.Duration(wait*float64(time.Second)), time.Nanosecond), nil
 }
 
-// AddAll implements policy.BatchStore, all or none, in one round trip.
+// AddAll implements policy.BatchStore, all or none, in one round trip:
+// the call's other decisions on this Redis go in it too (internal/batch).
 func (s *Counts) AddAll(ctx context.Context, keys []string, ns, bounds []int64, expires []time.Time) ([]int64, int, error) {
+	if b := batch.From(ctx); b != nil && !s.cluster {
+		if b.Planning() {
+			b.Add(s.Redis, &addSpec{keys: keys, ns: ns, bounds: bounds, expires: expires, expireAtMsec: keepUntil(expires)})
+			return make([]int64, len(keys)), -1, nil
+		}
+		it := b.Take(s.Redis, func(spec any) bool {
+			a, ok := spec.(*addSpec)
+			return ok && slices.Equal(a.keys, keys) && slices.Equal(a.ns, ns)
+		})
+		if it != nil {
+			if !it.Decided {
+				s.settle(ctx, b)
+			}
+			if it.Err != nil {
+				if s.fallback(ctx, "budgets", it.Err) {
+					return addAllLocal(ctx, s.local, keys, ns, bounds, expires)
+				}
+				return nil, 0, it.Err
+			}
+			o := it.Outcome.(addOutcome)
+			return o.counts, o.refused, nil
+		}
+	}
 	rkeys := make([]string, len(keys))
 	args := make([]any, 0, 3*len(keys))
-	floor := time.Now()
 	for i, k := range keys {
 		rkeys[i] = s.countKey(k)
-		at := expires[i]
-		if at.Before(floor) {
-			at = floor
-		}
-		args = append(args, ns[i], bounds[i], at.Add(keepFor).UnixMilli())
+	}
+	for i, at := range keepUntil(expires) {
+		args = append(args, ns[i], bounds[i], at)
 	}
 	var reply []any
 	err := s.call(ctx, func(ctx context.Context) (err error) {
@@ -223,6 +270,21 @@ func (s *Counts) AddAll(ctx context.Context, keys []string, ns, bounds []int64, 
 	}
 	i, _ := reply[0].(int64)
 	return counts, int(i - 1), nil
+}
+
+// keepUntil is when, in unix ms, each counter that expires may be
+// forgotten on Redis: keepFor past the end of its window, and not before
+// keepFor from now.
+func keepUntil(expires []time.Time) []int64 {
+	floor := time.Now()
+	out := make([]int64, len(expires))
+	for i, at := range expires {
+		if at.Before(floor) {
+			at = floor
+		}
+		out[i] = at.Add(keepFor).UnixMilli()
+	}
+	return out
 }
 
 // fallback reports whether a decision Redis did not give falls back to the

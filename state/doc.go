@@ -3,18 +3,22 @@
 // not 30, a keyed call runs once whichever replica takes it, and a budget
 // is spent once across them:
 //
-//   - Limits: the tools' rate limits (tooling.Policy.Rate), as GCRA token
-//     buckets decided by one Lua script per call
-//     (github.com/go-redis/redis_rate), with the time to retry from Redis;
-//     a middleware (tooling.Registry.Use).
-//   - Idempotency: an idempotency.Store (tooling/idempotency): a claim
-//     is SET NX with the lease as its time to live, taking the token of
-//     the tool's shared rate in the same script when Limits decides it;
-//     the outcome replaces the claim by a compare-and-set script after the
-//     call returns, and a repeat polls, backing off, until it is there.
+//   - Limits: the tools' rate limits (tooling.Policy.Rate), as the GCRA
+//     token buckets of github.com/go-redis/redis_rate, with the time to
+//     retry from Redis; a middleware (tooling.Registry.Use).
+//   - Idempotency: an idempotency.Store (tooling/idempotency): a claim is
+//     SET NX with the lease as its time to live; the outcome replaces the
+//     claim by a compare-and-set script after the call returns, and a
+//     repeat polls, backing off, until it is there.
 //   - Counts: the store of the principals' limits and budgets
-//     (policy.Store and policy.BatchStore): all the limits of a call in one
-//     script, all its budgets in another, keyed by tenant.
+//     (policy.Store and policy.BatchStore), keyed by tenant.
+//
+// Every decision a call needs of one Redis before it runs (its claim, its
+// tool's token, its principal's tokens, its budgets' counts) is made by one
+// script, in one round trip, all or none: a call one of them refuses spends
+// nothing. The registry gathers them first (package internal/batch): the
+// middleware of Limits and of policy's limits and budgets on Counts note
+// what they will ask, and the first to ask, or the claim, asks for all.
 //
 // A call that is only explained (tooling.Registry.Explain) takes no token
 // and counts nothing: Limits and Counts read their buckets with scripts

@@ -6,17 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/toolexplorer/toolexplorer/internal/claimrate"
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 )
 
@@ -104,33 +102,6 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
 return {0, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}
 `)
 
-// claimRateScript is claimScript that, when it claims KEYS[1], takes a
-// token from the tool's bucket KEYS[2] too (the GCRA of redis_rate's
-// allowN, ARGV[3..5]: burst, rate, period in seconds): it returns {1,
-// tokens left} when it claimed and took one, {2, seconds to wait} when
-// the bucket had none (it then claims nothing), else {0, what KEYS[1]
-// holds, for how long}: a call that replays an outcome takes no token.
-var claimRateScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v then return {0, v, redis.call('PTTL', KEYS[1])} end
-local burst, rate, period = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local emission_interval = period / rate
-local burst_offset = emission_interval * burst
-local jan_1_2017 = 1483228800
-local now = redis.call('TIME')
-now = (now[1] - jan_1_2017) + (now[2] / 1000000)
-local tat = redis.call('GET', KEYS[2])
-if not tat then tat = now else tat = tonumber(tat) end
-tat = math.max(tat, now)
-local new_tat = tat + emission_interval
-local diff = now - (new_tat - burst_offset)
-if diff < 0 then return {2, tostring(-diff)} end
-local reset_after = new_tat - now
-if reset_after > 0 then redis.call('SET', KEYS[2], new_tat, 'EX', math.ceil(reset_after)) end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return {1, tostring(diff / emission_interval)}
-`)
-
 // completeScript replaces the claim ARGV[1] of KEYS[1] by ARGV[2] kept
 // for ARGV[3] ms, or, when ARGV[2] is empty, deletes it; a key that
 // expired is set too. It returns 0 when KEYS[1] holds another value (the
@@ -161,18 +132,34 @@ func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.
 	_, _ = rand.Read(tok[:])
 	mine := "P:" + hex.EncodeToString(tok[:]) + ":" + digest
 	wait := backoff.ExponentialBackOff{InitialInterval: 2 * time.Millisecond, RandomizationFactor: 0.3, Multiplier: 1.6, MaxInterval: 200 * time.Millisecond}
-	note, rateKey, limit := s.rateOf(ctx)
+	// The other decisions the call asks of this Redis (internal/batch)
+	// are made with the claim, in one script.
+	b := batch.From(ctx)
 	for {
-		var reply []any
-		err := s.call(ctx, func(ctx context.Context) (err error) {
-			if note != nil {
-				reply, err = claimRateScript.Run(ctx, s.rdb, []string{s.idemKey(key), rateKey}, mine, max(lease.Milliseconds(), 1),
-					limit.Burst, limit.Rate, limit.Period.Seconds()).Slice()
-			} else {
+		var items []*batch.Item
+		if !s.cluster {
+			items = b.Undecided(s.Redis)
+		}
+		var (
+			reply []any
+			d     decided
+			err   error
+		)
+		if len(items) > 0 {
+			d, err = s.decide(ctx, &claimSpec{key: s.idemKey(key), value: mine, lease: lease}, items)
+		} else {
+			err = s.call(ctx, func(ctx context.Context) (err error) {
 				reply, err = claimScript.Run(ctx, s.rdb, []string{s.idemKey(key)}, mine, max(lease.Milliseconds(), 1)).Slice()
+				return err
+			})
+			if err == nil {
+				if n, _ := reply[0].(int64); n == 1 {
+					d.claimed = true
+				} else {
+					d.held = reply[1:]
+				}
 			}
-			return err
-		})
+		}
 		if err != nil {
 			if s.open && ctx.Err() == nil {
 				s.warn(fmt.Sprintf("state: an idempotency key was claimed in this process only (%v): a repeat on another replica may run again", err))
@@ -180,27 +167,19 @@ func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.
 			}
 			return nil, err
 		}
-		switch n, _ := reply[0].(int64); {
-		case n == 2:
-			// No token: nothing claimed; the rate middleware refuses the
+		if d.held == nil {
+			// Claimed, or another decision of the call refused it, and
+			// nothing was claimed: the middleware that asked refuses the
 			// call, and its Complete gives up a claim this process never
 			// held.
-			secs, _ := reply[1].(string)
-			wait, _ := strconv.ParseFloat(secs, 64)
-			note.Decide(false, 0, max(time.Duration(wait*float64(time.Second)), time.Millisecond))
-			return nil, nil
-		case n == 1:
-			if note != nil {
-				left, _ := reply[1].(string)
-				tokens, _ := strconv.ParseFloat(left, 64)
-				note.Decide(true, int64(tokens), 0)
+			if d.claimed {
+				s.mu.Lock()
+				s.claims[key] = claim{value: mine, until: time.Now().Add(lease)}
+				s.mu.Unlock()
 			}
-			s.mu.Lock()
-			s.claims[key] = claim{value: mine, until: time.Now().Add(lease)}
-			s.mu.Unlock()
 			return nil, nil
 		}
-		rec, err := recordOf(reply[1:])
+		rec, err := recordOf(d.held)
 		if err != nil {
 			return nil, err
 		}
@@ -218,26 +197,6 @@ func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.
 			return nil, ctx.Err()
 		}
 	}
-}
-
-// rateOf is the note of a keyed call (internal/claimrate) whose tool's
-// shared rate a Limits of this Redis decides, with the key of its bucket
-// and its limit; a nil note when there is none (or on a cluster).
-func (s *Idempotency) rateOf(ctx context.Context) (*claimrate.Note, string, redis_rate.Limit) {
-	n := claimrate.From(ctx)
-	if n == nil || s.cluster {
-		return nil, "", redis_rate.Limit{}
-	}
-	v, ok := s.rated.Load(n.Registry)
-	if !ok {
-		return nil, "", redis_rate.Limit{}
-	}
-	l := v.(*Limits)
-	pol, err := l.reg.Policy(n.Tool)
-	if err != nil || pol.Rate.PerMinute <= 0 || math.IsInf(pol.Rate.PerMinute, 1) {
-		return nil, "", redis_rate.Limit{}
-	}
-	return n, l.rateKey(pol.Rate), limitOf(pol.Rate)
 }
 
 // Complete implements idempotency.Store. It stores an outcome on Redis

@@ -10,7 +10,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/toolexplorer/toolexplorer/internal/claimrate"
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -39,16 +39,16 @@ func (r *Redis) Limits(reg *tooling.Registry) *Limits {
 // call that is only explained (Registry.Explain) takes none: the bucket is
 // read on Redis by a script that writes nothing.
 //
-// The token of a call with an idempotency key is taken with its claim, in
-// the same script, when the registry's idempotency store is this Redis's
-// (Redis.Idempotency), so that such a call makes one round trip before it
-// runs, not two; a call whose key replays an outcome takes no token. Such
-// a token is taken before any middleware decides, so a call a middleware
-// before this one refuses (a budget) has spent it.
+// The token is taken with every other decision the call asks of this
+// Redis (its idempotency key's claim, its principal's limits and budgets
+// kept by Counts), in one script, all or none: a call one of them refuses
+// spends nothing, and a call whose key replays an outcome takes no token.
 func (l *Limits) Middleware() tooling.Middleware {
 	return func(next tooling.Handler) tooling.Handler {
-		l.rated.Store(l.reg, l) // the chain of l.reg holds it
 		dryrun.Declare(next)
+		if !l.cluster {
+			dryrun.DeclarePlan(next)
+		}
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			if dryrun.Declaring(ctx) {
 				return nil, nil
@@ -61,14 +61,30 @@ func (l *Limits) Middleware() tooling.Middleware {
 			if dryrun.Is(ctx) {
 				return l.explain(ctx, next, c, pol.Rate, limit)
 			}
-			if n := claimrate.From(ctx); n != nil && n.Registry == any(l.reg) && n.Tool == c.Tool {
-				if allowed, remaining, retry, ok := n.Take(); ok {
-					if !allowed {
-						return l.limited(c, pol.Rate, retry)
-					}
-					c.Decide("shared rate", fmt.Sprintf("token of bucket %q on %s, %d left (taken with the idempotency key's claim)", pol.Rate.Key, l.addr, remaining))
-					return next(ctx, c)
+			key := l.rateKey(pol.Rate)
+			b := batch.From(ctx)
+			if b.Planning() {
+				if b.Registry == any(l.reg) && !l.cluster {
+					b.Add(l.Redis, &rateSpec{key: key, limit: limit})
 				}
+				return next(ctx, c)
+			}
+			if it := b.Take(l.Redis, func(s any) bool { r, ok := s.(*rateSpec); return ok && r.key == key }); it != nil {
+				if !it.Decided {
+					l.settle(ctx, b)
+				}
+				if it.Err != nil {
+					return l.failure(ctx, next, c, it.Err)
+				}
+				switch o := it.Outcome.(rateOutcome); {
+				case !o.allowed:
+					return l.limited(c, pol.Rate, o.retry)
+				case o.spent:
+					c.Decide("shared rate", fmt.Sprintf("token of bucket %q on %s, %d left (taken with the call's other decisions)", pol.Rate.Key, l.addr, o.remaining))
+				default:
+					c.Decide("shared rate", fmt.Sprintf("no token taken from bucket %q on %s: another decision refuses the call", pol.Rate.Key, l.addr))
+				}
+				return next(ctx, c)
 			}
 			var res *redis_rate.Result
 			err = l.call(ctx, func(ctx context.Context) (err error) {

@@ -51,11 +51,8 @@ type Redis struct {
 	open    bool
 	warn    func(string)
 
-	// rated holds, by registry (*tooling.Registry), the Limits whose
-	// middleware decides its tools' shared rates: a keyed call's claim
-	// takes its token too (Idempotency.Claim). Not on a cluster, where the
-	// claim and the bucket may be on two nodes.
-	rated   sync.Map
+	// cluster: a call's decisions are not made in one script, as their
+	// keys may be on several nodes.
 	cluster bool
 
 	decided, failed atomic.Int64

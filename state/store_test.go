@@ -334,7 +334,7 @@ func TestKeyedCallOneRoundTripBeforeItRuns(t *testing.T) {
 		t.Fatalf("first call: %s %s", res.Code, res.Message)
 	}
 	res, beforeRun, byReturn := pay("k1")
-	if res.Code != tooling.CodeOK || beforeRun != 1 || byReturn > 2 || !strings.Contains(decisionOf(res, "shared rate"), "taken with the idempotency key's claim") {
+	if res.Code != tooling.CodeOK || beforeRun != 1 || byReturn > 2 || !strings.Contains(decisionOf(res, "shared rate"), "taken with the call's other decisions") {
 		t.Fatalf("keyed call: %s %q, %d round trips before the run, %d by its return; want ok, 1 before the run, the outcome not waited for; governance %+v",
 			res.Code, res.Message, beforeRun, byReturn, res.Governance)
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/internal/claimrate"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
@@ -269,15 +268,20 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		}
 	}
 
+	if !o.dry {
+		if h := r.planChain.Load(); h != nil {
+			// What the middleware will ask of shared stores is gathered
+			// first, so that the first decision (the key's claim, or the
+			// first middleware's) makes them all in one round trip.
+			ctx = r.plan(ctx, *h, e, call)
+		}
+	}
 	if k := r.keyedCall(e, &call, o); k != nil {
 		if o.dry {
 			if !r.explainKey(ctx, res, k) {
 				return
 			}
 		} else {
-			// A store that also decides the shared rate of the tool may
-			// take its token with the claim (internal/claimrate).
-			ctx = claimrate.With(ctx, &claimrate.Note{Registry: r, Tool: e.tool.Name})
 			if !r.claim(ctx, res, k, pol) {
 				return
 			}

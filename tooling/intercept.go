@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 )
 
@@ -71,6 +72,7 @@ func (r *Registry) Use(mw ...Middleware) {
 	}
 	r.chain.Store(&h)
 	r.dryChain.Store(buildDryChain(r.proceed, r.middleware))
+	r.planChain.Store(buildPlanChain(r.middleware))
 }
 
 // dryChain is the chain of middleware Explain runs a call through: those
@@ -90,7 +92,9 @@ type dryLayer struct {
 
 func (l *dryLayer) next(ctx context.Context, c *Call) (*Result, error) {
 	if dryrun.Declaring(ctx) {
-		l.declared.Store(true)
+		if !dryrun.DeclaringPlan(ctx) {
+			l.declared.Store(true)
+		}
 		return nil, nil
 	}
 	return l.inner(ctx, c)
@@ -108,6 +112,61 @@ func buildDryChain(inner Handler, mw []Middleware) *dryChain {
 		}
 	}
 	return d
+}
+
+// planLayer is the next handler given to a middleware while the plan
+// chain is built: it learns whether the middleware plans.
+type planLayer struct {
+	inner    Handler
+	declared atomic.Bool
+}
+
+func (l *planLayer) next(ctx context.Context, c *Call) (*Result, error) {
+	if dryrun.DeclaringPlan(ctx) {
+		l.declared.Store(true)
+		return nil, nil
+	}
+	if dryrun.Declaring(ctx) || l.inner == nil {
+		return nil, nil
+	}
+	return l.inner(ctx, c)
+}
+
+// buildPlanChain is the chain of the middleware that plan what they ask
+// of a shared store (internal/batch), in their order, with nothing after
+// them; nil when none does.
+func buildPlanChain(mw []Middleware) *Handler {
+	var h Handler
+	for i := len(mw) - 1; i >= 0; i-- {
+		l := &planLayer{inner: h}
+		m := mw[i](l.next)
+		if l.declared.Load() {
+			h = m
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	return &h
+}
+
+// plan runs call through the middleware that plan, with a batch in ctx
+// that gathers what they will ask of shared stores; it returns ctx
+// carrying the batch, planned. A middleware that panics while it plans
+// leaves the call without a batch: it then asks on its own, and its panic,
+// if it comes again, ends the call as any middleware's does.
+func (r *Registry) plan(ctx context.Context, h Handler, e *entry, call Call) (out context.Context) {
+	b := batch.New(r, e.tool.Name)
+	bctx := batch.With(ctx, b)
+	defer func() {
+		if recover() != nil {
+			out = ctx
+		}
+	}()
+	call.stage, call.notes = nil, nil
+	_, _ = h(bctx, &call)
+	b.Planned()
+	return bctx
 }
 
 // stage is what the innermost Handler needs of a call that middleware

@@ -35,6 +35,7 @@ type Registry struct {
 	middleware []Middleware                      // in the order of Use
 	chain      atomic.Pointer[Handler]           // middleware around proceed; nil without middleware
 	dryChain   atomic.Pointer[dryChain]          // the middleware Explain consults; nil without middleware
+	planChain  atomic.Pointer[Handler]           // the middleware that plan (internal/batch); nil without one
 	authz      atomic.Pointer[Authorizer]        // SetAuthorizer; nil without one
 	idem       atomic.Pointer[idempotency.Store] // SetIdempotencyStore; nil until a keyed call makes the in-memory one
 

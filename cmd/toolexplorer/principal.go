@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolexplorer/toolexplorer/config"
+	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -111,44 +112,56 @@ func (a *app) applyBudgets(cfg config.Config) error {
 		mw = append(mw, bs.Middleware())
 		a.budgets = bs
 	}
-	installPolicy(a.reg, mw)
+	installPolicy(a.reg, mw, a.shared.redis != nil)
 	return nil
 }
 
 // policies holds, per registry, the limits and budgets of the config
 // loaded last. The registry's middleware, added once, reads it: loading a
 // config again replaces them rather than adding to them.
-var policies sync.Map // *tooling.Registry → *atomic.Pointer[[]tooling.Middleware]
+var policies sync.Map // *tooling.Registry → *atomic.Pointer[installed]
 
-// installPolicy makes mw the limits and budgets of r's calls.
-func installPolicy(r *tooling.Registry, mw []tooling.Middleware) {
+// installed are the limits and budgets of a registry's calls; shared says
+// that their counts are on the shared Redis server.
+type installed struct {
+	mw     []tooling.Middleware
+	shared bool
+}
+
+// installPolicy makes mw the limits and budgets of r's calls. shared says
+// that their counts are on the shared Redis server: they then plan what
+// they ask of it, so that a call's decisions there go in one round trip
+// (state.Counts).
+func installPolicy(r *tooling.Registry, mw []tooling.Middleware, shared bool) {
 	if len(mw) == 0 {
 		if v, ok := policies.Load(r); ok {
-			v.(*atomic.Pointer[[]tooling.Middleware]).Store(nil)
+			v.(*atomic.Pointer[installed]).Store(nil)
 		}
 		return
 	}
-	v, loaded := policies.LoadOrStore(r, new(atomic.Pointer[[]tooling.Middleware]))
-	cur := v.(*atomic.Pointer[[]tooling.Middleware])
-	cur.Store(&mw)
+	v, loaded := policies.LoadOrStore(r, new(atomic.Pointer[installed]))
+	cur := v.(*atomic.Pointer[installed])
+	cur.Store(&installed{mw: mw, shared: shared})
 	if loaded {
 		return
 	}
 	// The limits and budgets say what they would decide when a call is
-	// only explained, so this middleware passes the call to them then too.
+	// only explained, and plan what they ask of a shared store, so this
+	// middleware passes the call to them then too.
 	r.Use(func(next tooling.Handler) tooling.Handler {
 		dryrun.Declare(next)
+		dryrun.DeclarePlan(next)
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			if dryrun.Declaring(ctx) {
 				return nil, nil
 			}
-			list := cur.Load()
-			if list == nil {
+			in := cur.Load()
+			if in == nil || (!in.shared && batch.From(ctx).Planning()) {
 				return next(ctx, c)
 			}
 			h := next
-			for i := len(*list) - 1; i >= 0; i-- {
-				h = (*list)[i](h)
+			for i := len(in.mw) - 1; i >= 0; i-- {
+				h = in.mw[i](h)
 			}
 			return h(ctx, c)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,5 +113,60 @@ func TestStateRedisOnTheBoard(t *testing.T) {
 	if !strings.Contains(got, "Redis at "+srv.Addr) || !strings.Contains(got, "key prefix "+prefix) ||
 		!strings.Contains(got, "connected") || !strings.Contains(got, "on failure: refuse") {
 		t.Fatalf("status line %q", got)
+	}
+}
+
+// TestStateRedisOneScriptACall: with state.redis, a call that a limit
+// and a budget of the config both count asks Redis once, one script for
+// both (it asked twice, a script each), and a call the budget refuses
+// spends no token of the limit.
+func TestStateRedisOneScriptACall(t *testing.T) {
+	srv := redistest.Start(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "cmd" + hex.EncodeToString(b[:])
+	cfg := writeFile(t, "config.json", `{
+  "state": {"redis": {"addr": "`+srv.Addr+`", "prefix": "`+prefix+`", "timeout": "1s"}},
+  "limits": [{"name": "echoes", "tools": ["demo.echo"], "per_minute": 60, "burst": 10}],
+  "budgets": [{"name": "echoes", "tools": ["demo.echo"], "window": "day", "calls": 2}]
+}`)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	echo := func() (outcome, int) {
+		t.Helper()
+		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		o := cli(t, "", "run", "demo.echo", "--config", cfg, "--args", `{"text":"hi"}`, "--json")
+		stats := rdb.Info(ctx, "commandstats").Val()
+		scripts := 0
+		for _, line := range strings.Split(stats, "\n") {
+			name, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+			if name == "cmdstat_evalsha" || name == "cmdstat_eval" {
+				calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
+				n, _ := strconv.Atoi(calls)
+				scripts += n
+			}
+		}
+		return o, scripts
+	}
+	echo() // loads the script on the server
+	if o, n := echo(); o.code != exitOK || n != 1 {
+		t.Fatalf("echo counted by a limit and a budget: %d scripts run, want 1:\n%s", n, o)
+	}
+	tokens := func() string {
+		keys := rdb.Keys(ctx, "{"+prefix+":*}:limit:echoes:*").Val()
+		if len(keys) != 1 {
+			t.Fatalf("the limit's buckets on Redis: %q, want one", keys)
+		}
+		return rdb.HGet(ctx, keys[0], "t").Val()
+	}
+	before := tokens()
+	if o, n := echo(); o.code != exitRefused || decodeResult(t, o).Code != "budget_exceeded" || n != 1 {
+		t.Fatalf("echo over budget: %d scripts run, want 1:\n%s", n, o)
+	}
+	if after := tokens(); before == "" || after != before {
+		t.Fatalf("the limit's tokens went from %q to %q for a call the budget refused; want them untouched", before, after)
 	}
 }

@@ -9,5 +9,8 @@
 // rest. A handler of such a middleware returns at once, with nothing, when
 // it is called with the context Declare passes (Declaring).
 //
+// A middleware that plans what it asks of a shared store (internal/batch)
+// says so the same way, with DeclarePlan; Declaring recognises both.
+//
 // It imports no other package of the module.
 package dryrun
