@@ -16,7 +16,8 @@ import (
 // the principals' buckets), ARGV[2] a letter per decision, then the
 // arguments of each, in order:
 //
-//   - c: claim KEYS[i] with ARGV value for ARGV ms (the idempotency key);
+//   - c: claim KEYS[i] with ARGV value for ARGV ms (the idempotency key),
+//     SET NX first, deleted again when a later decision refuses;
 //   - g: take a token from the GCRA bucket KEYS[i] (burst, rate, period in
 //     seconds), as redis_rate's allowN does, on Redis's clock;
 //   - t: take a token from the bucket KEYS[i] (tokens a second, burst), on
@@ -26,7 +27,8 @@ import (
 //
 // It returns {0, value, ms left} when the claimed key holds a value
 // (nothing else is decided), {2, i, x} when decision i refuses (x: µs to
-// wait for a token, or the counter as it is), writing nothing, else {1,
+// wait for a token, or the counter as it is), leaving every key as it
+// was, else {1,
 // x...}, one x per decision: tokens left in a GCRA bucket, a counter after
 // the addition, else 0. A key met twice is decided as it stands after the
 // first.
@@ -35,14 +37,19 @@ import (
 // that its buckets are those Limiter.Allow takes from.
 var decideScript = redis.NewScript(`
 local kinds, now_us = ARGV[2], tonumber(ARGV[1])
-local a, seen, vals, writes = 3, {}, {}, {}
-local gnow
+local a, seen, vals, w1, w2, w3 = 3, {}, {}, {}, {}, {}
+local claimed, gnow
+local function refuse(i, x)
+  if claimed then redis.call('DEL', claimed) end
+  return {2, i, x}
+end
 for i = 1, #kinds do
   local k, key = string.byte(kinds, i), KEYS[i]
   if k == 99 then -- c
-    local v = redis.call('GET', key)
-    if v then return {0, v, redis.call('PTTL', key)} end
-    writes[i] = {ARGV[a], ARGV[a+1]}
+    if not redis.call('SET', key, ARGV[a], 'NX', 'PX', ARGV[a+1]) then
+      return {0, redis.call('GET', key), redis.call('PTTL', key)}
+    end
+    claimed = key
     vals[i] = 0
     a = a + 2
   elseif k == 103 then -- g
@@ -53,56 +60,52 @@ for i = 1, #kinds do
       gnow = (t[1] - 1483228800) + (t[2] / 1000000)
     end
     local emission_interval = period / rate
-    local burst_offset = emission_interval * burst
     local tat = seen[key]
     if tat == nil then tat = tonumber(redis.call('GET', key)) or gnow end
-    tat = math.max(tat, gnow)
+    if tat < gnow then tat = gnow end
     local new_tat = tat + emission_interval
-    local diff = gnow - (new_tat - burst_offset)
-    if diff < 0 then return {2, i, math.ceil(-diff * 1000000)} end
+    local diff = gnow - (new_tat - emission_interval * burst)
+    if diff < 0 then return refuse(i, math.ceil(-diff * 1000000)) end
     seen[key] = new_tat
-    writes[i] = {new_tat, math.ceil(new_tat - gnow)}
+    w1[i], w2[i] = new_tat, math.ceil(new_tat - gnow)
     vals[i] = math.floor(diff / emission_interval)
   elseif k == 116 then -- t
     local rate, burst = tonumber(ARGV[a]), tonumber(ARGV[a+1])
     a = a + 2
-    local b = seen[key]
-    local tokens, last
-    if b then tokens, last = b[1], b[2] else
+    local tokens, last = seen[key], w2[key]
+    if tokens == nil then
       local v = redis.call('HMGET', key, 't', 'l')
       tokens, last = tonumber(v[1]), tonumber(v[2])
       if tokens == nil or last == nil then tokens, last = burst, now_us end
     end
     if now_us > last then tokens, last = tokens + (now_us - last) / 1e6 * rate, now_us end
     if tokens > burst then tokens = burst end
-    if tokens < 1 then return {2, i, math.ceil((1 - tokens) / rate * 1000000)} end
+    if tokens < 1 then return refuse(i, math.ceil((1 - tokens) / rate * 1000000)) end
     tokens = tokens - 1
-    seen[key] = {tokens, last}
-    writes[i] = {tokens, last, math.ceil((burst - tokens) / rate * 1000) + 60000}
+    seen[key], w2[key] = tokens, last
+    w1[i], w2[i], w3[i] = tokens, last, math.ceil((burst - tokens) / rate * 1000) + 60000
     vals[i] = 0
   else -- a
     local n, bound, at = tonumber(ARGV[a]), tonumber(ARGV[a+1]), tonumber(ARGV[a+2])
     a = a + 3
     local c = seen[key]
     if c == nil then c = tonumber(redis.call('GET', key) or '0') end
-    if bound > 0 and n >= 0 and (c >= bound or c + n > bound) then return {2, i, c} end
+    if bound > 0 and n >= 0 and (c >= bound or c + n > bound) then return refuse(i, c) end
     seen[key] = c + n
-    writes[i] = {n, at}
+    w1[i], w2[i] = n, at
     vals[i] = c + n
   end
 end
 for i = 1, #kinds do
-  local k, key, w = string.byte(kinds, i), KEYS[i], writes[i]
-  if k == 99 then
-    redis.call('SET', key, w[1], 'PX', w[2])
-  elseif k == 103 then
-    if w[2] > 0 then redis.call('SET', key, w[1], 'EX', w[2]) end
+  local k, key = string.byte(kinds, i), KEYS[i]
+  if k == 103 then
+    if w2[i] > 0 then redis.call('SET', key, w1[i], 'EX', w2[i]) end
   elseif k == 116 then
-    redis.call('HSET', key, 't', string.format('%.17g', w[1]), 'l', string.format('%.0f', w[2]))
-    redis.call('PEXPIRE', key, w[3])
-  else
-    vals[i] = redis.call('INCRBY', key, w[1])
-    if redis.call('PEXPIRETIME', key) < w[2] then redis.call('PEXPIREAT', key, w[2]) end
+    redis.call('HSET', key, 't', string.format('%.17g', w1[i]), 'l', string.format('%.0f', w2[i]))
+    redis.call('PEXPIRE', key, w3[i])
+  elseif k == 97 then
+    vals[i] = redis.call('INCRBY', key, w1[i])
+    if redis.call('PEXPIRETIME', key) < w2[i] then redis.call('PEXPIREAT', key, w2[i]) end
   end
 end
 return {1, unpack(vals)}
