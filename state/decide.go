@@ -116,8 +116,9 @@ return {1, unpack(vals)}
 // limits and the counters of their budgets (Counts).
 type (
 	rateSpec struct {
-		key   string // on Redis
-		limit redis_rate.Limit
+		bucket string // tooling.Rate.Key
+		key    string // on Redis
+		limit  redis_rate.Limit
 	}
 	takeSpec struct {
 		keys      []string // as policy names them

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -122,15 +123,32 @@ var getScript = redis.NewScript(`return {redis.call('GET', KEYS[1]), redis.call(
 
 func (s *Idempotency) idemKey(key string) string { return s.key("idem", key) }
 
+// claimTokens makes the tokens that tell this process's claims from any
+// other's: a random prefix drawn once, and a count.
+var claimTokens struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func init() {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	claimTokens.prefix = hex.EncodeToString(b[:])
+}
+
+// claimToken is a token of a claim of this process's, never the same
+// twice, made without asking the system for randomness on each claim.
+func claimToken() string {
+	return claimTokens.prefix + strconv.FormatUint(claimTokens.n.Add(1), 36)
+}
+
 // Claim implements idempotency.Store. A key whose outcome this process is
 // storing is answered with it, at once.
 func (s *Idempotency) Claim(ctx context.Context, key, digest string, lease time.Duration) (*idempotency.Record, error) {
 	if rec := s.stored(key); rec != nil {
 		return rec, nil
 	}
-	var tok [12]byte
-	_, _ = rand.Read(tok[:])
-	mine := "P:" + hex.EncodeToString(tok[:]) + ":" + digest
+	mine := "P:" + claimToken() + ":" + digest
 	wait := backoff.ExponentialBackOff{InitialInterval: 2 * time.Millisecond, RandomizationFactor: 0.3, Multiplier: 1.6, MaxInterval: 200 * time.Millisecond}
 	// The other decisions the call asks of this Redis (internal/batch)
 	// are made with the claim, in one script.

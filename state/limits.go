@@ -61,15 +61,14 @@ func (l *Limits) Middleware() tooling.Middleware {
 			if dryrun.Is(ctx) {
 				return l.explain(ctx, next, c, pol.Rate, limit)
 			}
-			key := l.rateKey(pol.Rate)
 			b := batch.From(ctx)
 			if b.Planning() {
 				if b.Registry == any(l.reg) && !l.cluster {
-					b.Add(l.Redis, &rateSpec{key: key, limit: limit})
+					b.Add(l.Redis, &rateSpec{bucket: pol.Rate.Key, key: l.rateKey(pol.Rate), limit: limit})
 				}
 				return next(ctx, c)
 			}
-			if it := b.Take(l.Redis, func(s any) bool { r, ok := s.(*rateSpec); return ok && r.key == key }); it != nil {
+			if it := b.Take(l.Redis, isRateSpec); it != nil && it.Spec.(*rateSpec).bucket == pol.Rate.Key {
 				if !it.Decided {
 					l.settle(ctx, b)
 				}
@@ -102,6 +101,10 @@ func (l *Limits) Middleware() tooling.Middleware {
 		}
 	}
 }
+
+// isRateSpec matches the token of a tool's shared rate in a batch: a
+// call asks for one (its tool's).
+func isRateSpec(spec any) bool { _, ok := spec.(*rateSpec); return ok }
 
 // limited refuses c: the bucket of rate has no token for retry.
 func (l *Limits) limited(c *tooling.Call, rate tooling.Rate, retry time.Duration) (*tooling.Result, error) {
