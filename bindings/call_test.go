@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // loadInto loads files and adds their tools to a new registry.
@@ -78,7 +79,7 @@ func TestCredentialsMissingIsUnavailable(t *testing.T) {
 		t.Fatalf("required variables %q, want API_TOKEN (REGION has a default)", got)
 	}
 	res, err := r2.Execute(context.Background(), "api.get", nil)
-	if !errors.Is(err, tooling.CodeUnavailable) || !strings.Contains(res.Message, "environment variable API_TOKEN is not set") {
+	if !errors.Is(err, codes.Unavailable) || !strings.Contains(res.Message, "environment variable API_TOKEN is not set") {
 		t.Fatalf("call without the variable: %v", err)
 	}
 	env["API_TOKEN"] = "t0ps3cret-value"
@@ -132,7 +133,7 @@ func TestCredentialsRedactedFromOutputAndErrors(t *testing.T) {
 			t.Fatalf("the reference is not in the result: %s", b)
 		}
 	}
-	if failErr == nil || strings.Contains(failErr.Error(), secret) || strings.Contains(errors.Unwrap(failErr).Error(), secret) {
+	if failErr == nil || strings.Contains(failErr.Error(), secret) || strings.Contains(failErr.(*tooling.Error).Err.Error(), secret) {
 		t.Fatalf("error: %v", failErr)
 	}
 	for _, e := range ev.end {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // httpToolsFile declares HTTP tools the way a tools file does, every field
@@ -94,7 +95,7 @@ func TestHTTPToolsFile(t *testing.T) {
 	}
 
 	_, err = r.Execute(ctx, "shop.product", json.RawMessage(`{"id": "p-404"}`))
-	if !errors.Is(err, tooling.CodeToolError) || !strings.Contains(err.Error(), "404 Not Found: no product p-404") {
+	if !errors.Is(err, codes.ToolError) || !strings.Contains(err.Error(), "404 Not Found: no product p-404") {
 		t.Errorf("404: %v", err)
 	}
 

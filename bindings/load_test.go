@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 const shopYAML = `sources:
@@ -77,7 +78,7 @@ func TestLoadRegistersAndRuns(t *testing.T) {
 		t.Fatalf("output %s", res.Output)
 	}
 	// The registry's validation runs before the binding.
-	if _, err := r.Execute(context.Background(), "shop.get", json.RawMessage(`{"id": "x"}`)); !errors.Is(err, tooling.CodeValidationError) {
+	if _, err := r.Execute(context.Background(), "shop.get", json.RawMessage(`{"id": "x"}`)); !errors.Is(err, codes.ValidationError) {
 		t.Fatalf("invalid arguments: %v", err)
 	}
 	info, ok := s.Info("shop.get")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // sqlShopYAML declares a read tool and a write tool over the SQLite file
@@ -99,7 +100,7 @@ func TestSQLToolsFromAFile(t *testing.T) {
 	}
 	// The write asks for consent; in shadow mode it changes nothing.
 	args := json.RawMessage(`{"name": "x'); DROP TABLE products; --", "price": 9}`)
-	if res, _ := r.Execute(ctx, "shop.add_product", args); res.Code != tooling.CodeConsentRequired {
+	if res, _ := r.Execute(ctx, "shop.add_product", args); res.Code != codes.ConsentRequired {
 		t.Fatalf("a write without consent: %s %s", res.Code, res.Message)
 	}
 	set.SetShadow(true)

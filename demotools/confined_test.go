@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // confinedWorkspace configures the default registry for the confined demo
@@ -42,7 +43,7 @@ func confinedWorkspace(t *testing.T, ports ...uint16) string {
 		}
 	})
 	res, err := tooling.ExecuteTool(t.Context(), "fs.list_dir", nil)
-	if res != nil && res.Code == tooling.CodeSandboxUnavailable {
+	if res != nil && res.Code == codes.SandboxUnavailable {
 		if os.Getenv("TOOLEXPLORER_REQUIRE_LANDLOCK") == "1" {
 			t.Fatalf("confinement unavailable: %s", res.Message)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestEcho(t *testing.T) {
@@ -18,7 +19,7 @@ func TestEcho(t *testing.T) {
 	tests := []struct {
 		name   string
 		args   string
-		code   tooling.Code
+		code   codes.Code
 		want   out
 		fields []string // every path must be among the field errors
 	}{
@@ -30,19 +31,19 @@ func TestEcho(t *testing.T) {
 		{name: "length counts characters", args: `{"text":"héllo","upper":true}`, want: out{"HÉLLO", 5}},
 		{name: "repeat 10", args: `{"text":"a","repeat":10}`, want: out{"a a a a a a a a a a", 19}},
 		{name: "integral float repeat", args: `{"text":"a","repeat":2.0}`, want: out{"a a", 3}},
-		{name: "missing text and repeat 0", args: `{"repeat":0}`, code: tooling.CodeValidationError, fields: []string{"/text", "/repeat"}},
-		{name: "no arguments", args: ``, code: tooling.CodeValidationError, fields: []string{"/text"}},
-		{name: "repeat 11", args: `{"text":"a","repeat":11}`, code: tooling.CodeValidationError, fields: []string{"/repeat"}},
-		{name: "fractional repeat", args: `{"text":"a","repeat":1.5}`, code: tooling.CodeValidationError, fields: []string{"/repeat"}},
-		{name: "text not a string", args: `{"text":5}`, code: tooling.CodeValidationError, fields: []string{"/text"}},
-		{name: "upper not a boolean", args: `{"text":"a","upper":"yes"}`, code: tooling.CodeValidationError, fields: []string{"/upper"}},
-		{name: "unknown property", args: `{"text":"a","repeats":2}`, code: tooling.CodeValidationError, fields: []string{"/repeats"}},
-		{name: "not an object", args: `["a"]`, code: tooling.CodeValidationError, fields: []string{""}},
+		{name: "missing text and repeat 0", args: `{"repeat":0}`, code: codes.ValidationError, fields: []string{"/text", "/repeat"}},
+		{name: "no arguments", args: ``, code: codes.ValidationError, fields: []string{"/text"}},
+		{name: "repeat 11", args: `{"text":"a","repeat":11}`, code: codes.ValidationError, fields: []string{"/repeat"}},
+		{name: "fractional repeat", args: `{"text":"a","repeat":1.5}`, code: codes.ValidationError, fields: []string{"/repeat"}},
+		{name: "text not a string", args: `{"text":5}`, code: codes.ValidationError, fields: []string{"/text"}},
+		{name: "upper not a boolean", args: `{"text":"a","upper":"yes"}`, code: codes.ValidationError, fields: []string{"/upper"}},
+		{name: "unknown property", args: `{"text":"a","repeats":2}`, code: codes.ValidationError, fields: []string{"/repeats"}},
+		{name: "not an object", args: `["a"]`, code: codes.ValidationError, fields: []string{""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, _ := execute(t, "demo.echo", tt.args, tt.code)
-			if tt.code != tooling.CodeOK {
+			if tt.code != codes.OK {
 				paths := fieldPaths(res)
 				for _, p := range tt.fields {
 					if !slices.Contains(paths, p) {

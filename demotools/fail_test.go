@@ -8,16 +8,17 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/demotools"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestFail(t *testing.T) {
 	tests := []struct {
 		name  string
 		args  string
-		code  tooling.Code
+		code  codes.Code
 		check func(t *testing.T, res *tooling.Result, err error)
 	}{
-		{name: "error", args: `{"mode":"error"}`, code: tooling.CodeToolError, check: func(t *testing.T, res *tooling.Result, err error) {
+		{name: "error", args: `{"mode":"error"}`, code: codes.ToolError, check: func(t *testing.T, res *tooling.Result, err error) {
 			if res.Message != "demo failure requested" {
 				t.Errorf("message %q", res.Message)
 			}
@@ -25,7 +26,7 @@ func TestFail(t *testing.T) {
 				t.Errorf("err %v does not unwrap to ErrFailureRequested", err)
 			}
 		}},
-		{name: "panic", args: `{"mode":"panic"}`, code: tooling.CodePanic, check: func(t *testing.T, res *tooling.Result, _ error) {
+		{name: "panic", args: `{"mode":"panic"}`, code: codes.Panic, check: func(t *testing.T, res *tooling.Result, _ error) {
 			if res.Stack == "" {
 				t.Fatal("no stack")
 			}
@@ -36,17 +37,17 @@ func TestFail(t *testing.T) {
 				t.Errorf("message %q", res.Message)
 			}
 		}},
-		{name: "bad output", args: `{"mode":"bad_output"}`, code: tooling.CodeOutputInvalid, check: func(t *testing.T, res *tooling.Result, _ error) {
+		{name: "bad output", args: `{"mode":"bad_output"}`, code: codes.OutputInvalid, check: func(t *testing.T, res *tooling.Result, _ error) {
 			if !slices.Contains(fieldPaths(res), "/ok") {
 				t.Errorf("field errors %v lack /ok", res.Fields)
 			}
 		}},
-		{name: "unknown mode", args: `{"mode":"explode"}`, code: tooling.CodeValidationError, check: func(t *testing.T, res *tooling.Result, _ error) {
+		{name: "unknown mode", args: `{"mode":"explode"}`, code: codes.ValidationError, check: func(t *testing.T, res *tooling.Result, _ error) {
 			if !slices.Contains(fieldPaths(res), "/mode") {
 				t.Errorf("field errors %v lack /mode", res.Fields)
 			}
 		}},
-		{name: "no mode", args: `{}`, code: tooling.CodeValidationError, check: func(t *testing.T, res *tooling.Result, _ error) {
+		{name: "no mode", args: `{}`, code: codes.ValidationError, check: func(t *testing.T, res *tooling.Result, _ error) {
 			if !slices.Contains(fieldPaths(res), "/mode") {
 				t.Errorf("field errors %v lack /mode", res.Fields)
 			}
@@ -59,5 +60,5 @@ func TestFail(t *testing.T) {
 		})
 	}
 	// The host lives on after a panic: the registry still runs tools.
-	execute(t, "demo.echo", `{"text":"still here"}`, tooling.CodeOK)
+	execute(t, "demo.echo", `{"text":"still here"}`, codes.OK)
 }

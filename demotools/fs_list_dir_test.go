@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestFSListDir(t *testing.T) {
@@ -29,7 +29,7 @@ func TestFSListDir(t *testing.T) {
 	}
 	list := func(t *testing.T, args string) result {
 		t.Helper()
-		res, _ := execute(t, "fs.list_dir", args, tooling.CodeOK)
+		res, _ := execute(t, "fs.list_dir", args, codes.OK)
 		var got result
 		decodeOutput(t, res, &got)
 		return got
@@ -52,15 +52,15 @@ func TestFSListDir(t *testing.T) {
 		}
 	})
 	t.Run("symlink out", func(t *testing.T) {
-		res, _ := execute(t, "fs.list_dir", `{"path":"etc"}`, tooling.CodeSandboxDenied)
+		res, _ := execute(t, "fs.list_dir", `{"path":"etc"}`, codes.SandboxDenied)
 		if !strings.Contains(res.Message, "/etc") {
 			t.Errorf("message %q", res.Message)
 		}
 	})
 	for _, args := range []string{`{"path":"/"}`, `{"path":".."}`, `{"path":"a/../.."}`} {
 		t.Run("refused "+args, func(t *testing.T) {
-			execute(t, "fs.list_dir", args, tooling.CodeToolError)
+			execute(t, "fs.list_dir", args, codes.ToolError)
 		})
 	}
-	execute(t, "fs.list_dir", `{"path":""}`, tooling.CodeValidationError)
+	execute(t, "fs.list_dir", `{"path":""}`, codes.ValidationError)
 }

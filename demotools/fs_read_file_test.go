@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestFSReadFile(t *testing.T) {
@@ -26,25 +26,25 @@ func TestFSReadFile(t *testing.T) {
 	tests := []struct {
 		name string
 		args string
-		code tooling.Code
+		code codes.Code
 		want result
 		msg  string // in the message of a failure
 	}{
 		{name: "file", args: `{"path":"note.txt"}`, want: result{Path: "note.txt", Size: 7, Text: "inside\n"}},
 		{name: "nested", args: `{"path":"sub/../sub/deep.txt"}`, want: result{Path: "sub/../sub/deep.txt", Size: 6, Text: "deeper"}},
-		{name: "absolute", args: `{"path":"/etc/hostname"}`, code: tooling.CodeToolError, msg: "absolute"},
-		{name: "climbing out", args: `{"path":"../x"}`, code: tooling.CodeToolError, msg: "out of the workspace"},
-		{name: "climbing out later", args: `{"path":"sub/../../x"}`, code: tooling.CodeToolError, msg: "out of the workspace"},
-		{name: "symlink out", args: `{"path":"escape"}`, code: tooling.CodeSandboxDenied, msg: "escape"},
-		{name: "missing", args: `{"path":"nope.txt"}`, code: tooling.CodeToolError, msg: "no such file"},
-		{name: "directory", args: `{"path":"sub"}`, code: tooling.CodeToolError, msg: "fs.list_dir"},
-		{name: "no path", args: `{}`, code: tooling.CodeValidationError},
-		{name: "unknown argument", args: `{"path":"note.txt","mode":"x"}`, code: tooling.CodeValidationError},
+		{name: "absolute", args: `{"path":"/etc/hostname"}`, code: codes.ToolError, msg: "absolute"},
+		{name: "climbing out", args: `{"path":"../x"}`, code: codes.ToolError, msg: "out of the workspace"},
+		{name: "climbing out later", args: `{"path":"sub/../../x"}`, code: codes.ToolError, msg: "out of the workspace"},
+		{name: "symlink out", args: `{"path":"escape"}`, code: codes.SandboxDenied, msg: "escape"},
+		{name: "missing", args: `{"path":"nope.txt"}`, code: codes.ToolError, msg: "no such file"},
+		{name: "directory", args: `{"path":"sub"}`, code: codes.ToolError, msg: "fs.list_dir"},
+		{name: "no path", args: `{}`, code: codes.ValidationError},
+		{name: "unknown argument", args: `{"path":"note.txt","mode":"x"}`, code: codes.ValidationError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, _ := execute(t, "fs.read_file", tt.args, tt.code)
-			if tt.code != tooling.CodeOK {
+			if tt.code != codes.OK {
 				if !strings.Contains(res.Message, tt.msg) {
 					t.Errorf("message %q lacks %q", res.Message, tt.msg)
 				}
@@ -58,7 +58,7 @@ func TestFSReadFile(t *testing.T) {
 		})
 	}
 	t.Run("truncated", func(t *testing.T) {
-		res, _ := execute(t, "fs.read_file", `{"path":"big.txt"}`, tooling.CodeOK)
+		res, _ := execute(t, "fs.read_file", `{"path":"big.txt"}`, codes.OK)
 		var got result
 		decodeOutput(t, res, &got)
 		if !got.Truncated || got.Size != 80<<10 || len(got.Text) != 64<<10 || strings.ContainsRune(got.Text, '\uFFFD') {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestFSWriteFile(t *testing.T) {
@@ -21,7 +22,7 @@ func TestFSWriteFile(t *testing.T) {
 		Bytes int    `json:"bytes"`
 	}
 	t.Run("without consent", func(t *testing.T) {
-		res, _ := execute(t, "fs.write_file", `{"path":"x.txt","content":"x"}`, tooling.CodeConsentRequired)
+		res, _ := execute(t, "fs.write_file", `{"path":"x.txt","content":"x"}`, codes.ConsentRequired)
 		if res.Hint == "" {
 			t.Error("no hint on how to give consent")
 		}
@@ -35,7 +36,7 @@ func TestFSWriteFile(t *testing.T) {
 		{"deep/er/file.txt", ""},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
-			res, _ := execute(t, "fs.write_file", `{"path":"`+tt.path+`","content":"`+tt.content+`"}`, tooling.CodeOK, consent)
+			res, _ := execute(t, "fs.write_file", `{"path":"`+tt.path+`","content":"`+tt.content+`"}`, codes.OK, consent)
 			var got result
 			decodeOutput(t, res, &got)
 			if got != (result{Path: tt.path, Bytes: len(tt.content)}) {
@@ -46,21 +47,21 @@ func TestFSWriteFile(t *testing.T) {
 				t.Errorf("file holds %q (%v), want %q", b, err, tt.content)
 			}
 			// And the confined reader sees it.
-			res, _ = execute(t, "fs.read_file", `{"path":"`+tt.path+`"}`, tooling.CodeOK)
+			res, _ = execute(t, "fs.read_file", `{"path":"`+tt.path+`"}`, codes.OK)
 			if !strings.Contains(string(res.Output), `"text":"`+tt.content+`"`) {
 				t.Errorf("read back %s", res.Output)
 			}
 		})
 	}
 	t.Run("symlink out", func(t *testing.T) {
-		execute(t, "fs.write_file", `{"path":"escape","content":"x"}`, tooling.CodeSandboxDenied, consent)
+		execute(t, "fs.write_file", `{"path":"escape","content":"x"}`, codes.SandboxDenied, consent)
 		if _, err := os.Stat(outside); !os.IsNotExist(err) {
 			t.Errorf("a file was written outside: %v", err)
 		}
 	})
 	for _, p := range []string{"/tmp/x", "../x", "a/../../x"} {
 		t.Run("refused "+p, func(t *testing.T) {
-			execute(t, "fs.write_file", `{"path":"`+p+`","content":"x"}`, tooling.CodeToolError, consent)
+			execute(t, "fs.write_file", `{"path":"`+p+`","content":"x"}`, codes.ToolError, consent)
 		})
 	}
 }
@@ -86,12 +87,12 @@ func TestFSWriteFileGitWorkspace(t *testing.T) {
 		{"new.txt", "overwritten"},
 		{"newdir/sub/file.txt", "in new subdirectories"},
 	} {
-		execute(t, "fs.write_file", `{"path":"`+tt.path+`","content":"`+tt.content+`"}`, tooling.CodeOK, consent)
+		execute(t, "fs.write_file", `{"path":"`+tt.path+`","content":"`+tt.content+`"}`, codes.OK, consent)
 		if b, err := os.ReadFile(filepath.Join(ws, tt.path)); err != nil || string(b) != tt.content {
 			t.Errorf("%s holds %q (%v), want %q", tt.path, b, err, tt.content)
 		}
 	}
-	res, _ := execute(t, "fs.write_file", `{"path":".git/config","content":"[core]\n\tfsmonitor = touch /tmp/owned\n"}`, tooling.CodeSandboxDenied, consent)
+	res, _ := execute(t, "fs.write_file", `{"path":".git/config","content":"[core]\n\tfsmonitor = touch /tmp/owned\n"}`, codes.SandboxDenied, consent)
 	if !strings.Contains(res.Message, ".git is a protected name") {
 		t.Errorf("message %q does not say that .git is protected", res.Message)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestCounterRunsOnTheMainThread(t *testing.T) {
@@ -81,7 +82,7 @@ func TestLimitedRate(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, tooling.CodeRateLimited):
+		case errors.Is(err, codes.RateLimited):
 			limited++
 			retry = res.RetryAfter
 		default:

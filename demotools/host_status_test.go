@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 type hostStatus struct {
@@ -22,18 +22,18 @@ func TestHostStatus(t *testing.T) {
 	tests := []struct {
 		name string
 		args string
-		code tooling.Code
+		code codes.Code
 	}{
 		{name: "no arguments", args: ``},
 		{name: "empty object", args: `{}`},
 		{name: "null", args: `null`},
-		{name: "unknown argument", args: `{"verbose":true}`, code: tooling.CodeValidationError},
+		{name: "unknown argument", args: `{"verbose":true}`, code: codes.ValidationError},
 	}
 	var prev float64
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, _ := execute(t, "demo.host_status", tt.args, tt.code)
-			if tt.code != tooling.CodeOK {
+			if tt.code != codes.OK {
 				return
 			}
 			var s hostStatus

@@ -14,6 +14,7 @@ import (
 
 	_ "github.com/toolexplorer/toolexplorer/demotools"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	_ "github.com/toolexplorer/toolexplorer/tooling/confined"
 )
 
@@ -98,14 +99,14 @@ func eventually(limit time.Duration, cond func() bool) bool {
 }
 
 // execute runs a tool of the default registry and checks that the result
-// and the error agree with each other and with want (CodeOK for success).
-func execute(t *testing.T, name, args string, want tooling.Code, opts ...tooling.Option) (*tooling.Result, error) {
+// and the error agree with each other and with want (codes.OK for success).
+func execute(t *testing.T, name, args string, want codes.Code, opts ...tooling.Option) (*tooling.Result, error) {
 	t.Helper()
 	return executeOn(t, tooling.Default(), name, args, want, opts...)
 }
 
 // executeOn is execute on registry r.
-func executeOn(t *testing.T, r *tooling.Registry, name, args string, want tooling.Code, opts ...tooling.Option) (*tooling.Result, error) {
+func executeOn(t *testing.T, r *tooling.Registry, name, args string, want codes.Code, opts ...tooling.Option) (*tooling.Result, error) {
 	t.Helper()
 	var raw json.RawMessage
 	if args != "" {
@@ -115,7 +116,7 @@ func executeOn(t *testing.T, r *tooling.Registry, name, args string, want toolin
 	if res == nil {
 		t.Fatalf("%s %s: nil result", name, args)
 	}
-	if want == tooling.CodeOK {
+	if want == codes.OK {
 		if err != nil || !res.OK() {
 			t.Fatalf("%s %s: err %v, code %q, want success", name, args, err, res.Code)
 		}

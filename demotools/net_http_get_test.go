@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // loopbackServer starts an HTTP server on 127.0.0.1 and returns its URL
@@ -51,52 +52,52 @@ func TestNetHTTPGet(t *testing.T) {
 		Body      string            `json:"body"`
 		Truncated bool              `json:"truncated"`
 	}
-	get := func(t *testing.T, url string, code tooling.Code) (*tooling.Result, result) {
+	get := func(t *testing.T, url string, code codes.Code) (*tooling.Result, result) {
 		t.Helper()
 		res, _ := execute(t, "net.http_get", `{"url":"`+url+`"}`, code)
 		var got result
-		if code == tooling.CodeOK {
+		if code == codes.OK {
 			decodeOutput(t, res, &got)
 		}
 		return res, got
 	}
 	t.Run("allowed port", func(t *testing.T) {
-		_, got := get(t, allowedURL+"/", tooling.CodeOK)
+		_, got := get(t, allowedURL+"/", codes.OK)
 		if got.Status != 200 || got.Body != "hello from the loopback" || got.Truncated ||
 			got.Headers["Content-Type"] != "text/plain" || got.Headers["X-Secret"] != "" {
 			t.Errorf("got %+v", got)
 		}
 	})
 	t.Run("localhost", func(t *testing.T) {
-		_, got := get(t, strings.Replace(allowedURL, "127.0.0.1", "localhost", 1), tooling.CodeOK)
+		_, got := get(t, strings.Replace(allowedURL, "127.0.0.1", "localhost", 1), codes.OK)
 		if got.Status != 200 || got.Body != "hello from the loopback" {
 			t.Errorf("got %+v", got)
 		}
 	})
 	t.Run("truncated", func(t *testing.T) {
-		_, got := get(t, allowedURL+"/big", tooling.CodeOK)
+		_, got := get(t, allowedURL+"/big", codes.OK)
 		if got.Status != 200 || len(got.Body) != 64<<10 || !got.Truncated {
 			t.Errorf("status %d, %d bytes, truncated %v", got.Status, len(got.Body), got.Truncated)
 		}
 	})
 	t.Run("redirect not followed", func(t *testing.T) {
-		_, got := get(t, allowedURL+"/moved", tooling.CodeOK)
+		_, got := get(t, allowedURL+"/moved", codes.OK)
 		if got.Status != http.StatusFound || got.Headers["Location"] != "http://example.com/" {
 			t.Errorf("got %+v", got)
 		}
 	})
 	t.Run("port not allowed", func(t *testing.T) {
-		get(t, deniedURL+"/", tooling.CodeSandboxDenied)
+		get(t, deniedURL+"/", codes.SandboxDenied)
 	})
 	t.Run("host name", func(t *testing.T) {
-		res, _ := get(t, "http://example.com/", tooling.CodeToolError)
+		res, _ := get(t, "http://example.com/", codes.ToolError)
 		if !strings.Contains(res.Message, "not an IP address") {
 			t.Errorf("message %q", res.Message)
 		}
 	})
 	for _, url := range []string{"https://127.0.0.1/", "ftp://127.0.0.1/", "not a url"} {
 		t.Run("refused "+url, func(t *testing.T) {
-			get(t, url, tooling.CodeValidationError)
+			get(t, url, codes.ValidationError)
 		})
 	}
 }

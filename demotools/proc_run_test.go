@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestProcRun(t *testing.T) {
@@ -23,7 +24,7 @@ func TestProcRun(t *testing.T) {
 	}
 	run := func(t *testing.T, args string) result {
 		t.Helper()
-		res, _ := execute(t, "proc.run", args, tooling.CodeOK, consent)
+		res, _ := execute(t, "proc.run", args, codes.OK, consent)
 		var got result
 		decodeOutput(t, res, &got)
 		return got
@@ -63,7 +64,7 @@ func TestProcRun(t *testing.T) {
 		}
 	})
 	t.Run("without consent", func(t *testing.T) {
-		execute(t, "proc.run", `{"command":"/bin/echo","args":["hi"]}`, tooling.CodeConsentRequired)
+		execute(t, "proc.run", `{"command":"/bin/echo","args":["hi"]}`, codes.ConsentRequired)
 	})
 	for name, args := range map[string]string{
 		"not allowed":      `{"command":"/bin/sh","args":["-c","echo hi"]}`,
@@ -72,7 +73,7 @@ func TestProcRun(t *testing.T) {
 		"arg not a string": `{"command":"/bin/echo","args":[1]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			execute(t, "proc.run", args, tooling.CodeValidationError, consent)
+			execute(t, "proc.run", args, codes.ValidationError, consent)
 		})
 	}
 }
@@ -88,7 +89,7 @@ func init() {
 
 func TestRunProgramUnlisted(t *testing.T) {
 	confinedWorkspace(t)
-	res, _ := execute(t, "demotest.run_unlisted", "", tooling.CodeToolError, tooling.WithConsent())
+	res, _ := execute(t, "demotest.run_unlisted", "", codes.ToolError, tooling.WithConsent())
 	if !strings.Contains(res.Message, "not among the programs") {
 		t.Errorf("message %q", res.Message)
 	}
@@ -107,7 +108,7 @@ func TestRunProgramUnconfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := r.Execute(t.Context(), "t.run", nil, tooling.WithConsent())
-	if !errors.Is(err, tooling.CodeToolError) || !strings.Contains(err.Error(), "programs run only in confined calls") {
+	if !errors.Is(err, codes.ToolError) || !strings.Contains(err.Error(), "programs run only in confined calls") {
 		t.Fatalf("err %v (%+v)", err, res)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // slowInBubble runs f in a synctest bubble with a registry of its own that holds demo.slow: the
@@ -33,7 +34,7 @@ func TestSlow(t *testing.T) {
 		name     string
 		args     string
 		opts     []tooling.Option
-		code     tooling.Code
+		code     codes.Code
 		slept    int64         // output, when ok
 		timeout  time.Duration // the deadline the call ran under, when not zero
 		min, max time.Duration // bounds of the call's time on the bubble's clock
@@ -41,14 +42,14 @@ func TestSlow(t *testing.T) {
 		{name: "short sleep", args: `{"ms":10}`, slept: 10, min: 10 * time.Millisecond, max: 10 * time.Millisecond},
 		{name: "zero", args: `{"ms":0}`, slept: 0},
 		{name: "short sleep ignoring cancel", args: `{"ms":10,"ignore_cancel":true}`, slept: 10, min: 10 * time.Millisecond, max: 10 * time.Millisecond},
-		{name: "default 1000 ms times out", args: `{}`, code: tooling.CodeTimeout, timeout: 500 * time.Millisecond, min: 500 * time.Millisecond, max: 510 * time.Millisecond},
-		{name: "honours its context", args: `{"ms":3000}`, code: tooling.CodeTimeout, min: 500 * time.Millisecond, max: 510 * time.Millisecond},
+		{name: "default 1000 ms times out", args: `{}`, code: codes.Timeout, timeout: 500 * time.Millisecond, min: 500 * time.Millisecond, max: 510 * time.Millisecond},
+		{name: "honours its context", args: `{"ms":3000}`, code: codes.Timeout, min: 500 * time.Millisecond, max: 510 * time.Millisecond},
 		{name: "caller shortens the deadline", args: `{"ms":3000}`, opts: []tooling.Option{tooling.WithTimeout(50 * time.Millisecond)},
-			code: tooling.CodeTimeout, timeout: 50 * time.Millisecond, min: 50 * time.Millisecond, max: 60 * time.Millisecond},
+			code: codes.Timeout, timeout: 50 * time.Millisecond, min: 50 * time.Millisecond, max: 60 * time.Millisecond},
 		{name: "caller cannot lengthen the deadline", args: `{"ms":3000}`, opts: []tooling.Option{tooling.WithTimeout(time.Minute)},
-			code: tooling.CodeTimeout, timeout: 500 * time.Millisecond, min: 500 * time.Millisecond, max: 510 * time.Millisecond},
-		{name: "ms over 60000", args: `{"ms":60001}`, code: tooling.CodeValidationError},
-		{name: "negative ms", args: `{"ms":-1}`, code: tooling.CodeValidationError},
+			code: codes.Timeout, timeout: 500 * time.Millisecond, min: 500 * time.Millisecond, max: 510 * time.Millisecond},
+		{name: "ms over 60000", args: `{"ms":60001}`, code: codes.ValidationError},
+		{name: "negative ms", args: `{"ms":-1}`, code: codes.ValidationError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestSlow(t *testing.T) {
 				if tt.timeout != 0 && res.Timeout != tt.timeout {
 					t.Errorf("deadline %v, want %v", res.Timeout, tt.timeout)
 				}
-				if tt.code != tooling.CodeOK {
+				if tt.code != codes.OK {
 					return
 				}
 				var got struct {
@@ -82,7 +83,7 @@ func TestSlow(t *testing.T) {
 func TestSlowIgnoresCancel(t *testing.T) {
 	slowInBubble(t, func(t *testing.T, r *tooling.Registry) {
 		start := time.Now()
-		res, err := executeOn(t, r, "demo.slow", `{"ms":3000,"ignore_cancel":true}`, tooling.CodeTimeout)
+		res, err := executeOn(t, r, "demo.slow", `{"ms":3000,"ignore_cancel":true}`, codes.Timeout)
 		took := time.Since(start)
 		if took < 500*time.Millisecond || took > 510*time.Millisecond {
 			t.Errorf("call took %v, want its 500ms deadline, not the tool's 3s", took)
@@ -114,7 +115,7 @@ func TestSlowCanceledByCaller(t *testing.T) {
 		start := time.Now()
 		res, err := r.Execute(ctx, "demo.slow", json.RawMessage(`{"ms":3000}`))
 		took := time.Since(start)
-		if !errors.Is(err, tooling.CodeCanceled) || res.Code != tooling.CodeCanceled {
+		if !errors.Is(err, codes.Canceled) || res.Code != codes.Canceled {
 			t.Fatalf("code %q, err %v, want canceled", res.Code, err)
 		}
 		if !errors.Is(err, context.Canceled) {

@@ -8,18 +8,19 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/demotools"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestUnavailable(t *testing.T) {
 	tests := []struct {
 		name string
 		args string
-		code tooling.Code
+		code codes.Code
 	}{
-		{name: "no arguments", args: ``, code: tooling.CodeUnavailable},
-		{name: "empty object", args: `{}`, code: tooling.CodeUnavailable},
+		{name: "no arguments", args: ``, code: codes.Unavailable},
+		{name: "empty object", args: `{}`, code: codes.Unavailable},
 		// Availability is decided before the arguments are read.
-		{name: "bad arguments", args: `{"x":1}`, code: tooling.CodeUnavailable},
+		{name: "bad arguments", args: `{"x":1}`, code: codes.Unavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,7 +35,7 @@ func TestUnavailable(t *testing.T) {
 	}
 
 	err := tooling.Default().Availability(context.Background(), "demo.unavailable", "")
-	if !errors.Is(err, tooling.CodeUnavailable) || !errors.Is(err, demotools.ErrGeneratorOffline) {
+	if !errors.Is(err, codes.Unavailable) || !errors.Is(err, demotools.ErrGeneratorOffline) {
 		t.Errorf("Availability = %v, want unavailable: generator offline", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 type noteResult struct {
@@ -30,25 +31,25 @@ func TestWriteNote(t *testing.T) {
 		name   string
 		args   string
 		opts   []tooling.Option
-		code   tooling.Code
+		code   codes.Code
 		fields []string
 	}{
-		{name: "without consent", args: `{"text":"buy milk"}`, code: tooling.CodeConsentRequired},
+		{name: "without consent", args: `{"text":"buy milk"}`, code: codes.ConsentRequired},
 		{name: "with consent", args: `{"text":"buy milk"}`, opts: consent},
 		{name: "with tags", args: `{"text":"call Ann","tags":["home","phone"]}`, opts: consent},
 		{name: "longest text", args: `{"text":"` + strings.Repeat("é", 10000) + `"}`, opts: consent},
-		{name: "empty text", args: `{"text":""}`, opts: consent, code: tooling.CodeValidationError, fields: []string{"/text"}},
-		{name: "text too long", args: `{"text":"` + strings.Repeat("a", 10001) + `"}`, opts: consent, code: tooling.CodeValidationError, fields: []string{"/text"}},
-		{name: "repeated tag", args: `{"text":"x","tags":["a","a"]}`, opts: consent, code: tooling.CodeValidationError, fields: []string{"/tags"}},
-		{name: "tag not a string", args: `{"text":"x","tags":[1]}`, opts: consent, code: tooling.CodeValidationError, fields: []string{"/tags/0"}},
-		{name: "no text", args: `{"tags":["a"]}`, opts: consent, code: tooling.CodeValidationError, fields: []string{"/text"}},
+		{name: "empty text", args: `{"text":""}`, opts: consent, code: codes.ValidationError, fields: []string{"/text"}},
+		{name: "text too long", args: `{"text":"` + strings.Repeat("a", 10001) + `"}`, opts: consent, code: codes.ValidationError, fields: []string{"/text"}},
+		{name: "repeated tag", args: `{"text":"x","tags":["a","a"]}`, opts: consent, code: codes.ValidationError, fields: []string{"/tags"}},
+		{name: "tag not a string", args: `{"text":"x","tags":[1]}`, opts: consent, code: codes.ValidationError, fields: []string{"/tags/0"}},
+		{name: "no text", args: `{"tags":["a"]}`, opts: consent, code: codes.ValidationError, fields: []string{"/text"}},
 	}
 	last := 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, _ := execute(t, "demo.write_note", tt.args, tt.code, tt.opts...)
 			switch tt.code {
-			case tooling.CodeOK:
+			case codes.OK:
 				var got noteResult
 				decodeOutput(t, res, &got)
 				n := noteNumber(t, got.ID)
@@ -59,11 +60,11 @@ func TestWriteNote(t *testing.T) {
 				if got.Count < 1 {
 					t.Errorf("count %d", got.Count)
 				}
-			case tooling.CodeConsentRequired:
+			case codes.ConsentRequired:
 				if res.Hint == "" {
 					t.Error("no hint on how to give consent")
 				}
-			case tooling.CodeValidationError:
+			case codes.ValidationError:
 				paths := fieldPaths(res)
 				for _, p := range tt.fields {
 					if !slices.Contains(paths, p) {

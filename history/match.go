@@ -3,7 +3,7 @@ package history
 import (
 	"strings"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Matches reports whether e matches the search query: every word of
@@ -31,12 +31,12 @@ func SearchText(e *Entry) string {
 }
 
 // code is the entry's code, "ok" for a call that succeeded.
-func code(e *Entry) tooling.Code {
+func code(e *Entry) codes.Code {
 	if e.Result == nil {
 		return ""
 	}
 	if e.Result.Code == "" {
-		return tooling.Code(e.Result.Status)
+		return codes.Code(e.Result.Status)
 	}
 	return e.Result.Code
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -274,7 +275,7 @@ func TestMatches(t *testing.T) {
 	ok := entry(1)
 	fail := entry(2)
 	fail.Tool = "demo.fail"
-	fail.Result = &tooling.Result{Status: "error", Code: tooling.CodeToolError}
+	fail.Result = &tooling.Result{Status: "error", Code: codes.ToolError}
 	for _, tc := range []struct {
 		q        string
 		ok, fail bool

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/ledger"
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // smallDisk mounts a 64 KiB tmpfs for the test, or skips it where that is
@@ -86,7 +86,7 @@ func TestDiskFull(t *testing.T) {
 			res, err := r.Execute(ctx, "t.echo", nil)
 			switch c.mode {
 			case ledger.Refuse:
-				if !errors.Is(err, tooling.CodeUnavailable) || !strings.Contains(res.Message, "ledger "+path) {
+				if !errors.Is(err, codes.Unavailable) || !strings.Contains(res.Message, "ledger "+path) {
 					t.Fatalf("a call on a full disk: %v; want unavailable naming the ledger", err)
 				}
 				if s := l.Stats(); s.Lost != 0 {
@@ -126,7 +126,7 @@ func TestDiskFull(t *testing.T) {
 				t.Fatalf("lost %d records; a lost record in the ledger: %v", lost, hasLost)
 			}
 			if c.mode == ledger.Refuse {
-				if es, _ := ledger.Read(path, ledger.Filter{Code: tooling.CodeUnavailable}); len(es) != 1 {
+				if es, _ := ledger.Read(path, ledger.Filter{Code: codes.Unavailable}); len(es) != 1 {
 					t.Fatalf("the refused call in the ledger: %+v", es)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // The writer's encoder writes what encoding/json reads back as the same
@@ -61,7 +62,7 @@ func FuzzAppendRecord(f *testing.F) {
 		}
 		rec := Record{Seq: seq, Kind: kind, Time: tm, Session: session, Call: call, Tool: tool, Version: value, Origin: tooling.Origin(key),
 			Policy: step, Profile: detail, ArgsSHA256: call, ArgsSize: size, Idempotency: key, Mode: value, State: tooling.State(subject),
-			Replayed: replayed, Status: session, Code: tooling.Code(role), OutputSHA256: tool, OutputSize: -size, WaitMS: wait, RunMS: run,
+			Replayed: replayed, Status: session, Code: codes.Code(role), OutputSHA256: tool, OutputSize: -size, WaitMS: wait, RunMS: run,
 			PID: size, Host: subject, Lost: lost, Note: detail, Covers: seq / 2, CoversHash: value, Key: key, Sig: role, Prev: kind}
 		if subject != "" || role != "" {
 			rec.Principal = &tooling.Principal{Subject: subject, Tenant: value}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func Example() {
@@ -37,7 +38,7 @@ func Example() {
 			who = c.Begin.Principal.String()
 		}
 		outcome := c.Status
-		if c.End != nil && c.End.Code != tooling.CodeOK {
+		if c.End != nil && c.End.Code != codes.OK {
 			outcome += " " + string(c.End.Code)
 		}
 		fmt.Println(c.Begin.Tool, who, outcome)

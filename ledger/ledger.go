@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Failure is what a ledger does when it cannot write its records (a full
@@ -243,7 +244,7 @@ func (l *Ledger) guard() {
 				}
 				if !at.off.Load() {
 					if why := l.refusal(); why != "" {
-						return nil, &tooling.Error{Code: tooling.CodeUnavailable, Tool: c.Tool, Message: why}
+						return nil, &tooling.Error{Code: codes.Unavailable, Tool: c.Tool, Message: why}
 					}
 				}
 				return next(ctx, c)

@@ -10,15 +10,15 @@ import (
 	"os"
 	"time"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Filter selects calls for Read; a zero field selects every call.
 type Filter struct {
-	Tool    string       // the tool's name
-	Code    tooling.Code // how the call ended; "ok" for the calls that succeeded, "interrupted" for those without an end
-	Subject string       // the principal's subject; "anonymous" for calls without one
-	Since   time.Time    // calls that began at or after it
+	Tool    string     // the tool's name
+	Code    codes.Code // how the call ended; "ok" for the calls that succeeded, "interrupted" for those without an end
+	Subject string     // the principal's subject; "anonymous" for calls without one
+	Since   time.Time  // calls that began at or after it
 }
 
 // Entry is one call: its begin record and its end record.
@@ -196,10 +196,10 @@ func (f *Filter) matches(e *Entry) bool {
 		}
 	}
 	if f.Code != "" {
-		code := tooling.Code(e.Status)
+		code := codes.Code(e.Status)
 		if e.End != nil {
 			code = e.End.Code
-			if code == tooling.CodeOK {
+			if code == codes.OK {
 				code = "ok"
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // The kinds of records.
@@ -54,7 +55,7 @@ type Record struct {
 	// from an earlier call with the same idempotency key, without running.
 	Replayed     bool               `json:"replayed,omitempty"`
 	Status       string             `json:"status,omitempty"`
-	Code         tooling.Code       `json:"code,omitempty"`
+	Code         codes.Code         `json:"code,omitempty"`
 	OutputSHA256 string             `json:"output_sha256,omitempty"`
 	OutputSize   int                `json:"output_size,omitempty"`
 	WaitMS       float64            `json:"wait_ms,omitempty"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // A writer that cannot keep up (here: stuck waiting for the ledger's lock,
@@ -48,7 +49,7 @@ func TestSlowDisk(t *testing.T) {
 			deadline := time.Now().Add(time.Minute)
 			for i := 0; !refused && time.Now().Before(deadline); i++ {
 				res, err := r.Execute(ctx, "t.echo", nil)
-				if errors.Is(err, tooling.CodeUnavailable) {
+				if errors.Is(err, codes.Unavailable) {
 					if !strings.Contains(res.Message, "records wait to be written") {
 						t.Fatalf("refused with %q", res.Message)
 					}

@@ -22,6 +22,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // ConnectTimeout bounds the start of a server and the listing of its tools
@@ -596,7 +597,7 @@ func textOf(content []sdk.Content) string {
 // (isError): its text, without the code tool_error that a toolexplorer
 // server puts first, since the call's code says it already.
 func remoteErrorText(text string) string {
-	text = strings.TrimPrefix(text, string(tooling.CodeToolError)+": ")
+	text = strings.TrimPrefix(text, string(codes.ToolError)+": ")
 	return orText(text, "the server reported an error and said nothing more")
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // rawTools is the tools/list result of rawPeer: tools whose schemas do not
@@ -202,7 +203,7 @@ func TestResultsThatAreNotMCP(t *testing.T) {
 	}
 	defer r.Close()
 	res, _ := reg.Execute(context.Background(), "raw.lies", nil, tooling.WithConsent())
-	if res.Code != tooling.CodeOutputInvalid || len(res.Fields) != 2 || !strings.Contains(res.Message, "2 invalid fields: /n: ") {
+	if res.Code != codes.OutputInvalid || len(res.Fields) != 2 || !strings.Contains(res.Message, "2 invalid fields: /n: ") {
 		t.Errorf("structuredContent against its outputSchema: code %q, %d fields, message %q", res.Code, len(res.Fields), res.Message)
 	}
 	for tool, want := range map[string]string{
@@ -210,12 +211,12 @@ func TestResultsThatAreNotMCP(t *testing.T) {
 		"raw.bad_image": `the MCP server "raw" answered with a result that is not valid MCP: illegal base64 data`,
 	} {
 		res, _ := reg.Execute(context.Background(), tool, nil, tooling.WithConsent())
-		if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, want) {
+		if res.Code != codes.ToolError || !strings.Contains(res.Message, want) {
 			t.Errorf("%s: code %q, message %q; want tool_error saying %q", tool, res.Code, res.Message, want)
 		}
 	}
 	res, _ = reg.Execute(context.Background(), "raw.die", nil, tooling.WithConsent())
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "raw" stopped (exit status 139) during the call; restart it`) || !strings.Contains(res.Message, "raw: segfault") {
+	if res.Code != codes.ToolError || !strings.Contains(res.Message, `the MCP server "raw" stopped (exit status 139) during the call; restart it`) || !strings.Contains(res.Message, "raw: segfault") {
 		t.Errorf("a server that dies during the call: code %q, message %q", res.Code, res.Message)
 	}
 }
@@ -307,13 +308,13 @@ func TestHTTPServerGone(t *testing.T) {
 	}
 	broken.Store(true)
 	res, _ := reg.Execute(context.Background(), "web.hello", nil)
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "web" did not take the call: sending "tools/call": Internal Server Error`) {
+	if res.Code != codes.ToolError || !strings.Contains(res.Message, `the MCP server "web" did not take the call: sending "tools/call": Internal Server Error`) {
 		t.Errorf("a call the server fails: code %q, message %q", res.Code, res.Message)
 	}
 	ts.CloseClientConnections()
 	ts.Close()
 	res, _ = reg.Execute(context.Background(), "web.hello", nil)
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, "nothing listens at "+ts.URL+" (connection refused)") {
+	if res.Code != codes.ToolError || !strings.Contains(res.Message, "nothing listens at "+ts.URL+" (connection refused)") {
 		t.Errorf("a call once the server is gone: code %q, message %q", res.Code, res.Message)
 	}
 }
@@ -358,7 +359,7 @@ func TestServerThatLogsOnStdout(t *testing.T) {
 	}
 	defer r.Close()
 	res, _ := reg.Execute(context.Background(), "raw.junk", nil, tooling.WithConsent())
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, `the MCP server "raw" wrote something that is not an MCP message on its standard output (invalid character 'P' looking for beginning of value), which ends the connection`) {
+	if res.Code != codes.ToolError || !strings.Contains(res.Message, `the MCP server "raw" wrote something that is not an MCP message on its standard output (invalid character 'P' looking for beginning of value), which ends the connection`) {
 		t.Errorf("code %q, message %q", res.Code, res.Message)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestCancelReachesTheServer cancels a call in flight: the caller gets
@@ -33,7 +34,7 @@ func TestCancelReachesTheServer(t *testing.T) {
 	waitStderr(t, r, "peer: blocking")
 	cancel()
 	res := <-done
-	if res.Code != tooling.CodeCanceled {
+	if res.Code != codes.Canceled {
 		t.Fatalf("code %q (%s), want canceled", res.Code, res.Message)
 	}
 	waitStderr(t, r, "peer: canceled")
@@ -49,7 +50,7 @@ func TestServerThatDies(t *testing.T) {
 		t.Fatalf("Err of a live server: %v", err)
 	}
 	res, _ := reg.Execute(context.Background(), "peer.die", nil)
-	if res.Code != tooling.CodeToolError {
+	if res.Code != codes.ToolError {
 		t.Fatalf("code %q (%s), want tool_error", res.Code, res.Message)
 	}
 	<-r.Done()
@@ -57,7 +58,7 @@ func TestServerThatDies(t *testing.T) {
 		t.Fatalf("Err after the server died: %v", err)
 	}
 	res, _ = reg.Execute(context.Background(), "peer.echo", json.RawMessage(`{"text":"x"}`))
-	if res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, `the MCP server "peer" has stopped`) || !strings.Contains(res.Message, "peer: out of memory") {
+	if res.Code != codes.Unavailable || !strings.Contains(res.Message, `the MCP server "peer" has stopped`) || !strings.Contains(res.Message, "peer: out of memory") {
 		t.Fatalf("a call after the server died: code %q, message %q; want unavailable with its stderr", res.Code, res.Message)
 	}
 	if err := r.Close(); err != nil {

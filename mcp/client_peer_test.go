@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // everything is the stdio config of the reference MCP server,
@@ -123,14 +124,14 @@ func testServerEverything(t *testing.T, s mcp.Spec) {
 	ctx := context.Background()
 	cases := []struct {
 		tool, args string
-		code       tooling.Code
+		code       codes.Code
 		output     string
 	}{
-		{"everything.echo", `{"message":"hello"}`, tooling.CodeOK, `"Echo: hello"`},
-		{"everything.echo", `{"message":7}`, tooling.CodeValidationError, ""},
-		{"everything.get_sum", `{"a":2,"b":40}`, tooling.CodeOK, `"The sum of 2 and 40 is 42."`},
-		{"everything.get_structured_content", `{"location":"Chicago"}`, tooling.CodeOK, `{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}`},
-		{"everything.get_structured_content", `{"location":"Paris"}`, tooling.CodeValidationError, ""},
+		{"everything.echo", `{"message":"hello"}`, codes.OK, `"Echo: hello"`},
+		{"everything.echo", `{"message":7}`, codes.ValidationError, ""},
+		{"everything.get_sum", `{"a":2,"b":40}`, codes.OK, `"The sum of 2 and 40 is 42."`},
+		{"everything.get_structured_content", `{"location":"Chicago"}`, codes.OK, `{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}`},
+		{"everything.get_structured_content", `{"location":"Paris"}`, codes.ValidationError, ""},
 	}
 	// A result that is not a lone text block is every content block, as MCP
 	// encodes it.
@@ -152,7 +153,7 @@ func testServerEverything(t *testing.T, s mcp.Spec) {
 			t.Errorf("%s %s: code %q (%s), want %q", c.tool, c.args, res.Code, res.Message, c.code)
 			continue
 		}
-		if c.code == tooling.CodeOK && !sameJSON(res.Output, c.output) {
+		if c.code == codes.OK && !sameJSON(res.Output, c.output) {
 			t.Errorf("%s %s: output %s, want %s", c.tool, c.args, res.Output, c.output)
 		}
 	}

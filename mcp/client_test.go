@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // peerEnv makes the test binary a stdio MCP server (see peerMain) instead
@@ -239,16 +240,16 @@ func TestCallsThroughTheRegistry(t *testing.T) {
 	cases := []struct {
 		tool, args string
 		opts       []tooling.Option
-		code       tooling.Code
+		code       codes.Code
 		output     string // the output, or a part of the message
 	}{
-		{"peer.echo", `{"text":"hi"}`, nil, tooling.CodeOK, `"echo: hi"`},
-		{"peer.echo", `{"text":""}`, nil, tooling.CodeValidationError, "/text"},
-		{"peer.echo", `{}`, nil, tooling.CodeValidationError, "text"},
-		{"peer.add_numbers", `{"a":2,"b":3.5}`, nil, tooling.CodeOK, `{"sum":5.5}`},
-		{"peer.lies", `{}`, []tooling.Option{tooling.WithConsent()}, tooling.CodeOutputInvalid, "/sum"},
-		{"peer.fails", `{}`, nil, tooling.CodeConsentRequired, ""},
-		{"peer.fails", `{}`, []tooling.Option{tooling.WithConsent()}, tooling.CodeToolError, "the disk is full"},
+		{"peer.echo", `{"text":"hi"}`, nil, codes.OK, `"echo: hi"`},
+		{"peer.echo", `{"text":""}`, nil, codes.ValidationError, "/text"},
+		{"peer.echo", `{}`, nil, codes.ValidationError, "text"},
+		{"peer.add_numbers", `{"a":2,"b":3.5}`, nil, codes.OK, `{"sum":5.5}`},
+		{"peer.lies", `{}`, []tooling.Option{tooling.WithConsent()}, codes.OutputInvalid, "/sum"},
+		{"peer.fails", `{}`, nil, codes.ConsentRequired, ""},
+		{"peer.fails", `{}`, []tooling.Option{tooling.WithConsent()}, codes.ToolError, "the disk is full"},
 	}
 	for _, c := range cases {
 		res, _ := reg.Execute(ctx, c.tool, json.RawMessage(c.args), c.opts...)
@@ -256,7 +257,7 @@ func TestCallsThroughTheRegistry(t *testing.T) {
 			t.Errorf("%s %s: code %q (%s), want %q", c.tool, c.args, res.Code, res.Message, c.code)
 			continue
 		}
-		if c.code == tooling.CodeOK {
+		if c.code == codes.OK {
 			if string(res.Output) != c.output {
 				t.Errorf("%s %s: output %s, want %s", c.tool, c.args, res.Output, c.output)
 			}

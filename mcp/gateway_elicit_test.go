@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var nameQuestion = map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}
@@ -217,7 +218,7 @@ func TestGatewayPassesResultsOn(t *testing.T) {
 		t.Errorf("up.count: isError %v, text %q, structuredContent %s", res.IsError, text(res), b)
 	}
 	res = call(t, host, "up.count", map[string]any{"n": "three"})
-	if !res.IsError || !strings.Contains(text(res), string(tooling.CodeOutputInvalid)) {
+	if !res.IsError || !strings.Contains(text(res), string(codes.OutputInvalid)) {
 		t.Errorf("up.count with output off its schema: isError %v, text %q", res.IsError, text(res))
 	}
 }

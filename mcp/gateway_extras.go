@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // served is one prompt, resource or resource template a gateway serves:
@@ -192,7 +193,7 @@ func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next
 	end.Run = end.Time.Sub(begin.Time)
 	switch {
 	case refused != nil:
-		end.Status, end.Code = "denied", tooling.CodeUnavailable
+		end.Status, end.Code = "denied", codes.Unavailable
 	case err == nil:
 		end.Status, end.Code = "ok", ""
 		if out, merr := json.Marshal(res); merr == nil {
@@ -200,11 +201,11 @@ func (s *Server) audited(ctx context.Context, method string, r sdk.Request, next
 			end.OutputSHA256, end.OutputSize = hex.EncodeToString(sum[:]), len(out)
 		}
 	case !served:
-		end.Status, end.Code = "denied", tooling.CodeNotFound
+		end.Status, end.Code = "denied", codes.NotFound
 	case isRemoteError(err):
-		end.Status, end.Code = "error", tooling.CodeToolError
+		end.Status, end.Code = "error", codes.ToolError
 	default:
-		end.Status, end.Code = "error", tooling.CodeUnavailable
+		end.Status, end.Code = "error", codes.Unavailable
 	}
 	s.opts.Audit(ctx, end)
 	return res, err

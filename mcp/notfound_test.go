@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestCallOfAHugeNameIsAnsweredSmall: a client that calls a tool named by
@@ -25,12 +26,12 @@ func TestCallOfAHugeNameIsAnsweredSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := resultOf(t, res); !res.IsError || got.Code != tooling.CodeNotFound || len(whole) > 2048 {
+		if got := resultOf(t, res); !res.IsError || got.Code != codes.NotFound || len(whole) > 2048 {
 			t.Errorf("%d bytes: code %q, an answer of %d bytes: %.300s", n, got.Code, len(whole), whole)
 		}
 	}
 	res := call(t, cs, "t.ecoh", nil)
-	if got := resultOf(t, res); got.Code != tooling.CodeNotFound || !strings.Contains(text(res), `did you mean "t.echo"`) {
+	if got := resultOf(t, res); got.Code != codes.NotFound || !strings.Contains(text(res), `did you mean "t.echo"`) {
 		t.Errorf("a typo: %q", text(res))
 	}
 }

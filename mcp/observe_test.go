@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // extrasPeer is a stdio server with a resource, a resource template, a
@@ -344,7 +345,7 @@ func TestTaskOnlyToolIsUnavailable(t *testing.T) {
 	}
 	defer r.Close()
 	res, _ := reg.Execute(context.Background(), "raw.research", nil)
-	if res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, `runs its tool "research" only as a task`) {
+	if res.Code != codes.Unavailable || !strings.Contains(res.Message, `runs its tool "research" only as a task`) {
 		t.Errorf("research: %s %s", res.Code, res.Message)
 	}
 	if res, _ := reg.Execute(context.Background(), "raw.quick", nil); !res.OK() {

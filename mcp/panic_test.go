@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestPanicStackStaysLocal: a tool that panics is answered to an MCP
@@ -29,7 +30,7 @@ func TestPanicStackStaysLocal(t *testing.T) {
 
 	// The control: the host's Result holds the stack, with this file's path.
 	local, _ := r.Execute(context.Background(), "t.boom", nil)
-	if local.Code != tooling.CodePanic || !strings.Contains(local.Stack, file) {
+	if local.Code != codes.Panic || !strings.Contains(local.Stack, file) {
 		t.Fatalf("local result: code %q, stack %q; want panic and a stack naming %s", local.Code, local.Stack, file)
 	}
 
@@ -46,7 +47,7 @@ func TestPanicStackStaysLocal(t *testing.T) {
 			}
 		}
 		got := resultOf(t, res)
-		if !res.IsError || got.Code != tooling.CodePanic || !strings.Contains(got.Message, "kaboom") || got.Stack != "" {
+		if !res.IsError || got.Code != codes.Panic || !strings.Contains(got.Message, "kaboom") || got.Stack != "" {
 			t.Errorf("%s: isError %v, code %q, message %q, stack %q; want panic, its message, no stack",
 				name, res.IsError, got.Code, got.Message, got.Stack)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
@@ -584,13 +585,13 @@ func (s *Server) unlistedCalls(next sdk.MethodHandler) sdk.MethodHandler {
 // runs the governed call deeper on the same stack, stays small.
 func (s *Server) unlistedCall(ctx context.Context, req *sdk.CallToolRequest) *sdk.CallToolResult {
 	if !s.exposed(toolname.ParseExport(req.Params.Name)) {
-		res := &tooling.Result{Tool: req.Params.Name, Origin: s.opts.Origin, Status: "denied", Code: tooling.CodeNotFound,
+		res := &tooling.Result{Tool: req.Params.Name, Origin: s.opts.Origin, Status: "denied", Code: codes.NotFound,
 			Message: fmt.Sprintf("no tool named %q is served here", req.Params.Name)}
 		return callResult(res, false)
 	}
 	res, _ := s.reg.Execute(context.WithValue(ctx, callKey{}, unlisted{}), req.Params.Name, req.Params.Arguments,
 		tooling.WithOrigin(s.opts.Origin), tooling.WithPrincipal(s.principal(ctx, req)))
-	if res.Code == tooling.CodeNotFound && s.opts.NotFoundHint != nil {
+	if res.Code == codes.NotFound && s.opts.NotFoundHint != nil {
 		if hint := s.opts.NotFoundHint(res.Tool); hint != "" {
 			res.Hint = hint
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
@@ -241,13 +242,13 @@ func TestCallResults(t *testing.T) {
 	if !fail.IsError || !strings.HasPrefix(text(fail), "tool_error: ") || !strings.Contains(text(fail), "it broke") {
 		t.Errorf("tool error: isError %v, text %q", fail.IsError, text(fail))
 	}
-	if res := resultOf(t, fail); res.Code != tooling.CodeToolError || res.Origin != tooling.OriginLLM || res.Status != "error" {
+	if res := resultOf(t, fail); res.Code != codes.ToolError || res.Origin != tooling.OriginLLM || res.Status != "error" {
 		t.Errorf("tool error: structured result %+v", res)
 	}
 
 	bad := call(t, cs, "t.echo", map[string]any{"n": -1, "extra": true})
 	res := resultOf(t, bad)
-	if !bad.IsError || res.Code != tooling.CodeValidationError {
+	if !bad.IsError || res.Code != codes.ValidationError {
 		t.Fatalf("invalid arguments: isError %v, code %q", bad.IsError, res.Code)
 	}
 	for _, p := range []string{"/n", "/extra", "/text"} {
@@ -271,7 +272,7 @@ func TestOriginPerListener(t *testing.T) {
 			t.Errorf("the llm listener lists t.app_only")
 		}
 	}
-	if res := resultOf(t, call(t, llm, "t.app_only", nil)); res.Code != tooling.CodeOriginDenied && res.Code != tooling.CodeNotFound {
+	if res := resultOf(t, call(t, llm, "t.app_only", nil)); res.Code != codes.OriginDenied && res.Code != codes.NotFound {
 		t.Errorf("llm call of t.app_only: code %q", res.Code)
 	}
 	app := connect(t, mcp.NewServer(r, mcp.Options{Origin: tooling.OriginApp}), nil)
@@ -298,7 +299,7 @@ func testConsent(t *testing.T, v string) {
 	// No elicitation: refused.
 	plain := connectVersion(t, srv, nil, v)
 	res := call(t, plain, "t.write", nil)
-	if got := resultOf(t, res); !res.IsError || got.Code != tooling.CodeConsentRequired {
+	if got := resultOf(t, res); !res.IsError || got.Code != codes.ConsentRequired {
 		t.Errorf("client without elicitation: code %q, text %q", got.Code, text(res))
 	}
 
@@ -318,7 +319,7 @@ func testConsent(t *testing.T, v string) {
 	mu.Lock()
 	answer = false
 	mu.Unlock()
-	if res := call(t, elicit, "t.write", nil); resultOf(t, res).Code != tooling.CodeConsentRequired {
+	if res := call(t, elicit, "t.write", nil); resultOf(t, res).Code != codes.ConsentRequired {
 		t.Errorf("consent refused: text %q", text(res))
 	}
 	mu.Lock()
@@ -457,7 +458,7 @@ func TestRefreshSendsListChanged(t *testing.T) {
 			t.Errorf("t.echo is still listed once disabled")
 		}
 	}
-	if res := resultOf(t, call(t, cs, "t.echo", map[string]any{"text": "x"})); res.Code != "" && res.Code != tooling.CodeDisabled {
+	if res := resultOf(t, call(t, cs, "t.echo", map[string]any{"text": "x"})); res.Code != "" && res.Code != codes.Disabled {
 		t.Errorf("call of the disabled tool: code %q", res.Code)
 	}
 }
@@ -611,7 +612,7 @@ func TestListPerPrincipal(t *testing.T) {
 	if got := names(bob); strings.Contains(got, "t.echo") || got == "" {
 		t.Errorf("bob lists %s", got)
 	}
-	if res := resultOf(t, call(t, bob, "t.echo", map[string]any{"text": "x"})); res.Code != tooling.CodeForbidden {
+	if res := resultOf(t, call(t, bob, "t.echo", map[string]any{"text": "x"})); res.Code != codes.Forbidden {
 		t.Errorf("bob calls t.echo: %q %q", res.Code, res.Message)
 	}
 	if res := call(t, alice, "t.echo", map[string]any{"text": "x"}); res.IsError {

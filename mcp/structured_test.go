@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestNoStructuredContent: a call of a tool with an output schema whose
@@ -34,7 +35,7 @@ func TestNoStructuredContent(t *testing.T) {
 	}
 	defer r.Close()
 	res, _ := reg.Execute(context.Background(), "s.sum", nil)
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, "returned no structuredContent, which the tool's output schema asks for") || !strings.Contains(res.Message, `"3"`) {
+	if res.Code != codes.ToolError || !strings.Contains(res.Message, "returned no structuredContent, which the tool's output schema asks for") || !strings.Contains(res.Message, `"3"`) {
 		t.Fatalf("code %q, message %q; want tool_error saying the server returned no structuredContent", res.Code, res.Message)
 	}
 }

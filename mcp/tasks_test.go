@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestTaskRequiredTool: a tool the server runs only as a task (MCP's
@@ -44,7 +45,7 @@ func TestTaskRequiredTool(t *testing.T) {
 	defer r.Close()
 	const want = `the MCP server "jobs" runs its tool "render" only as a task (task augmentation, taskSupport "required"), which toolexplorer does not send`
 	res, _ := reg.Execute(context.Background(), "jobs.render", nil)
-	if res.Code != tooling.CodeToolError || !strings.Contains(res.Message, want) {
+	if res.Code != codes.ToolError || !strings.Contains(res.Message, want) {
 		t.Fatalf("code %q, message %q; want tool_error saying %q", res.Code, res.Message, want)
 	}
 

@@ -13,12 +13,13 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // CodeBudgetExceeded: the call would spend more than a Budget leaves its
 // principal; the message names the budget, what is left and when it
 // refills.
-const CodeBudgetExceeded tooling.Code = "budget_exceeded"
+const CodeBudgetExceeded codes.Code = "budget_exceeded"
 
 // Budget bounds what each subject (or each tenant) may spend on the tools
 // it names over a window: calls, bytes of arguments in, bytes of output
@@ -197,7 +198,7 @@ func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) ([]he
 	counts, refused, err := addAll(ctx, bs.store, keys, ns, bounds, expires)
 	if err != nil {
 		b := hold[of[max(refused, 0)]].b
-		return nil, &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("budget %s cannot be checked: %v", b.Name, err)}
+		return nil, &tooling.Error{Code: codes.Unavailable, Message: fmt.Sprintf("budget %s cannot be checked: %v", b.Name, err)}
 	}
 	if refused >= 0 {
 		h := &hold[of[refused]]
@@ -212,7 +213,7 @@ func (bs *Budgets) reserve(ctx context.Context, c *tooling.Call, in int64) ([]he
 func (bs *Budgets) wouldReserve(ctx context.Context, c *tooling.Call, in int64) error {
 	left, err := bs.Left(ctx, c.Principal, c.Tool)
 	if err != nil {
-		return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("budgets cannot be checked: %v", err)}
+		return &tooling.Error{Code: codes.Unavailable, Message: fmt.Sprintf("budgets cannot be checked: %v", err)}
 	}
 	for i, l := range left {
 		var parts []string

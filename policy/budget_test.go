@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 type clock struct {
@@ -174,7 +175,7 @@ func TestBudgetCPUOfConfinedCalls(t *testing.T) {
 	// bound, so that a loaded machine, where a child's start costs more,
 	// does not spend the budget before the call that should.
 	res, _ := hosted.Execute(ctx, "lab.spin", json.RawMessage(`{"ms": 1}`))
-	if res.Code == tooling.CodeSandboxUnavailable {
+	if res.Code == codes.SandboxUnavailable {
 		t.Skipf("confinement unavailable here: %s", res.Message)
 	}
 	floor := childCPU(t, res)

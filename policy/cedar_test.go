@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // shopTools are a refund tool with an amount and a reason, and a search.
@@ -57,12 +58,12 @@ permit (principal, action == Action::"shop.search", resource);
 		t.Fatalf("99 by support: %q %q %s", res.Code, res.Message, fmtGov(res))
 	}
 	res, err := r.Execute(ctx, "shop.refund", json.RawMessage(`{"order": "A1", "amount": 100}`), as("alice", "support"), tooling.WithConsent())
-	if res.Code != tooling.CodeForbidden || res.Status != "denied" || !strings.Contains(err.Error(), "forbidden") ||
+	if res.Code != codes.Forbidden || res.Status != "denied" || !strings.Contains(err.Error(), "forbidden") ||
 		!strings.Contains(res.Message, "alice@acme may not call shop.refund: no Cedar policy permits shop.refund for alice@acme (roles support)") {
 		t.Fatalf("100 by support: %q %q", res.Code, res.Message)
 	}
 	res, _ = r.Execute(ctx, "shop.refund", json.RawMessage(`{"order": "A1", "amount": 5}`), as("bob", "sales"), tooling.WithConsent())
-	if res.Code != tooling.CodeForbidden {
+	if res.Code != codes.Forbidden {
 		t.Fatalf("5 by sales: %q %q", res.Code, res.Message)
 	}
 	if res, _ := r.Execute(ctx, "shop.search", nil, as("bob")); !res.OK() {
@@ -90,11 +91,11 @@ forbid (principal == User::"mallory", action in Action::"shop", resource);
 		t.Fatalf("from the app: %q %q", res.Code, res.Message)
 	}
 	res, _ := r.Execute(ctx, "shop.refund", args, as("alice"), tooling.WithConsent(), tooling.WithOrigin(tooling.OriginLLM))
-	if res.Code != tooling.CodeForbidden || !strings.HasSuffix(res.Message, "forbidden by Cedar policy no late refunds from the llm (shop.cedar:3)") {
+	if res.Code != codes.Forbidden || !strings.HasSuffix(res.Message, "forbidden by Cedar policy no late refunds from the llm (shop.cedar:3)") {
 		t.Fatalf("from the llm: %q %q", res.Code, res.Message)
 	}
 	res, _ = r.Execute(ctx, "shop.search", nil, as("mallory"))
-	if res.Code != tooling.CodeForbidden || !strings.HasSuffix(res.Message, "forbidden by Cedar policy shop.cedar:6") {
+	if res.Code != codes.Forbidden || !strings.HasSuffix(res.Message, "forbidden by Cedar policy shop.cedar:6") {
 		t.Fatalf("mallory: %q %q", res.Code, res.Message)
 	}
 	if r.Visible(tooling.Principal{Subject: "mallory"}, tooling.OriginApp, "shop.search") {
@@ -172,11 +173,11 @@ func TestAllOfRulesAndCedar(t *testing.T) {
 		t.Fatalf("%q %q %s", res.Code, res.Message, g)
 	}
 	res, _ = r.Execute(ctx, "shop.search", nil, tooling.WithPrincipal(tooling.Principal{Subject: "bob", Tenant: "initech", Roles: []string{"support"}}))
-	if res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "no Cedar policy permits shop.search") {
+	if res.Code != codes.Forbidden || !strings.Contains(res.Message, "no Cedar policy permits shop.search") {
 		t.Fatalf("refused by Cedar: %q %q", res.Code, res.Message)
 	}
 	res, _ = r.Execute(ctx, "shop.refund", json.RawMessage(`{"order": "A", "amount": 1}`), as("alice", "support"), tooling.WithConsent())
-	if res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "no rule allows shop.refund") {
+	if res.Code != codes.Forbidden || !strings.Contains(res.Message, "no rule allows shop.refund") {
 		t.Fatalf("refused by the rules: %q %q", res.Code, res.Message)
 	}
 	// Conditions are left to the call: the permit's scope takes bob in.
@@ -242,11 +243,11 @@ forbid (principal, action, resource) when { context.now >= datetime("2026-12-01T
 		t.Fatalf("friday 17:30: %q %q %s", res.Code, res.Message, fmtGov(res))
 	}
 	c.add(time.Hour) // 18:30 in the clock's zone, 17:30 UTC
-	if res := search(); res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "no Cedar policy permits shop.search") {
+	if res := search(); res.Code != codes.Forbidden || !strings.Contains(res.Message, "no Cedar policy permits shop.search") {
 		t.Fatalf("friday 18:30: %q %q", res.Code, res.Message)
 	}
 	c.add(15 * time.Hour) // saturday 09:30
-	if res := search(); res.Code != tooling.CodeForbidden {
+	if res := search(); res.Code != codes.Forbidden {
 		t.Fatalf("saturday: %q %q", res.Code, res.Message)
 	}
 	c.add(48 * time.Hour) // monday 09:30
@@ -254,7 +255,7 @@ forbid (principal, action, resource) when { context.now >= datetime("2026-12-01T
 		t.Fatalf("monday: %q %q", res.Code, res.Message)
 	}
 	c.add(24 * time.Hour) // tuesday the first of December
-	if res := search(); res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "forbidden by Cedar policy closed from December") {
+	if res := search(); res.Code != codes.Forbidden || !strings.Contains(res.Message, "forbidden by Cedar policy closed from December") {
 		t.Fatalf("december: %q %q", res.Code, res.Message)
 	}
 }
@@ -285,7 +286,7 @@ unless { context.tenant has regions && context.tenant.regions.contains("eu") };
 		t.Fatalf("acme: %q %q", res.Code, res.Message)
 	}
 	for _, tenant := range []string{"initech", "globex", ""} {
-		if res := refund(tenant); res.Code != tooling.CodeForbidden {
+		if res := refund(tenant); res.Code != codes.Forbidden {
 			t.Fatalf("%q: %q %q", tenant, res.Code, res.Message)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // detail is the Detail of res's decision at step, "" when there is none.
@@ -41,14 +42,14 @@ func TestExplainLimitTakesNoToken(t *testing.T) {
 		t.Fatalf("the call after explain: %q %q", res.Code, res.Message)
 	}
 	res, err := r.Explain(context.Background(), "shop.search", nil, alice)
-	if res.Code != tooling.CodeRateLimited || err == nil || res.Status != "denied" {
+	if res.Code != codes.RateLimited || err == nil || res.Status != "denied" {
 		t.Fatalf("explain with the bucket empty: %q %q", res.Code, res.Message)
 	}
 	want := "would refuse (rate_limited): searchers of subject alice is 1 calls a minute (burst 1): retry in 1m0s"
 	if got := detail(res, "middleware"); got != want {
 		t.Fatalf("middleware decision %q, want %q (all: %v)", got, want, res.Governance)
 	}
-	if res, _ := r.Execute(context.Background(), "shop.search", nil, alice); res.Code != tooling.CodeRateLimited {
+	if res, _ := r.Execute(context.Background(), "shop.search", nil, alice); res.Code != codes.RateLimited {
 		t.Fatalf("the call explain said would be refused: %q", res.Code)
 	}
 	if ran.Load() != 1 {

@@ -14,6 +14,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Limit bounds how often each subject (or each tenant) may call the tools
@@ -143,10 +144,10 @@ func (ls *Limits) wouldTake(ctx context.Context, c *tooling.Call) error {
 		}
 		retry, err := p.Peek(ctx, keyOf(c.Principal.Tenant, "limit", l.Name, who), l.PerMinute/60, l.Burst, now)
 		if err != nil {
-			return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", l.Name, err)}
+			return &tooling.Error{Code: codes.Unavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", l.Name, err)}
 		}
 		if retry > 0 {
-			return &tooling.Error{Code: tooling.CodeRateLimited, Message: limitedMessage(l, who, retry), Result: &tooling.Result{RetryAfter: retry}}
+			return &tooling.Error{Code: codes.RateLimited, Message: limitedMessage(l, who, retry), Result: &tooling.Result{RetryAfter: retry}}
 		}
 		c.Decide("limit", fmt.Sprintf("would pass: %s of %s has a token (none taken)", l.Name, whose(l.PerTenant, who)))
 	}
@@ -189,11 +190,11 @@ func (ls *Limits) take(ctx context.Context, c *tooling.Call) error {
 		for i, l := range apply {
 			names[i] = l.Name
 		}
-		return &tooling.Error{Code: tooling.CodeUnavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", strings.Join(names, ", "), err)}
+		return &tooling.Error{Code: codes.Unavailable, Message: fmt.Sprintf("limit %s cannot be checked: %v", strings.Join(names, ", "), err)}
 	}
 	if refused < 0 {
 		return nil
 	}
 	l := apply[refused]
-	return &tooling.Error{Code: tooling.CodeRateLimited, Message: limitedMessage(l, whos[refused], retry), Result: &tooling.Result{RetryAfter: retry}}
+	return &tooling.Error{Code: codes.RateLimited, Message: limitedMessage(l, whos[refused], retry), Result: &tooling.Result{RetryAfter: retry}}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func limitRegistry(t *testing.T, list []policy.Limit, opts ...policy.Option) (*tooling.Registry, *atomic.Int64) {
@@ -42,7 +43,7 @@ func TestLimitPerSubject(t *testing.T) {
 		}
 	}
 	res, err := exec("shop.search", "alice")
-	if res.Code != tooling.CodeRateLimited || res.Status != "denied" || !errors.Is(err, tooling.CodeRateLimited) ||
+	if res.Code != codes.RateLimited || res.Status != "denied" || !errors.Is(err, codes.RateLimited) ||
 		res.Message != "searchers of subject alice is 6 calls a minute (burst 2): retry in 10s" || res.RetryAfter != 10*time.Second {
 		t.Fatalf("past the burst: %q %q %q retry %v", res.Code, res.Status, res.Message, res.RetryAfter)
 	}
@@ -71,7 +72,7 @@ func TestLimitPerTenant(t *testing.T) {
 	if res := exec("alice", "acme"); !res.OK() {
 		t.Fatal(res.Message)
 	}
-	if res := exec("bob", "acme"); res.Code != tooling.CodeRateLimited || !strings.HasPrefix(res.Message, "limit 1 of tenant acme is 1 calls a minute (burst 1): retry in 1m0s") {
+	if res := exec("bob", "acme"); res.Code != codes.RateLimited || !strings.HasPrefix(res.Message, "limit 1 of tenant acme is 1 calls a minute (burst 1): retry in 1m0s") {
 		t.Fatalf("the same tenant: %q %q", res.Code, res.Message)
 	}
 	if res := exec("carol", "initech"); !res.OK() {
@@ -83,7 +84,7 @@ func TestLimitPerTenant(t *testing.T) {
 func TestLimitStoreFailureRefuses(t *testing.T) {
 	r, ran := limitRegistry(t, []policy.Limit{{Tools: []string{"*"}, PerMinute: 60}}, policy.WithStore(failingStore{}))
 	res, _ := r.Execute(context.Background(), "shop.search", nil)
-	if res.OK() || res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, "store is down") || ran.Load() != 0 {
+	if res.OK() || res.Code != codes.Unavailable || !strings.Contains(res.Message, "store is down") || ran.Load() != 0 {
 		t.Fatalf("%q %q, ran %d", res.Code, res.Message, ran.Load())
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func registry(t *testing.T, rules []policy.Rule, defaultDeny bool) *tooling.Registry {
@@ -45,24 +46,24 @@ func TestRules(t *testing.T) {
 	for _, c := range []struct {
 		who  tooling.Principal
 		tool string
-		code tooling.Code
+		code codes.Code
 		msg  string
 	}{
-		{alice, "shop.list_orders", tooling.CodeOK, ""},
-		{alice, "shop.refund", tooling.CodeForbidden, "alice@acme may not call shop.refund: no allow rule for shop.refund applies to alice@acme (roles support) from origin app"},
-		{bob, "shop.refund", tooling.CodeOK, ""},
-		{carol, "fs.read", tooling.CodeOK, ""},
-		{tooling.Principal{Subject: "carol", Tenant: "initech", Roles: []string{"admin"}}, "shop.refund", tooling.CodeForbidden, "denied by no initech refunds"},
-		{nobody, "fs.read", tooling.CodeForbidden, "no allow rule"},
+		{alice, "shop.list_orders", codes.OK, ""},
+		{alice, "shop.refund", codes.Forbidden, "alice@acme may not call shop.refund: no allow rule for shop.refund applies to alice@acme (roles support) from origin app"},
+		{bob, "shop.refund", codes.OK, ""},
+		{carol, "fs.read", codes.OK, ""},
+		{tooling.Principal{Subject: "carol", Tenant: "initech", Roles: []string{"admin"}}, "shop.refund", codes.Forbidden, "denied by no initech refunds"},
+		{nobody, "fs.read", codes.Forbidden, "no allow rule"},
 	} {
 		res, _ := r.Execute(context.Background(), c.tool, nil, tooling.WithPrincipal(c.who), tooling.WithConsent())
 		if res.Code != c.code || !strings.Contains(res.Message, c.msg) {
 			t.Errorf("%s calls %s: %q %q, want %q %q", c.who, c.tool, res.Code, res.Message, c.code, c.msg)
 		}
-		if c.code == tooling.CodeForbidden && res.Status != "denied" {
+		if c.code == codes.Forbidden && res.Status != "denied" {
 			t.Errorf("%s calls %s: status %q, want denied", c.who, c.tool, res.Status)
 		}
-		if got, want := r.Visible(c.who, tooling.OriginApp, c.tool), c.code == tooling.CodeOK; got != want {
+		if got, want := r.Visible(c.who, tooling.OriginApp, c.tool), c.code == codes.OK; got != want {
 			t.Errorf("%s sees %s: %v, want %v", c.who, c.tool, got, want)
 		}
 	}
@@ -72,17 +73,17 @@ func TestRules(t *testing.T) {
 // allow rule names is open to those it applies to.
 func TestRulesDefaultAllow(t *testing.T) {
 	r := registry(t, []policy.Rule{{Tools: []string{"shop.*"}, Subjects: []string{"bob"}}, {Deny: true, Tools: []string{"fs.*"}, Origins: []tooling.Origin{tooling.OriginLLM}}}, false)
-	check := func(who tooling.Principal, tool string, o tooling.Origin, want tooling.Code) {
+	check := func(who tooling.Principal, tool string, o tooling.Origin, want codes.Code) {
 		t.Helper()
 		res, _ := r.Execute(context.Background(), tool, nil, tooling.WithPrincipal(who), tooling.WithConsent(), tooling.WithOrigin(o))
 		if res.Code != want {
 			t.Errorf("%s calls %s from %s: %q %q, want %q", who, tool, o, res.Code, res.Message, want)
 		}
 	}
-	check(nobody, "fs.read", tooling.OriginApp, tooling.CodeOK)
-	check(nobody, "fs.read", tooling.OriginLLM, tooling.CodeForbidden)
-	check(alice, "shop.list_orders", tooling.OriginApp, tooling.CodeForbidden)
-	check(bob, "shop.list_orders", tooling.OriginApp, tooling.CodeOK)
+	check(nobody, "fs.read", tooling.OriginApp, codes.OK)
+	check(nobody, "fs.read", tooling.OriginLLM, codes.Forbidden)
+	check(alice, "shop.list_orders", tooling.OriginApp, codes.Forbidden)
+	check(bob, "shop.list_orders", tooling.OriginApp, codes.OK)
 }
 
 func TestNewRefusesBadRules(t *testing.T) {
@@ -96,7 +97,7 @@ func TestNewRefusesBadRules(t *testing.T) {
 func TestForbiddenResult(t *testing.T) {
 	r := registry(t, readers, true)
 	res, err := r.Execute(context.Background(), "shop.refund", nil, tooling.WithPrincipal(alice), tooling.WithConsent())
-	if !errors.Is(err, tooling.CodeForbidden) {
+	if !errors.Is(err, codes.Forbidden) {
 		t.Fatalf("err %v", err)
 	}
 	b, _ := json.Marshal(res)

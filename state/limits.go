@@ -13,6 +13,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Limits decides the tools' rate limits on Redis, shared by every process
@@ -110,8 +111,8 @@ func isRateSpec(spec any) bool { _, ok := spec.(*rateSpec); return ok }
 func (l *Limits) limited(c *tooling.Call, rate tooling.Rate, retry time.Duration) (*tooling.Result, error) {
 	msg := fmt.Sprintf("%s is limited to %s across replicas (bucket %q on %s): retry in %v",
 		c.Tool, rateString(rate), rate.Key, l.addr, retry.Round(time.Millisecond))
-	return &tooling.Result{Code: tooling.CodeRateLimited, Message: msg, RetryAfter: retry},
-		&tooling.Error{Code: tooling.CodeRateLimited, Tool: c.Tool, Message: msg}
+	return &tooling.Result{Code: codes.RateLimited, Message: msg, RetryAfter: retry},
+		&tooling.Error{Code: codes.RateLimited, Tool: c.Tool, Message: msg}
 }
 
 // rateKey is the key of rate's bucket on Redis, as redis_rate names it.
@@ -158,7 +159,7 @@ func (l *Limits) explain(ctx context.Context, next tooling.Handler, c *tooling.C
 		retry := max(time.Duration(n*float64(time.Second)), time.Millisecond)
 		msg := fmt.Sprintf("%s is limited to %s across replicas (bucket %q on %s): no token now, retry in %v",
 			c.Tool, rateString(rate), rate.Key, l.addr, retry.Round(time.Millisecond))
-		return nil, &tooling.Error{Code: tooling.CodeRateLimited, Tool: c.Tool, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
+		return nil, &tooling.Error{Code: codes.RateLimited, Tool: c.Tool, Message: msg, Result: &tooling.Result{RetryAfter: retry}}
 	}
 	c.Decide("shared rate", fmt.Sprintf("would pass: %.1f tokens in bucket %q on %s (none taken)", math.Floor(n*10)/10, rate.Key, l.addr))
 	return next(ctx, c)
@@ -177,7 +178,7 @@ func (l *Limits) failure(ctx context.Context, next tooling.Handler, c *tooling.C
 		return next(ctx, c)
 	}
 	msg := fmt.Sprintf("%s: the shared rate limit cannot be decided: %v", c.Tool, err)
-	return nil, &tooling.Error{Code: tooling.CodeUnavailable, Tool: c.Tool, Message: msg, Err: err}
+	return nil, &tooling.Error{Code: codes.Unavailable, Tool: c.Tool, Message: msg, Err: err}
 }
 
 // limitOf is r as redis_rate's limit: PerMinute tokens a minute (a

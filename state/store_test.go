@@ -16,6 +16,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/policy/storetest"
 	"github.com/toolexplorer/toolexplorer/state"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
@@ -330,11 +331,11 @@ func TestKeyedCallOneRoundTripBeforeItRuns(t *testing.T) {
 	}
 	// The scripts are loaded on the server by the first calls (a NOSCRIPT
 	// answer, then EVAL): count from the second.
-	if res, _, _ := pay("warm"); res.Code != tooling.CodeOK {
+	if res, _, _ := pay("warm"); res.Code != codes.OK {
 		t.Fatalf("first call: %s %s", res.Code, res.Message)
 	}
 	res, beforeRun, byReturn := pay("k1")
-	if res.Code != tooling.CodeOK || beforeRun != 1 || byReturn > 2 || !strings.Contains(decisionOf(res, "shared rate"), "taken with the call's other decisions") {
+	if res.Code != codes.OK || beforeRun != 1 || byReturn > 2 || !strings.Contains(decisionOf(res, "shared rate"), "taken with the call's other decisions") {
 		t.Fatalf("keyed call: %s %q, %d round trips before the run, %d by its return; want ok, 1 before the run, the outcome not waited for; governance %+v",
 			res.Code, res.Message, beforeRun, byReturn, res.Governance)
 	}
@@ -342,11 +343,11 @@ func TestKeyedCallOneRoundTripBeforeItRuns(t *testing.T) {
 	if res, _, _ := pay("k1"); !res.Replayed {
 		t.Fatalf("repeat: %+v", res)
 	}
-	if res, _, _ := pay("k2"); res.Code != tooling.CodeOK || res.Replayed {
+	if res, _, _ := pay("k2"); res.Code != codes.OK || res.Replayed {
 		t.Fatalf("third key, the third token: %s %q", res.Code, res.Message)
 	}
 	res, beforeRun, _ = pay("k3")
-	if res.Code != tooling.CodeRateLimited || res.RetryAfter <= 0 || beforeRun >= 0 {
+	if res.Code != codes.RateLimited || res.RetryAfter <= 0 || beforeRun >= 0 {
 		t.Fatalf("fourth key, no token: %s %q (retry %v, ran %v); want rate_limited, not run", res.Code, res.Message, res.RetryAfter, beforeRun >= 0)
 	}
 	for _, k := range rdb.Keys(ctx, "*:idem:*").Val() {

@@ -10,13 +10,14 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
+	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolexplorer/toolexplorer/internal/tracectx"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // ScopeName is the instrumentation scope of the spans and metrics.
@@ -170,7 +171,7 @@ func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
 		return
 	}
 	code := "ok"
-	if ev.Code != tooling.CodeOK {
+	if ev.Code != codes.OK {
 		code = string(ev.Code)
 	}
 	span.SetAttributes(AttrToolCallID.String(ev.CallID), AttrCode.String(code), AttrStatus.String(ev.Status),
@@ -181,9 +182,9 @@ func (t *Telemetry) audit(ctx context.Context, ev tooling.Event) {
 			span.SetAttributes(AttrProfileHash.String(hash))
 		}
 	}
-	if ev.Code != tooling.CodeOK {
+	if ev.Code != codes.OK {
 		span.SetAttributes(AttrErrorType.String(string(ev.Code)))
-		span.SetStatus(codes.Error, string(ev.Code))
+		span.SetStatus(otelcodes.Error, string(ev.Code))
 	}
 	span.End(at)
 }
@@ -315,8 +316,8 @@ func (t *Telemetry) childSpan(ctx context.Context, tool string, res *tooling.Res
 	end := time.Now()
 	_, span := t.tracer.Start(ctx, "confined_child "+tool, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(end.Add(-res.Run)), trace.WithAttributes(AttrToolName.String(tool), AttrConfined.Bool(true)))
-	if res.Code != tooling.CodeOK {
-		span.SetStatus(codes.Error, string(res.Code))
+	if res.Code != codes.OK {
+		span.SetStatus(otelcodes.Error, string(res.Code))
 	}
 	span.End(trace.WithTimestamp(end))
 }

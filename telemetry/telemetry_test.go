@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
+	otelcodes "go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -22,6 +22,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/telemetry"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // fixture is a registry with two tools, instrumented with a span recorder
@@ -135,7 +136,7 @@ func TestOneSpanPerCallUnderTheCallersSpan(t *testing.T) {
 	if !strings.Contains(strings.Join(steps, ","), "timeout") {
 		t.Errorf("governance events %v, want the timeout decision among them", steps)
 	}
-	if s.Status().Code == codes.Error {
+	if s.Status().Code == otelcodes.Error {
 		t.Error("a call that succeeded has an error status")
 	}
 }
@@ -144,11 +145,11 @@ func TestRefusedAndFailedCallsHaveSpansWithTheirCode(t *testing.T) {
 	f := newFixture(t)
 	cases := []struct {
 		tool, args string
-		code       tooling.Code
+		code       codes.Code
 	}{
-		{"text.nope", `{}`, tooling.CodeNotFound},
-		{"text.shout", `{"text":1}`, tooling.CodeValidationError},
-		{"text.fail", `{}`, tooling.CodeToolError},
+		{"text.nope", `{}`, codes.NotFound},
+		{"text.shout", `{"text":1}`, codes.ValidationError},
+		{"text.fail", `{}`, codes.ToolError},
 	}
 	for _, c := range cases {
 		_, err := f.reg.Execute(context.Background(), c.tool, json.RawMessage(c.args))
@@ -165,7 +166,7 @@ func TestRefusedAndFailedCallsHaveSpansWithTheirCode(t *testing.T) {
 		if a[telemetry.AttrErrorType].AsString() != string(cases[i].code) || a[telemetry.AttrCode].AsString() != string(cases[i].code) {
 			t.Errorf("%s: error.type %q, code %q, want %s", s.Name(), a[telemetry.AttrErrorType].AsString(), a[telemetry.AttrCode].AsString(), cases[i].code)
 		}
-		if s.Status().Code != codes.Error {
+		if s.Status().Code != otelcodes.Error {
 			t.Errorf("%s: status %v, want error", s.Name(), s.Status())
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // An audit hook sees the begin and end of every call, refusals included,
@@ -50,13 +51,13 @@ func TestAuditSeesEveryCall(t *testing.T) {
 	for i, c := range []struct {
 		tool, args string
 		opts       []tooling.Option
-		code       tooling.Code
+		code       codes.Code
 	}{
-		{"t.ok", `{"n":1}`, nil, tooling.CodeOK},
-		{"t.missing", ``, nil, tooling.CodeNotFound},
-		{"t.ok", `{"n":"x"}`, nil, tooling.CodeValidationError},
-		{"t.write", ``, nil, tooling.CodeConsentRequired},
-		{"t.app", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOriginDenied},
+		{"t.ok", `{"n":1}`, nil, codes.OK},
+		{"t.missing", ``, nil, codes.NotFound},
+		{"t.ok", `{"n":"x"}`, nil, codes.ValidationError},
+		{"t.write", ``, nil, codes.ConsentRequired},
+		{"t.app", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, codes.OriginDenied},
 		{"t.ok", `{"n":13}`, nil, "budget_exceeded"},
 	} {
 		id := fmt.Sprintf("c%d", i)
@@ -147,7 +148,7 @@ func TestMiddlewareNotes(t *testing.T) {
 		t.Errorf("detail %v", end.Detail)
 	}
 	res, _ = r.Execute(context.Background(), "t.ok", nil, tooling.WithPrincipal(tooling.Principal{Subject: "mallory"}))
-	if res.Code != tooling.CodeRefused || !hasDecision(res, "budget", "3 of 10 calls left") || end.Detail["budget"] != "tenant acme" {
+	if res.Code != codes.Refused || !hasDecision(res, "budget", "3 of 10 calls left") || end.Detail["budget"] != "tenant acme" {
 		t.Errorf("refused by middleware: %q %+v %v", res.Code, res.Governance, end.Detail)
 	}
 	if strings.Contains(fmt.Sprint(res.Governance), "said so") {

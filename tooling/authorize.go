@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-)
 
-// CodeForbidden: the registry's Authorizer does not let the call's principal
-// make it; the message names the rule or policy that decided.
-const CodeForbidden Code = "forbidden"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
+)
 
 // Authorizer decides which principal may see and call which tool: config
 // rules and Cedar policies (package policy) or a host's own. SetAuthorizer
@@ -85,13 +83,13 @@ func (r *Registry) authorize(ctx context.Context, res *Result, call *Call) bool 
 		return true
 	}
 	var te *Error
-	if errors.As(err, &te) && te.Code != CodeOK {
+	if errors.As(err, &te) && te.Code != codes.OK {
 		res.fail(te.Code, te.Message)
 		if te.Result != nil {
 			res.Hint = te.Result.Hint
 		}
 	} else {
-		res.failf(CodeForbidden, "%s may not call %s: %v", call.Principal, call.Tool, err)
+		res.failf(codes.Forbidden, "%s may not call %s: %v", call.Principal, call.Tool, err)
 	}
 	res.cause = err
 	return false

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // authorizerFunc decides by a func and says what it decided.
@@ -39,7 +40,7 @@ func TestAuthorizerNamesItsRule(t *testing.T) {
 		t.Fatalf("%q %q: policy decisions %q", res.Code, res.Message, policy)
 	}
 	res, _ = r.Execute(context.Background(), "shop.search", nil, tooling.WithPrincipal(tooling.Principal{Subject: "mallory"}))
-	if res.Code != tooling.CodeForbidden || res.Message != "mallory may not call shop.search: denied by rule no-mallory" {
+	if res.Code != codes.Forbidden || res.Message != "mallory may not call shop.search: denied by rule no-mallory" {
 		t.Fatalf("%q %q", res.Code, res.Message)
 	}
 }

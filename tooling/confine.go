@@ -57,13 +57,3 @@ type Confinement struct {
 	// that outlives its call.
 	Reuse bool
 }
-
-// The codes of confined calls.
-const (
-	// CodeSandboxDenied: the confinement refused something the tool tried
-	// (a path, a port, a system call) or killed it at a resource limit.
-	CodeSandboxDenied Code = "sandbox_denied"
-	// CodeSandboxUnavailable: confinement cannot be applied here (no
-	// landlock, an old kernel), and the config does not allow unconfined runs.
-	CodeSandboxUnavailable Code = "sandbox_unavailable"
-)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/childmark"
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/confinehook"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
@@ -325,7 +326,7 @@ func expandPorts(ports, allowed []uint16) []uint16 {
 func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task) {
 	defer t.release()
 	if h := hosted.Load(); h != nil && h != r {
-		res.failf(CodeSandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
+		res.failf(codes.SandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
 		res.Hint = "register confined tools in the registry the host passes to tooling.Main"
 		return
 	}
@@ -334,7 +335,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	if cr == nil {
 		why := errNotLinked()
 		if !cfg.Confinement.AllowUnconfined {
-			res.failf(CodeSandboxUnavailable, "%s needs confinement: %v", e.tool.Name, why)
+			res.failf(codes.SandboxUnavailable, "%s needs confinement: %v", e.tool.Name, why)
 			res.Hint = notLinkedHint()
 			return
 		}
@@ -343,7 +344,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 			err = os.MkdirAll(ws, 0o755)
 		}
 		if err != nil {
-			res.failf(CodeSandboxUnavailable, "%s: workspace %s: %v", e.tool.Name, ws, err)
+			res.failf(codes.SandboxUnavailable, "%s: workspace %s: %v", e.tool.Name, ws, err)
 			return
 		}
 		r.runUnconfined(parent, runCtx, res, e, call, t, ws, why)
@@ -351,7 +352,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	}
 	prof, ws, dropped, err := r.profileOf(cr, e.tool.Name, e.tool.Meta.Confine)
 	if err != nil {
-		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
+		res.failf(codes.SandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
 		return
 	}
 	res.decide("confine", "profile "+prof.Hash())
@@ -360,7 +361,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	}
 	if err := cr.Available(); err != nil {
 		if !cfg.Confinement.AllowUnconfined {
-			res.failf(CodeSandboxUnavailable, "%s needs confinement, which this machine cannot apply: %v", e.tool.Name, err)
+			res.failf(codes.SandboxUnavailable, "%s needs confinement, which this machine cannot apply: %v", e.tool.Name, err)
 			res.Hint = "run on Linux with landlock (ABI 6 or later) and seccomp, or set confinement.allow_unconfined in the config to run such tools unconfined"
 			return
 		}
@@ -372,7 +373,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	}
 	req, err := jsonenc.Marshal(confinedRequest{Tool: e.tool.Name, CallID: call.ID, Origin: call.Origin, Principal: call.Principal, Consent: call.Consent, Args: call.Raw(), Workspace: ws, MaxOutput: cfg.MaxOutputBytes})
 	if err != nil {
-		res.failf(CodeToolError, "%s: the request cannot be encoded: %v", e.tool.Name, err)
+		res.failf(codes.ToolError, "%s: the request cannot be encoded: %v", e.tool.Name, err)
 		return
 	}
 	res.ran = true
@@ -387,7 +388,7 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	}
 	var resp confinedResponse
 	if err := json.Unmarshal(out, &resp); err != nil {
-		res.failf(CodeToolError, "%s: the confined child answered something unreadable: %v", e.tool.Name, err)
+		res.failf(codes.ToolError, "%s: the confined child answered something unreadable: %v", e.tool.Name, err)
 		return
 	}
 	if resp.CPU > 0 {
@@ -395,13 +396,13 @@ func (r *Registry) runConfined(parent, runCtx context.Context, res *Result, e *e
 	}
 	switch {
 	case resp.Panic != "":
-		res.failf(CodePanic, "%s panicked: %s", e.tool.Name, resp.Panic)
+		res.failf(codes.Panic, "%s panicked: %s", e.tool.Name, resp.Panic)
 		res.Stack = resp.Stack
 	case resp.Error != "":
-		res.fail(CodeToolError, resp.Error)
+		res.fail(codes.ToolError, resp.Error)
 		res.cause = errors.New(resp.Error)
 	case resp.TooLarge > 0:
-		res.failf(CodeOutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(resp.TooLarge), byteSize(cfg.MaxOutputBytes))
+		res.failf(codes.OutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(resp.TooLarge), byteSize(cfg.MaxOutputBytes))
 	default:
 		if len(resp.Plan) > 0 {
 			res.Plan = resp.Plan
@@ -438,7 +439,7 @@ func notLinkedHint() string {
 func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e *entry, err error) {
 	var ce *confinehook.Failure
 	if !errors.As(err, &ce) {
-		res.failf(CodeToolError, "%s: %v", e.tool.Name, err)
+		res.failf(codes.ToolError, "%s: %v", e.tool.Name, err)
 		res.cause = err
 		return
 	}
@@ -446,20 +447,20 @@ func (r *Registry) confinedFailed(parent, runCtx context.Context, res *Result, e
 	switch ce.Kind {
 	case confinehook.Unavailable:
 		res.ran = false
-		res.failf(CodeSandboxUnavailable, "%s could not be confined: %s", e.tool.Name, ce.Error())
+		res.failf(codes.SandboxUnavailable, "%s could not be confined: %s", e.tool.Name, ce.Error())
 		if hosted.Load() == nil {
 			res.Hint = "a host's main hands over to tooling.Main(reg, run) first thing: confined tools run only then"
 		}
 	case confinehook.Denied:
-		res.failf(CodeSandboxDenied, "%s was denied by the sandbox%s: %s", e.tool.Name, reported(ce), ce.What)
+		res.failf(codes.SandboxDenied, "%s was denied by the sandbox%s: %s", e.tool.Name, reported(ce), ce.What)
 	case confinehook.Limit:
-		res.failf(CodeSandboxDenied, "%s was stopped by its %s limit%s", e.tool.Name, ce.What, reported(ce))
+		res.failf(codes.SandboxDenied, "%s was stopped by its %s limit%s", e.tool.Name, ce.What, reported(ce))
 	case confinehook.Timeout, confinehook.Canceled:
 		r.interrupted(res, parent, runCtx.Err(), true)
 	case confinehook.Failed:
-		res.fail(CodeToolError, ce.What)
+		res.fail(codes.ToolError, ce.What)
 	default:
-		res.failf(CodePanic, "%s: the confined child died: %s", e.tool.Name, ce.Error())
+		res.failf(codes.Panic, "%s: the confined child died: %s", e.tool.Name, ce.Error())
 		res.Stack = ce.Stderr
 	}
 }
@@ -483,7 +484,7 @@ func cpuDecision(d time.Duration) string {
 // would run under and its hash.
 func (r *Registry) explainConfine(res *Result, e *entry) {
 	if h := hosted.Load(); h != nil && h != r {
-		res.failf(CodeSandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
+		res.failf(codes.SandboxUnavailable, "%s is confined, and a confined child serves only the registry handed to tooling.Main, which is another one", e.tool.Name)
 		return
 	}
 	cr := confinehook.Installed()
@@ -492,13 +493,13 @@ func (r *Registry) explainConfine(res *Result, e *entry) {
 			res.decide("confine", "would run UNCONFINED, as the config allows: "+errNotLinked().Error())
 			return
 		}
-		res.failf(CodeSandboxUnavailable, "%s needs confinement: %v", e.tool.Name, errNotLinked())
+		res.failf(codes.SandboxUnavailable, "%s needs confinement: %v", e.tool.Name, errNotLinked())
 		res.Hint = notLinkedHint()
 		return
 	}
 	prof, _, dropped, err := r.profileOf(cr, e.tool.Name, e.tool.Meta.Confine)
 	if err != nil {
-		res.failf(CodeSandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
+		res.failf(codes.SandboxUnavailable, "%s cannot be confined: %v", e.tool.Name, err)
 		return
 	}
 	res.decide("confine", "would pass: profile "+prof.Hash())

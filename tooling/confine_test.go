@@ -16,6 +16,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // The confined tools of the tests live in hosted, a registry of its own
@@ -106,7 +107,7 @@ var elsewhere = func() *tooling.Registry {
 // starts: no child could find it.
 func TestConfinedToolOfAnotherRegistry(t *testing.T) {
 	res, err := elsewhere.Execute(context.Background(), "conftest.fail", nil)
-	if !errors.Is(err, tooling.CodeSandboxUnavailable) || res.Status != "denied" ||
+	if !errors.Is(err, codes.SandboxUnavailable) || res.Status != "denied" ||
 		res.Message != "conftest.fail is confined, and a confined child serves only the registry handed to tooling.Main, which is another one" {
 		t.Fatalf("%v (status %s)", err, res.Status)
 	}
@@ -187,22 +188,22 @@ func TestConfinedTools(t *testing.T) {
 		t.Fatalf("read inside the Workspace: %v %s", err, res.Output)
 	}
 	res, err = hosted.Execute(ctx, "conftest.read", raw(`{"path":"/etc/hostname"}`))
-	if !errors.Is(err, tooling.CodeSandboxDenied) || res.Status != "error" || !strings.Contains(res.Message, "/etc/hostname") ||
+	if !errors.Is(err, codes.SandboxDenied) || res.Status != "error" || !strings.Contains(res.Message, "/etc/hostname") ||
 		!strings.Contains(res.Message, "(as the child reports)") {
 		t.Fatalf("read outside: %v (%s)", err, res.Message)
 	}
 	res, err = hosted.Execute(ctx, "conftest.fail", nil)
-	if !errors.Is(err, tooling.CodeToolError) || res.Message != "confined failure" {
+	if !errors.Is(err, codes.ToolError) || res.Message != "confined failure" {
 		t.Fatalf("tool error: %v", err)
 	}
 	res, err = hosted.Execute(ctx, "conftest.fail", raw(`{"panic":true}`))
-	if !errors.Is(err, tooling.CodePanic) || !strings.Contains(res.Stack, "goroutine") {
+	if !errors.Is(err, codes.Panic) || !strings.Contains(res.Stack, "goroutine") {
 		t.Fatalf("panic: %v", err)
 	}
 	if res, err := hosted.Execute(ctx, "conftest.listen", nil); err != nil || string(res.Output) != `"listened"` {
 		t.Fatalf("listen with BindTCP 0: %v %s", err, res.Output)
 	}
-	if _, err := hosted.Execute(ctx, "conftest.listen_unbound", nil); !errors.Is(err, tooling.CodeSandboxDenied) {
+	if _, err := hosted.Execute(ctx, "conftest.listen_unbound", nil); !errors.Is(err, codes.SandboxDenied) {
 		t.Fatalf("listen without BindTCP: %v, want sandbox_denied", err)
 	}
 	found := false
@@ -289,7 +290,7 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 	// cap and a fixed room: an error text far over both ends the call at the
 	// response limit.
 	res, err := hosted.Execute(context.Background(), "conftest.longerror", raw(`{"n":3000000}`))
-	if !errors.Is(err, tooling.CodeSandboxDenied) || !strings.Contains(res.Message, "response limit") {
+	if !errors.Is(err, codes.SandboxDenied) || !strings.Contains(res.Message, "response limit") {
 		t.Errorf("a 3 MB error text: %v (%s), want the response limit", err, res.Message)
 	}
 	for _, tt := range tests {
@@ -308,7 +309,7 @@ func TestConfinedOutputSizeCap(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Status != "error" {
+			if !errors.Is(err, codes.OutputInvalid) || res.Code != codes.OutputInvalid || res.Status != "error" {
 				t.Fatalf("err %v code %q status %q", err, res.Code, res.Status)
 			}
 			if res.Message != tt.msg || res.Output != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // ConsentDecision is what a consent function decides. The zero value
@@ -81,7 +83,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		return true
 	}
 	if ask == nil {
-		res.failf(CodeConsentRequired, "%s has %s effects at %s risk and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
+		res.failf(codes.ConsentRequired, "%s has %s effects at %s risk and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
 		res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
 		return false
 	}
@@ -91,7 +93,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		r.interrupted(res, ctx, ctx.Err(), false)
 		return false
 	case err != nil:
-		res.failf(CodeConsentRequired, "%s needs consent, and asking for it failed: %v", e.tool.Name, err)
+		res.failf(codes.ConsentRequired, "%s needs consent, and asking for it failed: %v", e.tool.Name, err)
 		if allowed := d.allows(); allowed != "" {
 			res.Message += " (the consent function also answered " + allowed + ", which an error overrides)"
 		}
@@ -108,7 +110,7 @@ func (r *Registry) obtainConsent(ctx context.Context, res *Result, e *entry, cal
 		r.consent.mu.Unlock()
 		res.decide("consent", "given for this session (tool, origin "+string(call.Origin)+" and principal "+call.Principal.String()+")")
 	default:
-		res.failf(CodeConsentRequired, "%s has %s effects at %s risk and needs consent, which was refused", e.tool.Name, m.Effects, m.EffectiveSafety())
+		res.failf(codes.ConsentRequired, "%s has %s effects at %s risk and needs consent, which was refused", e.tool.Name, m.Effects, m.EffectiveSafety())
 		return false
 	}
 	call.Consent = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func consentRegistry(t *testing.T, ran *[]string) *tooling.Registry {
@@ -41,7 +42,7 @@ func TestConsentFuncDecisions(t *testing.T) {
 	}
 	// Deny: consent_required, and the tool does not run.
 	res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM), tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: "acme"}))
-	if res.Code != tooling.CodeConsentRequired || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent, which was refused" || len(ran) != 0 {
+	if res.Code != codes.ConsentRequired || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent, which was refused" || len(ran) != 0 {
 		t.Fatalf("deny: %q %q ran %v", res.Code, res.Message, ran)
 	}
 	want := tooling.ConsentRequest{Tool: "t.delete", Effects: tooling.EffectWrite | tooling.EffectFilesystem, Safety: tooling.SafetyMedium,
@@ -55,7 +56,7 @@ func TestConsentFuncDecisions(t *testing.T) {
 		t.Fatalf("once: %+v", res)
 	}
 	answer = tooling.ConsentDeny
-	if res := exec("t.delete"); res.Code != tooling.CodeConsentRequired {
+	if res := exec("t.delete"); res.Code != codes.ConsentRequired {
 		t.Fatalf("after once: %q", res.Code)
 	}
 	// Session: scoped to the tool and the origin.
@@ -69,10 +70,10 @@ func TestConsentFuncDecisions(t *testing.T) {
 		!hasDecision(res, "consent", "given earlier for this session") {
 		t.Fatalf("session, second call: %q asked %d times", res.Code, len(asked)-n)
 	}
-	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM)); res.Code != tooling.CodeConsentRequired {
+	if res := exec("t.delete", tooling.WithOrigin(tooling.OriginLLM)); res.Code != codes.ConsentRequired {
 		t.Fatalf("another origin: %q", res.Code)
 	}
-	if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI)); res.Code != tooling.CodeConsentRequired {
+	if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI)); res.Code != codes.ConsentRequired {
 		t.Fatalf("another tool: %q", res.Code)
 	}
 	// Session consent is the principal's: alice's never serves bob, nor
@@ -85,7 +86,7 @@ func TestConsentFuncDecisions(t *testing.T) {
 	}
 	answer = tooling.ConsentDeny
 	for _, p := range []tooling.Principal{{Subject: "bob", Tenant: "acme"}, {Subject: "alice", Tenant: "initech"}, {}, {Subject: "alice\x00acme"}} {
-		if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI), tooling.WithPrincipal(p)); res.Code != tooling.CodeConsentRequired {
+		if res := exec("t.move", tooling.WithOrigin(tooling.OriginUI), tooling.WithPrincipal(p)); res.Code != codes.ConsentRequired {
 			t.Fatalf("%v after alice's session consent: %q %q", p, res.Code, res.Message)
 		}
 	}
@@ -118,7 +119,7 @@ func TestConsentFuncFailures(t *testing.T) {
 	r := consentRegistry(t, &ran)
 	// Without a consent function, the refusal is as it always was.
 	res, err := r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.CodeConsentRequired) || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent" ||
+	if !errors.Is(err, codes.ConsentRequired) || res.Message != "t.delete has write|filesystem effects at medium risk and needs consent" ||
 		res.Hint != "ask first, then call again with consent (WithConsent, or --consent on the command line)" {
 		t.Fatalf("no func: %v %q", err, res.Hint)
 	}
@@ -127,7 +128,7 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentSession, errAsk
 	})
 	res, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) || res.Status != "denied" ||
+	if !errors.Is(err, codes.ConsentRequired) || !errors.Is(err, errAsk) || res.Status != "denied" ||
 		res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal (the consent function also answered allow for this session, which an error overrides)" {
 		t.Fatalf("error: %v", err)
 	}
@@ -138,7 +139,7 @@ func TestConsentFuncFailures(t *testing.T) {
 	} {
 		r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) { return d, errAsk })
 		res, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`))
-		if !errors.Is(err, tooling.CodeConsentRequired) || !errors.Is(err, errAsk) ||
+		if !errors.Is(err, codes.ConsentRequired) || !errors.Is(err, errAsk) ||
 			res.Message != "t.delete needs consent, and asking for it failed: no person at the terminal"+note {
 			t.Fatalf("decision %d with an error: %v", d, err)
 		}
@@ -149,11 +150,11 @@ func TestConsentFuncFailures(t *testing.T) {
 	r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) {
 		return tooling.ConsentDeny, nil
 	})
-	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, tooling.CodeConsentRequired) {
+	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, codes.ConsentRequired) {
 		t.Fatalf("a session decision that came with an error was kept: %v", err)
 	}
 	r.SetConsentFunc(func(context.Context, tooling.ConsentRequest) (tooling.ConsentDecision, error) { panic("dialog bug") })
-	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, tooling.CodeConsentRequired) || !strings.Contains(err.Error(), "the consent function panicked: dialog bug") {
+	if _, err = r.Execute(context.Background(), "t.delete", raw(`{"path":"a"}`)); !errors.Is(err, codes.ConsentRequired) || !strings.Contains(err.Error(), "the consent function panicked: dialog bug") {
 		t.Fatalf("panic: %v", err)
 	}
 	// The caller gives up while the person thinks: canceled, nothing ran.
@@ -164,7 +165,7 @@ func TestConsentFuncFailures(t *testing.T) {
 		return tooling.ConsentOnce, nil
 	})
 	res, err = r.Execute(ctx, "t.delete", raw(`{"path":"a"}`))
-	if !errors.Is(err, tooling.CodeCanceled) || res.Status != "denied" {
+	if !errors.Is(err, codes.Canceled) || res.Status != "denied" {
 		t.Fatalf("canceled: %v %q", err, res.Status)
 	}
 	if len(ran) != 0 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // DeferredTestTools go into the registry the tests hand to Main (see
@@ -81,7 +82,7 @@ func TestConfinedChildDefersSchemas(t *testing.T) {
 	}
 	var got struct {
 		Before   map[string]bool `json:"before"`
-		Code     Code            `json:"code"`
+		Code     codes.Code      `json:"code"`
 		Fields   int             `json:"fields"`
 		Compiled bool            `json:"compiled"`
 	}
@@ -91,7 +92,7 @@ func TestConfinedChildDefersSchemas(t *testing.T) {
 	if !got.Before["deferred"] || got.Before["compiled"] {
 		t.Errorf("in the child before use: %v, want deferred and not compiled", got.Before)
 	}
-	if got.Code != CodeValidationError || got.Fields != 1 || !got.Compiled {
+	if got.Code != codes.ValidationError || got.Fields != 1 || !got.Compiled {
 		t.Errorf("a call in the child: code %q, %d fields, compiled %v; want validation_error on /n", got.Code, got.Fields, got.Compiled)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/confinehook"
 )
 
@@ -42,7 +43,7 @@ func (r *Registry) confinedEffects(res *Result, e *entry) {
 		}
 		add("connect_ports", strings.Join(ports, ","))
 	}
-	if res.Code == CodeSandboxDenied {
+	if res.Code == codes.SandboxDenied {
 		// The sandbox's words (package sandbox/confine): "the call created
 		// OLD -> NEW[, ...], a protected name (...)".
 		if _, rest, ok := strings.Cut(res.Message, "the call created "); ok {

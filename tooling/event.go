@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Event is what Audit hooks see of a call: who, what, how it ended, and
@@ -23,8 +25,8 @@ type Event struct {
 	ArgsSize          int
 	OutputSHA256      string // end only, when there is output
 	OutputSize        int
-	Status            string // end only: as Result.Status
-	Code              Code   // end only
+	Status            string     // end only: as Result.Status
+	Code              codes.Code // end only
 	Wait, Run         time.Duration
 	// State is set on the event of a change of a tool's state (SetState,
 	// or Configure), to its new state: such an event is no call (no

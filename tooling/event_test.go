@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 type recorder struct {
@@ -46,7 +47,7 @@ func TestObserverSeesBeginAndEndWithDigestsOnly(t *testing.T) {
 	if end.Status != "ok" || end.OutputSHA256 != hex.EncodeToString(out[:]) || end.OutputSize != 8 {
 		t.Fatalf("end %+v", end)
 	}
-	if rec.events[3].Code != tooling.CodeNotFound || rec.events[5].Code != tooling.CodePanic {
+	if rec.events[3].Code != codes.NotFound || rec.events[5].Code != codes.Panic {
 		t.Fatalf("codes %q %q", rec.events[3].Code, rec.events[5].Code)
 	}
 	// Removed observers hear nothing more.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // A tool package registers its tools from init(); this example uses its own
@@ -49,7 +50,7 @@ func ExampleExecuteTool() {
 	fmt.Println(res.Status, string(res.Output))
 
 	res, err := tooling.ExecuteTool(ctx, "example.add", json.RawMessage(`{"a":"one"}`), tooling.WithOrigin(tooling.OriginLLM))
-	fmt.Println(res.Code, errors.Is(err, tooling.CodeValidationError))
+	fmt.Println(res.Code, errors.Is(err, codes.ValidationError))
 	for _, f := range res.Fields {
 		fmt.Println(f.Path, f.Message)
 	}
@@ -104,7 +105,7 @@ func ExampleRegistry_Use() {
 	res, err := r.Execute(ctx, "demo.ping", nil, tooling.WithPrincipal(tooling.Principal{Subject: "ci", Tenant: "initech"}))
 	fmt.Println(res.Status, string(res.Output), err)
 	res, err = r.Execute(ctx, "demo.ping", nil, tooling.WithPrincipal(tooling.Principal{Subject: "ci", Tenant: "acme"}))
-	fmt.Println(res.Status, res.Code, errors.Is(err, tooling.Code("budget_exceeded")))
+	fmt.Println(res.Status, res.Code, errors.Is(err, codes.Code("budget_exceeded")))
 	// Output:
 	// ok "pong" <nil>
 	// denied budget_exceeded true
@@ -130,7 +131,7 @@ func ExampleRegistry_SetConsentFunc() {
 	ctx := context.Background()
 	args := json.RawMessage(`{"text":"milk"}`)
 	_, err := r.Execute(ctx, "notes.add", args, tooling.WithOrigin(tooling.OriginLLM))
-	fmt.Println(errors.Is(err, tooling.CodeConsentRequired))
+	fmt.Println(errors.Is(err, codes.ConsentRequired))
 	res, _ := r.Execute(ctx, "notes.add", args, tooling.WithOrigin(tooling.OriginUI))
 	fmt.Println(res.Status)
 	res, _ = r.Execute(ctx, "notes.add", args, tooling.WithConsent()) // not asked

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/internal/jsonpointer"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
 
@@ -177,11 +178,11 @@ func (r *Registry) newID() string {
 }
 
 // fail sets the code and message of a call that did not succeed.
-func (res *Result) fail(code Code, msg string) {
+func (res *Result) fail(code codes.Code, msg string) {
 	res.Code, res.Message = code, msg
 }
 
-func (res *Result) failf(code Code, format string, a ...any) {
+func (res *Result) failf(code codes.Code, format string, a ...any) {
 	res.Code, res.Message = code, fmt.Sprintf(format, a...)
 }
 
@@ -192,7 +193,7 @@ func (res *Result) decide(step, detail string) {
 func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name string, args json.RawMessage, o *callOptions) {
 	if e == nil {
 		err, hint := r.notFound(name)
-		res.fail(CodeNotFound, err.Message)
+		res.fail(codes.NotFound, err.Message)
 		res.Hint = hint
 		return
 	}
@@ -209,7 +210,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	pol := e.pol.Load()
 
 	if st := e.effectiveState(); st.state == StatePaused {
-		res.fail(CodePaused, pausedMessage(e.tool.Name, &st))
+		res.fail(codes.Paused, pausedMessage(e.tool.Name, &st))
 		res.Hint = "calls resume once it is enabled again"
 		return
 	} else if st.state == StateDeprecated {
@@ -218,13 +219,13 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.pass(o, "state", "enabled")
 	}
 	if reason := e.disabledReason(); reason != "" {
-		res.fail(CodeDisabled, reason)
+		res.fail(codes.Disabled, reason)
 		res.Hint = "enable it in the config or at runtime"
 		return
 	}
 	res.pass(o, "enabled", "not disabled by config or at runtime")
 	if !m.allowsOrigin(o.origin) {
-		res.fail(CodeOriginDenied, originMessage(e, o.origin))
+		res.fail(codes.OriginDenied, originMessage(e, o.origin))
 		return
 	}
 	if len(m.Origins) > 0 {
@@ -236,7 +237,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Principal: res.Principal, Consent: o.consent, IdempotencyKey: o.idemKey,
 		reg: r, meta: m, progress: o.progress}
 	if err := checkAvailable(ctx, e, call); err != nil {
-		res.failf(CodeUnavailable, "%s is unavailable: %v", e.tool.Name, err)
+		res.failf(codes.Unavailable, "%s is unavailable: %v", e.tool.Name, err)
 		res.cause = err
 		return
 	}
@@ -305,7 +306,7 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 // slot, locks, main thread, run and output check.
 func (r *Registry) govern(ctx context.Context, res *Result, e *entry, pol *toolPolicy, call Call, o *callOptions) {
 	bucket, taken := r.takeToken(res, e, pol)
-	if res.Code != CodeOK {
+	if res.Code != codes.OK {
 		return
 	}
 
@@ -352,7 +353,7 @@ func (r *Registry) govern(ctx context.Context, res *Result, e *entry, pol *toolP
 func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMessage) bool {
 	if limit := r.cfg.Load().MaxArgumentBytes; limit > 0 && int64(len(args)) > limit {
 		msg := fmt.Sprintf("arguments are %s, over the limit of %s (config max_argument_bytes)", byteSize(int64(len(args))), byteSize(limit))
-		res.fail(CodeValidationError, msg)
+		res.fail(codes.ValidationError, msg)
 		res.Fields = []FieldError{{Path: "", Keyword: "maxArgumentBytes", Message: msg}}
 		return false
 	}
@@ -365,7 +366,7 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 	if !emptyArgs(args) {
 		var err error
 		if v, err = schema.Decode(args); err != nil {
-			res.fail(CodeValidationError, err.Error())
+			res.fail(codes.ValidationError, err.Error())
 			res.Fields = []FieldError{{Path: "", Keyword: "json", Message: err.Error()}}
 			return false
 		}
@@ -376,14 +377,14 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 	obj, ok := v.(map[string]any)
 	if !ok {
 		msg := fmt.Sprintf("arguments must be a JSON object, got %s", jsonKind(v))
-		res.fail(CodeValidationError, msg)
+		res.fail(codes.ValidationError, msg)
 		res.Fields = []FieldError{{Path: "", Keyword: "type", Message: msg}}
 		return false
 	}
 	if mayHaveHugeNumber(args) {
 		if path, ok := hugeNumber(obj, ""); ok {
 			msg := "number out of range: numbers longer than " + strconv.Itoa(maxNumberLen) + " characters or with exponents beyond ±" + strconv.Itoa(maxExponent) + " are refused"
-			res.fail(CodeValidationError, "invalid argument: "+pointerOrRoot(path)+": "+msg)
+			res.fail(codes.ValidationError, "invalid argument: "+pointerOrRoot(path)+": "+msg)
 			res.Fields = []FieldError{{Path: path, Keyword: "range", Message: msg}}
 			return false
 		}
@@ -391,7 +392,7 @@ func (r *Registry) decodeArgs(res *Result, e *entry, call *Call, args json.RawMe
 	if sf, more, stopped := e.in.Validate(obj, r.cfg.Load().MaxFieldErrors); len(sf) > 0 {
 		fields := fieldErrors(sf)
 		res.Fields, res.MoreFields = fields, more
-		res.fail(CodeValidationError, summarize("argument", fields, more, stopped))
+		res.fail(codes.ValidationError, summarize("argument", fields, more, stopped))
 		return false
 	}
 	call.Args = obj
@@ -532,13 +533,13 @@ func (r *Registry) interrupted(res *Result, parent context.Context, err error, s
 	}
 	switch {
 	case !started && canceled:
-		res.failf(CodeCanceled, "%s was canceled by its caller before it started", res.Tool)
+		res.failf(codes.Canceled, "%s was canceled by its caller before it started", res.Tool)
 	case !started:
-		res.failf(CodeTimeout, "%s could not start: the caller's deadline had already passed", res.Tool)
+		res.failf(codes.Timeout, "%s could not start: the caller's deadline had already passed", res.Tool)
 	case canceled:
-		res.failf(CodeCanceled, "%s was canceled by its caller after %v", res.Tool, res.Run.Round(time.Millisecond))
+		res.failf(codes.Canceled, "%s was canceled by its caller after %v", res.Tool, res.Run.Round(time.Millisecond))
 	default:
-		res.failf(CodeTimeout, "%s timed out after %v (deadline %v)", res.Tool, res.Run.Round(time.Millisecond), res.Timeout)
+		res.failf(codes.Timeout, "%s timed out after %v (deadline %v)", res.Tool, res.Run.Round(time.Millisecond), res.Timeout)
 	}
 	if res.Abandoned {
 		res.Hint = "the tool ignored its context and still runs; it is counted in Stats().Abandoned until it returns"
@@ -549,7 +550,7 @@ func (r *Registry) interrupted(res *Result, parent context.Context, err error, s
 // passed, or the refusal, with its fields, of one that did not.
 type checked struct {
 	failed       bool
-	code         Code
+	code         codes.Code
 	msg          string
 	output, plan json.RawMessage
 	invalid      json.RawMessage // the output the output schema refused
@@ -557,7 +558,7 @@ type checked struct {
 	more         int
 }
 
-func (c *checked) failf(code Code, format string, a ...any) {
+func (c *checked) failf(code codes.Code, format string, a ...any) {
 	c.failed, c.code, c.msg = true, code, fmt.Sprintf(format, a...)
 }
 
@@ -584,7 +585,7 @@ func (r *Registry) checkOutput(e *entry, out any) (c checked) {
 		if f.Plan != nil {
 			plan, err := jsonenc.Marshal(f.Plan)
 			if err != nil {
-				c.failf(CodeOutputInvalid, "the follow-up plan cannot be encoded as JSON: %v", err)
+				c.failf(codes.OutputInvalid, "the follow-up plan cannot be encoded as JSON: %v", err)
 				return c
 			}
 			c.plan = plan
@@ -600,31 +601,31 @@ func (r *Registry) checkOutput(e *entry, out any) (c checked) {
 	default:
 		var err error
 		if b, err = jsonenc.Marshal(v); err != nil {
-			c.failf(CodeOutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
+			c.failf(codes.OutputInvalid, "%s returned output that cannot be encoded as JSON: %v", e.tool.Name, err)
 			return c
 		}
 	}
 	// The size cap comes first: an oversized output is neither scanned nor
 	// checked against the output schema.
 	if limit := r.cfg.Load().MaxOutputBytes; limit > 0 && int64(len(b)) > limit {
-		c.failf(CodeOutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(int64(len(b))), byteSize(limit))
+		c.failf(codes.OutputInvalid, "output is %s, over the limit of %s (config max_output_bytes)", byteSize(int64(len(b))), byteSize(limit))
 		return c
 	}
 	if raw && !json.Valid(b) {
-		c.failf(CodeOutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
+		c.failf(codes.OutputInvalid, "%s returned json.RawMessage that is not valid JSON", e.tool.Name)
 		return c
 	}
 	if e.out != nil {
 		v, err := schema.Decode(b)
 		if err != nil {
 			// Fail closed: an output the check cannot read is not a checked output.
-			c.failf(CodeOutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
+			c.failf(codes.OutputInvalid, "%s returned output that cannot be checked against its output schema: %v", e.tool.Name, err)
 			return c
 		}
 		if sf, more, stopped := e.out.Validate(v, r.cfg.Load().MaxFieldErrors); len(sf) > 0 {
 			fields := fieldErrors(sf)
 			c.fields, c.more, c.invalid = fields, more, b
-			c.failf(CodeOutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize("field", fields, more, stopped), "invalid field: "))
+			c.failf(codes.OutputInvalid, "%s returned output that does not match its output schema: %s", e.tool.Name, strings.TrimPrefix(summarize("field", fields, more, stopped), "invalid field: "))
 			return c
 		}
 	}

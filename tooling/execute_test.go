@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var errBoom = errors.New("boom")
@@ -65,32 +66,32 @@ func TestExecuteCodes(t *testing.T) {
 		tool     string
 		args     string
 		opts     []tooling.Option
-		code     tooling.Code
+		code     codes.Code
 		sentinel error
 		status   string
 		msg      string // must occur in the message
 	}{
-		{"ok", nil, "t.ok", `{"n":2}`, nil, tooling.CodeOK, nil, "ok", ""},
-		{"exported name", nil, "t__ok", `{"n":2}`, nil, tooling.CodeOK, nil, "ok", ""},
-		{"not found", nil, "t.okk", `{}`, nil, tooling.CodeNotFound, tooling.CodeNotFound, "denied", `did you mean "t.ok"`},
-		{"origin denied", nil, "t.llm", ``, nil, tooling.CodeOriginDenied, tooling.CodeOriginDenied, "denied", `origin "app" may not call t.llm (allowed: llm)`},
-		{"origin allowed", nil, "t.llm", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK, nil, "ok", ""},
-		{"unavailable", nil, "t.offline", ``, nil, tooling.CodeUnavailable, tooling.CodeUnavailable, "denied", "generator offline"},
-		{"validation", nil, "t.ok", `{"n":0}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "/n: must be at least 1, got 0"},
-		{"malformed", nil, "t.ok", `{"n":`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "malformed JSON"},
-		{"not an object", nil, "t.ok", `[1,2]`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "must be a JSON object, got an array"},
-		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "/n: number out of range"},
-		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "/n: number out of range"},
-		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, tooling.CodeValidationError, tooling.CodeValidationError, "denied", "unexpected data after the value"},
-		{"consent required", nil, "t.write", ``, nil, tooling.CodeConsentRequired, tooling.CodeConsentRequired, "denied", "needs consent"},
-		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK, nil, "ok", ""},
-		{"timeout", nil, "t.stuck", ``, nil, tooling.CodeTimeout, tooling.CodeTimeout, "error", "timed out"},
-		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, tooling.CodeTimeout, tooling.CodeTimeout, "error", "deadline 20ms"},
-		{"canceled before", canceled, "t.wait", ``, nil, tooling.CodeCanceled, tooling.CodeCanceled, "denied", "canceled by its caller before it started"},
-		{"tool error", nil, "t.err", ``, nil, tooling.CodeToolError, tooling.CodeToolError, "error", "wrapped: boom"},
-		{"panic", nil, "t.panic", ``, nil, tooling.CodePanic, tooling.CodePanic, "error", "t.panic panicked: kaboom"},
-		{"output invalid", nil, "t.bad_output", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, "error", "/ok: must be true"},
-		{"output unencodable", nil, "t.unencodable", ``, nil, tooling.CodeOutputInvalid, tooling.CodeOutputInvalid, "error", "cannot be encoded as JSON"},
+		{"ok", nil, "t.ok", `{"n":2}`, nil, codes.OK, nil, "ok", ""},
+		{"exported name", nil, "t__ok", `{"n":2}`, nil, codes.OK, nil, "ok", ""},
+		{"not found", nil, "t.okk", `{}`, nil, codes.NotFound, codes.NotFound, "denied", `did you mean "t.ok"`},
+		{"origin denied", nil, "t.llm", ``, nil, codes.OriginDenied, codes.OriginDenied, "denied", `origin "app" may not call t.llm (allowed: llm)`},
+		{"origin allowed", nil, "t.llm", ``, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, codes.OK, nil, "ok", ""},
+		{"unavailable", nil, "t.offline", ``, nil, codes.Unavailable, codes.Unavailable, "denied", "generator offline"},
+		{"validation", nil, "t.ok", `{"n":0}`, nil, codes.ValidationError, codes.ValidationError, "denied", "/n: must be at least 1, got 0"},
+		{"malformed", nil, "t.ok", `{"n":`, nil, codes.ValidationError, codes.ValidationError, "denied", "malformed JSON"},
+		{"not an object", nil, "t.ok", `[1,2]`, nil, codes.ValidationError, codes.ValidationError, "denied", "must be a JSON object, got an array"},
+		{"huge number", nil, "t.ok", `{"n":` + strings.Repeat("9", 1000) + `}`, nil, codes.ValidationError, codes.ValidationError, "denied", "/n: number out of range"},
+		{"huge exponent", nil, "t.ok", `{"n":1e999999}`, nil, codes.ValidationError, codes.ValidationError, "denied", "/n: number out of range"},
+		{"trailing data", nil, "t.ok", `{"n":1} {}`, nil, codes.ValidationError, codes.ValidationError, "denied", "unexpected data after the value"},
+		{"consent required", nil, "t.write", ``, nil, codes.ConsentRequired, codes.ConsentRequired, "denied", "needs consent"},
+		{"consent given", nil, "t.write", ``, []tooling.Option{tooling.WithConsent()}, codes.OK, nil, "ok", ""},
+		{"timeout", nil, "t.stuck", ``, nil, codes.Timeout, codes.Timeout, "error", "timed out"},
+		{"caller timeout", nil, "t.wait", ``, []tooling.Option{tooling.WithTimeout(20 * time.Millisecond)}, codes.Timeout, codes.Timeout, "error", "deadline 20ms"},
+		{"canceled before", canceled, "t.wait", ``, nil, codes.Canceled, codes.Canceled, "denied", "canceled by its caller before it started"},
+		{"tool error", nil, "t.err", ``, nil, codes.ToolError, codes.ToolError, "error", "wrapped: boom"},
+		{"panic", nil, "t.panic", ``, nil, codes.Panic, codes.Panic, "error", "t.panic panicked: kaboom"},
+		{"output invalid", nil, "t.bad_output", ``, nil, codes.OutputInvalid, codes.OutputInvalid, "error", "/ok: must be true"},
+		{"output unencodable", nil, "t.unencodable", ``, nil, codes.OutputInvalid, codes.OutputInvalid, "error", "cannot be encoded as JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +121,7 @@ func TestExecuteCodes(t *testing.T) {
 			if !errors.Is(err, tt.sentinel) {
 				t.Fatalf("errors.Is(%v, %v) = false", err, tt.sentinel)
 			}
-			for _, other := range []error{tooling.CodeNotFound, tooling.CodeTimeout, tooling.CodePanic} {
+			for _, other := range []error{codes.NotFound, codes.Timeout, codes.Panic} {
 				if other != tt.sentinel && errors.Is(err, other) {
 					t.Errorf("error also matches %v", other)
 				}
@@ -146,7 +147,7 @@ func TestPanicKeepsStackAndHost(t *testing.T) {
 	r := codeRegistry(t)
 	for i := 0; i < 3; i++ {
 		res, _ := r.Execute(context.Background(), "t.panic", nil)
-		if res.Code != tooling.CodePanic || !strings.Contains(res.Stack, "goroutine") || !strings.Contains(res.Stack, "execute_test.go") {
+		if res.Code != codes.Panic || !strings.Contains(res.Stack, "goroutine") || !strings.Contains(res.Stack, "execute_test.go") {
 			t.Fatalf("code %q stack %q", res.Code, res.Stack)
 		}
 	}
@@ -164,7 +165,7 @@ func TestTimeoutReturnsOnTimeWhenToolIgnoresContext(t *testing.T) {
 		start := time.Now()
 		res, err := r.Execute(context.Background(), "t.stuck", nil)
 		took := time.Since(start)
-		if !errors.Is(err, tooling.CodeTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		if !errors.Is(err, codes.Timeout) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v", err)
 		}
 		if took < 100*time.Millisecond || took >= 400*time.Millisecond {
@@ -190,7 +191,7 @@ func TestCancelWhileRunning(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(30*time.Millisecond, cancel)
 		res, err := r.Execute(ctx, "t.wait", nil)
-		if !errors.Is(err, tooling.CodeCanceled) || !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, codes.Canceled) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
 		if res.Run != 30*time.Millisecond {
@@ -205,7 +206,7 @@ func TestCallerDeadlineIsTimeout(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		res, err := r.Execute(ctx, "t.wait", nil)
-		if !errors.Is(err, tooling.CodeTimeout) {
+		if !errors.Is(err, codes.Timeout) {
 			t.Fatalf("err = %v", err)
 		}
 		if res.Timeout != 30*time.Millisecond {
@@ -243,7 +244,7 @@ func TestValidationReportsEveryField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			res, err := r.Execute(context.Background(), "t.search", raw(tt.args))
-			if !errors.Is(err, tooling.CodeValidationError) {
+			if !errors.Is(err, codes.ValidationError) {
 				t.Fatalf("err = %v", err)
 			}
 			got := map[string]string{}
@@ -275,7 +276,7 @@ func TestArgumentSizeCap(t *testing.T) {
 	big := `{"s":"` + strings.Repeat("a", 60) + `"}`
 	mustExec(t, r, "t.text", small)
 	res, err := r.Execute(context.Background(), "t.text", raw(big))
-	if !errors.Is(err, tooling.CodeValidationError) || !strings.Contains(res.Message, "over the limit of 64 bytes") {
+	if !errors.Is(err, codes.ValidationError) || !strings.Contains(res.Message, "over the limit of 64 bytes") {
 		t.Fatalf("err %v message %q", err, res.Message)
 	}
 }
@@ -315,22 +316,22 @@ func TestOutputSizeCap(t *testing.T) {
 		name string
 		tool string
 		args string
-		code tooling.Code
+		code codes.Code
 		msg  string // the whole message, "" when the call succeeds
 	}{
-		{"under", "t.sized", `{"n":63}`, tooling.CodeOK, ""},
-		{"at", "t.sized", `{"n":64}`, tooling.CodeOK, ""},
-		{"over", "t.sized", `{"n":65}`, tooling.CodeOutputInvalid, over},
-		{"far over", "t.sized", `{"n":5000}`, tooling.CodeOutputInvalid, "output is 4.9 KiB, over the limit of 64 bytes (config max_output_bytes)"},
-		{"raw under", "t.raw", `{"n":63}`, tooling.CodeOK, ""},
-		{"raw at", "t.raw", `{"n":64}`, tooling.CodeOK, ""},
-		{"raw over", "t.raw", `{"n":65}`, tooling.CodeOutputInvalid, over},
-		{"raw not JSON, under", "t.raw", `{"n":10,"bad":true}`, tooling.CodeOutputInvalid, "t.raw returned json.RawMessage that is not valid JSON"},
-		{"raw not JSON, over: the cap comes first", "t.raw", `{"n":65,"bad":true}`, tooling.CodeOutputInvalid, over},
-		{"schema mismatch, under", "t.schema", `{"n":10}`, tooling.CodeOutputInvalid, "t.schema returned output that does not match its output schema: /s: must be at most 1 character long, got 2"},
-		{"schema mismatch, over: no schema check", "t.schema", `{"n":65}`, tooling.CodeOutputInvalid, over},
-		{"follow-up at", "t.followup", `{"n":64}`, tooling.CodeOK, ""},
-		{"follow-up over", "t.followup", `{"n":65}`, tooling.CodeOutputInvalid, over},
+		{"under", "t.sized", `{"n":63}`, codes.OK, ""},
+		{"at", "t.sized", `{"n":64}`, codes.OK, ""},
+		{"over", "t.sized", `{"n":65}`, codes.OutputInvalid, over},
+		{"far over", "t.sized", `{"n":5000}`, codes.OutputInvalid, "output is 4.9 KiB, over the limit of 64 bytes (config max_output_bytes)"},
+		{"raw under", "t.raw", `{"n":63}`, codes.OK, ""},
+		{"raw at", "t.raw", `{"n":64}`, codes.OK, ""},
+		{"raw over", "t.raw", `{"n":65}`, codes.OutputInvalid, over},
+		{"raw not JSON, under", "t.raw", `{"n":10,"bad":true}`, codes.OutputInvalid, "t.raw returned json.RawMessage that is not valid JSON"},
+		{"raw not JSON, over: the cap comes first", "t.raw", `{"n":65,"bad":true}`, codes.OutputInvalid, over},
+		{"schema mismatch, under", "t.schema", `{"n":10}`, codes.OutputInvalid, "t.schema returned output that does not match its output schema: /s: must be at most 1 character long, got 2"},
+		{"schema mismatch, over: no schema check", "t.schema", `{"n":65}`, codes.OutputInvalid, over},
+		{"follow-up at", "t.followup", `{"n":64}`, codes.OK, ""},
+		{"follow-up over", "t.followup", `{"n":65}`, codes.OutputInvalid, over},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -345,7 +346,7 @@ func TestOutputSizeCap(t *testing.T) {
 				t.Fatalf("%d events, want 2", len(rec.events))
 			}
 			end := rec.events[1]
-			if tt.code == tooling.CodeOK {
+			if tt.code == codes.OK {
 				n := int(argInt(t, tt.args, "n"))
 				if err != nil || res.Status != "ok" || len(res.Output) != n || string(res.Output) != sizedOutput(n) {
 					t.Fatalf("err %v status %q output %d bytes %q", err, res.Status, len(res.Output), res.Output)
@@ -355,7 +356,7 @@ func TestOutputSizeCap(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Status != "error" {
+			if !errors.Is(err, codes.OutputInvalid) || res.Status != "error" {
 				t.Fatalf("err %v status %q", err, res.Status)
 			}
 			if res.Message != tt.msg {
@@ -373,7 +374,7 @@ func TestOutputSizeCap(t *testing.T) {
 			} else if schemaRefused && !json.Valid(res.InvalidOutput) {
 				t.Fatalf("invalid output %q is not the JSON the tool returned", res.InvalidOutput)
 			}
-			if end.Code != tooling.CodeOutputInvalid || end.OutputSize != 0 {
+			if end.Code != codes.OutputInvalid || end.OutputSize != 0 {
 				t.Fatalf("observer saw code %q and an output of %d bytes", end.Code, end.OutputSize)
 			}
 		})
@@ -415,7 +416,7 @@ func TestOutputSizeCapDefault(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tooling.CodeOutputInvalid) || res.Message != tt.msg || res.Output != nil {
+			if !errors.Is(err, codes.OutputInvalid) || res.Message != tt.msg || res.Output != nil {
 				t.Fatalf("err %v message %q output %d bytes", err, res.Message, len(res.Output))
 			}
 		})
@@ -488,7 +489,7 @@ func TestNoParameterTool(t *testing.T) {
 		}
 	}
 	res, err := r.Execute(context.Background(), "t.none", raw(`{"x":1}`))
-	if !errors.Is(err, tooling.CodeValidationError) || res.Fields[0].Path != "/x" {
+	if !errors.Is(err, codes.ValidationError) || res.Fields[0].Path != "/x" {
 		t.Fatalf("extra argument accepted: %v %+v", err, res.Fields)
 	}
 }
@@ -545,7 +546,7 @@ func TestDisabledByConfigAndRuntime(t *testing.T) {
 				if want != (err == nil) {
 					t.Errorf("%s: err %v, want enabled=%v", name, err, want)
 				}
-				if !want && (!errors.Is(err, tooling.CodeDisabled) || !strings.Contains(res.Message, tt.reason)) {
+				if !want && (!errors.Is(err, codes.Disabled) || !strings.Contains(res.Message, tt.reason)) {
 					t.Errorf("%s: %v, want disabled saying %q", name, err, tt.reason)
 				}
 			}
@@ -555,12 +556,12 @@ func TestDisabledByConfigAndRuntime(t *testing.T) {
 	if err := r.SetEnabled("a.one", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Execute(context.Background(), "a.one", nil); !errors.Is(err, tooling.CodeDisabled) {
+	if _, err := r.Execute(context.Background(), "a.one", nil); !errors.Is(err, codes.Disabled) {
 		t.Fatalf("runtime disable: %v", err)
 	}
 	_ = r.SetEnabled("a.one", true)
 	mustExec(t, r, "a.one", ``)
-	if err := r.SetEnabled("a.nope", true); !errors.Is(err, tooling.CodeNotFound) {
+	if err := r.SetEnabled("a.nope", true); !errors.Is(err, codes.NotFound) {
 		t.Fatalf("SetEnabled unknown: %v", err)
 	}
 }
@@ -670,7 +671,7 @@ func TestValidateWithoutRunning(t *testing.T) {
 	if fields, _ := r.ValidateArgs("t.v", raw(`{"n":2.5}`)); len(fields) != 1 || fields[0].Keyword != "type" {
 		t.Fatalf("a fraction: %+v", fields)
 	}
-	if _, err := r.ValidateArgs("t.nope", nil); !errors.Is(err, tooling.CodeNotFound) {
+	if _, err := r.ValidateArgs("t.nope", nil); !errors.Is(err, codes.NotFound) {
 		t.Fatalf("unknown tool: %v", err)
 	}
 	if ran {
@@ -791,14 +792,14 @@ func TestToolStats(t *testing.T) {
 	_, _ = r.Execute(context.Background(), "t.ok", raw(`{"n":0}`))
 	_, _ = r.Execute(context.Background(), "t.panic", nil)
 	s, ok := toolStats(r, "t.ok")
-	if !ok || s.Calls != 11 || s.OK != 10 || s.Errors[tooling.CodeValidationError] != 1 || s.InFlight != 0 {
+	if !ok || s.Calls != 11 || s.OK != 10 || s.Errors[codes.ValidationError] != 1 || s.InFlight != 0 {
 		t.Fatalf("stats %+v", s)
 	}
 	if s.P50 <= 0 || s.P95 < s.P50 || s.Last <= 0 && s.Errors == nil {
 		t.Fatalf("latency p50 %v p95 %v last %v", s.P50, s.P95, s.Last)
 	}
 	all := r.Stats().Tools
-	if len(all) != 2 || all[0].Tool != "t.ok" || all[1].Tool != "t.panic" || all[1].Errors[tooling.CodePanic] != 1 {
+	if len(all) != 2 || all[0].Tool != "t.ok" || all[1].Tool != "t.panic" || all[1].Errors[codes.Panic] != 1 {
 		t.Fatalf("all %+v", all)
 	}
 }
@@ -867,7 +868,7 @@ func TestToolHonouringItsContextIsNotAbandoned(t *testing.T) {
 	abandoned := 0
 	for i := 0; i < 20; i++ {
 		res, err := r.Execute(context.Background(), "t.wait", nil, tooling.WithTimeout(5*time.Millisecond))
-		if !errors.Is(err, tooling.CodeTimeout) {
+		if !errors.Is(err, codes.Timeout) {
 			t.Fatalf("err %v", err)
 		}
 		if res.Abandoned {
@@ -897,7 +898,7 @@ func TestOutputUncheckableFailsClosed(t *testing.T) {
 			return v, nil
 		}})
 	res, err := r.Execute(context.Background(), "t.deep", raw(`{}`))
-	if !errors.Is(err, tooling.CodeOutputInvalid) || res.Code != tooling.CodeOutputInvalid || res.Output != nil {
+	if !errors.Is(err, codes.OutputInvalid) || res.Code != codes.OutputInvalid || res.Output != nil {
 		t.Fatalf("code %q (%s), output %d bytes; want output_invalid and no output", res.Code, res.Message, len(res.Output))
 	}
 	if want := "t.deep returned output that cannot be checked against its output schema: "; !strings.HasPrefix(res.Message, want) {
@@ -936,7 +937,7 @@ func TestFieldErrorsCapped(t *testing.T) {
 	}
 	// Validation stops once it has the first 100: more is a lower bound.
 	res, _ := r.Execute(context.Background(), "t.ids", raw(items(10000)))
-	if res.Code != tooling.CodeValidationError || len(res.Fields) != 100 || res.MoreFields < 1 || res.MoreFields > 9900 {
+	if res.Code != codes.ValidationError || len(res.Fields) != 100 || res.MoreFields < 1 || res.MoreFields > 9900 {
 		t.Fatalf("%s: %d fields, %d more; want 100 and 1 to 9900", res.Code, len(res.Fields), res.MoreFields)
 	}
 	for i, f := range res.Fields {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Explain runs the preflight of a call of the named tool with args and
@@ -27,7 +28,7 @@ import (
 // decision says how many were not consulted.
 //
 // The Result is what the call would meet: Code is the refusal the call
-// would get (CodeOK: it would run; for a call an idempotency key would
+// would get (codes.OK: it would run; for a call an idempotency key would
 // replay, the code of the outcome replayed), Status "denied" or "ok", and
 // Governance lists every step taken, each Detail beginning "would pass",
 // "would wait", "would replay" or "would refuse (CODE)" (the middleware
@@ -50,7 +51,7 @@ func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessag
 			res.Governance[i].Detail = "would pass: " + d.Detail
 		}
 	}
-	if res.Code != CodeOK && !res.Replayed {
+	if res.Code != codes.OK && !res.Replayed {
 		step := o.refusedBy
 		if step == "" {
 			step = stepOf(res.Code)
@@ -65,33 +66,33 @@ func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessag
 }
 
 // stepOf names the step that refuses with code c.
-func stepOf(c Code) string {
+func stepOf(c codes.Code) string {
 	switch c {
-	case CodeNotFound:
+	case codes.NotFound:
 		return "look-up"
-	case CodePaused:
+	case codes.Paused:
 		return "state"
-	case CodeDisabled:
+	case codes.Disabled:
 		return "enabled"
-	case CodeOriginDenied:
+	case codes.OriginDenied:
 		return "origin"
-	case CodeUnavailable:
+	case codes.Unavailable:
 		return "availability"
-	case CodeValidationError:
+	case codes.ValidationError:
 		return "validation"
-	case CodeForbidden:
+	case codes.Forbidden:
 		return "policy"
-	case CodeConsentRequired:
+	case codes.ConsentRequired:
 		return "consent"
-	case CodeIdempotencyConflict:
+	case codes.IdempotencyConflict:
 		return "idempotency"
-	case CodeRateLimited:
+	case codes.RateLimited:
 		return "rate"
-	case CodeBusy:
+	case codes.Busy:
 		return "slot"
-	case CodeTimeout, CodeCanceled:
+	case codes.Timeout, codes.Canceled:
 		return "deadline"
-	case CodeSandboxUnavailable, CodeSandboxDenied:
+	case codes.SandboxUnavailable, codes.SandboxDenied:
 		return "confine"
 	}
 	return "outcome"
@@ -110,7 +111,7 @@ func (r *Registry) explainKey(ctx context.Context, res *Result, k *keyed) bool {
 	rec, err := k.store.Get(ctx, k.key)
 	switch {
 	case err != nil:
-		res.failf(CodeUnavailable, "%s is unavailable: its idempotency store failed: %v", res.Tool, err)
+		res.failf(codes.Unavailable, "%s is unavailable: its idempotency store failed: %v", res.Tool, err)
 		return false
 	case rec == nil:
 		res.decide("idempotency", "would pass: the key is free; the call would claim it and keep its outcome")
@@ -124,7 +125,7 @@ func (r *Registry) explainKey(ctx context.Context, res *Result, k *keyed) bool {
 	}
 	var out keptOutcome
 	if err := json.Unmarshal(rec.Outcome, &out); err != nil {
-		res.failf(CodeUnavailable, "%s is unavailable: the outcome kept for its idempotency key cannot be read: %v", res.Tool, err)
+		res.failf(codes.Unavailable, "%s is unavailable: the outcome kept for its idempotency key cannot be read: %v", res.Tool, err)
 		return false
 	}
 	res.replay(&out)
@@ -145,7 +146,7 @@ func (r *Registry) explainGovern(ctx context.Context, res *Result, e *entry, pol
 			}
 		}
 		if tokens < 1 {
-			res.failf(CodeRateLimited, "%s is limited to %s (bucket %q): no token now", e.tool.Name, pol.rate, pol.rateKey)
+			res.failf(codes.RateLimited, "%s is limited to %s (bucket %q): no token now", e.tool.Name, pol.rate, pol.rateKey)
 			res.Hint = pol.rateHint
 			return
 		}
@@ -216,7 +217,7 @@ func (r *Registry) explainMiddleware(ctx context.Context, res *Result, e *entry,
 	if d.skipped > 0 {
 		res.decide("middleware", fmt.Sprintf("not consulted: %d middleware cannot say what it would do without doing it (telemetry, a host's own)", d.skipped))
 	}
-	if !r.intercept(dryrun.With(ctx), d.h, res, e, pol, call, o) && res.Code != CodeOK {
+	if !r.intercept(dryrun.With(ctx), d.h, res, e, pol, call, o) && res.Code != codes.OK {
 		o.refusedBy = "middleware"
 	}
 }
@@ -237,7 +238,7 @@ func (r *Registry) wouldConsent(res *Result, e *entry, call *Call) bool {
 		res.decide("consent", "would ask: the consent function would be asked (not asked now)")
 	default:
 		m := &e.tool.Meta
-		res.failf(CodeConsentRequired, "%s has %s effects at %s risk and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
+		res.failf(codes.ConsentRequired, "%s has %s effects at %s risk and needs consent", e.tool.Name, m.Effects, m.EffectiveSafety())
 		res.Hint = "ask first, then call again with consent (WithConsent, or --consent on the command line)"
 		return false
 	}

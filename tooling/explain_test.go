@@ -11,6 +11,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // denyBob is an Authorizer that refuses bob everything.
@@ -61,25 +62,25 @@ func TestExplainAgreesWithExecute(t *testing.T) {
 	cases := []struct {
 		tool, args string
 		opts       []tooling.Option
-		want       tooling.Code
+		want       codes.Code
 	}{
-		{"x.nope", `{}`, nil, tooling.CodeNotFound},
-		{"x.paused", `{}`, nil, tooling.CodePaused},
-		{"x.off", `{}`, nil, tooling.CodeDisabled},
-		{"x.llm", `{}`, nil, tooling.CodeOriginDenied},
-		{"x.llm", `{}`, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, tooling.CodeOK},
-		{"x.down", `{}`, nil, tooling.CodeUnavailable},
-		{"x.ok", `{"n":"one"}`, nil, tooling.CodeValidationError},
-		{"x.ok", `{"m":1}`, nil, tooling.CodeValidationError},
-		{"x.ok", `{"n":1}`, []tooling.Option{bob}, tooling.CodeForbidden},
-		{"x.ok", `{"n":1}`, nil, tooling.CodeOK},
-		{"x.write", `{}`, nil, tooling.CodeConsentRequired},
-		{"x.write", `{}`, []tooling.Option{tooling.WithConsent()}, tooling.CodeOK},
-		{"x.rated", `{}`, nil, tooling.CodeOK},
-		{"x.rated", `{}`, nil, tooling.CodeRateLimited},
-		{"x.keyed", `{"n":1}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, tooling.CodeOK},
-		{"x.keyed", `{"n":1}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, tooling.CodeOK}, // replayed
-		{"x.keyed", `{"n":2}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, tooling.CodeIdempotencyConflict},
+		{"x.nope", `{}`, nil, codes.NotFound},
+		{"x.paused", `{}`, nil, codes.Paused},
+		{"x.off", `{}`, nil, codes.Disabled},
+		{"x.llm", `{}`, nil, codes.OriginDenied},
+		{"x.llm", `{}`, []tooling.Option{tooling.WithOrigin(tooling.OriginLLM)}, codes.OK},
+		{"x.down", `{}`, nil, codes.Unavailable},
+		{"x.ok", `{"n":"one"}`, nil, codes.ValidationError},
+		{"x.ok", `{"m":1}`, nil, codes.ValidationError},
+		{"x.ok", `{"n":1}`, []tooling.Option{bob}, codes.Forbidden},
+		{"x.ok", `{"n":1}`, nil, codes.OK},
+		{"x.write", `{}`, nil, codes.ConsentRequired},
+		{"x.write", `{}`, []tooling.Option{tooling.WithConsent()}, codes.OK},
+		{"x.rated", `{}`, nil, codes.OK},
+		{"x.rated", `{}`, nil, codes.RateLimited},
+		{"x.keyed", `{"n":1}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, codes.OK},
+		{"x.keyed", `{"n":1}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, codes.OK}, // replayed
+		{"x.keyed", `{"n":2}`, []tooling.Option{tooling.WithIdempotencyKey("a")}, codes.IdempotencyConflict},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d %s %s", i, c.tool, c.want), func(t *testing.T) {
@@ -95,7 +96,7 @@ func TestExplainAgreesWithExecute(t *testing.T) {
 			if ex.Code != c.want || res.Code != c.want {
 				t.Fatalf("Explain %q, Execute %q, want %q\nexplain: %+v", ex.Code, res.Code, c.want, ex.Governance)
 			}
-			if (exErr == nil) != (ex.Code == tooling.CodeOK) || !errors.Is(exErr, ex.Code) && ex.Code != tooling.CodeOK {
+			if (exErr == nil) != (ex.Code == codes.OK) || !errors.Is(exErr, ex.Code) && ex.Code != codes.OK {
 				t.Fatalf("Explain's error %v does not mirror its code %q", exErr, ex.Code)
 			}
 			last := ex.Governance[len(ex.Governance)-1]
@@ -104,7 +105,7 @@ func TestExplainAgreesWithExecute(t *testing.T) {
 				if !strings.HasPrefix(lastWith(ex, "idempotency"), "would replay") {
 					t.Fatalf("a replay explained as %+v", ex.Governance)
 				}
-			case c.want != tooling.CodeOK && !strings.HasPrefix(last.Detail, "would refuse ("+string(c.want)+")"):
+			case c.want != codes.OK && !strings.HasPrefix(last.Detail, "would refuse ("+string(c.want)+")"):
 				t.Fatalf("last step %+v, want the refusal", last)
 			}
 		})

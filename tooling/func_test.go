@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 type addArgs struct {
@@ -34,12 +35,12 @@ func TestFuncDecodesArgumentsAndEncodesOutput(t *testing.T) {
 	if string(res.Output) != `{"sum":42,"origin":"llm"}` {
 		t.Fatalf("output %s", res.Output)
 	}
-	if _, err := r.Execute(context.Background(), "t.add", raw(`{"a":-1}`)); !errors.Is(err, tooling.CodeToolError) || !strings.HasSuffix(err.Error(), ": negative") {
+	if _, err := r.Execute(context.Background(), "t.add", raw(`{"a":-1}`)); !errors.Is(err, codes.ToolError) || !strings.HasSuffix(err.Error(), ": negative") {
 		t.Fatalf("handler error: %v", err)
 	}
 	// The schema allows any scale; the Go type does not: tool_error naming it.
 	res, err := r.Execute(context.Background(), "t.add", raw(`{"a":1,"scale":"big"}`))
-	if !errors.Is(err, tooling.CodeToolError) || !strings.Contains(res.Message, "t.add: the arguments do not fit the tool's Go type") || !strings.Contains(res.Message, "scale") {
+	if !errors.Is(err, codes.ToolError) || !strings.Contains(res.Message, "t.add: the arguments do not fit the tool's Go type") || !strings.Contains(res.Message, "scale") {
 		t.Fatalf("mismatch: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // FuzzExecute: any bytes as arguments give a result with a status and,
@@ -42,10 +43,10 @@ func FuzzExecute(f *testing.F) {
 			if (res.Status == "ok") != (err == nil) || (res.Status != "ok") == (res.Code == "") {
 				t.Fatalf("status %q code %q err %v for %q", res.Status, res.Code, err, args)
 			}
-			if res.Code != "" && res.Code != tooling.CodeValidationError {
+			if res.Code != "" && res.Code != codes.ValidationError {
 				t.Fatalf("code %q for %q: %s", res.Code, args, res.Message)
 			}
-			if res.Code == tooling.CodeValidationError && len(res.Fields) == 0 {
+			if res.Code == codes.ValidationError && len(res.Fields) == 0 {
 				t.Fatalf("validation_error without fields for %q", args)
 			}
 		}

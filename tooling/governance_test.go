@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // overlap counts calls inside a section and remembers the most at once.
@@ -127,7 +128,7 @@ func TestBusyWhenALockOutlastsTheDeadline(t *testing.T) {
 		}
 		start := time.Now()
 		res, err := r.Execute(context.Background(), "kv.get", nil, tooling.WithTimeout(50*time.Millisecond))
-		if !errors.Is(err, tooling.CodeBusy) || res.Status != "denied" || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
+		if !errors.Is(err, codes.Busy) || res.Status != "denied" || !strings.Contains(res.Message, `"kv" (held by kv.hold`) {
 			t.Fatalf("err %v message %q", err, res.Message)
 		}
 		if took := time.Since(start); took < 50*time.Millisecond || took > 60*time.Millisecond || res.Wait < 50*time.Millisecond {
@@ -150,12 +151,12 @@ func TestRateLimits(t *testing.T) {
 	r.Register(tooling.Tool{Name: "api.b", Meta: tooling.Meta{Rate: tooling.Rate{PerMinute: 2, Burst: 2, Key: "api"}}, Run: run})
 
 	// A call refused by validation spends no token.
-	if _, err := r.Execute(context.Background(), "t.once", raw(`{"n":0}`)); !errors.Is(err, tooling.CodeValidationError) {
+	if _, err := r.Execute(context.Background(), "t.once", raw(`{"n":0}`)); !errors.Is(err, codes.ValidationError) {
 		t.Fatal(err)
 	}
 	mustExec(t, r, "t.once", `{}`)
 	res, err := r.Execute(context.Background(), "t.once", raw(`{}`))
-	if !errors.Is(err, tooling.CodeRateLimited) || res.Status != "denied" {
+	if !errors.Is(err, codes.RateLimited) || res.Status != "denied" {
 		t.Fatalf("second call: %v", err)
 	}
 	if res.RetryAfter < 55*time.Second || res.RetryAfter > 61*time.Second || !strings.Contains(res.Message, "retry in") {
@@ -164,7 +165,7 @@ func TestRateLimits(t *testing.T) {
 	// A shared key is one bucket for both tools.
 	mustExec(t, r, "api.a", ``)
 	mustExec(t, r, "api.b", ``)
-	if _, err := r.Execute(context.Background(), "api.a", nil); !errors.Is(err, tooling.CodeRateLimited) {
+	if _, err := r.Execute(context.Background(), "api.a", nil); !errors.Is(err, codes.RateLimited) {
 		t.Fatalf("shared bucket: %v", err)
 	}
 
@@ -173,7 +174,7 @@ func TestRateLimits(t *testing.T) {
 	cfg.Tools = map[string]tooling.Override{"t.free": {Rate: tooling.Rate{PerMinute: 1, Burst: 1}}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.free", ``)
-	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, tooling.CodeRateLimited) {
+	if _, err := r.Execute(context.Background(), "t.free", nil); !errors.Is(err, codes.RateLimited) {
 		t.Fatalf("override: %v", err)
 	}
 	var found bool
@@ -205,7 +206,7 @@ func TestRateLimitHintNamesTheSource(t *testing.T) {
 	} {
 		mustExec(t, r, tc.tool, ``)
 		res, err := r.Execute(context.Background(), tc.tool, nil)
-		if !errors.Is(err, tooling.CodeRateLimited) {
+		if !errors.Is(err, codes.RateLimited) {
 			t.Fatalf("%s: %v", tc.tool, err)
 		}
 		if !strings.Contains(res.Hint, tc.want) || strings.Contains(res.Hint, tc.not) {
@@ -221,7 +222,7 @@ func TestRateOverrideNeverWidens(t *testing.T) {
 	cfg.Tools = map[string]tooling.Override{"t.slowrate": {Rate: tooling.Rate{PerMinute: 600, Burst: 50}}}
 	r.Configure(cfg)
 	mustExec(t, r, "t.slowrate", ``)
-	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, tooling.CodeRateLimited) {
+	if _, err := r.Execute(context.Background(), "t.slowrate", nil); !errors.Is(err, codes.RateLimited) {
 		t.Fatalf("override widened the declared rate: %v", err)
 	}
 }
@@ -327,7 +328,7 @@ func TestStuckMainThread(t *testing.T) {
 		cancel()
 	}()
 	res, err := r.Execute(ctx, "t.hang", nil)
-	if !errors.Is(err, tooling.CodeCanceled) || !res.Abandoned {
+	if !errors.Is(err, codes.Canceled) || !res.Abandoned {
 		t.Fatalf("hang: %v abandoned=%v", err, res.Abandoned)
 	}
 	// The main thread is the process's, outside any synctest bubble: real time, with the bounds
@@ -339,7 +340,7 @@ func TestStuckMainThread(t *testing.T) {
 		res, err := r.Execute(ctx, "t.tick", nil)
 		took := time.Since(start)
 		cancel()
-		if !errors.Is(err, tooling.CodeBusy) || !strings.Contains(res.Message, "main thread was busy with t.hang call "+res.CallID[:0]) {
+		if !errors.Is(err, codes.Busy) || !strings.Contains(res.Message, "main thread was busy with t.hang call "+res.CallID[:0]) {
 			t.Fatalf("tick: %v (%s)", err, res.Message)
 		}
 		if took < 80*time.Millisecond || res.Timeout != 80*time.Millisecond {
@@ -385,7 +386,7 @@ func TestCancelingQueuedCallsReleasesEverything(t *testing.T) {
 	})
 	cancel()
 	for i := 0; i < 20; i++ {
-		if res := <-results; res.Code != tooling.CodeCanceled {
+		if res := <-results; res.Code != codes.Canceled {
 			t.Fatalf("queued call ended with %q: %s", res.Code, res.Message)
 		}
 	}
@@ -494,7 +495,7 @@ func TestMixedLoad(t *testing.T) {
 	if len(g.Locks) != 0 || g.Slots.Used != 0 || g.Slots.Waiting != 0 || g.MainThread.QueueDepth != 0 || g.InFlight != 0 {
 		t.Fatalf("governance not back to zero: %+v", g)
 	}
-	var seen = map[tooling.Code]bool{}
+	var seen = map[codes.Code]bool{}
 	for _, ts := range g.Tools {
 		if ts.InFlight != 0 || ts.Waiting != 0 {
 			t.Fatalf("tool %s: %+v", ts.Tool, ts)
@@ -503,7 +504,7 @@ func TestMixedLoad(t *testing.T) {
 			seen[c] = true
 		}
 	}
-	for _, c := range []tooling.Code{tooling.CodeRateLimited, tooling.CodeTimeout, tooling.CodePanic} {
+	for _, c := range []codes.Code{codes.RateLimited, codes.Timeout, codes.Panic} {
 		if !seen[c] {
 			t.Errorf("no call ended with %s", c)
 		}
@@ -533,7 +534,7 @@ func TestMainThreadBusyNeverRuns(t *testing.T) {
 			for time.Now().Before(stop) {
 				d := time.Duration(1+rng.IntN(200)) * time.Microsecond
 				res, _ := r.Execute(context.Background(), "t.mark", nil, tooling.WithTimeout(d))
-				if res.Code == tooling.CodeBusy {
+				if res.Code == codes.Busy {
 					busy.Add(1)
 					busyIDs.Store(res.CallID, true)
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 )
 
@@ -75,7 +76,7 @@ func (r *Registry) keyedCall(e *entry, call *Call, o *callOptions) *keyed {
 type keptOutcome struct {
 	CallID     string          `json:"call_id"`
 	Status     string          `json:"status"`
-	Code       Code            `json:"code,omitempty"`
+	Code       codes.Code      `json:"code,omitempty"`
 	Message    string          `json:"message,omitempty"`
 	Hint       string          `json:"hint,omitempty"`
 	Fields     []FieldError    `json:"fields,omitempty"`
@@ -101,7 +102,7 @@ func (r *Registry) claim(ctx context.Context, res *Result, k *keyed, pol *toolPo
 		r.interrupted(res, ctx, ctx.Err(), false)
 		return false
 	case err != nil:
-		res.failf(CodeUnavailable, "%s is unavailable: its idempotency store failed: %v", res.Tool, err)
+		res.failf(codes.Unavailable, "%s is unavailable: its idempotency store failed: %v", res.Tool, err)
 		res.cause = err
 		return false
 	case rec == nil:
@@ -113,7 +114,7 @@ func (r *Registry) claim(ctx context.Context, res *Result, k *keyed, pol *toolPo
 	}
 	var out keptOutcome
 	if err := json.Unmarshal(rec.Outcome, &out); err != nil {
-		res.failf(CodeUnavailable, "%s is unavailable: the outcome kept for its idempotency key cannot be read: %v", res.Tool, err)
+		res.failf(codes.Unavailable, "%s is unavailable: the outcome kept for its idempotency key cannot be read: %v", res.Tool, err)
 		res.cause = err
 		return false
 	}
@@ -132,10 +133,10 @@ func (r *Registry) claim(ctx context.Context, res *Result, k *keyed, pol *toolPo
 // output was.
 func notKept(res *Result, out *keptOutcome) {
 	how := "ok"
-	if out.Code != CodeOK {
+	if out.Code != codes.OK {
 		how = string(out.Code)
 	}
-	res.failf(CodeIdempotencyConflict, "the call made with this idempotency key ran (call %s at %s, %s) but its output (%s) was over the config idempotency.max_bytes and was not kept; the tool did not run again",
+	res.failf(codes.IdempotencyConflict, "the call made with this idempotency key ran (call %s at %s, %s) but its output (%s) was over the config idempotency.max_bytes and was not kept; the tool did not run again",
 		out.CallID, out.Time.Format(time.RFC3339), how, byteSize(int64(out.Dropped)))
 	res.Hint = "the first call's result had the output; raise idempotency.max_bytes to replay such outputs, or use a new key only to run the call again"
 }
@@ -151,7 +152,7 @@ func (r *Registry) conflict(res *Result, rec *idempotency.Record) {
 			what = "call " + out.CallID
 		}
 	}
-	res.failf(CodeIdempotencyConflict, "the idempotency key was used by %s with another tool or other arguments", what)
+	res.failf(codes.IdempotencyConflict, "the idempotency key was used by %s with another tool or other arguments", what)
 	res.Hint = "use a new key for a new call; repeat a call with its own key and the same arguments"
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
@@ -96,7 +97,7 @@ func TestIdempotencyConflict(t *testing.T) {
 	first := mustExec(t, r, "demo.pay", `{"amount":5}`, tooling.WithIdempotencyKey("k"))
 	for _, c := range []struct{ tool, args string }{{"demo.pay", `{"amount":6}`}, {"demo.refund", `{}`}} {
 		res, err := r.Execute(t.Context(), c.tool, raw(c.args), tooling.WithIdempotencyKey("k"))
-		if !errors.Is(err, tooling.CodeIdempotencyConflict) || res.Status != "denied" || res.Replayed {
+		if !errors.Is(err, codes.IdempotencyConflict) || res.Status != "denied" || res.Replayed {
 			t.Fatalf("%s %s with a used key: %v (status %s, replayed %v), want idempotency_conflict, denied", c.tool, c.args, err, res.Status, res.Replayed)
 		}
 		if !strings.Contains(res.Message, first.CallID) {
@@ -203,12 +204,12 @@ func TestIdempotencyRepeatWaitsForTheRunningCall(t *testing.T) {
 	}
 	// While the first runs: other arguments conflict at once, a canceled
 	// wait ends canceled.
-	if _, err := r.Execute(t.Context(), "demo.pay", raw(`{"amount":2}`), tooling.WithIdempotencyKey("k")); !errors.Is(err, tooling.CodeIdempotencyConflict) {
+	if _, err := r.Execute(t.Context(), "demo.pay", raw(`{"amount":2}`), tooling.WithIdempotencyKey("k")); !errors.Is(err, codes.IdempotencyConflict) {
 		t.Fatalf("other arguments while the first runs: %v, want idempotency_conflict", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if res, err := r.Execute(ctx, "demo.pay", raw(`{"amount":1}`), tooling.WithIdempotencyKey("k")); !errors.Is(err, tooling.CodeCanceled) || res.Status != "denied" {
+	if res, err := r.Execute(ctx, "demo.pay", raw(`{"amount":1}`), tooling.WithIdempotencyKey("k")); !errors.Is(err, codes.Canceled) || res.Status != "denied" {
 		t.Fatalf("a canceled repeat: %v (%s), want canceled, denied", err, res.Status)
 	}
 	close(release)
@@ -230,12 +231,12 @@ func TestIdempotencyKeepsToolErrorsNotRefusals(t *testing.T) {
 	r.Use(func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
 			if refuse.Swap(false) {
-				return nil, tooling.CodeRateLimited
+				return nil, codes.RateLimited
 			}
 			return next(ctx, c)
 		}
 	})
-	if _, err := r.Execute(t.Context(), "demo.pay", raw(`{"amount":3}`), tooling.WithIdempotencyKey("r")); !errors.Is(err, tooling.CodeRateLimited) {
+	if _, err := r.Execute(t.Context(), "demo.pay", raw(`{"amount":3}`), tooling.WithIdempotencyKey("r")); !errors.Is(err, codes.RateLimited) {
 		t.Fatalf("first call: %v, want rate_limited from the middleware", err)
 	}
 	res := mustExec(t, r, "demo.pay", `{"amount":3}`, tooling.WithIdempotencyKey("r"))
@@ -245,7 +246,7 @@ func TestIdempotencyKeepsToolErrorsNotRefusals(t *testing.T) {
 
 	for i := range 2 {
 		res, err := r.Execute(t.Context(), "demo.pay", raw(`{"fail":true}`), tooling.WithIdempotencyKey("e"))
-		if !errors.Is(err, tooling.CodeToolError) || res.Status != "error" || res.Replayed != (i == 1) || !strings.Contains(res.Message, "card declined") {
+		if !errors.Is(err, codes.ToolError) || res.Status != "error" || res.Replayed != (i == 1) || !strings.Contains(res.Message, "card declined") {
 			t.Fatalf("call %d with a failing key: %v (status %s, replayed %v), want tool_error, error, replayed on the repeat", i, err, res.Status, res.Replayed)
 		}
 	}
@@ -316,7 +317,7 @@ func TestIdempotencyByteCap(t *testing.T) {
 		t.Fatalf("first call over the cap: output of %d bytes, governance %+v; want its output and a word that it was not kept", len(first.Output), first.Governance)
 	}
 	res, err := r.Execute(t.Context(), "demo.export", raw(`{"size":1000}`), tooling.WithIdempotencyKey("big"))
-	if res.Code != tooling.CodeIdempotencyConflict || !errors.Is(err, tooling.CodeIdempotencyConflict) || res.Status != "denied" || res.Replayed || res.Output != nil || runs.Load() != 1 {
+	if res.Code != codes.IdempotencyConflict || !errors.Is(err, codes.IdempotencyConflict) || res.Status != "denied" || res.Replayed || res.Output != nil || runs.Load() != 1 {
 		t.Fatalf("repeat of an outcome over the cap: code %q (%v), status %s, replayed %v, output %s, runs %d; want idempotency_conflict, nothing run",
 			res.Code, err, res.Status, res.Replayed, res.Output, runs.Load())
 	}

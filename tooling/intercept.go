@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/batch"
 	"github.com/toolexplorer/toolexplorer/internal/dryrun"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Handler runs a call that has passed look-up, enabled, origin,
@@ -44,10 +45,6 @@ type Handler func(ctx context.Context, c *Call) (*Result, error)
 // changes c.Args: they were validated. A panic in a middleware ends the call
 // with code panic and the middleware's stack; the host lives on.
 type Middleware func(next Handler) Handler
-
-// CodeRefused: a middleware refused the call with an error that carried no
-// code of its own.
-const CodeRefused Code = "refused"
 
 // Use adds middleware to r. The first one given is the outermost: it sees
 // the call first and its result last. Calls that start from now on go
@@ -189,8 +186,8 @@ func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
 		// A Result of its own: the call's own Result may hold the outcome
 		// of the first run.
 		const msg = "a middleware called its next handler twice, or with a call it did not get"
-		res := &Result{Tool: c.Tool, Code: CodeRefused, Message: msg, Status: statusDenied}
-		return res, &Error{Code: CodeRefused, Tool: c.Tool, Message: msg, Result: res}
+		res := &Result{Tool: c.Tool, Code: codes.Refused, Message: msg, Status: statusDenied}
+		return res, &Error{Code: codes.Refused, Tool: c.Tool, Message: msg, Result: res}
 	}
 	st.called = true
 	call := *c
@@ -207,7 +204,7 @@ func (r *Registry) proceed(ctx context.Context, c *Call) (*Result, error) {
 	} else {
 		r.govern(ctx, st.res, st.e, st.pol, call, st.o)
 	}
-	if st.res.Code == CodeOK {
+	if st.res.Code == codes.OK {
 		return st.res, nil
 	}
 	return st.res, &Error{Code: st.res.Code, Tool: st.res.Tool, Message: st.res.Message, Result: st.res, Err: st.res.cause}
@@ -239,7 +236,7 @@ func (r *Registry) intercept(ctx context.Context, h Handler, res *Result, e *ent
 	}()
 	switch {
 	case pan.stack != nil:
-		res.failf(CodePanic, "%s: a middleware panicked: %v", res.Tool, pan.value)
+		res.failf(codes.Panic, "%s: a middleware panicked: %v", res.Tool, pan.value)
 		res.Stack = string(pan.stack)
 		res.Output, res.Plan = nil, nil
 	case out == res:
@@ -285,21 +282,21 @@ func refuse(res *Result, err error) {
 	res.Output, res.Plan, res.Fields, res.Stack, res.Hint, res.RetryAfter = nil, nil, nil, "", "", 0
 	res.cause = nil
 	var te *Error
-	var code Code
+	var code codes.Code
 	switch {
 	case err == nil:
-		res.fail(CodeRefused, "a middleware returned neither a result nor an error")
-	case errors.As(err, &te) && te.Code != CodeOK:
+		res.fail(codes.Refused, "a middleware returned neither a result nor an error")
+	case errors.As(err, &te) && te.Code != codes.OK:
 		res.fail(te.Code, te.Message)
 		res.cause = te.Err
 		if te.Result != nil {
 			res.Hint, res.RetryAfter = te.Result.Hint, te.Result.RetryAfter
 		}
-	case errors.As(err, &code) && code != CodeOK:
+	case errors.As(err, &code) && code != codes.OK:
 		res.fail(code, err.Error())
 		res.cause = err
 	default:
-		res.fail(CodeRefused, err.Error())
+		res.fail(codes.Refused, err.Error())
 		res.cause = err
 	}
 }

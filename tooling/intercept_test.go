@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // trace records what middleware saw, in order.
@@ -68,10 +69,10 @@ func TestMiddlewareOrderAndWhatItSees(t *testing.T) {
 
 	// Calls refused before the middleware (not found, validation) do not reach it.
 	tr.lines = nil
-	if _, err := r.Execute(context.Background(), "t.add", raw(`{"a":"x"}`)); !errors.Is(err, tooling.CodeValidationError) {
+	if _, err := r.Execute(context.Background(), "t.add", raw(`{"a":"x"}`)); !errors.Is(err, codes.ValidationError) {
 		t.Fatalf("validation: %v", err)
 	}
-	if _, err := r.Execute(context.Background(), "t.nope", nil); !errors.Is(err, tooling.CodeNotFound) {
+	if _, err := r.Execute(context.Background(), "t.nope", nil); !errors.Is(err, codes.NotFound) {
 		t.Fatalf("not found: %v", err)
 	}
 	if len(tr.lines) != 0 {
@@ -109,16 +110,16 @@ func TestMiddlewareRefuses(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		code tooling.Code
+		code codes.Code
 		msg  string
 		is   error
 	}{
 		{"own code", &tooling.Error{Code: "budget_exceeded", Message: "tenant acme spent its budget"}, "budget_exceeded", "tenant acme spent its budget", nil},
-		{"a code of the registry", &tooling.Error{Code: tooling.CodeRateLimited, Message: "shared limit reached"}, tooling.CodeRateLimited, "shared limit reached", tooling.CodeRateLimited},
-		{"a code alone", tooling.CodeRateLimited, tooling.CodeRateLimited, "rate_limited", tooling.CodeRateLimited},
-		{"a wrapped code", fmt.Errorf("%w: tenant acme spent its budget", tooling.CodeRateLimited), tooling.CodeRateLimited, "rate_limited: tenant acme spent its budget", tooling.CodeRateLimited},
-		{"plain error", errors.New("maintenance window"), tooling.CodeRefused, "maintenance window", tooling.CodeRefused},
-		{"nothing", nil, tooling.CodeRefused, "a middleware returned neither a result nor an error", tooling.CodeRefused},
+		{"a code of the registry", &tooling.Error{Code: codes.RateLimited, Message: "shared limit reached"}, codes.RateLimited, "shared limit reached", codes.RateLimited},
+		{"a code alone", codes.RateLimited, codes.RateLimited, "rate_limited", codes.RateLimited},
+		{"a wrapped code", fmt.Errorf("%w: tenant acme spent its budget", codes.RateLimited), codes.RateLimited, "rate_limited: tenant acme spent its budget", codes.RateLimited},
+		{"plain error", errors.New("maintenance window"), codes.Refused, "maintenance window", codes.Refused},
+		{"nothing", nil, codes.Refused, "a middleware returned neither a result nor an error", codes.Refused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,11 +151,11 @@ func TestMiddlewareNextReturnsRefusalAsResult(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		err  error
-		code tooling.Code
+		code codes.Code
 	}{
 		{"own code", &tooling.Error{Code: "budget_exceeded", Message: "tenant acme spent its budget"}, "budget_exceeded"},
-		{"plain error", errors.New("maintenance window"), tooling.CodeRefused},
-		{"nothing", nil, tooling.CodeRefused},
+		{"plain error", errors.New("maintenance window"), codes.Refused},
+		{"nothing", nil, codes.Refused},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := codeRegistry(t)
@@ -224,11 +225,11 @@ func TestMiddlewareReplacesResult(t *testing.T) {
 	r2 := codeRegistry(t)
 	r2.Use(func(next tooling.Handler) tooling.Handler {
 		return func(ctx context.Context, c *tooling.Call) (*tooling.Result, error) {
-			return &tooling.Result{Code: tooling.CodeToolError, Message: "replayed failure"}, nil
+			return &tooling.Result{Code: codes.ToolError, Message: "replayed failure"}, nil
 		}
 	})
 	res, err := r2.Execute(context.Background(), "t.ok", raw(`{"n":1}`))
-	if !errors.Is(err, tooling.CodeToolError) || res.Message != "replayed failure" || res.Output != nil {
+	if !errors.Is(err, codes.ToolError) || res.Message != "replayed failure" || res.Output != nil {
 		t.Fatalf("replayed failure: %v %+v", err, res)
 	}
 }
@@ -246,7 +247,7 @@ func TestMiddlewarePanicKeepsHost(t *testing.T) {
 				}
 			})
 			res, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`))
-			if !errors.Is(err, tooling.CodePanic) || !strings.Contains(res.Message, "a middleware panicked: middleware bug") ||
+			if !errors.Is(err, codes.Panic) || !strings.Contains(res.Message, "a middleware panicked: middleware bug") ||
 				!strings.Contains(res.Stack, "goroutine") || res.Output != nil {
 				t.Fatalf("err %v message %q output %s", err, res.Message, res.Output)
 			}
@@ -269,7 +270,7 @@ func TestMiddlewareCallsNextOnce(t *testing.T) {
 		}
 	})
 	mustExec(t, r, "t.ok", `{"n":1}`)
-	if !errors.Is(second, tooling.CodeRefused) {
+	if !errors.Is(second, codes.Refused) {
 		t.Fatalf("second next: %v", second)
 	}
 }
@@ -322,10 +323,10 @@ func TestMiddlewareAfterConfigChecks(t *testing.T) {
 	if _, err := r.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`)); !errors.Is(err, tooling.CodeDisabled) || saw {
+	if _, err := r.Execute(context.Background(), "t.ok", raw(`{"n":1}`)); !errors.Is(err, codes.Disabled) || saw {
 		t.Fatalf("err %v, middleware saw it: %v", err, saw)
 	}
-	if _, err := r.Execute(context.Background(), "t.write", nil); !errors.Is(err, tooling.CodeConsentRequired) || saw {
+	if _, err := r.Execute(context.Background(), "t.write", nil); !errors.Is(err, codes.ConsentRequired) || saw {
 		t.Fatalf("err %v, middleware saw it: %v", err, saw)
 	}
 }

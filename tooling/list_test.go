@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func listRegistry() *tooling.Registry {
@@ -60,7 +61,7 @@ func TestListFilters(t *testing.T) {
 		})
 	}
 	_ = r.SetEnabled("ui.redraw", false)
-	if err := r.Availability(context.Background(), "ui.redraw", ""); !errors.Is(err, tooling.CodeDisabled) {
+	if err := r.Availability(context.Background(), "ui.redraw", ""); !errors.Is(err, codes.Disabled) {
 		t.Errorf("availability after disabling ui.redraw: %v", err)
 	}
 }
@@ -70,13 +71,13 @@ func TestAvailability(t *testing.T) {
 	if err := r.Availability(context.Background(), "fs.read_file", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Availability(context.Background(), "net.fetch", ""); !errors.Is(err, tooling.CodeUnavailable) {
+	if err := r.Availability(context.Background(), "net.fetch", ""); !errors.Is(err, codes.Unavailable) {
 		t.Fatalf("got %v", err)
 	}
-	if err := r.Availability(context.Background(), "ai.summarize", tooling.OriginUI); !errors.Is(err, tooling.CodeOriginDenied) {
+	if err := r.Availability(context.Background(), "ai.summarize", tooling.OriginUI); !errors.Is(err, codes.OriginDenied) {
 		t.Fatalf("got %v", err)
 	}
-	if err := r.Availability(context.Background(), "nope.nope", ""); !errors.Is(err, tooling.CodeNotFound) {
+	if err := r.Availability(context.Background(), "nope.nope", ""); !errors.Is(err, codes.NotFound) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestToolDecisionsAndDetailReachResultAndEvent(t *testing.T) {
@@ -37,7 +38,7 @@ func TestToolDecisionsAndDetailReachResultAndEvent(t *testing.T) {
 	if last != (tooling.Decision{Step: "retry", Detail: "attempt 2 of 3"}) {
 		t.Fatalf("last decision %+v, want the tool's", last)
 	}
-	if last := failed.Governance[len(failed.Governance)-1]; last.Detail != "gave up" || failed.Code != tooling.CodeToolError {
+	if last := failed.Governance[len(failed.Governance)-1]; last.Detail != "gave up" || failed.Code != codes.ToolError {
 		t.Fatalf("failed call: %+v", failed)
 	}
 	if len(rec.events) != 4 {

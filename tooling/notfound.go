@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/textdist"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // notFound is the refusal of a call of an unknown tool: its message names
@@ -17,7 +18,7 @@ import (
 // amount of work (nameIndex), and it shows at most maxLookupLen bytes of the
 // name (shownName).
 func (r *Registry) notFound(name string) (err *Error, hint string) {
-	err = &Error{Code: CodeNotFound, Tool: shownName(name)}
+	err = &Error{Code: codes.NotFound, Tool: shownName(name)}
 	switch {
 	case name == "":
 		err.Message = "no tool name given"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestNotFoundRefusalIsBounded: a caller that sends a name of 10 KB or
@@ -19,7 +20,7 @@ func TestNotFoundRefusalIsBounded(t *testing.T) {
 	for _, n := range []int{129, 10 << 10, 100 << 10} {
 		name := strings.Repeat("é", n/2) + strings.Repeat("x", n%2) // a cut must keep whole runes
 		res, err := r.Execute(ctx, name, nil)
-		if !errors.Is(err, tooling.CodeNotFound) || res.Code != tooling.CodeNotFound {
+		if !errors.Is(err, codes.NotFound) || res.Code != codes.NotFound {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
 		full, _ := json.Marshal(res)
@@ -35,7 +36,7 @@ func TestNotFoundRefusalIsBounded(t *testing.T) {
 		}
 		for _, err := range []error{r.Availability(ctx, name, ""), r.SetEnabled(name, false)} {
 			var te *tooling.Error
-			if !errors.As(err, &te) || te.Code != tooling.CodeNotFound || len(te.Error()) > 512 {
+			if !errors.As(err, &te) || te.Code != codes.NotFound || len(te.Error()) > 512 {
 				t.Errorf("%d bytes: %.300v", n, err)
 			}
 		}
@@ -69,7 +70,7 @@ func TestNotFoundSuggestsAmongManyTools(t *testing.T) {
 		{"nope.thing", `no tool named "nope.thing"`, `no tool of group "nope" is registered`},
 	} {
 		res, _ := r.Execute(ctx, tc.name, nil)
-		if res.Code != tooling.CodeNotFound || !strings.Contains(res.Message, tc.want) || !strings.Contains(res.Hint, tc.hint) || (tc.hint == "") != (res.Hint == "") {
+		if res.Code != codes.NotFound || !strings.Contains(res.Message, tc.want) || !strings.Contains(res.Hint, tc.hint) || (tc.hint == "") != (res.Hint == "") {
 			t.Errorf("%s: message %q hint %q", tc.name, res.Message, res.Hint)
 		}
 		if strings.Contains(tc.want, "no tool named") && strings.Contains(res.Message, "did you mean") {
@@ -125,7 +126,7 @@ func TestLongestNamesAreFound(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if res, _ := r.Execute(context.Background(), long+"a", nil); res.Code != tooling.CodeNotFound || strings.Contains(res.Message, "did you mean") {
+	if res, _ := r.Execute(context.Background(), long+"a", nil); res.Code != codes.NotFound || strings.Contains(res.Message, "did you mean") {
 		t.Errorf("129 bytes: %s %s", res.Code, res.Message)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // panicky is an output whose JSON encoding panics.
@@ -20,7 +21,7 @@ func TestOutputEncodingPanicIsContained(t *testing.T) {
 	r.Register(tooling.Tool{Name: "t.panicky", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
 		Run: func(context.Context, tooling.Call) (any, error) { return panicky{}, nil }})
 	res, err := r.Execute(context.Background(), "t.panicky", nil)
-	if !errors.Is(err, tooling.CodePanic) || res.Code != tooling.CodePanic || res.Output != nil {
+	if !errors.Is(err, codes.Panic) || res.Code != codes.Panic || res.Output != nil {
 		t.Fatalf("got code %q, err %v, output %s; want code panic and no output", res.Code, err, res.Output)
 	}
 }

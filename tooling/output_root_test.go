@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestOutputOfTheWrongType: an output that is not of its schema's type as a
@@ -15,7 +16,7 @@ func TestOutputOfTheWrongType(t *testing.T) {
 		Run: func(context.Context, tooling.Call) (any, error) { return "3", nil }})
 	res, _ := r.Execute(context.Background(), "t.text", nil)
 	const want = "t.text returned output that does not match its output schema: (output): must be an object, got a string"
-	if res.Code != tooling.CodeOutputInvalid || res.Message != want {
+	if res.Code != codes.OutputInvalid || res.Message != want {
 		t.Fatalf("code %q, message %q; want output_invalid, %q", res.Code, res.Message, want)
 	}
 }

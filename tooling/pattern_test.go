@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // zodEmail is the pattern zod emits for .email() in JSON Schema; its
@@ -21,7 +22,7 @@ func TestECMAScriptPatternsCompileAndValidate(t *testing.T) {
 		"re":{"type":"string","format":"regex"}},"required":["email"]}`)})
 	for _, args := range []string{`{"email":"name@example.com"}`, `{"email":"first.last+tag@mail.example.org","cc":["o'neil@example.co"]}`,
 		`{"email":"a@example.com","re":"^(?!x)y"}`} {
-		if res := mustExec(t, r, "t.mail", args); res.Code != tooling.CodeOK {
+		if res := mustExec(t, r, "t.mail", args); res.Code != codes.OK {
 			t.Errorf("%s: %s %s %v", args, res.Code, res.Message, res.Fields)
 		}
 	}
@@ -35,7 +36,7 @@ func TestECMAScriptPatternsCompileAndValidate(t *testing.T) {
 		for _, f := range res.Fields {
 			found = found || f.Path == tt.path && f.Keyword == "pattern" && strings.HasPrefix(f.Message, "must match the pattern ^(?!")
 		}
-		if res.Code != tooling.CodeValidationError || !found {
+		if res.Code != codes.ValidationError || !found {
 			t.Errorf("%s: %s %v, want a pattern error at %s", tt.args, res.Code, res.Fields, tt.path)
 		}
 	}
@@ -61,7 +62,7 @@ func TestCatastrophicPatternEnds(t *testing.T) {
 	case <-time.After(2 * time.Minute): // a hang guard, not a timing check
 		t.Fatal("the call did not end")
 	}
-	if res.Code != tooling.CodeValidationError || len(res.Fields) != 50 {
+	if res.Code != codes.ValidationError || len(res.Fields) != 50 {
 		t.Fatalf("%s %s, %d fields; want validation_error on 50 fields", res.Code, res.Message, len(res.Fields))
 	}
 	for _, f := range res.Fields {

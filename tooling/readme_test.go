@@ -244,7 +244,7 @@ func TestREADMETypedTool(t *testing.T) {
 	// them.
 	dir := readmeModule(t, map[string]string{
 		"shout.go":      "package tools\n\nimport (\n\t\"context\"\n\t\"encoding/json\"\n\t\"strings\"\n\n\t\"github.com/toolexplorer/toolexplorer/tooling\"\n)\n\n" + blocks[0],
-		"shout_test.go": "package tools\n\nimport (\n\t\"errors\"\n\t\"testing\"\n\n\t\"github.com/toolexplorer/toolexplorer/tooling\"\n\t\"github.com/toolexplorer/toolexplorer/tooling/tooltest\"\n)\n\n" + blocks[1],
+		"shout_test.go": "package tools\n\nimport (\n\t\"errors\"\n\t\"testing\"\n\n\t\"github.com/toolexplorer/toolexplorer/tooling\"\n\t\"github.com/toolexplorer/toolexplorer/tooling/codes\"\n\t\"github.com/toolexplorer/toolexplorer/tooling/tooltest\"\n)\n\n" + blocks[1],
 	})
 	if out, err := goIn(dir, "test", "-count=1", "-v", "."); err != nil || !bytes.Contains(out, []byte("--- PASS: TestShout")) {
 		t.Fatalf("the docs, %q: go test: %v\n%s", section, err, out)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestRegisterRefuses(t *testing.T) {
@@ -99,7 +100,7 @@ func TestRegisterAcceptsDraft07AndSafeZeroMeta(t *testing.T) {
 		"definitions": {"n": {"type": "integer", "minimum": 1}},
 		"properties": {"n": {"$ref": "#/definitions/n"}}
 	}`)})
-	if _, err := r.Execute(context.Background(), "demo.draft07", raw(`{"n":0}`)); !errors.Is(err, tooling.CodeValidationError) {
+	if _, err := r.Execute(context.Background(), "demo.draft07", raw(`{"n":0}`)); !errors.Is(err, codes.ValidationError) {
 		t.Fatalf("draft-07 schema not enforced: %v", err)
 	}
 	tool, ok := r.Lookup("demo.draft07")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/sandbox"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/internal/schema"
 )
@@ -538,13 +539,13 @@ func (r *Registry) availability(ctx context.Context, e *entry, origin Origin) er
 		origin = OriginApp
 	}
 	if reason := e.disabledReason(); reason != "" {
-		return &Error{Code: CodeDisabled, Tool: e.tool.Name, Message: reason}
+		return &Error{Code: codes.Disabled, Tool: e.tool.Name, Message: reason}
 	}
 	if !e.tool.Meta.allowsOrigin(origin) {
-		return &Error{Code: CodeOriginDenied, Tool: e.tool.Name, Message: originMessage(e, origin)}
+		return &Error{Code: codes.OriginDenied, Tool: e.tool.Name, Message: originMessage(e, origin)}
 	}
 	if err := checkAvailable(ctx, e, Call{Tool: e.tool.Name, Origin: origin}); err != nil {
-		return &Error{Code: CodeUnavailable, Tool: e.tool.Name, Message: err.Error(), Err: err}
+		return &Error{Code: codes.Unavailable, Tool: e.tool.Name, Message: err.Error(), Err: err}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func constTool(name, out string) tooling.Tool {
@@ -28,7 +29,7 @@ func TestReplaceSwapsTools(t *testing.T) {
 	if res := mustExec(t, r, "f.a", `{}`); string(res.Output) != `"a2"` {
 		t.Fatalf("f.a gives %s, want the new tool's a2", res.Output)
 	}
-	if _, err := r.Execute(context.Background(), "f.b", nil); !errors.Is(err, tooling.CodeNotFound) {
+	if _, err := r.Execute(context.Background(), "f.b", nil); !errors.Is(err, codes.NotFound) {
 		t.Fatalf("removed f.b: %v", err)
 	}
 }

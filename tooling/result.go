@@ -6,44 +6,14 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
-)
-
-// Code is the stable, machine-readable reason a call did not succeed.
-// Codes never change meaning; new ones may be added.
-//
-// A Code is also the error a call's *Error matches: errors.Is(err,
-// CodeTimeout) tells whether err is a call that timed out, the way
-// errors.Is(err, syscall.ENOENT) tells a missing file. Its Error method
-// returns the code as it is ("timeout"), so a Code prints the same as an
-// error and as a string.
-type Code string
-
-// Error returns the code itself.
-func (c Code) Error() string { return string(c) }
-
-// The codes, in the order of the steps of a call that produce them.
-const (
-	CodeOK              Code = ""                 // the call succeeded
-	CodeNotFound        Code = "not_found"        // no tool by that name (with a did-you-mean and an import hint)
-	CodeDisabled        Code = "disabled"         // disabled by config (enabled, whitelist, blacklist, override) or at runtime
-	CodeOriginDenied    Code = "origin_denied"    // the caller's origin is not in Meta.Origins
-	CodeUnavailable     Code = "unavailable"      // the tool's Available func said why it cannot run now
-	CodeValidationError Code = "validation_error" // arguments too large, malformed, or not valid against the input schema
-	CodeConsentRequired Code = "consent_required" // the tool needs consent and the call carried none
-	CodeRateLimited     Code = "rate_limited"     // no token left in the tool's rate bucket (see Result.RetryAfter)
-	CodeBusy            Code = "busy"             // a slot, resource lock or the main thread could not be had before the deadline
-	CodeTimeout         Code = "timeout"          // the call ran past its deadline (the caller gets control back on time)
-	CodeCanceled        Code = "canceled"         // the caller's context was canceled
-	CodeToolError       Code = "tool_error"       // the tool returned an error
-	CodePanic           Code = "panic"            // the tool panicked; the stack is in the result, the host lives on
-	CodeOutputInvalid   Code = "output_invalid"   // the output is not JSON, over the size cap or not valid against the output schema
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // allCodes is every code, ok first then in pipeline order; the counters of
 // ToolStats are sized from it.
-var allCodes = [...]Code{CodeOK, CodeNotFound, CodePaused, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError,
-	CodeForbidden, CodeConsentRequired, CodeRefused, CodeRateLimited, CodeBusy, CodeTimeout, CodeCanceled, CodeToolError, CodePanic,
-	CodeSandboxDenied, CodeSandboxUnavailable, CodeOutputInvalid}
+var allCodes = [...]codes.Code{codes.OK, codes.NotFound, codes.Paused, codes.Disabled, codes.OriginDenied, codes.Unavailable, codes.ValidationError,
+	codes.Forbidden, codes.ConsentRequired, codes.Refused, codes.RateLimited, codes.Busy, codes.Timeout, codes.Canceled, codes.ToolError, codes.Panic,
+	codes.SandboxDenied, codes.SandboxUnavailable, codes.OutputInvalid}
 
 // The statuses of a finished call (Result.Status).
 const (
@@ -55,12 +25,12 @@ const (
 // statusOf is the status of a call that ended with code c, its tool
 // started (ran) or not: a call canceled or timed out before its tool
 // started is denied, since nothing happened.
-func statusOf(c Code, ran bool) string {
+func statusOf(c codes.Code, ran bool) string {
 	switch c {
-	case CodeOK:
+	case codes.OK:
 		return statusOK
-	case CodeNotFound, CodePaused, CodeIdempotencyConflict, CodeDisabled, CodeOriginDenied, CodeUnavailable, CodeValidationError, CodeForbidden, CodeConsentRequired,
-		CodeRateLimited, CodeBusy, CodeSandboxUnavailable:
+	case codes.NotFound, codes.Paused, codes.IdempotencyConflict, codes.Disabled, codes.OriginDenied, codes.Unavailable, codes.ValidationError, codes.Forbidden, codes.ConsentRequired,
+		codes.RateLimited, codes.Busy, codes.SandboxUnavailable:
 		return statusDenied
 	}
 	if !ran {
@@ -87,7 +57,7 @@ type Result struct {
 	// or out of time before its tool started); or "error": the tool ran,
 	// or was started, and failed.
 	Status  string       `json:"status"`
-	Code    Code         `json:"code,omitempty"`
+	Code    codes.Code   `json:"code,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Hint    string       `json:"hint,omitempty"`   // how to fix it, when there is something to say
 	Fields  []FieldError `json:"fields,omitempty"` // the failing fields, for validation_error and output_invalid, sorted by path
@@ -164,10 +134,10 @@ func ms(d time.Duration) float64     { return float64(d.Microseconds()) / 1000 }
 func fromMS(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 
 // Error is the Go error of a call that did not succeed. It matches its Code
-// with errors.Is (errors.Is(err, CodeTimeout)), unwraps to the tool's
+// with errors.Is (errors.Is(err, codes.Timeout)), unwraps to the tool's
 // own error or the context's, and carries the whole Result.
 type Error struct {
-	Code    Code
+	Code    codes.Code
 	Tool    string
 	Message string
 	Result  *Result
@@ -181,13 +151,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("tooling: %s: %s: %s", e.Tool, e.Code, e.Message)
 }
 
-// Unwrap returns the underlying error, if any.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is matches e's Code.
-func (e *Error) Is(target error) bool {
-	c, ok := target.(Code)
-	return ok && c == e.Code
+// Unwrap returns e's Code, then the underlying error if any: errors.Is
+// and errors.As find either.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Code}
+	}
+	return []error{e.Code, e.Err}
 }
 
 // Followup is what a tool returns to hand the caller a follow-up plan with

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/sandbox"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // outcome is what a tool's goroutine hands back.
@@ -122,7 +123,7 @@ func (r *Registry) takeToken(res *Result, e *entry, pol *toolPolicy) (key string
 	ok, retry := r.buckets.Take(pol.rateKey, pol.rate, time.Now())
 	if !ok {
 		res.RetryAfter = retry
-		res.failf(CodeRateLimited, "%s is limited to %s (bucket %q): retry in %v", e.tool.Name, pol.rate, pol.rateKey, retry.Round(time.Millisecond))
+		res.failf(codes.RateLimited, "%s is limited to %s (bucket %q): retry in %v", e.tool.Name, pol.rate, pol.rateKey, retry.Round(time.Millisecond))
 		res.Hint = pol.rateHint
 		return "", false
 	}
@@ -195,10 +196,10 @@ func (r *Registry) holders(keys []string) string {
 func (r *Registry) waitFailed(parent context.Context, res *Result, err error, what string) {
 	res.cause = err
 	if perr := parent.Err(); perr != nil && !errors.Is(perr, context.DeadlineExceeded) {
-		res.failf(CodeCanceled, "%s was canceled by its caller while waiting: %s", res.Tool, what)
+		res.failf(codes.Canceled, "%s was canceled by its caller while waiting: %s", res.Tool, what)
 		return
 	}
-	res.failf(CodeBusy, "%s waited %v, up to its deadline of %v: %s", res.Tool, time.Since(res.Started).Round(time.Millisecond), res.Timeout, what)
+	res.failf(codes.Busy, "%s waited %v, up to its deadline of %v: %s", res.Tool, time.Since(res.Started).Round(time.Millisecond), res.Timeout, what)
 	res.Hint = "try again later, or with a longer deadline"
 }
 
@@ -267,13 +268,13 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 	res.Run = o.ran
 	switch {
 	case o.panic != nil:
-		res.failf(CodePanic, "%s panicked: %v", e.tool.Name, o.panic)
+		res.failf(codes.Panic, "%s panicked: %v", e.tool.Name, o.panic)
 		res.Stack = string(o.stack)
 	case o.err != nil && runCtx.Err() != nil && errors.Is(o.err, runCtx.Err()):
 		r.interrupted(res, parent, runCtx.Err(), true)
 		res.cause = o.err
 	case o.err != nil:
-		res.fail(CodeToolError, o.err.Error())
+		res.fail(codes.ToolError, o.err.Error())
 		res.cause = o.err
 	default:
 		if !o.hasChecked {

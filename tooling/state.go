@@ -23,10 +23,6 @@ const (
 	StateDeprecated State = "deprecated"
 )
 
-// CodePaused: the tool is paused (SetState, or config tools.NAME.state);
-// the message gives the reason.
-const CodePaused Code = "paused"
-
 // toolState is a tool's State with its reason and replacement.
 type toolState struct {
 	state               State

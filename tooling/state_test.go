@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
@@ -72,7 +73,7 @@ func TestPausedTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := r.Execute(t.Context(), "t.slow", nil)
-	if !errors.Is(err, tooling.CodePaused) || res.Status != "denied" || !strings.Contains(res.Message, "maintenance of the backend") {
+	if !errors.Is(err, codes.Paused) || res.Status != "denied" || !strings.Contains(res.Message, "maintenance of the backend") {
 		t.Fatalf("a call of a paused tool: %v (status %s, message %q), want paused, denied, with the reason", err, res.Status, res.Message)
 	}
 	if p, _ := r.Policy("t.slow"); p.State != tooling.StatePaused || p.StateReason != "maintenance of the backend" {
@@ -137,7 +138,7 @@ func TestConfigState(t *testing.T) {
 	if _, err := r.Configure(tooling.Settings{Tools: map[string]tooling.Override{"t.a": {State: tooling.StatePaused, StateReason: "by config"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Execute(t.Context(), "t.a", nil); !errors.Is(err, tooling.CodePaused) {
+	if _, err := r.Execute(t.Context(), "t.a", nil); !errors.Is(err, codes.Paused) {
 		t.Fatalf("paused by config: %v", err)
 	}
 	// A runtime change holds until the config's state changes.

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // latencyBuckets is a histogram of call latencies: bucket i counts
@@ -48,7 +50,7 @@ func (h *histogram) quantile(q float64) time.Duration {
 
 // codeIndex numbers the codes for counters: index 0 is ok, then allCodes'
 // order; a code not in allCodes gets otherCodes, the slot after them.
-func codeIndex(c Code) int {
+func codeIndex(c codes.Code) int {
 	for i, k := range allCodes {
 		if k == c {
 			return i
@@ -63,7 +65,7 @@ const otherCodes = len(allCodes)
 
 // codeOther is the key under which ToolStats.Errors counts calls that ended
 // with a code that is not one of the registry's (a middleware's own).
-const codeOther Code = "other"
+const codeOther codes.Code = "other"
 
 // One counter per code and one for the others (a compile-time check).
 var _ = [1]struct{}{}[len(toolCounters{}.byCode)-len(allCodes)-1]
@@ -102,17 +104,17 @@ func (c *toolCounters) finish(res *Result) {
 
 // ToolStats are one tool's counters since the registry started.
 type ToolStats struct {
-	Tool     string          `json:"tool"`
-	Calls    uint64          `json:"calls"`
-	OK       uint64          `json:"ok"`
-	Errors   map[Code]uint64 `json:"errors,omitempty"` // by code, refusals included; "other" counts codes of a middleware's own
-	InFlight int64           `json:"in_flight"`        // calls between begin and end
-	Waiting  int64           `json:"waiting"`          // of those, calls queued for a slot, lock or thread
-	Running  int64           `json:"running"`          // calls whose Run is executing now (abandoned ones included)
-	Peak     int64           `json:"peak_running"`     // the most calls running at once since the registry started
-	Last     time.Duration   `json:"last_ns"`          // latency (wait + run) of the latest call
-	P50      time.Duration   `json:"p50_ns"`           // latency quantiles of calls that ran, to within a factor of 2
-	P95      time.Duration   `json:"p95_ns"`
+	Tool     string                `json:"tool"`
+	Calls    uint64                `json:"calls"`
+	OK       uint64                `json:"ok"`
+	Errors   map[codes.Code]uint64 `json:"errors,omitempty"` // by code, refusals included; "other" counts codes of a middleware's own
+	InFlight int64                 `json:"in_flight"`        // calls between begin and end
+	Waiting  int64                 `json:"waiting"`          // of those, calls queued for a slot, lock or thread
+	Running  int64                 `json:"running"`          // calls whose Run is executing now (abandoned ones included)
+	Peak     int64                 `json:"peak_running"`     // the most calls running at once since the registry started
+	Last     time.Duration         `json:"last_ns"`          // latency (wait + run) of the latest call
+	P50      time.Duration         `json:"p50_ns"`           // latency quantiles of calls that ran, to within a factor of 2
+	P95      time.Duration         `json:"p95_ns"`
 }
 
 func (e *entry) stats() ToolStats {
@@ -123,7 +125,7 @@ func (e *entry) stats() ToolStats {
 	for i := 1; i < len(c.byCode); i++ {
 		if n := c.byCode[i].Load(); n > 0 {
 			if s.Errors == nil {
-				s.Errors = make(map[Code]uint64)
+				s.Errors = make(map[codes.Code]uint64)
 			}
 			code := codeOther
 			if i < len(allCodes) {

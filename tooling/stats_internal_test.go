@@ -3,6 +3,8 @@ package tooling
 import (
 	"testing"
 	"time"
+
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestHistogramQuantiles(t *testing.T) {
@@ -33,10 +35,10 @@ func TestHistogramQuantiles(t *testing.T) {
 func TestStatsCountUnknownCode(t *testing.T) {
 	e := &entry{tool: Tool{Name: "t.x"}}
 	e.counters.finish(&Result{Code: "brand_new_code"})
-	e.counters.finish(&Result{Code: CodeOutputInvalid})
-	e.counters.finish(&Result{Code: CodeOK})
+	e.counters.finish(&Result{Code: codes.OutputInvalid})
+	e.counters.finish(&Result{Code: codes.OK})
 	s := e.stats()
-	if s.OK != 1 || s.Errors[codeOther] != 1 || s.Errors[CodeOutputInvalid] != 1 || len(s.Errors) != 2 {
+	if s.OK != 1 || s.Errors[codeOther] != 1 || s.Errors[codes.OutputInvalid] != 1 || len(s.Errors) != 2 {
 		t.Fatalf("stats = %+v, want ok 1, other 1, output_invalid 1", s)
 	}
 }

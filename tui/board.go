@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // boardInterval is how often the open board refreshes.
@@ -367,18 +368,18 @@ func atMost(d time.Duration) string {
 }
 
 // errorCounts lists counts by code, sorted by code.
-func errorCounts(m map[tooling.Code]uint64) string {
+func errorCounts(m map[codes.Code]uint64) string {
 	if len(m) == 0 {
 		return "—"
 	}
-	codes := make([]string, 0, len(m))
+	names := make([]string, 0, len(m))
 	for c := range m {
-		codes = append(codes, string(c))
+		names = append(names, string(c))
 	}
-	sort.Strings(codes)
-	parts := make([]string, len(codes))
-	for i, c := range codes {
-		parts[i] = fmt.Sprintf("%s %d", c, m[tooling.Code(c)])
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, c := range names {
+		parts[i] = fmt.Sprintf("%s %d", c, m[codes.Code(c)])
 	}
 	return strings.Join(parts, ", ")
 }

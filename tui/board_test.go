@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // fixedGovernance is a governance picture with something in every section.
@@ -33,9 +34,9 @@ func fixedGovernance() tooling.Stats {
 	}
 	g.Time = t0
 	g.Tools = []tooling.ToolStats{
-		{Tool: "demo.echo", Calls: 12, OK: 10, Errors: map[tooling.Code]uint64{tooling.CodeValidationError: 2}, Peak: 3,
+		{Tool: "demo.echo", Calls: 12, OK: 10, Errors: map[codes.Code]uint64{codes.ValidationError: 2}, Peak: 3,
 			Last: 1200 * time.Microsecond, P50: 1024 * time.Microsecond, P95: 4096 * time.Microsecond},
-		{Tool: "demo.slow", Calls: 3, OK: 1, Errors: map[tooling.Code]uint64{tooling.CodeCanceled: 1, tooling.CodeTimeout: 1},
+		{Tool: "demo.slow", Calls: 3, OK: 1, Errors: map[codes.Code]uint64{codes.Canceled: 1, codes.Timeout: 1},
 			Running: 1, Peak: 2, Last: 500 * time.Millisecond, P50: 262144 * time.Microsecond, P95: 524288 * time.Microsecond},
 	}
 	g.InFlight, g.Abandoned = 2, 1

@@ -14,6 +14,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // common is what every screen shares: the registry, the styles, the
@@ -128,7 +129,7 @@ func (c *common) stopLoading() { c.loading = max(c.loading-1, 0) }
 // availState is what the last availability check of a tool said.
 type availState struct {
 	checked bool
-	code    tooling.Code // "" when the tool can run
+	code    codes.Code // "" when the tool can run
 	reason  string
 }
 

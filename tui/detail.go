@@ -18,6 +18,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
@@ -346,13 +347,13 @@ func (d *detailScreen) calls() string {
 		return "none yet"
 	}
 	parts := []string{fmt.Sprintf("%d", ts.Calls), fmt.Sprintf("ok %d", ts.OK)}
-	codes := make([]string, 0, len(ts.Errors))
+	names := make([]string, 0, len(ts.Errors))
 	for c := range ts.Errors {
-		codes = append(codes, string(c))
+		names = append(names, string(c))
 	}
-	sort.Strings(codes)
-	for _, c := range codes {
-		parts = append(parts, fmt.Sprintf("%s %d", c, ts.Errors[tooling.Code(c)]))
+	sort.Strings(names)
+	for _, c := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", c, ts.Errors[codes.Code(c)]))
 	}
 	parts = append(parts, "last "+formatDuration(ts.Last), "p50 "+formatDuration(ts.P50), "p95 "+formatDuration(ts.P95))
 	return strings.Join(parts, " · ")

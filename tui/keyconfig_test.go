@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 func TestSnakeCase(t *testing.T) {
@@ -132,7 +132,7 @@ func TestReboundKeysInFooters(t *testing.T) {
 	has("running", "U runs", "V governance")
 	h.mustContain("X cancels the call · b goes back and leaves it running · V shows governance")
 	h.press("X")
-	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+	if res := h.runDone(1); res.Code != codes.Canceled {
 		t.Fatalf("code %s", res.Code)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/ledger"
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Ledger is the ledger of calls the console shows (E): every call of
@@ -61,7 +61,7 @@ func ledgerCode(e *ledger.Entry) string {
 	if e.End == nil {
 		return e.Status
 	}
-	if e.End.Code == tooling.CodeOK || e.End.Code == "" && e.End.Status == "ok" {
+	if e.End.Code == codes.OK || e.End.Code == "" && e.End.Status == "ok" {
 		return "ok"
 	}
 	return string(e.End.Code)

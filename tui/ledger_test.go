@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // realLedger is a ledger of the package ledger attached to a registry,
@@ -69,7 +70,7 @@ func fixedLedgerEntries() []ledger.Entry {
 			Version: "1.0.0", Origin: tooling.OriginUI, Principal: p, Policy: "9f2c…policy", ArgsSHA256: "ab12cd34", ArgsSize: 14,
 			Prev: fmt.Sprintf("prev%d", seq), Hash: fmt.Sprintf("hash%d", seq)}
 	}
-	end := func(b ledger.Record, status string, code tooling.Code) *ledger.Record {
+	end := func(b ledger.Record, status string, code codes.Code) *ledger.Record {
 		e := ledger.Record{Seq: b.Seq + 1, Kind: ledger.KindEnd, Time: b.Time.Add(1234 * time.Microsecond), Session: "s1", Call: b.Call,
 			Tool: b.Tool, Status: status, Code: code, OutputSHA256: "ef56", OutputSize: 20, WaitMS: 0.012, RunMS: 1.234,
 			Governance: []tooling.Decision{{Step: "timeout", Detail: "30s (config default)"}}, Prev: b.Hash, Hash: fmt.Sprintf("hash%d", b.Seq+1)}
@@ -78,15 +79,15 @@ func fixedLedgerEntries() []ledger.Entry {
 	b1 := begin(1, "ui-1", "demo.echo", alice, 3*time.Minute)
 	b2 := begin(3, "cli-7", "demo.write_note", ci, 2*time.Minute)
 	b2.Idempotency = "5e77a1c0"
-	e2 := end(b2, "ok", tooling.CodeOK)
+	e2 := end(b2, "ok", codes.OK)
 	e2.Replayed, e2.Detail = true, map[string]string{"backend": "notes"}
 	e2.Effects = map[string]string{"path": "/notes/k", "bytes": "12"}
 	b3 := begin(5, "ui-2", "demo.slow", alice, time.Minute)
 	b4 := begin(7, "mcp-3", "demo.fetch", nil, 30*time.Second)
 	return []ledger.Entry{
-		{Begin: b1, End: end(b1, "ok", tooling.CodeOK), Status: "ok"},
+		{Begin: b1, End: end(b1, "ok", codes.OK), Status: "ok"},
 		{Begin: b2, End: e2, Status: "ok"},
-		{Begin: b3, End: end(b3, "error", tooling.CodeTimeout), Status: "error"},
+		{Begin: b3, End: end(b3, "error", codes.Timeout), Status: "error"},
 		{Begin: b4, Status: "interrupted"},
 	}
 }

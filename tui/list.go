@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // The facets of the list, toggled with 1 to 6.
@@ -184,7 +185,7 @@ func (l *listScreen) Update(msg tea.Msg) tea.Cmd {
 	case availabilityMsg:
 		for i := range l.items {
 			if st, ok := msg.states[l.items[i].tool.Name]; ok {
-				l.items[i].disabled = st.code == tooling.CodeDisabled
+				l.items[i].disabled = st.code == codes.Disabled
 			}
 		}
 		if l.facets[facetAvailable] {
@@ -681,7 +682,7 @@ func badges(c *common, it *toolItem) string {
 	}
 	if it.disabled {
 		parts = append(parts, st.BadgeOff.Render("off"))
-	} else if a, ok := c.avail[it.tool.Name]; ok && a.checked && a.code == tooling.CodeOriginDenied {
+	} else if a, ok := c.avail[it.tool.Name]; ok && a.checked && a.code == codes.OriginDenied {
 		parts = append(parts, st.BadgeUnavail.Render("⊘"+string(c.origin)))
 	} else if ok && a.checked && a.code != "" {
 		parts = append(parts, st.BadgeUnavail.Render("n/a"))

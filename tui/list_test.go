@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // row returns the list row of a tool in the view, "" when it is not shown.
@@ -204,7 +205,7 @@ func TestListEnableDisable(t *testing.T) {
 	}
 	h.mustContain("demo.echo disabled at runtime")
 	res, _ := reg.Execute(context.Background(), "demo.echo", json.RawMessage(`{"text":"a"}`))
-	if res.Code != tooling.CodeDisabled {
+	if res.Code != codes.Disabled {
 		t.Fatalf("a call of the disabled tool: %s", res.Code)
 	}
 	h.press("1")

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // A tool's source is where it comes from (tooling.Tool.Source): compiled
@@ -221,7 +222,7 @@ func originNote(c *common, tool string) string {
 	if c.origin != tooling.OriginUI {
 		note = "  " + st.Warn.Render("as "+string(c.origin))
 	}
-	if a, ok := c.avail[tool]; ok && a.checked && a.code == tooling.CodeOriginDenied {
+	if a, ok := c.avail[tool]; ok && a.checked && a.code == codes.OriginDenied {
 		note += "  " + st.Err.Render("⊘ origin "+string(c.origin)+" may not call it (o on the list changes the origin)")
 	}
 	return note

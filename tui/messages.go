@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // The messages of the console. Screens emit them with the Cmd
@@ -141,7 +142,7 @@ func checkAvailability(ctx context.Context, reg *tooling.Registry, names []strin
 		st := availState{checked: true}
 		if err != nil {
 			st.reason = err.Error()
-			st.code = tooling.CodeUnavailable
+			st.code = codes.Unavailable
 			var te *tooling.Error
 			if errors.As(err, &te) {
 				st.code, st.reason = te.Code, te.Message

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tui/viewer"
 )
 
@@ -423,7 +424,7 @@ func consentQuestion(c *common, t *tooling.Tool) string {
 // to the editor, on the fields they concern.
 func (r *runScreen) finish(res *tooling.Result) {
 	r.result = res
-	if res.Code == tooling.CodeValidationError {
+	if res.Code == codes.ValidationError {
 		r.phase = phaseEditing
 		r.errMsg = termtext.Line(res.Message)
 		if n := len(res.Fields); n > 0 && res.Fields[0].Path != "" {
@@ -453,7 +454,7 @@ func (r *runScreen) finish(res *tooling.Result) {
 // shownOutput is the output a result shows: the tool's output, or for
 // output_invalid the output that failed its schema with the failing fields.
 func shownOutput(res *tooling.Result) (json.RawMessage, []tooling.FieldError) {
-	if res.Code == tooling.CodeOutputInvalid && len(res.InvalidOutput) > 0 {
+	if res.Code == codes.OutputInvalid && len(res.InvalidOutput) > 0 {
 		return res.InvalidOutput, res.Fields
 	}
 	return res.Output, nil
@@ -632,7 +633,7 @@ func resultFrame(st *styles, res *tooling.Result, w int) (head, tail []string) {
 				"\n  " + strings.Join(blocks, "\n  ") + "\n\n"
 		}
 		h += st.Label.Render("Output")
-		if res.Code == tooling.CodeOutputInvalid {
+		if res.Code == codes.OutputInvalid {
 			h += st.Subtle.Render(" (✗ marks what does not match the output schema)")
 		}
 	}

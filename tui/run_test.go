@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // fakeEditor is an argsEditor that records what the run screen does with
@@ -127,7 +128,7 @@ func TestRunValidationErrorsGoToTheEditor(t *testing.T) {
 	f.value = json.RawMessage(`{"repeat":99}`)
 	h.press("ctrl+s")
 	res := h.runDone(1)
-	if res.Code != tooling.CodeValidationError {
+	if res.Code != codes.ValidationError {
 		t.Fatalf("code %s", res.Code)
 	}
 	if h.m.run.phase != phaseEditing {
@@ -184,7 +185,7 @@ func TestRunEditorKeys(t *testing.T) {
 	}
 	h.press("esc")
 	h.press("ctrl+s")
-	if res := h.runDone(1); res.Code != tooling.CodeOK {
+	if res := h.runDone(1); res.Code != codes.OK {
 		t.Fatalf("submitted call: %s", res.Code)
 	}
 	h.press("e", "esc")
@@ -240,14 +241,14 @@ func TestRunFailureShowsCodeAndMessage(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.fail", "")
 	h.press("ctrl+s")
-	if res := h.runDone(1); res.Code != tooling.CodeToolError {
+	if res := h.runDone(1); res.Code != codes.ToolError {
 		t.Fatalf("code %s", res.Code)
 	}
 	h.mustContain("✗ error tool_error · demo.fail", "tool_error: the disk is on fire")
 
 	openRun(t, h, "demo.llm_only", "")
 	h.press("ctrl+s")
-	if res := h.runDone(2); res.Code != tooling.CodeOriginDenied {
+	if res := h.runDone(2); res.Code != codes.OriginDenied {
 		t.Fatalf("code %s", res.Code)
 	}
 	h.mustContain("⊘ denied origin_denied")
@@ -279,7 +280,7 @@ func TestRunCancelSlowCall(t *testing.T) {
 	h.press("esc")
 	h.mustContain("canceling")
 	res := h.runDone(1)
-	if res.Code != tooling.CodeCanceled {
+	if res.Code != codes.Canceled {
 		t.Fatalf("code %s: %s", res.Code, res.Message)
 	}
 	h.mustContain("✗ error canceled", "canceled by its caller")
@@ -292,7 +293,7 @@ func TestQuitCancelsTheCall(t *testing.T) {
 	h.press("q")
 	h.mustContain("The call of demo.slow in flight is")
 	h.press("y")
-	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+	if res := h.runDone(1); res.Code != codes.Canceled {
 		t.Fatalf("code %s", res.Code)
 	}
 	h.waitFor("quit", func(m tea.Msg) bool { _, ok := m.(tea.QuitMsg); return ok })
@@ -442,7 +443,7 @@ func TestConsentForThisSession(t *testing.T) {
 		t.Fatalf("second call: %s", res.Code)
 	}
 	// A host calling the same tool from another origin still needs consent.
-	if _, err := reg.Execute(context.Background(), "demo.write_note", json.RawMessage(`{"key":"k","note":"n"}`)); !errors.Is(err, tooling.CodeConsentRequired) {
+	if _, err := reg.Execute(context.Background(), "demo.write_note", json.RawMessage(`{"key":"k","note":"n"}`)); !errors.Is(err, codes.ConsentRequired) {
 		t.Fatalf("origin app: %v", err)
 	}
 	// The key a works as the button does; a tool the config alone asks
@@ -493,12 +494,12 @@ func TestRunScrollsAHugeResult(t *testing.T) {
 func TestResultCountsMoreFields(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.echo", "")
-	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "denied", Code: tooling.CodeValidationError,
+	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "denied", Code: codes.ValidationError,
 		Message: "3 invalid arguments, the first 1 listed (config max_field_errors): /text: is required but missing",
 		Fields:  []tooling.FieldError{{Path: "/text", Keyword: "required", Message: "is required but missing"}}, MoreFields: 2})
 	h.mustContain("✗ is required but missing", "validation_error: 3 arguments to fix, the first 1 marked on the fields (config max_field_errors)")
 
-	h.m.run.finish(&tooling.Result{CallID: "call-2", Tool: "demo.echo", Status: "error", Code: tooling.CodeOutputInvalid,
+	h.m.run.finish(&tooling.Result{CallID: "call-2", Tool: "demo.echo", Status: "error", Code: codes.OutputInvalid,
 		Message: "demo.echo returned output that does not match its output schema",
 		Fields:  []tooling.FieldError{{Path: "/text", Keyword: "type", Message: "must be a string, got a number"}}, MoreFields: 2})
 	h.mustContain("/text: must be a string, got a number", "... and 2 more (config max_field_errors)")
@@ -522,7 +523,7 @@ func TestRunRetryAfterCountsDown(t *testing.T) {
 	h.press("ctrl+s")
 	h.runDone(1)
 	h.press("r")
-	if res := h.runDone(2); res.Code != tooling.CodeRateLimited {
+	if res := h.runDone(2); res.Code != codes.RateLimited {
 		t.Fatalf("second call: %s", res.Code)
 	}
 	if !regexp.MustCompile(`retry in (59s|1m0s)`).MatchString(h.view()) {
@@ -543,7 +544,7 @@ func TestRunRetryAfterCountsDown(t *testing.T) {
 // width: a line never breaks before a word that would have fitted on it
 // (wrapped twice, a hint left a lone "in" on a line of its own).
 func TestResultFrameWrapsOnce(t *testing.T) {
-	res := &tooling.Result{Tool: "demo.limited", Status: "denied", Code: tooling.CodeRateLimited,
+	res := &tooling.Result{Tool: "demo.limited", Status: "denied", Code: codes.RateLimited,
 		Message: `demo.limited is limited to 1/min, burst 1 (bucket "demo.limited"): retry in 59.396s`,
 		Hint:    `wait for the retry-after, or raise rate_per_minute and burst of "demo.limited" under tools in the config, which sets this limit (up to the tool's own 2/min burst 2)`}
 	for w := 40; w <= 120; w++ {
@@ -581,10 +582,10 @@ func TestInterruptCancelsTheCallFirst(t *testing.T) {
 		t.Fatal("ctrl+c during a call quit")
 	}
 	h.mustContain("ctrl+c: canceled the call of demo.slow; ctrl+c again quits")
-	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+	if res := h.runDone(1); res.Code != codes.Canceled {
 		t.Fatalf("code %s", res.Code)
 	}
-	if rec := h.m.c.record(1); rec == nil || rec.result == nil || rec.result.Code != tooling.CodeCanceled {
+	if rec := h.m.c.record(1); rec == nil || rec.result == nil || rec.result.Code != codes.Canceled {
 		t.Fatalf("the history has %+v", rec)
 	}
 	h.mustContain("✗ error canceled")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/termtext"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // While the arguments are edited, the run screen shows the preflight of
@@ -180,7 +181,7 @@ func (r *runScreen) preflightSummary() string {
 	var line string
 	res := p.res
 	switch {
-	case res.Code != "" && res.Code != tooling.CodeOK && res.Status != "ok" && !replays(res):
+	case res.Code != "" && res.Code != codes.OK && res.Status != "ok" && !replays(res):
 		at := ""
 		for _, s := range p.steps() {
 			if s.refuse {

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // tick sends a frame of the console's spinner, as the runtime does every
@@ -49,7 +50,7 @@ func TestRunsInTheBackground(t *testing.T) {
 	}
 	h.mustContain("Run demo.slow", `arguments {"ms":60000}`)
 	h.press("esc")
-	if res := h.runDone(1); res.Code != tooling.CodeCanceled {
+	if res := h.runDone(1); res.Code != codes.Canceled {
 		t.Fatalf("esc on the followed call: %s", res.Code)
 	}
 	h.mustContain("✗ error canceled · demo.slow")
@@ -115,7 +116,7 @@ func TestExclusiveCallsQueueInTheBackground(t *testing.T) {
 	h.press("esc")
 	h.press("j", "x")          // the cursor is on call 2 (newest first: 3, 2, 1)
 	h.mustContain("canceling") // the row of call 2, until its end comes
-	if res := h.runDone(2); res.Code != tooling.CodeCanceled {
+	if res := h.runDone(2); res.Code != codes.Canceled {
 		t.Fatalf("x: %s", res.Code)
 	}
 	// The notification replaces the older status; the cursor stays on call 2.
@@ -143,7 +144,7 @@ func TestRunsRowsStayPut(t *testing.T) {
 		h.press("ctrl+s", "b")
 	}
 	h.press("R", "x") // the cursor is on call 3, the newest
-	if res := h.runDone(3); res.Code != tooling.CodeCanceled {
+	if res := h.runDone(3); res.Code != codes.Canceled {
 		t.Fatalf("x: %s", res.Code)
 	}
 	h.mustContain("›    3  demo.excl")
@@ -248,7 +249,7 @@ func TestQuitNamesTheCallsInFlight(t *testing.T) {
 	h.mustContain("Quitting loses the arguments typed in the forms. The 2 calls", "in flight (demo.slow, demo.slow) are canceled.")
 	h.press("y")
 	for seq := 1; seq <= 2; seq++ {
-		if res := h.runDone(seq); res.Code != tooling.CodeCanceled {
+		if res := h.runDone(seq); res.Code != codes.Canceled {
 			t.Fatalf("call %d: %s", seq, res.Code)
 		}
 	}
@@ -259,13 +260,13 @@ func TestRunsStateShowsTheWholeCode(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 120, 30)
 	openRun(t, h, "demo.echo", `{"text":1}`)
 	h.press("ctrl+s")
-	if res := h.runDone(1); res.Code != tooling.CodeValidationError {
+	if res := h.runDone(1); res.Code != codes.ValidationError {
 		t.Fatalf("code %s, want validation_error", res.Code)
 	}
 	h.press("esc", "R") // the refused call leaves the form open
 	h.mustContain("validation_error ")
 	h.mustNotContain("validation_er…")
-	if w := width(outcomeBadge(h.m.c.styles, &tooling.Result{Status: "error", Code: tooling.CodeSandboxUnavailable})); w > runsStateWidth {
+	if w := width(outcomeBadge(h.m.c.styles, &tooling.Result{Status: "error", Code: codes.SandboxUnavailable})); w > runsStateWidth {
 		t.Errorf("the badge of the longest code is %d wide, the column %d", w, runsStateWidth)
 	}
 }

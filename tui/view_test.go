@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/history"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // fixedResult is a call result with every part a result view shows.
@@ -29,7 +30,7 @@ func fixedResult() *tooling.Result {
 
 func fixedFailure() *tooling.Result {
 	return &tooling.Result{
-		CallID: "call-2", Tool: "demo.slow", Origin: tooling.OriginUI, Status: "error", Code: tooling.CodeTimeout,
+		CallID: "call-2", Tool: "demo.slow", Origin: tooling.OriginUI, Status: "error", Code: codes.Timeout,
 		Message: "demo.slow timed out after 500ms (deadline 500ms)", Abandoned: true,
 		Hint:    "the tool ignored its context and still runs; it is counted in Stats().Abandoned until it returns",
 		Started: fixedTime, Run: 500 * time.Millisecond, Timeout: 500 * time.Millisecond,

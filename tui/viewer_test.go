@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // procOutput is what a process tool returns: stdout with line breaks and
@@ -72,7 +73,7 @@ func TestViewerCopy(t *testing.T) {
 func TestViewerMarksOutputInvalid(t *testing.T) {
 	h := newHarness(t, newTestRegistry(t), 100, 30)
 	openRun(t, h, "demo.echo", "")
-	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "error", Code: tooling.CodeOutputInvalid,
+	h.m.run.finish(&tooling.Result{CallID: "call-1", Tool: "demo.echo", Status: "error", Code: codes.OutputInvalid,
 		Message:       "demo.echo returned output that does not match its output schema",
 		Fields:        []tooling.FieldError{{Path: "/text", Message: "must be a string, got a number"}, {Path: "/a~1b/0", Message: "must be at most 3"}},
 		InvalidOutput: json.RawMessage(`{"text":7,"a/b":[9]}`)})

@@ -11,6 +11,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tui"
 )
 
@@ -109,7 +110,7 @@ func TestLimitsFromConfig(t *testing.T) {
 	if res := call("alice"); !res.OK() {
 		t.Fatal(res.Message)
 	}
-	if res := call("alice"); res.Code != tooling.CodeRateLimited || !strings.Contains(res.Message, "echoes of subject alice is 1 calls a minute") || res.RetryAfter <= 0 {
+	if res := call("alice"); res.Code != codes.RateLimited || !strings.Contains(res.Message, "echoes of subject alice is 1 calls a minute") || res.RetryAfter <= 0 {
 		t.Fatalf("%q %q %v", res.Code, res.Message, res.RetryAfter)
 	}
 	if res := call("bob"); !res.OK() {
@@ -166,7 +167,7 @@ func TestPolicyReplacedOnReload(t *testing.T) {
 	if res, _ := r.Execute(context.Background(), "demo.echo", nil); !res.OK() {
 		t.Fatalf("first call: %q %q", res.Code, res.Message)
 	}
-	if res, _ := r.Execute(context.Background(), "demo.echo", nil); res.Code != tooling.CodeRateLimited {
+	if res, _ := r.Execute(context.Background(), "demo.echo", nil); res.Code != codes.RateLimited {
 		t.Fatalf("second call: %q %q", res.Code, res.Message)
 	}
 	if err := a.applyBudgets(config.Config{}); err != nil {

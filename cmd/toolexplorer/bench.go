@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var benchCommand = &command{
@@ -163,7 +164,7 @@ type benchSpec struct {
 type benchSample struct {
 	latency   time.Duration // the whole call, measured by its caller
 	wait, run time.Duration // Result.Wait and Result.Run
-	code      tooling.Code
+	code      codes.Code
 	denied    bool // refused before the tool ran (Result.Status)
 	cut       bool // canceled by the interrupt of the bench: left out
 }
@@ -242,7 +243,7 @@ func runBench(ctx context.Context, spec benchSpec) *benchReport {
 				lat := time.Since(t0)
 				inFlight.Add(-1)
 				samples[i] = benchSample{latency: lat, wait: res.Wait, run: res.Run, code: res.Code, denied: res.Status == "denied",
-					cut: res.Code == tooling.CodeCanceled && ctx.Err() != nil}
+					cut: res.Code == codes.Canceled && ctx.Err() != nil}
 			}
 		})
 	}
@@ -319,8 +320,8 @@ func summarize(spec benchSpec, samples []benchSample, wall time.Duration) *bench
 	return rep
 }
 
-func codeName(c tooling.Code) string {
-	if c == tooling.CodeOK {
+func codeName(c codes.Code) string {
+	if c == codes.OK {
 		return "ok"
 	}
 	return string(c)

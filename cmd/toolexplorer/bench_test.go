@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // decodeBench reads the report bench --json prints.
@@ -72,7 +73,7 @@ func TestBenchSlowOverlaps(t *testing.T) {
 	rep := benchJSON(t, "demo.slow", "--args", `{"ms":20}`, "-n", "16", "-c", "16")
 	// demo.slow's own deadline is 500 ms: on a very busy machine a call
 	// may run into it, which changes nothing here.
-	if rep.Done != 16 || rep.Codes["ok"]+rep.Codes[string(tooling.CodeTimeout)] != 16 {
+	if rep.Done != 16 || rep.Codes["ok"]+rep.Codes[string(codes.Timeout)] != 16 {
 		t.Fatalf("done %d, codes %v: want 16 ok (or timeout)", rep.Done, rep.Codes)
 	}
 	if rep.MaxInFlight <= 1 {
@@ -94,7 +95,7 @@ func TestBenchRateLimited(t *testing.T) {
 	if rep.Callers != 5 {
 		t.Errorf("callers %d, want 5 (clamped to the calls)", rep.Callers)
 	}
-	if len(rep.Codes) != 2 || rep.Codes["ok"] != 2 || rep.Codes[string(tooling.CodeRateLimited)] != 3 {
+	if len(rep.Codes) != 2 || rep.Codes["ok"] != 2 || rep.Codes[string(codes.RateLimited)] != 3 {
 		t.Errorf("codes %v, want 2 ok and 3 rate_limited", rep.Codes)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var collectionCommand = &command{
@@ -155,14 +156,14 @@ type collectionReport struct {
 }
 
 type reportLine struct {
-	Path     string       `json:"path"`
-	Tool     string       `json:"tool"`
-	Status   string       `json:"status,omitempty"`
-	Code     tooling.Code `json:"code,omitempty"`
-	CallID   string       `json:"call_id,omitempty"`
-	RunMS    float64      `json:"run_ms"`
-	Passed   bool         `json:"passed"`
-	Failures []string     `json:"failures,omitempty"`
+	Path     string     `json:"path"`
+	Tool     string     `json:"tool"`
+	Status   string     `json:"status,omitempty"`
+	Code     codes.Code `json:"code,omitempty"`
+	CallID   string     `json:"call_id,omitempty"`
+	RunMS    float64    `json:"run_ms"`
+	Passed   bool       `json:"passed"`
+	Failures []string   `json:"failures,omitempty"`
 }
 
 // reportCall is one outcome as the report says it, every secret value
@@ -197,7 +198,7 @@ func (r *collectionReport) write(a *app, notMade int) {
 		outcome := "not made"
 		if l.Status != "" {
 			outcome = l.Status
-			if l.Code != "" && l.Code != tooling.CodeOK {
+			if l.Code != "" && l.Code != codes.OK {
 				outcome += " (" + string(l.Code) + ")"
 			}
 			outcome += " " + roundDuration(time.Duration(l.RunMS*float64(time.Millisecond)))

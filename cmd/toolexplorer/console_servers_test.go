@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/config"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tui"
 )
 
@@ -60,7 +61,7 @@ func TestConsoleServers(t *testing.T) {
 	}
 	// Its tools are unavailable, then gone.
 	res, _ := a.reg.Execute(context.Background(), "good.demo_echo", []byte(`{"text":"x"}`))
-	if res.Code != tooling.CodeNotFound && (res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, "has stopped")) {
+	if res.Code != codes.NotFound && (res.Code != codes.Unavailable || !strings.Contains(res.Message, "has stopped")) {
 		t.Errorf("a call after the kill: %s %s", res.Code, res.Message)
 	}
 

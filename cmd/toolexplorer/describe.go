@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var describeCommand = &command{
@@ -84,13 +85,13 @@ usage error.
 func (a *app) notFound(cmd, name string) int {
 	msg := fmt.Sprintf("no tool named %q", name)
 	var te *tooling.Error
-	if err := a.reg.Availability(a.ctx, name, ""); errors.As(err, &te) && te.Code == tooling.CodeNotFound {
+	if err := a.reg.Availability(a.ctx, name, ""); errors.As(err, &te) && te.Code == codes.NotFound {
 		msg = te.Message
 	}
 	if h := a.serverHint(name); h != "" {
 		msg += "; " + h
 	}
-	a.errorf("%s %s: %s: %s", cmd, name, tooling.CodeNotFound, msg)
+	a.errorf("%s %s: %s: %s", cmd, name, codes.NotFound, msg)
 	return exitRefused
 }
 

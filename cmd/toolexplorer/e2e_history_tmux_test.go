@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/history"
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestE2EHistoryTmux uses the console across two sessions in a real
@@ -141,7 +141,7 @@ func TestE2EHistoryTmux(t *testing.T) {
 		t.Errorf("the second console did not exit with status 0:\n%s", s)
 	}
 	got := keptCalls(t, store)
-	if len(got) != 3 || got[0].Tool != "demo.slow" || got[0].Result.Code != tooling.CodeCanceled {
+	if len(got) != 3 || got[0].Tool != "demo.slow" || got[0].Result.Code != codes.Canceled {
 		t.Errorf("the history holds %d calls, the newest %+v", len(got), got[0])
 	}
 	c.must(t, "kill-server")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var explainCommand = &command{
@@ -64,7 +65,7 @@ Exit status:
 					return exitFailed
 				}
 			}
-			if res.Code != tooling.CodeOK && !res.Replayed {
+			if res.Code != codes.OK && !res.Replayed {
 				return exitRefused
 			}
 			return exitOK
@@ -80,7 +81,7 @@ func writeExplanation(w io.Writer, res *tooling.Result) {
 	switch {
 	case res.Replayed:
 		fmt.Fprintf(w, "%s: would be replayed (%s), not run\n", res.Tool, orText(string(res.Code), "ok"))
-	case res.Code == tooling.CodeOK:
+	case res.Code == codes.OK:
 		fmt.Fprintf(w, "%s: would run\n", res.Tool)
 	default:
 		fmt.Fprintf(w, "%s: would be refused (%s): %s\n", res.Tool, res.Code, res.Message)

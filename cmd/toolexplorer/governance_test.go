@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestTimeoutOverride: a config override of 500 ms makes demo.slow,
@@ -20,7 +21,7 @@ func TestTimeoutOverride(t *testing.T) {
 		o := cli(t, "", "--config", cfg, "run", "demo.slow", "--args", `{"ms":3000,"ignore_cancel":true}`, "--json")
 		took := time.Since(start)
 		res := decodeResult(t, o)
-		if o.code != exitFailed || res.Code != tooling.CodeTimeout || res.Timeout != override {
+		if o.code != exitFailed || res.Code != codes.Timeout || res.Timeout != override {
 			t.Fatalf("override %v: code %q timeout %v\n%s", override, res.Code, res.Timeout, o)
 		}
 		// At the deadline, not before; and while the tool still slept (abandoned), not after it.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/history"
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // TestRunIdempotencyKey: run --idempotency-key with the sqlite store of
@@ -50,7 +50,7 @@ func TestRunIdempotencyKey(t *testing.T) {
 		t.Fatalf("repeat in text form does not say replayed:\n%s", text)
 	}
 	conflict := note("changed", "--idempotency-key", key, "--json")
-	if res := decodeResult(t, conflict); conflict.code != exitRefused || res.Code != tooling.CodeIdempotencyConflict {
+	if res := decodeResult(t, conflict); conflict.code != exitRefused || res.Code != codes.IdempotencyConflict {
 		t.Fatalf("other arguments with the key:\n%s", conflict)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/sandbox/confine"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // noArgsSchema is the input schema of a tool that declares none.
@@ -287,10 +288,10 @@ func (info *toolInfo) flags() []string {
 		f = append(f, "consent")
 	}
 	if !info.Availability.Available {
-		switch tooling.Code(info.Availability.Code) {
-		case tooling.CodeDisabled:
+		switch codes.Code(info.Availability.Code) {
+		case codes.Disabled:
 			f = append(f, "disabled")
-		case tooling.CodeOriginDenied:
+		case codes.OriginDenied:
 			f = append(f, "origin_denied")
 		default:
 			f = append(f, "unavailable")

@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/ledger"
-	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // ledgerEnv names the ledger's file, over the config and the default
@@ -96,7 +96,7 @@ ledger that cannot be read.
 				}
 				return a.verifyLedger(path, keyFile, asJSON)
 			}
-			f.Code = tooling.Code(code)
+			f.Code = codes.Code(code)
 			if since != "" {
 				if d, err := time.ParseDuration(since); err == nil && d > 0 {
 					f.Since = time.Now().Add(-d)
@@ -142,7 +142,7 @@ ledger that cannot be read.
 				}
 				outcome, run := e.Status, ""
 				if e.End != nil {
-					if e.End.Code != tooling.CodeOK {
+					if e.End.Code != codes.OK {
 						outcome = string(e.End.Code)
 					}
 					if e.End.Mode != "" {

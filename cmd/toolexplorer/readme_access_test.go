@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // readmeSection returns the code blocks of the README's section heading,
@@ -84,10 +85,10 @@ func TestREADMEAccess(t *testing.T) {
 				tooling.WithPrincipal(p), tooling.WithConsent(), tooling.WithOrigin(tooling.OriginLLM))
 			return res
 		}
-		if res := order(reader, 1); res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "no allow rule for shop.place_order applies to ci@acme") {
+		if res := order(reader, 1); res.Code != codes.Forbidden || !strings.Contains(res.Message, "no allow rule for shop.place_order applies to ci@acme") {
 			t.Errorf("the reader orders: %q %q", res.Code, res.Message)
 		}
-		if res := order(staff, 11); res.Code != tooling.CodeForbidden || !strings.Contains(res.Message, "forbidden by Cedar policy small orders") {
+		if res := order(staff, 11); res.Code != codes.Forbidden || !strings.Contains(res.Message, "forbidden by Cedar policy small orders") {
 			t.Errorf("11 at once: %q %q", res.Code, res.Message)
 		}
 		if res := order(staff, 3); !res.OK() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/history/collection"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 var runCommand = &command{
@@ -98,7 +99,7 @@ the tool; the same key with other arguments is idempotency_conflict.
 				return code
 			}
 			res, _ := a.reg.Execute(a.ctx, args[0], raw, opts...)
-			if res.Code == tooling.CodeNotFound {
+			if res.Code == codes.NotFound {
 				if h := a.serverHint(args[0]); h != "" {
 					res.Hint = h
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // decodeResult reads the result run --json prints.
@@ -48,7 +49,7 @@ func TestRun(t *testing.T) {
 			args: []string{"run", "demo.echo", "--args", `{"text":"hi","repeat":2}`, "--json"},
 			code: exitOK,
 			checkFn: func(t *testing.T, res *tooling.Result) {
-				if res.Status != "ok" || res.Code != tooling.CodeOK {
+				if res.Status != "ok" || res.Code != codes.OK {
 					t.Errorf("status %s, code %q, want ok", res.Status, res.Code)
 				}
 				if got := outputField(t, res, "text"); got != "hi hi" {
@@ -141,7 +142,7 @@ func TestRun(t *testing.T) {
 			code: exitFailed,
 			checkFn: func(t *testing.T, res *tooling.Result) {
 				// Abandoned: the call returned at its deadline while the tool still slept.
-				if res.Code != tooling.CodeTimeout || res.Status != "error" || !res.Abandoned {
+				if res.Code != codes.Timeout || res.Status != "error" || !res.Abandoned {
 					t.Errorf("status %s, code %q, abandoned %v: want error, timeout, abandoned", res.Status, res.Code, res.Abandoned)
 				}
 			},
@@ -157,7 +158,7 @@ func TestRun(t *testing.T) {
 			args: []string{"run", "demo.fail", "--args", `{"mode":"panic"}`, "--json"},
 			code: exitFailed,
 			checkFn: func(t *testing.T, res *tooling.Result) {
-				if res.Code != tooling.CodePanic || !strings.Contains(res.Stack, "demotools") {
+				if res.Code != codes.Panic || !strings.Contains(res.Stack, "demotools") {
 					t.Errorf("code %q, stack %q: want panic with the tool's stack", res.Code, res.Stack)
 				}
 			},
@@ -261,7 +262,7 @@ func TestRunCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	o := cliContext(t, ctx, "", "run", "demo.echo", "--args", `{"text":"hi"}`, "--json")
-	if res := decodeResult(t, o); o.code != exitRefused || res.Code != tooling.CodeCanceled || res.Status != "denied" {
+	if res := decodeResult(t, o); o.code != exitRefused || res.Code != codes.Canceled || res.Status != "denied" {
 		t.Fatalf("canceled before the start: exit %d, code %q, status %q\n%s", o.code, res.Code, res.Status, o)
 	}
 	// Canceled once the tool runs (not at a fixed time, which a loaded machine may reach
@@ -295,11 +296,11 @@ func TestRunCanceled(t *testing.T) {
 		cancel()
 		<-canceled
 		res := decodeResult(t, o)
-		if res.Code == tooling.CodeTimeout && attempt < attempts {
+		if res.Code == codes.Timeout && attempt < attempts {
 			t.Logf("attempt %d: demo.slow reached its 500 ms deadline before the cancel; running it again", attempt)
 			continue
 		}
-		if o.code != exitFailed || res.Code != tooling.CodeCanceled || res.Status != "error" {
+		if o.code != exitFailed || res.Code != codes.Canceled || res.Status != "error" {
 			t.Fatalf("canceled while running: exit %d, code %q, status %q\n%s", o.code, res.Code, res.Status, o)
 		}
 		break

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
@@ -124,20 +125,20 @@ func TestServeGoSDKClient(t *testing.T) {
 
 	for _, c := range []struct {
 		tool, args string
-		code       tooling.Code
+		code       codes.Code
 	}{
 		{"demo.echo", `{"text":"hi"}`, ""},
 		{"demo__echo", `{"text":"hi"}`, ""},
-		{"demo.echo", `{"repeat":0,"extra":1}`, tooling.CodeValidationError},
+		{"demo.echo", `{"repeat":0,"extra":1}`, codes.ValidationError},
 		{"demo.slow", `{"ms":0}`, ""},
-		{"demo.slow", `{"ms":5000}`, tooling.CodeTimeout},
-		{"demo.fail", `{"mode":"error"}`, tooling.CodeToolError},
-		{"demo.fail", `{"mode":"panic"}`, tooling.CodePanic},
-		{"demo.fail", `{"mode":"bad_output"}`, tooling.CodeOutputInvalid},
-		{"demo.unavailable", `{}`, tooling.CodeUnavailable},
+		{"demo.slow", `{"ms":5000}`, codes.Timeout},
+		{"demo.fail", `{"mode":"error"}`, codes.ToolError},
+		{"demo.fail", `{"mode":"panic"}`, codes.Panic},
+		{"demo.fail", `{"mode":"bad_output"}`, codes.OutputInvalid},
+		{"demo.unavailable", `{}`, codes.Unavailable},
 		{"demo.llm_only", `{}`, ""},
-		{"demo.write_note", `{"text":"a note"}`, tooling.CodeConsentRequired},
-		{"demo.nope", `{}`, tooling.CodeNotFound},
+		{"demo.write_note", `{"text":"a note"}`, codes.ConsentRequired},
+		{"demo.nope", `{}`, codes.NotFound},
 	} {
 		res, r := callTool(t, cs, c.tool, c.args)
 		if res.IsError != (c.code != "") || r.Code != c.code {
@@ -152,10 +153,10 @@ func TestServeGoSDKClient(t *testing.T) {
 	limited := false
 	for i := 0; i < 3 && !limited; i++ {
 		res, r := callTool(t, cs, "demo.limited", `{}`)
-		if res.IsError && r.Code != tooling.CodeRateLimited {
+		if res.IsError && r.Code != codes.RateLimited {
 			t.Errorf("demo.limited: code %q", r.Code)
 		}
-		limited = r.Code == tooling.CodeRateLimited
+		limited = r.Code == codes.RateLimited
 	}
 	if !limited {
 		t.Errorf("demo.limited: three calls, none rate_limited")

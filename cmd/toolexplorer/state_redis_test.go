@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/redistest"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // redisConfig writes a config whose shared state is on srv, with a key
@@ -73,7 +74,7 @@ func TestStateRedisSelectsAllThree(t *testing.T) {
 
 	srv.Stop()
 	o := cli(t, "", "run", "demo.write_note", "--config", cfg, "--consent", "--args", `{"text":"other"}`, "--idempotency-key", key+"-2", "--json")
-	if res := decodeResult(t, o); o.code != exitRefused || res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, "Redis at "+srv.Addr) {
+	if res := decodeResult(t, o); o.code != exitRefused || res.Code != codes.Unavailable || !strings.Contains(res.Message, "Redis at "+srv.Addr) {
 		t.Fatalf("keyed call with Redis down, on_failure closed:\n%s", o)
 	}
 }

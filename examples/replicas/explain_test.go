@@ -14,6 +14,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/state"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // explainHost is a registry whose tool t.pay has a rate of 2 a minute on
@@ -62,7 +63,7 @@ func TestExplainReadsRedisTakingNothing(t *testing.T) {
 	who := tooling.WithPrincipal(tooling.Principal{Subject: "alice", Tenant: "acme"})
 	for range 5 {
 		res, _ := reg.Explain(ctx, "t.pay", nil, who)
-		if res.Code != tooling.CodeOK || !strings.Contains(decision(res, "shared rate"), "would pass: 2.0 tokens") ||
+		if res.Code != codes.OK || !strings.Contains(decision(res, "shared rate"), "would pass: 2.0 tokens") ||
 			!strings.Contains(decision(res, "limit"), "has a token (none taken)") {
 			t.Fatalf("explain with tokens: %s %q, governance %+v; want both read from Redis, none taken", res.Code, res.Message, res.Governance)
 		}
@@ -73,7 +74,7 @@ func TestExplainReadsRedisTakingNothing(t *testing.T) {
 		}
 	}
 	res, _ := reg.Explain(ctx, "t.pay", nil, who)
-	if res.Code != tooling.CodeRateLimited || res.RetryAfter <= 0 || !strings.Contains(res.Message, "across replicas") {
+	if res.Code != codes.RateLimited || res.RetryAfter <= 0 || !strings.Contains(res.Message, "across replicas") {
 		t.Fatalf("explain with the shared bucket empty: %s %q (retry %v); want rate_limited from Redis, with the time to wait", res.Code, res.Message, res.RetryAfter)
 	}
 
@@ -97,19 +98,19 @@ func TestExplainReadsRedisTakingNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if res, _ := free.Explain(ctx, "t.free", nil, carol); res.Code != tooling.CodeRateLimited || res.RetryAfter <= 0 || !strings.Contains(res.Message, "pays") {
+	if res, _ := free.Explain(ctx, "t.free", nil, carol); res.Code != codes.RateLimited || res.RetryAfter <= 0 || !strings.Contains(res.Message, "pays") {
 		t.Fatalf("explain with carol's bucket empty: %s %q (retry %v); want rate_limited by the limit, from Redis", res.Code, res.Message, res.RetryAfter)
 	}
 
 	srv.Stop()
-	if res, _ := reg.Explain(ctx, "t.pay", nil, who); res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, "Redis at "+srv.Addr) {
+	if res, _ := reg.Explain(ctx, "t.pay", nil, who); res.Code != codes.Unavailable || !strings.Contains(res.Message, "Redis at "+srv.Addr) {
 		t.Fatalf("explain with Redis down, fail closed: %s %q; want unavailable naming Redis", res.Code, res.Message)
 	}
 	var warned []string
 	open := explainHost(t, state.NewRedis(rdb, state.Options{Prefix: prefix(), Timeout: time.Second, FailOpen: true,
 		Warn: func(msg string) { warned = append(warned, msg) }}))
 	res, _ = open.Explain(ctx, "t.pay", nil, who)
-	if res.Code != tooling.CodeOK || !strings.Contains(decision(res, "shared rate"), "own limit applies") ||
+	if res.Code != codes.OK || !strings.Contains(decision(res, "shared rate"), "own limit applies") ||
 		!strings.Contains(decision(res, "limit"), "has a token (none taken)") || len(warned) != 2 {
 		t.Fatalf("explain with Redis down, FailOpen: %s %q, governance %+v, warnings %q; want both decided in the process, with warnings",
 			res.Code, res.Message, res.Governance, warned)

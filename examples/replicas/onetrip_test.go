@@ -14,6 +14,7 @@ import (
 	"github.com/toolexplorer/toolexplorer/policy"
 	"github.com/toolexplorer/toolexplorer/state"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // everyDecisionHost is a registry whose calls ask Redis for everything:
@@ -112,12 +113,12 @@ func TestEveryDecisionOfACallInOneRoundTrip(t *testing.T) {
 	}
 	// The script is loaded on the server by the first call (a NOSCRIPT
 	// answer, then EVAL): count from the second.
-	if res, _ := call("warm", "warm"); res.Code != tooling.CodeOK {
+	if res, _ := call("warm", "warm"); res.Code != codes.OK {
 		t.Fatalf("first call: %s %s", res.Code, res.Message)
 	}
 	for i, key := range []string{"k1", "", "k2"} {
 		res, before := call("alice", key)
-		if res.Code != tooling.CodeOK || before != 1 {
+		if res.Code != codes.OK || before != 1 {
 			t.Fatalf("alice's call %d (key %q): %s %q, %d round trips before the run; want ok after 1; governance %+v",
 				i+1, key, res.Code, res.Message, before, res.Governance)
 		}
@@ -149,7 +150,7 @@ func TestACallRefusedSpendsNothing(t *testing.T) {
 		res, _ := everyDecisionCall(t, reg, idem, &ran, trips, tool, subject, key)
 		return res
 	}
-	refused := func(what, tool, subject, key string, code tooling.Code, in string) {
+	refused := func(what, tool, subject, key string, code codes.Code, in string) {
 		t.Helper()
 		was := snapshot(t, rdb, p)
 		if res := call(tool, subject, key); res.Code != code || !strings.Contains(res.Message, in) {
@@ -174,17 +175,17 @@ func TestACallRefusedSpendsNothing(t *testing.T) {
 	// no token of the tool, of her limit or of her tenant's, and claims
 	// nothing.
 	for _, key := range []string{"k1", "", "k2"} {
-		if res := call("t.pay", "alice", key); res.Code != tooling.CodeOK {
+		if res := call("t.pay", "alice", key); res.Code != codes.OK {
 			t.Fatalf("alice: %s %s", res.Code, res.Message)
 		}
 	}
 	refused("the budget", "t.pay", "alice", "k3", policy.CodeBudgetExceeded, "calls of subject alice")
 	// t.rare's single token goes to bob; carol's call then spends none of
 	// her limits nor her budget.
-	if res := call("t.rare", "bob", ""); res.Code != tooling.CodeOK {
+	if res := call("t.rare", "bob", ""); res.Code != codes.OK {
 		t.Fatalf("bob's t.rare: %s %s", res.Code, res.Message)
 	}
-	refused("the tool's rate", "t.rare", "carol", "", tooling.CodeRateLimited, "across replicas")
+	refused("the tool's rate", "t.rare", "carol", "", codes.RateLimited, "across replicas")
 	// Dave's bucket of the limit per subject is empty: his keyed call
 	// takes no token of the tool nor of his tenant's limit, counts nothing
 	// of his budget and claims nothing.
@@ -193,7 +194,7 @@ func TestACallRefusedSpendsNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	refused("the limit", "t.pay", "dave", "kd", tooling.CodeRateLimited, "per subject of subject dave")
+	refused("the limit", "t.pay", "dave", "kd", codes.RateLimited, "per subject of subject dave")
 }
 
 // TestEveryDecisionRedisDown: with Redis down, a call whose decisions
@@ -221,7 +222,7 @@ func TestEveryDecisionRedisDown(t *testing.T) {
 		}
 		start := trips.n.Load()
 		res, _ := closed.Execute(ctx, "t.pay", nil, opts...)
-		if res.Code != tooling.CodeUnavailable || !strings.Contains(res.Message, "Redis at "+srv.Addr) {
+		if res.Code != codes.Unavailable || !strings.Contains(res.Message, "Redis at "+srv.Addr) {
 			t.Errorf("fail closed, key %q: %s %q; want unavailable naming Redis", key, res.Code, res.Message)
 		}
 		if n := trips.n.Load() - start; n != 1 {
@@ -232,7 +233,7 @@ func TestEveryDecisionRedisDown(t *testing.T) {
 		mu.Unlock()
 		start = trips.n.Load()
 		res, _ = open.Execute(ctx, "t.pay", nil, opts...)
-		if res.Code != tooling.CodeOK || !strings.Contains(decision(res, "shared rate"), "own limit applies") {
+		if res.Code != codes.OK || !strings.Contains(decision(res, "shared rate"), "own limit applies") {
 			t.Errorf("fall back, key %q: %s %q, governance %+v; want ok under the process's own limits", key, res.Code, res.Message, res.Governance)
 		}
 		if n := trips.n.Load() - start; n != 1 {

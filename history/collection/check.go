@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // Outcome is what came of one call of a check.
@@ -78,7 +79,7 @@ func (e *Expect) Failures(ctx context.Context, res *tooling.Result) []string {
 	}
 	var out []string
 	got := string(res.Status)
-	if res.Code != "" && res.Code != tooling.CodeOK {
+	if res.Code != "" && res.Code != codes.OK {
 		got += " (" + string(res.Code) + ")"
 	}
 	if want.Status != "" && res.Status != want.Status {

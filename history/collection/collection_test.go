@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 const shop = `{
@@ -162,10 +163,10 @@ func TestCheck(t *testing.T) {
 		{Name: "ok", Tool: "t.echo", Args: json.RawMessage(`{"text":"{{base}}"}`),
 			Expect: &Expect{JQ: []string{`.text == "http://x"`, `.items | length == 2`}}},
 		{Name: "plain ok", Tool: "t.echo", Args: json.RawMessage(`{"text":"a"}`)},
-		{Name: "refused as expected", Tool: "t.echo", Args: json.RawMessage(`{}`), Expect: &Expect{Status: "denied", Code: tooling.CodeValidationError}},
+		{Name: "refused as expected", Tool: "t.echo", Args: json.RawMessage(`{}`), Expect: &Expect{Status: "denied", Code: codes.ValidationError}},
 		{Name: "refused", Tool: "t.echo", Args: json.RawMessage(`{}`)},
 		{Name: "wrong jq", Tool: "t.echo", Args: json.RawMessage(`{"text":"b"}`), Expect: &Expect{JQ: []string{`.text == "c"`, `.items[]`, `empty`}}},
-		{Name: "wrong code", Tool: "t.nope", Expect: &Expect{Code: tooling.CodeDisabled}},
+		{Name: "wrong code", Tool: "t.nope", Expect: &Expect{Code: codes.Disabled}},
 		{Name: "no value", Tool: "t.echo", Args: json.RawMessage(`{"text":"{{nope}}"}`)},
 	}
 	vars := Resolve("dev", Environment{"base": {Value: "http://x"}}, nil)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/jsonenc"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 )
 
 // File is a collection: its environments and its calls, in order.
@@ -61,7 +62,7 @@ type Expect struct {
 	// Code is set.
 	Status string `json:"status,omitempty"`
 	// Code is the result's code; "": any code of Status.
-	Code tooling.Code `json:"code,omitempty"`
+	Code codes.Code `json:"code,omitempty"`
 	// JQ are jq filters over the output, each of which must yield at
 	// least one value and only true (".items | length > 0").
 	JQ []string `json:"jq,omitempty"`

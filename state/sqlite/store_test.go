@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/state/sqlite"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/idempotency"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
@@ -94,7 +95,7 @@ func TestRestartDoesNotRunTwice(t *testing.T) {
 	if err != nil || !again.Replayed || string(again.Output) != string(first.Output) {
 		t.Fatalf("repeat after a restart: %v, replayed %v, output %s; want the replay of %s", err, again.Replayed, again.Output, first.Output)
 	}
-	if _, err := r2.Execute(t.Context(), "demo.pay", json.RawMessage(`{"amount":6}`), tooling.WithIdempotencyKey("order-1")); !errors.Is(err, tooling.CodeIdempotencyConflict) {
+	if _, err := r2.Execute(t.Context(), "demo.pay", json.RawMessage(`{"amount":6}`), tooling.WithIdempotencyKey("order-1")); !errors.Is(err, codes.IdempotencyConflict) {
 		t.Fatalf("other arguments after a restart: %v, want idempotency_conflict", err)
 	}
 	if runs.Load() != 1 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
 )
 
@@ -74,7 +75,7 @@ func TestExportOpenAIAndAnthropicNamesAreReversible(t *testing.T) {
 		}
 		// A model calls back with the exported name; Execute accepts it.
 		res, _ := r.Execute(ctx, f.Function.Name, raw(`{"key":"a"}`), tooling.WithOrigin(tooling.OriginLLM), tooling.WithConsent())
-		if res.Code == tooling.CodeNotFound {
+		if res.Code == codes.NotFound {
 			t.Errorf("exported name %q is not accepted back", f.Function.Name)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/preview"
 )
 
@@ -63,14 +64,14 @@ func TestLoadPreviewFile(t *testing.T) {
 	if !strings.Contains(string(res.Output), `"preview":true`) || !strings.Contains(string(res.Output), `"units":"c"`) {
 		t.Fatalf("output %s", res.Output)
 	}
-	if _, err := r.Execute(context.Background(), "get-weather", raw(`{}`)); !errors.Is(err, tooling.CodeValidationError) {
+	if _, err := r.Execute(context.Background(), "get-weather", raw(`{}`)); !errors.Is(err, codes.ValidationError) {
 		t.Fatalf("preview tools validate: %v", err)
 	}
 	del, _ := r.Lookup("files.delete")
 	if del.Meta.EffectiveSafety() != tooling.SafetyHigh || !del.Meta.NeedsConsent() || del.Meta.Concurrency != tooling.Exclusive || del.Meta.Effects&tooling.EffectNetwork != tooling.EffectNetwork {
 		t.Fatalf("a tool without annotations takes MCP's cautious defaults: %+v", del.Meta)
 	}
-	if _, err := r.Execute(context.Background(), "files.delete", raw(`{"path":"/x"}`)); !errors.Is(err, tooling.CodeConsentRequired) {
+	if _, err := r.Execute(context.Background(), "files.delete", raw(`{"path":"/x"}`)); !errors.Is(err, codes.ConsentRequired) {
 		t.Fatalf("destructive preview without consent: %v", err)
 	}
 	w, _ := r.Lookup("get-weather")

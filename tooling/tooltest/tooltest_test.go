@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
 	"github.com/toolexplorer/toolexplorer/tooling"
+	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/tooltest"
 )
 
@@ -66,7 +67,7 @@ func TestRunRefusesInvalidArguments(t *testing.T) {
 	tool.Run = func(context.Context, tooling.Call) (any, error) { ran = true; return nil, nil }
 	_, err := tooltest.Run(t, tool, `{"name":"","extra":1,"upper":"no"}`)
 	var te *tooling.Error
-	if !errors.As(err, &te) || te.Code != tooling.CodeValidationError || len(te.Result.Fields) != 2 || ran {
+	if !errors.As(err, &te) || te.Code != codes.ValidationError || len(te.Result.Fields) != 2 || ran {
 		t.Fatalf("err %v ran %v", err, ran)
 	}
 	if te.Result.Fields[0].Path != "/name" || te.Result.Fields[1].Path != "/upper" {
