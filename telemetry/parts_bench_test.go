@@ -36,6 +36,13 @@ import (
 // (one per governance decision) around Execute and the same measurements, on the same SDK providers, with its
 // attribute sets made once; both/hand is what the package costs on top of
 // the SDK's own work.
+//
+// In each round it also times, on the same providers, what the SDK itself
+// costs: a bare span started and ended (span-ns), one with the package's
+// attributes and events (full-span-ns: five attributes at the start, five
+// at the end, four governance events), a counter's Add and a histogram's
+// Record with an attribute set made once (add-ns, record-ns); each is the
+// median of rounds of 64, divided by 64.
 func BenchmarkExecuteTelemetryParts(b *testing.B) {
 	newReg := func() *tooling.Registry {
 		reg := tooling.NewRegistry()
@@ -75,6 +82,8 @@ func BenchmarkExecuteTelemetryParts(b *testing.B) {
 	names := []string{"off", "hook", "noop", "trace", "metric", "both", "hand"}
 	ctx := context.Background()
 	ts := make([][]time.Duration, len(calls))
+	bare := sdkParts(b, tp, mp)
+	tb := make([][]time.Duration, len(bare))
 	round := 0
 	for b.Loop() {
 		round++
@@ -86,6 +95,13 @@ func BenchmarkExecuteTelemetryParts(b *testing.B) {
 			}
 			ts[i] = append(ts[i], time.Since(start))
 		}
+		for i, p := range bare {
+			start := time.Now()
+			for range 64 {
+				p.f(ctx)
+			}
+			tb[i] = append(tb[i], time.Since(start))
+		}
 	}
 	med := make([]float64, len(calls))
 	for i := range calls {
@@ -94,6 +110,49 @@ func BenchmarkExecuteTelemetryParts(b *testing.B) {
 		b.ReportMetric(med[i]/med[0], names[i])
 	}
 	b.ReportMetric(med[5]/med[6], "both/hand")
+	b.ReportMetric(med[0], "off-ns")
+	for i, p := range bare {
+		slices.Sort(tb[i])
+		b.ReportMetric(float64(tb[i][len(tb[i])/2])/64, p.name+"-ns")
+	}
+}
+
+// sdkParts are what the SDK's providers tp and mp cost, each alone.
+func sdkParts(b *testing.B, tp trace.TracerProvider, mp metric.MeterProvider) []struct {
+	name string
+	f    func(context.Context)
+} {
+	tracer := tp.Tracer("bare")
+	meter := mp.Meter("bare")
+	counter, err1 := meter.Int64Counter("bare_counter")
+	hist, err2 := meter.Float64Histogram("bare_histogram", metric.WithUnit("s"))
+	if err := errors.Join(err1, err2); err != nil {
+		b.Fatal(err)
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(attribute.String("tool", "bench.work"), attribute.String("origin", "app")))
+	startAttrs := trace.WithAttributes(telemetry.AttrOperationName.String("execute_tool"), telemetry.AttrToolName.String("bench.work"),
+		telemetry.AttrToolType.String("function"), telemetry.AttrOrigin.String("app"), telemetry.AttrTenant.String("acme"))
+	event := trace.WithAttributes(telemetry.AttrStep.String("rate"), telemetry.AttrDetail.String("no rate limit"))
+	return []struct {
+		name string
+		f    func(context.Context)
+	}{
+		{"span", func(ctx context.Context) {
+			_, span := tracer.Start(ctx, "bare")
+			span.End()
+		}},
+		{"full-span", func(ctx context.Context) {
+			_, span := tracer.Start(ctx, "execute_tool bench.work", startAttrs)
+			for range 4 {
+				span.AddEvent("governance", event)
+			}
+			span.SetAttributes(telemetry.AttrToolCallID.String("c-1"), telemetry.AttrCode.String("ok"), telemetry.AttrStatus.String("ok"),
+				telemetry.AttrWaitMS.Float64(0), telemetry.AttrRunMS.Float64(0.01))
+			span.End()
+		}},
+		{"add", func(ctx context.Context) { counter.Add(ctx, 1, set) }},
+		{"record", func(ctx context.Context) { hist.Record(ctx, 0.001, set) }},
+	}
 }
 
 // handInstrumented is a call of reg's bench.work as a host would

@@ -98,6 +98,7 @@ type toolSpan struct {
 	desc, source string // the tool's Description and Source it was made from
 	name         string // "execute_tool NAME"
 	attrs        trace.SpanStartOption
+	sets         *callSets // the attribute sets of the calls' measurements
 }
 
 // spanKind is the kind of a call's span, an option made once.
@@ -211,8 +212,8 @@ func (t *Telemetry) decision(d tooling.Decision) trace.EventOption {
 }
 
 // toolSpan returns what the spans of ev's tool, origin and tenant share,
-// made when first needed and again when the tool's description or source
-// changed.
+// with the attribute sets of their measurements, made when first needed
+// and again when the tool's description or source changed.
 func (t *Telemetry) toolSpan(ev *tooling.Event) *toolSpan {
 	tool, found := t.reg.Lookup(ev.Tool)
 	k := callKey{ev.Tool, string(ev.Origin), ev.Principal.Tenant}
@@ -233,7 +234,8 @@ func (t *Telemetry) toolSpan(ev *tooling.Event) *toolSpan {
 	if ev.Principal.Tenant != "" {
 		attrs = append(attrs, AttrTenant.String(ev.Principal.Tenant))
 	}
-	ts := &toolSpan{desc: tool.Description, source: tool.Source, name: "execute_tool " + ev.Tool, attrs: trace.WithAttributes(attrs...)}
+	ts := &toolSpan{desc: tool.Description, source: tool.Source, name: "execute_tool " + ev.Tool, attrs: trace.WithAttributes(attrs...),
+		sets: t.m.callSets(ev.Tool, ev.Origin, ev.Principal.Tenant)}
 	if !found { // a name that is no tool is not kept
 		return ts
 	}
@@ -246,6 +248,11 @@ func (t *Telemetry) toolSpan(ev *tooling.Event) *toolSpan {
 
 func (t *Telemetry) begin(ctx context.Context, ev *tooling.Event) {
 	ts := t.toolSpan(ev)
+	// The SDK looks the parent span up in ctx several times; the hook's
+	// context (context.WithoutCancel's) allocates on each look-up. The
+	// span found once, set again on top, is found at once: the same
+	// parent, and every other value of ctx as it was.
+	ctx = trace.ContextWithSpan(ctx, trace.SpanFromContext(ctx))
 	// The call id is set with the attributes of the end, which are set
 	// anyway: one option less to make per call.
 	var span trace.Span
@@ -254,11 +261,10 @@ func (t *Telemetry) begin(ctx context.Context, ev *tooling.Event) {
 	} else {
 		_, span = t.tracer.Start(ctx, ts.name, spanKind, trace.WithTimestamp(ev.Time), ts.attrs)
 	}
-	sets := t.m.callSets(ev.Tool, ev.Origin, ev.Principal.Tenant)
 	t.mu.Lock()
 	_, dup := t.calls[ev.CallID]
 	if !dup {
-		t.calls[ev.CallID] = callSpan{span: span, start: ev.Time, sets: sets}
+		t.calls[ev.CallID] = callSpan{span: span, start: ev.Time, sets: ts.sets}
 	}
 	t.mu.Unlock()
 	if dup {
