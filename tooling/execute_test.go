@@ -141,6 +141,12 @@ func TestToolErrorUnwraps(t *testing.T) {
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("errors.Is(err, errBoom) = false for %v", err)
 	}
+	// The error unwraps to its code too: errors.Is matches it, errors.As
+	// extracts it, and another code does not match.
+	var code codes.Code
+	if !errors.Is(err, codes.ToolError) || errors.Is(err, codes.Timeout) || !errors.As(err, &code) || code != codes.ToolError {
+		t.Fatalf("the code through the error: Is %v, As %q", errors.Is(err, codes.ToolError), code)
+	}
 }
 
 func TestPanicKeepsStackAndHost(t *testing.T) {
