@@ -135,6 +135,9 @@ func Main() bool {
 		mainCalled = true
 		return false
 	}
+	if supervisorMain() {
+		os.Exit(serveSupervisor())
+	}
 	os.Exit(serveChild())
 	return true
 }
@@ -291,6 +294,19 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if os.Getppid() != s.parentPID {
 		return nil, errors.New("the parent is gone")
 	}
+	// The supervisor reads the child's memory through this descriptor: once the child is not
+	// dumpable, not even the child may open its own /proc/self/mem.
+	mem := -1
+	if s.supervise {
+		if mem, err = unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+			return nil, fmt.Errorf("supervisor: %w", err)
+		}
+		defer func() {
+			if mem >= 0 {
+				unix.Close(mem)
+			}
+		}()
+	}
 	// Not dumpable: its /proc files belong to root and no process of the same uid (another
 	// child) can read its memory or environment through them.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -326,8 +342,22 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if abi < MinLandlockABI {
 		return notes, fmt.Errorf("landlock ABI %d is below the minimum %d", abi, MinLandlockABI)
 	}
-	n, err = applyLandlock(s, abi, nnp)
+	// In ModeSupervised the supervisor starts now: after the mounts and limits, with the
+	// ruleset the child enforces next, before any seccomp filter but the one that allows all.
+	var sup *supervisorLink
+	var startSup func(int) error
+	if s.supervise {
+		startSup = func(rulesetFD int) (err error) {
+			sup, err = startSupervisor(rulesetFD, mem)
+			mem = -1 // the link holds it now
+			return err
+		}
+	}
+	n, err = applyLandlock(s, abi, nnp, startSup)
 	notes = append(notes, n...)
+	if sup != nil {
+		defer sup.close() // the child keeps nothing of it once it has handed the listener over
+	}
 	if err != nil {
 		return notes, err
 	}
@@ -341,6 +371,12 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 		notes = append(notes, "seccomp filter not applied: none built in")
 	default:
 		return notes, errors.New("seccomp filter not built into this binary")
+	}
+	// 7. In ModeSupervised, the filter that hands the calls that make a name to the supervisor.
+	if sup != nil {
+		if err := sup.handOver(); err != nil {
+			return notes, err
+		}
 	}
 	return notes, nil
 }

@@ -30,6 +30,9 @@
 //     namespace that maps only its own uid and gid, with a private mount namespace: there it
 //     mounts every protected entry under its write grants read-only over itself and its temp
 //     dir as a tmpfs of its budget, then drops the namespace's capabilities on every thread.
+//     In [ModeSupervised] it then starts its supervisor (see supervise.go) with the Landlock
+//     ruleset of step 5, and after step 6 installs a second filter that hands every call that
+//     makes a name to it, and sends it the filter's listener.
 //  3. Sets its rlimits (cpu, address space, open files, file size; processes when the profile
 //     declares a limit, the parent is root, or the child may start programs; no core dumps) and
 //     caps its Go runtime's threads.

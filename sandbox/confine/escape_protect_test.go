@@ -92,24 +92,33 @@ func TestProtectBudgetFailsClosed(t *testing.T) {
 // and the split mode always (forced through envSplitMode).
 func modes(t *testing.T) []Mode {
 	t.Helper()
-	if m, why := ProtectionMode(); m != ModeNamespace {
+	switch m, why := ProtectionMode(); m {
+	case ModeSplit:
 		record("protected names in a mount namespace", "namespace", "not applicable: "+why, true)
 		return []Mode{ModeSplit}
+	case ModeNamespace:
+		record("protected names made under a supervisor", "supervised", "not applicable: "+why, true)
+		return []Mode{ModeNamespace, ModeSplit}
 	}
-	return []Mode{ModeNamespace, ModeSplit}
+	return []Mode{ModeSupervised, ModeNamespace, ModeSplit}
 }
 
 // inMode returns p made to run in mode m.
 func inMode(p Profile, m Mode) Profile {
-	if m == ModeSplit {
+	switch m {
+	case ModeSplit:
 		p.Env = append(slices.Clone(p.Env), envSplitMode)
+	case ModeNamespace:
+		p.Env = append(slices.Clone(p.Env), envNamespaceMode)
 	}
 	return p
 }
 
 func init() {
 	if os.Getenv(envMarker) != markerValue {
-		os.Setenv(envSplitMode, "1") // in the test parent; a profile passes it on only when it names it
+		// In the test parent; a profile passes one on only when it names it.
+		os.Setenv(envSplitMode, "1")
+		os.Setenv(envNamespaceMode, "1")
 	}
 }
 
@@ -250,9 +259,10 @@ func TestPoolGitInit(t *testing.T) {
 
 // TestMissingProtectedNames: a call creates a .git (with a config), an .envrc and a
 // .vscode/settings.json where there was none, in a directory it may write as a whole, and a .git
-// in directories the call itself made. The
-// control creates them unconfined; confined, in both modes, cold and pooled, the call is refused
-// and what it created is moved aside (no protected name is left behind).
+// in directories the call itself made. The control creates them unconfined; confined, in every
+// mode, cold and pooled, the call is refused: in the supervised mode as the name is made (see
+// TestProtectedNameCreation for every way of making one), in the others after the call, what it
+// created moved aside. No protected name is left behind.
 func TestMissingProtectedNames(t *testing.T) {
 	requireConfinement(t)
 	t.Parallel()
@@ -267,7 +277,7 @@ func TestMissingProtectedNames(t *testing.T) {
 			for _, rel := range []string{".git/config", ".envrc", ".vscode/settings.json", "made/by/the/call/.git/config"} {
 				target := filepath.Join(sub, rel)
 				attack := fmt.Sprintf("create a missing %s in a writable dir %s", rel, what)
-				if !pooled && m == ModeNamespace {
+				if !pooled && m == modes(t)[0] {
 					control := filepath.Join(t.TempDir(), rel)
 					err := runFSOp(fsOp{Op: "mkdir-write", A: control})
 					record(fmt.Sprintf("create a missing %s [unconfined control]", rel), "ok", outcome(nil, err), err == nil)
@@ -280,7 +290,11 @@ func TestMissingProtectedNames(t *testing.T) {
 					resp, err = Run(ctxTimeout(t, 30*time.Second), "test.fs", p, fsReq("mkdir-write", target, ""))
 				}
 				e := expect(t, attack, Denied, resp, err)
-				if e != nil && !strings.Contains(e.What, "moved aside") {
+				switch {
+				case e == nil:
+				case m == ModeSupervised && (!strings.Contains(e.What, "is a protected name") || strings.Contains(e.What, "moved aside")):
+					t.Errorf("%s: message %q does not say it was refused as a protected name", attack, e.What)
+				case m != ModeSupervised && !strings.Contains(e.What, "moved aside"):
 					t.Errorf("%s: message %q does not say what became of it", attack, e.What)
 				}
 				// The protected entry itself (the directories the call made above it stay).

@@ -230,7 +230,8 @@ func shebang(path string) string {
 // granting the link's target. A profile path that does not exist gets no rule (nothing to grant).
 //
 // Landlock needs no_new_privs on every thread; nnp says that the seccomp filter set it already.
-func applyLandlock(s *setupMsg, abi int, nnp bool) (notes []string, err error) {
+// beforeRestrict, when not nil, gets the ruleset before it is enforced (the supervisor's start).
+func applyLandlock(s *setupMsg, abi int, nnp bool, beforeRestrict func(rulesetFD int) error) (notes []string, err error) {
 	if abi < MinLandlockABI {
 		return nil, fmt.Errorf("landlock ABI %d is below the minimum %d", abi, MinLandlockABI)
 	}
@@ -275,6 +276,11 @@ func applyLandlock(s *setupMsg, abi int, nnp bool) (notes []string, err error) {
 	if !nnp {
 		if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on all threads: %w", err)
+		}
+	}
+	if beforeRestrict != nil {
+		if err := beforeRestrict(fd); err != nil {
+			return notes, err
 		}
 	}
 	if err := ll.AllThreadsLandlockRestrictSelf(fd, 0); err != nil {

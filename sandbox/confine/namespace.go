@@ -21,6 +21,9 @@ import (
 // less: tests use it to exercise the fallback on a machine with user namespaces.
 const envSplitMode = "TOOLEXPLORER_CONFINE_SPLIT_MODE"
 
+// envNamespaceMode does the same for ModeNamespace where ModeSupervised applies.
+const envNamespaceMode = "TOOLEXPLORER_CONFINE_NAMESPACE_MODE"
+
 var (
 	modeOnce   sync.Once
 	modeOf     Mode
@@ -28,9 +31,10 @@ var (
 )
 
 // ProtectionMode reports how this process's children keep protected names read-only, and for
-// ModeSplit why user namespaces cannot be used. The first call finds out by starting one child
-// in a user and mount namespace (it needs [Main] to have been called; before that it reports
-// ModeSplit without trying, and tries again at the next call).
+// ModeSplit why user namespaces cannot be used (for ModeNamespace, why the supervisor cannot).
+// The first call finds out by starting a child in a user and mount namespace, and then one with
+// its supervisor (it needs [Main] to have been called; before that it reports ModeSplit without
+// trying, and tries again at the next call).
 func ProtectionMode() (Mode, string) {
 	if !mainCalled {
 		return ModeSplit, "confine.Main is not called first in main"
@@ -46,17 +50,51 @@ func profileMode(p Profile) Mode {
 		return ModeSplit
 	}
 	m, _ := ProtectionMode()
-	if m == ModeNamespace && slices.Contains(p.Env, envSplitMode) && os.Getenv(envSplitMode) == "1" {
+	forced := func(env string) bool { return slices.Contains(p.Env, env) && os.Getenv(env) == "1" }
+	if m != ModeSplit && forced(envSplitMode) {
 		return ModeSplit
+	}
+	if m == ModeSupervised && forced(envNamespaceMode) {
+		return ModeNamespace
 	}
 	return m
 }
 
+// mode is the protection mode of the setup.
+func (s *setupMsg) mode() Mode {
+	switch {
+	case s.supervise:
+		return ModeSupervised
+	case s.nsMode:
+		return ModeNamespace
+	}
+	return ModeSplit
+}
+
 // probeNamespaces starts a child that sets up its namespaces and confines itself, and waits for
-// it to say it is ready.
+// it to say it is ready; then, where the kernel has what the supervisor needs, one that starts
+// its supervisor too.
 func probeNamespaces() {
 	modeOf, modeReason = ModeSplit, ""
-	s, err := buildSetup(Profile{}, ModeNamespace)
+	if err := probe(ModeNamespace); err != nil {
+		modeReason = "user namespaces are unavailable here: " + err.Error()
+		return
+	}
+	modeOf = ModeNamespace
+	err := supervisorSupport()
+	if err == nil {
+		err = probe(ModeSupervised)
+	}
+	if err != nil {
+		modeReason = "protected names a call creates are moved aside after it, not refused as they are made: " + err.Error()
+		return
+	}
+	modeOf = ModeSupervised
+}
+
+// probe starts a child in mode m and waits until it is confined and ready.
+func probe(m Mode) error {
+	s, err := buildSetup(Profile{}, m)
 	if err == nil {
 		var pr *proc
 		if pr, err = startSetup(s); err == nil {
@@ -68,15 +106,11 @@ func probeNamespaces() {
 			pr.release()
 		}
 	}
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			err = errors.New(e.What)
-		}
-		modeReason = "user namespaces are unavailable here: " + err.Error()
-		return
+	var e *Error
+	if errors.As(err, &e) {
+		err = errors.New(e.What)
 	}
-	modeOf = ModeNamespace
+	return err
 }
 
 // namespaceAttr makes the child of attr start in a user namespace that maps its uid and gid (the

@@ -259,8 +259,8 @@ func buildSetup(p Profile, mode Mode) (*setupMsg, error) {
 		return nil, &Error{Kind: Unavailable, What: "invalid profile: " + err.Error()}
 	}
 	s.grantsW = slices.Clone(s.write)
-	if mode == ModeNamespace {
-		s.nsMode = true
+	if mode == ModeNamespace || mode == ModeSupervised {
+		s.nsMode, s.supervise = true, mode == ModeSupervised
 		found, err := findProtected(s.write, 0)
 		if err != nil {
 			return nil, &Error{Kind: Unavailable, What: "looking for protected names: " + err.Error()}
@@ -343,6 +343,7 @@ type proc struct {
 	protectKey string
 	grantsW    []string
 	nsMode     bool
+	mode       Mode
 	known      map[string]dirID
 	limits     Limits
 	reqW       *os.File
@@ -503,6 +504,7 @@ func startSetup(s *setupMsg) (_ *proc, err error) {
 		protectKey: s.protectKey,
 		grantsW:    s.grantsW,
 		nsMode:     s.nsMode,
+		mode:       s.mode(),
 		known:      s.known,
 		reqW:       reqW,
 		respR:      respR,

@@ -287,10 +287,6 @@ func (pr *proc) current(prof Profile) bool {
 	if len(prof.WritePaths) == 0 {
 		return true
 	}
-	mode := ModeSplit
-	if pr.nsMode {
-		mode = ModeNamespace
-	}
-	s, err := buildSetup(prof, mode)
+	s, err := buildSetup(prof, pr.mode)
 	return err == nil && s.protectKey == pr.protectKey
 }

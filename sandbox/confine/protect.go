@@ -32,8 +32,10 @@ import (
 // (protectBudget entries): past it the call is refused, never let through unprotected. The
 // namespace walk has none.
 //
-// What neither does: a protected name that does not exist when the child starts can be created
-// where the child may create files (in ModeSplit, only in directories writable as a whole).
+// A protected name that does not exist when the child starts cannot be made in ModeSupervised
+// (see supervise.go); in the other two modes it can be made where the child may make files (in
+// ModeSplit, only in directories writable as a whole), and is moved aside after the call (see
+// sweepProtected), which every mode does.
 // A reused worker is retired when the protected entries under its write grants change (see
 // [Pool]).
 var ProtectedNames = []string{

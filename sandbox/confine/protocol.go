@@ -37,7 +37,7 @@ const MaxMessageBytes = 64 << 20
 // maxFrame bounds a whole frame: a message plus its header fields.
 const maxFrame = MaxMessageBytes + 1<<20
 
-const protocolVersion = 9
+const protocolVersion = 10
 
 // maxText bounds each text of an error response (what, detail): the child cuts longer ones, so
 // that a response frame is at most its body's limit plus responseOverhead.
@@ -73,7 +73,10 @@ type setupMsg struct {
 	// telling a refusal of a protected name from others.
 	nsMode  bool
 	protect []string
-	grantsW []string
+	// supervise: the child starts a supervisor that makes the names its calls make, and refuses
+	// protected ones (ModeSupervised; nsMode is set too).
+	supervise bool
+	grantsW   []string
 	// protectKey digests what the protection of this setup was made from (paths, devices and
 	// inodes); not sent. A pooled worker whose key no longer matches the workspace is retired.
 	protectKey string
@@ -142,6 +145,7 @@ func (m *setupMsg) encode() []byte {
 	e.strs(m.exec)
 	e.strs(m.interp)
 	e.bool(m.nsMode)
+	e.bool(m.supervise)
 	e.strs(m.protect)
 	e.strs(m.grantsW)
 	e.u32(uint32(len(m.ids)))
@@ -190,6 +194,7 @@ func (m *setupMsg) decode(b []byte) error {
 	m.exec = d.strs()
 	m.interp = d.strs()
 	m.nsMode = d.bool()
+	m.supervise = d.bool()
 	m.protect = d.strs()
 	m.grantsW = d.strs()
 	if n := d.count(); n > 0 {

@@ -124,6 +124,17 @@ type seccompArch struct {
 	// modeAt lists the calls that take a file mode, with the index of the mode argument.
 	modeAt []modeArg
 
+	// create are the calls that make a name, which ModeSupervised's filter always sends to the
+	// supervisor; createFlags those it sends when their flags argument holds O_CREAT;
+	// createCalls describes their arguments.
+	create      []sysno
+	createFlags []modeArg
+	noted       map[int32]sysno // calls the supervisor only notes: chdir, fchdir, umask
+	createCalls []struct {
+		nr uint32
+		createCall
+	}
+
 	clone, clone3, ioctl, socket, socketpair, memfdCreate, openat2           uint32
 	sendto, sendmsg, sendmmsg, setsockopt, utimensat, setpriority, ioprioSet uint32
 }

@@ -159,3 +159,39 @@ var seccompAMD64 = seccompArch{
 	setpriority: unix.SYS_SETPRIORITY,
 	ioprioSet:   unix.SYS_IOPRIO_SET,
 }
+
+// createCalls are the x86_64 calls that make a name, which ModeSupervised's filter sends to the
+// supervisor (open and openat only with O_CREAT; mknod and mknodat are refused outright).
+var createCallsAMD64 = []struct {
+	nr uint32
+	createCall
+}{
+	{unix.SYS_OPEN, createCall{name: "open", paths: []pathArg{{-1, 0}}, target: -1, flags: 1, mode: 2, atFlags: -1, renFlags: -1}},
+	{unix.SYS_CREAT, createCall{name: "creat", paths: []pathArg{{-1, 0}}, target: -1, flags: -1, mode: 1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_OPENAT, createCall{name: "openat", paths: []pathArg{{0, 1}}, target: -1, flags: 2, mode: 3, atFlags: -1, renFlags: -1}},
+	{unix.SYS_MKDIR, createCall{name: "mkdir", paths: []pathArg{{-1, 0}}, target: -1, flags: -1, mode: 1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_MKDIRAT, createCall{name: "mkdirat", paths: []pathArg{{0, 1}}, target: -1, flags: -1, mode: 2, atFlags: -1, renFlags: -1}},
+	{unix.SYS_SYMLINK, createCall{name: "symlink", paths: []pathArg{{-1, 1}}, target: 0, flags: -1, mode: -1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_SYMLINKAT, createCall{name: "symlinkat", paths: []pathArg{{1, 2}}, target: 0, flags: -1, mode: -1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_LINK, createCall{name: "link", paths: []pathArg{{-1, 0}, {-1, 1}}, target: -1, flags: -1, mode: -1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_LINKAT, createCall{name: "linkat", paths: []pathArg{{0, 1}, {2, 3}}, target: -1, flags: -1, mode: -1, atFlags: 4, renFlags: -1}},
+	{unix.SYS_RENAME, createCall{name: "rename", paths: []pathArg{{-1, 0}, {-1, 1}}, target: -1, flags: -1, mode: -1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_RENAMEAT, createCall{name: "renameat", paths: []pathArg{{0, 1}, {2, 3}}, target: -1, flags: -1, mode: -1, atFlags: -1, renFlags: -1}},
+	{unix.SYS_RENAMEAT2, createCall{name: "renameat2", paths: []pathArg{{0, 1}, {2, 3}}, target: -1, flags: -1, mode: -1, atFlags: -1, renFlags: 4}},
+}
+
+func init() {
+	a := &seccompAMD64
+	a.createCalls = createCallsAMD64
+	a.noted = map[int32]sysno{}
+	for _, s := range []sysno{{"chdir", unix.SYS_CHDIR}, {"fchdir", unix.SYS_FCHDIR}, {"umask", unix.SYS_UMASK}} {
+		a.noted[int32(s.nr)] = s
+	}
+	for _, c := range createCallsAMD64 {
+		if c.flags >= 0 {
+			a.createFlags = append(a.createFlags, modeArg{sysno{c.name, c.nr}, c.flags})
+		} else {
+			a.create = append(a.create, sysno{c.name, c.nr})
+		}
+	}
+}

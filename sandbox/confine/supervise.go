@@ -1,0 +1,633 @@
+//go:build linux
+
+package confine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"maps"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// The supervisor (ModeSupervised)
+//
+// Landlock cannot refuse a name inside a grant, and the seccomp filter cannot read the name a
+// call makes: it lies in the caller's memory, which another thread may change between any check
+// and the kernel's own read of it (so a supervisor that checks the path and lets the call go on,
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE, is no check at all). In ModeSupervised the calls that make a
+// name (open, openat and creat with O_CREAT; mkdir, mkdirat; symlink, symlinkat; link, linkat;
+// rename, renameat, renameat2; mknod is refused outright, openat2 gets ENOSYS) stop in a second
+// seccomp filter that hands them to a supervisor process (SECCOMP_RET_USER_NOTIF). The
+// supervisor reads each path once into its own memory, resolves the directory the name goes in
+// as the kernel would (from the caller's working directory or descriptor, following symlinks,
+// and a last component that is a symlink where open follows it), makes the name itself from
+// that copy, and hands the outcome back: a descriptor through SECCOMP_IOCTL_NOTIF_ADDFD, its
+// number then the call's result, or the call's result or errno. The kernel never reads the caller's
+// path again, so a thread that changes it after the check changes nothing. A protected last
+// component (see [ProtectedNames]) is refused with EACCES (EEXIST where it exists and the call
+// fails so on an existing name), anywhere but in the child's private temp dir, its own tmpfs,
+// from which nothing reaches a write grant (rename and link across mounts fail with EXDEV). As
+// no protected name can be made, and those that exist are read-only mounts, no name is ever
+// made under one either.
+//
+// The supervisor has no more rights than the child: the child starts it (the same binary,
+// re-executed) in its user and mount namespaces, with its uid, gid and rlimits, no capabilities
+// and no_new_privs, after its mounts and before its own Landlock ruleset; it passes that very
+// ruleset over, and the supervisor's thread that receives the calls and makes the names enforces
+// it on itself. Its other thread, which only opens the /proc files of the programs the child
+// starts (their memory, working directory, descriptors, umask: numbers the kernel gives, never a
+// path a caller names), has no Landlock domain, as Landlock lets only an ancestor domain (or
+// none) reach a confined process. Both run under the narrowest seccomp filter. The child is not
+// dumpable (see [Main]): it hands its memory, working directory and umask over with the
+// listener; the supervisor notes (and lets go on) chdir, fchdir and umask, after which the
+// child's relative names are refused and its umask read from /proc. A name the child's own code
+// makes relative to another descriptor of its own, or from an O_TMPFILE descriptor, is refused
+// with EACCES; the programs it starts are dumpable, as exec makes them, and are not concerned.
+// A path through /proc/self (/dev/stdout, /dev/fd/N) names the supervisor there: making a name
+// through one is refused with EACCES.
+
+// envRole, set to roleSupervisor in the supervisor's environment, makes Main serve as one.
+const (
+	envRole        = "TOOLEXPLORER_CONFINE_ROLE"
+	roleSupervisor = "supervisor"
+)
+
+// The supervisor's descriptors: its end of the socket pair, and the child's Landlock ruleset.
+const (
+	supervisorSockFD    = 3
+	supervisorRulesetFD = 4
+)
+
+// supervisorSupport reports why this kernel cannot run the supervisor, or nil:
+// SECCOMP_RET_USER_NOTIF (5.0), SECCOMP_IOCTL_NOTIF_ADDFD (5.9) and
+// SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (5.19), without which a signal to the caller (Go sends
+// them to preempt goroutines) would make it restart a call the supervisor already carried out.
+func supervisorSupport() error {
+	action := uint32(unix.SECCOMP_RET_USER_NOTIF)
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); errno != 0 {
+		return fmt.Errorf("seccomp user notification unavailable: %w", errno)
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return err
+	}
+	release := unix.ByteSliceToString(u.Release[:])
+	var major, minor int
+	if _, err := fmt.Sscanf(release, "%d.%d", &major, &minor); err != nil {
+		return fmt.Errorf("kernel release %q: %w", release, err)
+	}
+	if major < 5 || major == 5 && minor < 19 {
+		return fmt.Errorf("kernel %s is older than 5.19 (seccomp's SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)", release)
+	}
+	// Yama's ptrace_scope 1 or more would keep the supervisor, which is no ancestor of the
+	// programs a child starts, out of their memory: every name they make would be refused.
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil && strings.TrimSpace(string(b)) != "0" {
+		return fmt.Errorf("the Yama security module's ptrace_scope is %s: the supervisor could not read the paths of the programs a child starts", strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+// notifyFilter builds the second filter: the calls that make a name go to the supervisor,
+// open and openat only with O_CREAT. Everything else, and every other architecture (which the
+// first filter kills), is allowed by it.
+func notifyFilter(a *seccompArch) ([]bpf.RawInstruction, error) {
+	const retNotify = unix.SECCOMP_RET_USER_NOTIF
+	var b progBuilder
+	b.load(seccompDataArch)
+	b.jumpIf(bpf.JumpEqual, a.audit, "", lAllow)
+	b.load(seccompDataNr)
+	for _, s := range a.create {
+		b.jumpIf(bpf.JumpEqual, s.nr, "notify", "")
+	}
+	for _, nr := range slices.Sorted(maps.Keys(a.noted)) {
+		b.jumpIf(bpf.JumpEqual, uint32(nr), "notify", "")
+	}
+	for _, m := range a.createFlags {
+		b.jumpIf(bpf.JumpEqual, m.nr, modeLabel(m.arg), "")
+	}
+	b.label(lAllow)
+	b.ret(retAllow)
+	b.label("notify")
+	b.ret(retNotify)
+	for _, i := range slices.Compact(slices.Sorted(func(yield func(int) bool) {
+		for _, m := range a.createFlags {
+			if !yield(m.arg) {
+				return
+			}
+		}
+	})) {
+		b.label(modeLabel(i))
+		b.load(argLow(i))
+		b.ins = append(b.ins, bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.O_CREAT, SkipTrue: 1}, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retNotify})
+	}
+	prog, err := b.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return bpf.Assemble(prog)
+}
+
+// supervisorLink is the child's side of a started supervisor.
+type supervisorLink struct {
+	sock     *os.File // the child's end of the socket pair
+	mem, cwd int      // the child's /proc/self/mem and working directory, for the supervisor
+	closed   bool
+}
+
+// startSupervisor starts the supervisor with the child's Landlock ruleset (not yet enforced),
+// and keeps what the child hands over with the listener: its memory (mem, opened while it was
+// still dumpable; the link owns it) and working directory, which the supervisor cannot open
+// itself (the child is not dumpable).
+func startSupervisor(rulesetFD, mem int) (*supervisorLink, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(mem)
+		return nil, fmt.Errorf("supervisor: socketpair: %w", err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "supervisor"), os.NewFile(uintptr(fds[1]), "supervisor")
+	defer theirs.Close()
+	rs, err := unix.FcntlInt(uintptr(rulesetFD), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		ours.Close()
+		unix.Close(mem)
+		return nil, fmt.Errorf("supervisor: ruleset: %w", err)
+	}
+	ruleset := os.NewFile(uintptr(rs), "ruleset")
+	defer ruleset.Close()
+	env := []string{envMarker + "=" + markerValue, envRole + "=" + roleSupervisor, "GOMAXPROCS=1", "MALLOC_ARENA_MAX=2"}
+	if raceEnabled {
+		env = append(env, "GORACE=atexit_sleep_ms=0")
+	}
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{childArgv0},
+		Env:         env,
+		Stderr:      os.Stderr,
+		ExtraFiles:  []*os.File{theirs, ruleset}, // fds 3 and 4
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	}
+	l := &supervisorLink{sock: ours, mem: mem, cwd: -1}
+	if err := cmd.Start(); err != nil {
+		l.close()
+		return nil, fmt.Errorf("supervisor: starting it: %w", err)
+	}
+	cmd.Process.Release() // no handle of it (a pidfd) stays with the child's code
+	if l.cwd, err = unix.Open(".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+		l.close()
+		return nil, fmt.Errorf("supervisor: the working directory: %w", err)
+	}
+	return l, nil
+}
+
+func (l *supervisorLink) close() {
+	if l.closed {
+		return
+	}
+	l.closed = true
+	l.sock.Close()
+	for _, fd := range []int{l.mem, l.cwd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// handOver installs the filter that sends the calls that make a name to the supervisor, on
+// every thread, and sends the supervisor its listener with the child's memory and working
+// directory. The child keeps no descriptor of the listener: one that could answer its own
+// calls would carry them out unchecked.
+func (l *supervisorLink) handOver() error {
+	defer l.close()
+	raw, err := notifyFilter(nativeSeccomp)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, ins := range raw {
+		filter[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	// The umask, read before the filter: from then on umask(2) waits for the supervisor.
+	umask := unix.Umask(0)
+	unix.Umask(umask)
+	flags := unix.SECCOMP_FILTER_FLAG_TSYNC | unix.SECCOMP_FILTER_FLAG_TSYNC_ESRCH | unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+	listener, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, uintptr(flags), uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return fmt.Errorf("supervisor: seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER): %w", errno)
+	}
+	defer unix.Close(int(listener))
+	rights := unix.UnixRights(int(listener), l.mem, l.cwd)
+	if err := unix.Sendmsg(int(l.sock.Fd()), []byte{byte(umask), byte(umask >> 8)}, rights, nil, 0); err != nil {
+		return fmt.Errorf("supervisor: handing the listener over: %w", err)
+	}
+	return nil
+}
+
+// serveSupervisor is Main in the supervisor: it sets itself up, takes the listener and answers
+// the child's calls until the child is gone. It returns the exit status.
+func serveSupervisor() int {
+	runtime.LockOSThread() // this thread reads the callers: it never gets a Landlock domain
+	os.Unsetenv(envMarker)
+	os.Unsetenv(envRole)
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "confine supervisor: %v\n", err)
+		return exitUnavailable
+	}
+	child := os.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		return fail(err)
+	}
+	if os.Getppid() != child || child == 1 {
+		return fail(errors.New("the child is gone"))
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail(err)
+	}
+	unix.Umask(0) // modes are the caller's, its umask applied here
+	var tmp unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, ".", 0, unix.STATX_MNT_ID, &tmp); err != nil {
+		return fail(fmt.Errorf("the private temp dir: %w", err))
+	}
+	act, err := startActor(supervisorRulesetFD)
+	if err != nil {
+		return fail(err)
+	}
+	raw, err := BuildSeccomp(SeccompPolicy{})
+	if err == nil {
+		err = installFilter(raw)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	buf, oob := make([]byte, 2), make([]byte, unix.CmsgSpace(3*4))
+	_, oobn, _, _, err := unix.Recvmsg(supervisorSockFD, buf, oob, 0)
+	if err != nil {
+		return fail(fmt.Errorf("receiving the listener: %w", err))
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
+		fds, _ = unix.ParseUnixRights(&msgs[0])
+	}
+	if len(fds) != 3 {
+		return fail(fmt.Errorf("received %d descriptors, want 3", len(fds)))
+	}
+	unix.Close(supervisorSockFD)
+	s := &supervisor{listener: fds[0], childMem: fds[1], childCwd: fds[2], child: child, tmpMnt: tmp.Mnt_id,
+		childUmask: uint32(buf[0]) | uint32(buf[1])<<8, reader: make(chan func()), readerDone: make(chan struct{})}
+	// The actor serves; this thread opens what it asks for in /proc, until the child is gone.
+	exit := make(chan int, 1)
+	go act.do(func() { exit <- s.serve() })
+	for {
+		select {
+		case f := <-s.reader:
+			f()
+			s.readerDone <- struct{}{}
+		case code := <-exit:
+			return code
+		}
+	}
+}
+
+// onReader runs f on the thread that has no Landlock domain, which may open the /proc files of
+// the child's programs, and waits for it.
+func (s *supervisor) onReader(f func()) {
+	s.reader <- f
+	<-s.readerDone
+}
+
+// supervisor answers the calls of one child and its programs.
+type supervisor struct {
+	listener, childMem, childCwd int
+	child                        int    // the child's pid
+	childUmask                   uint32 // the child's umask when it handed the listener over
+	tmpMnt                       uint64 // the mount of the child's private temp dir
+	// cwdGone and umaskGone: the child changed its working directory (childCwd is stale),
+	// or its umask (which is then read from /proc).
+	cwdGone, umaskGone bool
+	// reader takes functions to run on the thread without a Landlock domain.
+	reader     chan func()
+	readerDone chan struct{}
+}
+
+// seccompNotif is struct seccomp_notif.
+type seccompNotif struct {
+	id    uint64
+	pid   uint32
+	flags uint32
+	nr    int32
+	arch  uint32
+	ip    uint64
+	args  [6]uint64
+}
+
+// seccompNotifResp is struct seccomp_notif_resp.
+type seccompNotifResp struct {
+	id    uint64
+	val   int64
+	error int32
+	flags uint32
+}
+
+// seccompNotifAddfd is struct seccomp_notif_addfd.
+type seccompNotifAddfd struct {
+	id         uint64
+	flags      uint32
+	srcfd      uint32
+	newfd      uint32
+	newfdFlags uint32
+}
+
+func (s *supervisor) ioctl(req uint, arg unsafe.Pointer) (uintptr, error) {
+	r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(s.listener), uintptr(req), uintptr(arg))
+	if errno != 0 {
+		return r, errno
+	}
+	return r, nil
+}
+
+// serve receives and answers notifications until the listener has no caller left.
+func (s *supervisor) serve() int {
+	for {
+		var n seccompNotif
+		if _, err := s.ioctl(unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
+			switch err {
+			case unix.EINTR, unix.ENOENT: // a signal here; a caller gone before it was received
+				continue
+			}
+			return 0 // the child and its programs are gone
+		}
+		if nr, noted := nativeSeccomp.noted[n.nr]; noted {
+			// The child's working directory and umask, handed over at the start, are no
+			// longer known once they change: its relative paths are refused from then on, its
+			// umask read from /proc. The call itself goes on (nothing is checked for it, so the
+			// kernel may read its arguments).
+			if s.isChild(int(n.pid)) {
+				if nr.name == "umask" {
+					s.umaskGone = true
+				} else {
+					s.cwdGone = true
+				}
+			}
+			resp := seccompNotifResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
+			s.ioctl(unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+			continue
+		}
+		fd, val, errno := s.handle(&n)
+		if fd >= 0 {
+			// The descriptor goes into the caller's table, then its number is the answer.
+			// Not in one step (SECCOMP_ADDFD_FLAG_SEND): the kernel marks the call answered
+			// before the caller takes the descriptor, and a signal that interrupts this
+			// ioctl then withdraws the descriptor and leaves the caller with 0 (seen as a
+			// write on descriptor 0 under load). The caller waits killably meanwhile
+			// (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): no restart of its call can leak it.
+			add := seccompNotifAddfd{id: n.id, srcfd: uint32(fd)}
+			if val&unix.O_CLOEXEC != 0 {
+				add.newfdFlags = unix.O_CLOEXEC
+			}
+			newfd, err := s.ioctl(unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
+			unix.Close(fd)
+			val, errno = int64(newfd), 0
+			if err != nil {
+				val, errno = 0, errnoOf(err) // the caller is gone, or its table is full (EMFILE)
+			}
+		}
+		resp := seccompNotifResp{id: n.id, val: val, error: -int32(errno)}
+		s.ioctl(unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+	}
+}
+
+// caller is what the supervisor opened of a caller before it checked that the notification is
+// still valid (the pid could otherwise name another process by then).
+type caller struct {
+	mem   int
+	umask uint32
+	bases []int // one per path argument: the directory a relative path starts from
+}
+
+func (c *caller) close() {
+	for _, fd := range append([]int{c.mem}, c.bases...) {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// handle carries out one call. It returns a descriptor to hand over (fd >= 0, val the open
+// flags), or the call's result val and errno.
+func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errno) {
+	call, ok := nativeSeccomp.createCall(n.nr)
+	if !ok {
+		return -1, 0, unix.ENOSYS
+	}
+	arg := func(i int) uint64 { return n.args[i] }
+	dirfd := func(i int) int32 {
+		if i < 0 {
+			return unix.AT_FDCWD
+		}
+		return int32(arg(i))
+	}
+	c := &caller{mem: -1}
+	defer c.close()
+	var dirfds []int32
+	for _, p := range call.paths {
+		dirfds = append(dirfds, dirfd(p.dirfd))
+	}
+	if err := s.open(c, int(n.pid), dirfds); err != nil {
+		return -1, 0, unix.EACCES
+	}
+	id := n.id
+	if _, err := s.ioctl(unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)); err != nil {
+		return -1, 0, unix.ENOENT // the caller is gone; the answer goes nowhere
+	}
+	// One copy of each string, read once: the call is carried out from it.
+	var strs []string
+	for i, p := range call.paths {
+		str, err := readString(c.mem, arg(p.path))
+		if err != nil {
+			return -1, 0, errnoOf(err)
+		}
+		if c.bases[i] < 0 && !strings.HasPrefix(str, "/") && !(str == "" && call.atFlags >= 0) {
+			return -1, 0, unix.EACCES // a directory of the caller's the supervisor cannot reach
+		}
+		strs = append(strs, str)
+	}
+	var target string
+	if call.target >= 0 {
+		var err error
+		if target, err = readString(c.mem, arg(call.target)); err != nil {
+			return -1, 0, errnoOf(err)
+		}
+	}
+	op := createOp{name: call.name, bases: c.bases, paths: strs, target: target, tmpMnt: s.tmpMnt, file: -1}
+	if call.flags >= 0 {
+		op.flags = int(int32(arg(call.flags)))
+	}
+	if call.mode >= 0 {
+		op.mode = uint32(arg(call.mode)) &^ c.umask
+	}
+	if call.name == "creat" {
+		op.flags = unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC
+	}
+	if call.atFlags >= 0 {
+		op.atFlags = int(int32(arg(call.atFlags)))
+	}
+	if call.renFlags >= 0 {
+		op.renFlags = uint(uint32(arg(call.renFlags)))
+	}
+	if call.atFlags >= 0 && op.atFlags&unix.AT_EMPTY_PATH != 0 && len(strs) > 0 && strs[0] == "" && call.name == "linkat" {
+		// linkat(fd, "", ...): the file is the descriptor itself (an O_TMPFILE file, say),
+		// opened with the bases (-1: out of reach, refused once the name is checked).
+		op.byFD, op.file = true, c.bases[0]
+	}
+	r := op.run()
+	if r.err != nil {
+		return -1, 0, errnoOf(r.err)
+	}
+	if r.fd >= 0 {
+		return r.fd, int64(op.flags), 0
+	}
+	return -1, 0, 0
+}
+
+// open opens what the supervisor needs of the caller tid: its memory, its umask, and for each
+// path the directory a relative path starts from (its working directory, AT_FDCWD, or its
+// descriptor dirfd; -1 when it cannot be reached, which refuses a relative path only). The
+// child's own come with the listener (it is not dumpable: its descriptors other than those are
+// out of reach); a program's are opened in /proc by the thread without a Landlock domain.
+func (s *supervisor) open(c *caller, tid int, dirfds []int32) (err error) {
+	if s.isChild(tid) {
+		if c.mem, err = unix.FcntlInt(uintptr(s.childMem), unix.F_DUPFD_CLOEXEC, 0); err != nil {
+			return err
+		}
+		c.umask = s.childUmask
+		if s.umaskGone {
+			s.onReader(func() { c.umask, err = umaskOf(tid) })
+		}
+		for _, d := range dirfds {
+			base := -1
+			if d == unix.AT_FDCWD && !s.cwdGone {
+				base, _ = unix.FcntlInt(uintptr(s.childCwd), unix.F_DUPFD_CLOEXEC, 0)
+			}
+			c.bases = append(c.bases, base)
+		}
+		return err
+	}
+	s.onReader(func() {
+		if c.mem, err = unix.Open(fmt.Sprintf("/proc/%d/mem", tid), unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+			return
+		}
+		if c.umask, err = umaskOf(tid); err != nil {
+			return
+		}
+		for _, d := range dirfds {
+			what := "cwd"
+			if d != unix.AT_FDCWD {
+				what = "fd/" + strconv.Itoa(int(d))
+			}
+			base, err := unix.Open(fmt.Sprintf("/proc/%d/%s", tid, what), unix.O_PATH|unix.O_CLOEXEC, 0)
+			if err != nil || d < 0 && d != unix.AT_FDCWD {
+				base = -1
+			}
+			c.bases = append(c.bases, base)
+		}
+	})
+	return err
+}
+
+// isChild reports whether tid is a thread of the child itself.
+func (s *supervisor) isChild(tid int) bool {
+	var st unix.Stat_t
+	return unix.Stat(fmt.Sprintf("/proc/%d/task/%d", s.child, tid), &st) == nil
+}
+
+// umaskOf reads the umask of tid (/proc/PID/status, which any process may read).
+func umaskOf(tid int) (uint32, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return 0, err
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nUmask:\t"))
+	if !ok {
+		return 0, errors.New("no umask in status")
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	m, err := strconv.ParseUint(string(line), 8, 32)
+	return uint32(m), err
+}
+
+// readString reads a NUL-terminated string of at most PATH_MAX bytes at addr, page by page (a
+// read across the end of a mapping fails).
+func readString(mem int, addr uint64) (string, error) {
+	const pathMax, page = 4096, 4096
+	var out []byte
+	buf := make([]byte, page)
+	for len(out) < pathMax {
+		n := min(page-int(addr%page), pathMax-len(out))
+		if addr > 1<<62 {
+			return "", unix.EFAULT
+		}
+		got, err := unix.Pread(mem, buf[:n], int64(addr))
+		if err != nil || got <= 0 {
+			return "", unix.EFAULT
+		}
+		if i := bytes.IndexByte(buf[:got], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:got]...)
+		addr += uint64(got)
+	}
+	return "", unix.ENAMETOOLONG
+}
+
+// errnoOf is the errno of err (EACCES when it has none).
+func errnoOf(err error) unix.Errno {
+	var e unix.Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	return unix.EACCES
+}
+
+// createCall describes a call that makes a name: which arguments are what (-1: none).
+type createCall struct {
+	name                           string
+	paths                          []pathArg // the paths, the last one the name made
+	target                         int       // symlink's target
+	flags, mode, atFlags, renFlags int
+}
+
+// pathArg is a path argument and the dirfd argument it is relative to (-1: AT_FDCWD).
+type pathArg struct{ dirfd, path int }
+
+// createCall returns the description of system call nr.
+func (a *seccompArch) createCall(nr int32) (createCall, bool) {
+	for _, c := range a.createCalls {
+		if c.nr == uint32(nr) {
+			return c.createCall, true
+		}
+	}
+	return createCall{}, false
+}
+
+// supervisorMain reports whether this process is a supervisor (see Main).
+func supervisorMain() bool { return os.Getenv(envRole) == roleSupervisor }
+
+func init() {
+	// Check the layout of the kernel's structures once.
+	if unsafe.Sizeof(seccompNotif{}) != 80 || unsafe.Sizeof(seccompNotifResp{}) != 24 || unsafe.Sizeof(seccompNotifAddfd{}) != 24 {
+		panic("confine: seccomp notification structures have the wrong size")
+	}
+}

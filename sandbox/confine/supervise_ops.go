@@ -1,0 +1,260 @@
+//go:build linux
+
+package confine
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// actor is the supervisor's thread that receives the calls and makes names: it enforces the
+// child's own Landlock ruleset on itself (on this one thread), so that it makes only what the
+// child may.
+type actor struct {
+	work chan func()
+	done chan struct{}
+}
+
+// startActor starts the actor's thread and restricts it with the ruleset rulesetFD.
+func startActor(rulesetFD int) (*actor, error) {
+	a := &actor{work: make(chan func()), done: make(chan struct{})}
+	errc := make(chan error)
+	go func() {
+		// Never unlocked: the thread keeps its domain, and ends with the process.
+		runtime.LockOSThread()
+		_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFD), 0, 0)
+		unix.Close(rulesetFD)
+		if errno != 0 {
+			errc <- fmt.Errorf("landlock_restrict_self: %w", errno)
+			return
+		}
+		errc <- nil
+		for f := range a.work {
+			f()
+			a.done <- struct{}{}
+		}
+	}()
+	return a, <-errc
+}
+
+// do runs f on the actor's thread and waits for it.
+func (a *actor) do(f func()) {
+	a.work <- f
+	<-a.done
+}
+
+// createOp is one call to carry out, from the supervisor's own copy of its strings.
+type createOp struct {
+	name     string
+	bases    []int    // per path: the directory a relative path starts from
+	paths    []string // the paths; the last one is the name made
+	target   string   // symlink's target
+	flags    int      // open's flags
+	mode     uint32   // the mode, the caller's umask applied
+	atFlags  int      // linkat's flags
+	renFlags uint     // renameat2's flags
+	byFD     bool     // linkat with AT_EMPTY_PATH: the file is the caller's descriptor file
+	file     int      // that descriptor, reopened (-1: out of reach; one of bases)
+	tmpMnt   uint64   // the child's private temp dir's mount
+	opened   []int    // descriptors to close once done
+}
+
+// opResult is the outcome of a createOp: a descriptor to hand over (fd >= 0), or an error.
+type opResult struct {
+	fd  int
+	err error
+}
+
+// errProtectedName refuses a protected name.
+const errProtectedName = unix.EACCES
+
+// run carries out the call on the actor's thread.
+func (o *createOp) run() (r opResult) {
+	defer func() {
+		for _, fd := range o.opened {
+			unix.Close(fd)
+		}
+	}()
+	switch o.name {
+	case "open", "openat", "creat":
+		fd, err := o.open(o.bases[0], o.paths[0])
+		return opResult{fd, err}
+	case "mkdir", "mkdirat":
+		dir, name, arg, err := o.parent(o.bases[0], o.paths[0])
+		if err == nil {
+			err = o.refuse(dir, name, unix.EEXIST)
+		}
+		if err == nil {
+			err = unix.Mkdirat(dir, arg, o.mode)
+		}
+		return opResult{-1, err}
+	case "symlink", "symlinkat":
+		dir, name, arg, err := o.parent(o.bases[0], o.paths[0])
+		if err == nil {
+			err = o.refuse(dir, name, unix.EEXIST)
+		}
+		if err == nil {
+			err = unix.Symlinkat(o.target, dir, arg)
+		}
+		return opResult{-1, err}
+	case "link", "linkat":
+		newDir, newName, newArg, err := o.parent(o.bases[1], o.paths[1])
+		if err == nil {
+			err = o.refuse(newDir, newName, 0)
+		}
+		if err != nil {
+			return opResult{-1, err}
+		}
+		if o.byFD {
+			if o.file < 0 {
+				return opResult{-1, unix.EACCES} // the child's own descriptor, out of reach
+			}
+			// The caller's descriptor itself, reached as the classic way of linking an
+			// O_TMPFILE file does (the file keeps its own rule on being linked).
+			return opResult{-1, unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(o.file), newDir, newArg, unix.AT_SYMLINK_FOLLOW)}
+		}
+		oldDir, _, oldArg, err := o.parent(o.bases[0], o.paths[0])
+		if err == nil {
+			err = unix.Linkat(oldDir, oldArg, newDir, newArg, o.atFlags&unix.AT_SYMLINK_FOLLOW)
+		}
+		return opResult{-1, err}
+	case "rename", "renameat", "renameat2":
+		oldDir, oldName, oldArg, err := o.parent(o.bases[0], o.paths[0])
+		if err != nil {
+			return opResult{-1, err}
+		}
+		newDir, newName, newArg, err := o.parent(o.bases[1], o.paths[1])
+		if err == nil {
+			err = o.refuse(newDir, newName, 0)
+		}
+		if err == nil && o.renFlags&unix.RENAME_EXCHANGE != 0 {
+			err = o.refuse(oldDir, oldName, 0) // the old name gets the new one's object
+		}
+		if err == nil {
+			err = unix.Renameat2(oldDir, oldArg, newDir, newArg, o.renFlags)
+		}
+		return opResult{-1, err}
+	}
+	return opResult{-1, unix.ENOSYS}
+}
+
+// parent opens the directory that holds the last component of path (relative to base), as the
+// kernel resolves it, but through no /proc magic link (those would lead to the supervisor's own
+// descriptors). It returns the directory, the last component's name, and the name to pass on
+// (with a trailing slash the path had).
+func (o *createOp) parent(base int, path string) (dir int, name, arg string, err error) {
+	if path == "" {
+		return -1, "", "", unix.ENOENT
+	}
+	if strings.HasPrefix(path, "/") {
+		base = unix.AT_FDCWD
+	}
+	trimmed := strings.TrimRight(path, "/")
+	if trimmed == "" {
+		trimmed = "/."
+	}
+	d, name := ".", trimmed
+	if i := strings.LastIndexByte(trimmed, '/'); i >= 0 {
+		d, name = trimmed[:i+1], trimmed[i+1:]
+	}
+	// (openat2 and its RESOLVE_NO_MAGICLINKS are refused by the filter: a magic link followed
+	// here leads to a descriptor of the supervisor's, each of which is the caller's own or
+	// refused below.)
+	dir, err = unix.Openat(base, d, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, "", "", err
+	}
+	o.opened = append(o.opened, dir)
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(dir, &fs); err != nil || fs.Type == unix.PROC_SUPER_MAGIC {
+		// /proc/self is the supervisor here, not the caller: nothing is made through it.
+		return -1, "", "", unix.EACCES
+	}
+	arg = name
+	if len(trimmed) < len(path) && trimmed != "/." {
+		arg += "/"
+	}
+	return dir, name, arg, nil
+}
+
+// refuse returns errProtectedName when name in dir is protected and dir is not in the child's
+// private temp dir; ifExists, when not 0, is returned instead for a name that exists (as the
+// call would fail so on an existing name).
+func (o *createOp) refuse(dir int, name string, ifExists unix.Errno) error {
+	if !slices.Contains(ProtectedNames, name) || o.inTmp(dir) {
+		return nil
+	}
+	var st unix.Stat_t
+	if ifExists != 0 && unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		return ifExists
+	}
+	return errProtectedName
+}
+
+// inTmp reports whether dir is on the child's private temp dir (its own tmpfs).
+func (o *createOp) inTmp(dir int) bool {
+	var st unix.Statx_t
+	return unix.Statx(dir, "", unix.AT_EMPTY_PATH, unix.STATX_MNT_ID, &st) == nil && st.Mnt_id == o.tmpMnt
+}
+
+// open carries out open, openat or creat with O_CREAT. A last component that is a symlink is
+// followed as the kernel would (unless O_NOFOLLOW or O_EXCL), from the directory that holds it:
+// a dangling one must not make a protected name where it leads.
+func (o *createOp) open(base int, path string) (int, error) {
+	flags := o.flags | unix.O_CLOEXEC
+	if flags&unix.O_PATH != 0 {
+		return -1, unix.EACCES // O_PATH ignores O_CREAT: no caller needs the supervisor for it
+	}
+	for hops := 0; hops <= 40; hops++ {
+		dir, name, arg, err := o.parent(base, path)
+		if err != nil {
+			return -1, err
+		}
+		fd, err := o.openIn(dir, name, arg, flags)
+		if err == unix.ELOOP && flags&(unix.O_NOFOLLOW|unix.O_EXCL) == 0 && arg == name {
+			if target, rerr := readlinkat(dir, name); rerr == nil {
+				base, path = dir, target
+				continue
+			}
+		}
+		return fd, err
+	}
+	return -1, unix.ELOOP
+}
+
+// openIn opens name in dir, never following a symlink there (ELOOP: open follows).
+func (o *createOp) openIn(dir int, name, arg string, flags int) (int, error) {
+	if arg != name || name == "." || name == ".." {
+		return unix.Openat(dir, arg, flags, o.mode) // no file is made with a trailing slash, or at . and ..
+	}
+	if err := o.refuse(dir, name, 0); err != nil {
+		// An existing protected file may be opened (it is a read-only mount); none is made.
+		var st unix.Stat_t
+		if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return -1, err
+		}
+		if flags&unix.O_EXCL != 0 {
+			return -1, unix.EEXIST
+		}
+		return unix.Openat(dir, name, (flags&^unix.O_CREAT)|unix.O_NOFOLLOW, 0)
+	}
+	return unix.Openat(dir, name, flags|unix.O_NOFOLLOW, o.mode)
+}
+
+// readlinkat reads the symlink name in dir.
+func readlinkat(dir int, name string) (string, error) {
+	buf := make([]byte, 4096)
+	n, err := unix.Readlinkat(dir, name, buf)
+	if err != nil {
+		return "", err
+	}
+	if n >= len(buf) {
+		return "", unix.ENAMETOOLONG
+	}
+	return string(buf[:n]), nil
+}
