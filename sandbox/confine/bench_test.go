@@ -4,6 +4,7 @@ package confine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -355,4 +357,113 @@ func BenchmarkPoolReuse(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkPoolWrite times a pooled call that writes a file at the root of a git workspace
+// (creating it: one open with O_CREAT), in the supervised mode and in the namespace mode,
+// interleaved in a random order: served by a pre-started worker (single-use; the pool's refill
+// is not timed) and by a reused worker. It reports each median (p50-ns-CASE) and the
+// supervised mode's ratio to the namespace mode's (x-namespace-single, x-namespace-reuse).
+func BenchmarkPoolWrite(b *testing.B) {
+	requireConfinement(b)
+	if m, why := ProtectionMode(); m != ModeSupervised {
+		b.Skip(why)
+	}
+	f := newFixture(b)
+	ws := f.rw
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("x"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Chown(p, UnprivilegedID, UnprivilegedID) })
+	}
+	pool := NewPool(2)
+	defer pool.Close()
+	type benchCase struct {
+		name string
+		p    Profile
+	}
+	var cases []benchCase
+	for _, reuse := range []bool{false, true} {
+		for _, m := range []Mode{ModeSupervised, ModeNamespace} {
+			name := m.String() + "-single"
+			if reuse {
+				name = m.String() + "-reuse"
+			}
+			cases = append(cases, benchCase{name, inMode(Profile{WritePaths: []string{ws}, Reuse: reuse}, m)})
+		}
+	}
+	for _, c := range cases {
+		waitIdle(b, pool, "test.fs", c.p, 1)
+	}
+	d := make([][]time.Duration, len(cases))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, c := range rand.Perm(len(cases)) {
+			b.StopTimer()
+			waitIdle(b, pool, "test.fs", cases[c].p, 1)
+			req := fsReq("write", filepath.Join(ws, fmt.Sprintf("out-%d-%d.txt", i, c)), "")
+			b.StartTimer()
+			start := time.Now()
+			if _, err := pool.Run(context.Background(), "test.fs", cases[c].p, req); err != nil {
+				b.Fatal(err)
+			}
+			d[c] = append(d[c], time.Since(start))
+		}
+	}
+	b.StopTimer()
+	p50 := map[string]float64{}
+	for c := range cases {
+		slices.Sort(d[c])
+		p50[cases[c].name] = float64(d[c][len(d[c])/2].Nanoseconds())
+		b.ReportMetric(p50[cases[c].name], "p50-ns-"+cases[c].name)
+	}
+	b.ReportMetric(p50["supervised-single"]/p50["namespace-single"], "x-namespace-single")
+	b.ReportMetric(p50["supervised-reuse"]/p50["namespace-reuse"], "x-namespace-reuse")
+}
+
+// BenchmarkSupervisedCreate measures, inside a reused worker, what making a file costs (open
+// with O_CREAT, write nothing, close, remove) in the supervised mode and in the namespace mode,
+// the two interleaved: 200 files a call, the mean per file of each call (ns-per-file-MODE,
+// medians over calls) and their ratio (x-namespace). The supervised mode's file goes through
+// the supervisor; the removal does not.
+func BenchmarkSupervisedCreate(b *testing.B) {
+	requireConfinement(b)
+	if m, why := ProtectionMode(); m != ModeSupervised {
+		b.Skip(why)
+	}
+	f := newFixture(b)
+	pool := NewPool(2)
+	defer pool.Close()
+	modes := []Mode{ModeSupervised, ModeNamespace}
+	per := make([][]float64, len(modes))
+	req, _ := json.Marshal(createReq{Op: "many", A: filepath.Join(f.rw, "x"), N: 200})
+	for _, m := range modes {
+		waitIdle(b, pool, "test.create", inMode(Profile{WritePaths: []string{f.rw}, Reuse: true}, m), 1)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, k := range rand.Perm(len(modes)) {
+			resp, err := pool.Run(context.Background(), "test.create", inMode(Profile{WritePaths: []string{f.rw}, Reuse: true}, modes[k]), req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ns, err := strconv.ParseFloat(string(resp), 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			per[k] = append(per[k], ns)
+		}
+	}
+	b.StopTimer()
+	med := make([]float64, len(modes))
+	for k, m := range modes {
+		slices.Sort(per[k])
+		med[k] = per[k][len(per[k])/2]
+		b.ReportMetric(med[k], "ns-per-file-"+m.String())
+	}
+	b.ReportMetric(med[0]/med[1], "x-namespace")
 }

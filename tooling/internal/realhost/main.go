@@ -41,6 +41,19 @@ var write = tooling.Tool{
 	},
 }
 
+// writeNamespace is write with its children kept in the namespace mode
+// where the supervised mode applies (the variable names the mode it asks
+// for; see package confine): the cost of the supervisor, side by side.
+var writeNamespace = tooling.Tool{
+	Name: "host.write_namespace",
+	Meta: tooling.Meta{Concurrency: tooling.ReadOnly, Confine: &tooling.Confinement{Write: []string{"$WORKSPACE"}, Env: []string{namespaceMode}}},
+	Run:  write.Run,
+}
+
+// namespaceMode is confine's variable that keeps a profile naming it in the
+// namespace mode.
+const namespaceMode = "TOOLEXPLORER_CONFINE_NAMESPACE_MODE"
+
 // reused is echo with Reuse: its calls go to a worker that serves one
 // after another.
 var reused = tooling.Tool{
@@ -60,7 +73,7 @@ func init() {
 
 func main() {
 	reg := tooling.NewRegistry()
-	reg.Register(echo, write, reused)
+	reg.Register(echo, write, writeNamespace, reused)
 	tooling.Main(reg, func() int { return run(reg) })
 }
 
@@ -108,12 +121,15 @@ func run(reg *tooling.Registry) int {
 		},
 	}
 	if *ws != "" {
-		cases["call-write"] = func() error {
-			res, _ := reg.Execute(ctx, write.Name, nil, tooling.WithConsent())
-			if !res.OK() {
-				return fmt.Errorf("%s: %s", res.Code, res.Message)
+		os.Setenv(namespaceMode, "1") // passed on only to the tool that names it
+		for name, tool := range map[string]string{"call-write": write.Name, "call-write-namespace": writeNamespace.Name} {
+			cases[name] = func() error {
+				res, _ := reg.Execute(ctx, tool, nil, tooling.WithConsent())
+				if !res.OK() {
+					return fmt.Errorf("%s: %s", res.Code, res.Message)
+				}
+				return nil
 			}
-			return nil
 		}
 	}
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
