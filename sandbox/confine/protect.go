@@ -195,12 +195,19 @@ func knownProtected(found []string) map[string]dirID {
 
 // sweepProtected looks at the write grants once a call is over and moves aside every protected
 // entry that was not there when its child started (a new path, or another object at a known
-// one): a name the call created, which is inert under its new name, NAME.refused-XXXXXXXX.
+// one; not a known directory moved with one above it): a name the call created, which is inert
+// under its new name, NAME.refused-XXXXXXXX.
 // It returns what it moved, as "old -> new". budget bounds the walk as findProtected's.
 func sweepProtected(grants []string, known map[string]dirID, budget int) ([]string, error) {
 	found, err := findProtected(grants, budget)
 	if err != nil {
 		return nil, err
+	}
+	// A protected directory known at the start and found at another path is the same one,
+	// moved with a directory above it (a directory has no other name: it cannot be linked).
+	knownDirs := map[dirID]bool{}
+	for _, id := range known {
+		knownDirs[id] = true
 	}
 	var moved []string
 	for _, p := range found {
@@ -212,7 +219,8 @@ func sweepProtected(grants []string, known map[string]dirID, budget int) ([]stri
 		if unix.Lstat(p, &st) != nil {
 			continue
 		}
-		if id, ok := known[p]; ok && id == (dirID{dev: uint64(st.Dev), ino: st.Ino}) {
+		id := dirID{dev: uint64(st.Dev), ino: st.Ino}
+		if known[p] == id || st.Mode&unix.S_IFMT == unix.S_IFDIR && knownDirs[id] {
 			continue
 		}
 		dir, err := unix.Openat2(unix.AT_FDCWD, filepath.Dir(p), &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
