@@ -9,11 +9,12 @@
 //
 // Its API is upstream's. The changes made to upstream's code:
 //
-//   - The meta-schemas and their vocabularies are compiled on first need (the
-//     first schema validated against its meta-schema: AddResource or
-//     Compile), once, under a sync.Once (loadMetaSchemas), not in init. The
-//     compiler that compiles them is marked bootstrap and never waits for
-//     them. The compiled vocabulary schemas are kept in Draft.vocabSchemas;
+//   - A draft's meta-schema and vocabularies are compiled on first need (the
+//     first schema of that draft validated against its meta-schema:
+//     AddResource or Compile), once, under a sync.Once per draft
+//     (Draft.loadMeta), not in init, and the drafts a program never uses are
+//     never compiled. The compiler that compiles them is marked bootstrap and
+//     never waits for them. The compiled vocabulary schemas are kept in Draft.vocabSchemas;
 //     Draft.allVocabs, read without that lock, only names them.
 //   - Validation allocates less (registering a tool validates its schema
 //     against the meta-schema, the largest part of its cost): a

@@ -20,9 +20,10 @@ type Draft struct {
 	allVocabs     map[string]*Schema // names of supported vocabs; the values stay nil (see vocabSchemas)
 	defaultVocabs []string           // names of default vocabs
 
-	// Set by compileMetaSchemas, once, on first need: the meta-schema's and
-	// its vocabularies' compiled schemas.
+	// Set by compileMeta, once, on first need of this draft: the
+	// meta-schema's and its vocabularies' compiled schemas.
 	vocabSchemas map[string]*Schema
+	metaOnce     sync.Once
 
 	// subschemas by their first token, a keyword (see subschemasOf).
 	byKeyword     map[string][]SchemaPath
@@ -135,31 +136,27 @@ var (
 	draftLatest = Draft2020
 )
 
-// metaOnce guards the compilation of the drafts' meta-schemas. Upstream
-// compiles them in init, which every program importing the package paid at
-// start; here the first compiler that needs one (to validate a schema
-// against its meta-schema) compiles them all.
-var metaOnce sync.Once
-
-// loadMetaSchemas compiles every draft's meta-schema and vocabularies, once.
-// The compiler it uses is a bootstrap compiler: its roots never call
-// loadMetaSchemas again (which would wait on metaOnce forever), since
-// meta-schemas, under json-schema.org, are not validated against a
-// meta-schema.
-func loadMetaSchemas() {
-	metaOnce.Do(compileMetaSchemas)
+// loadMeta compiles d's meta-schema and vocabularies, once, when a schema
+// of d is first validated against its meta-schema. Upstream compiles every
+// draft's in init, which every program importing the package paid at start;
+// compiling all of them at the first need kept the drafts a program never
+// uses (about 375 KB of schemas, that every garbage collection of a long-lived
+// server scans again) alive for the program's life. The compiler it uses is a
+// bootstrap compiler: its roots never load a meta-schema (which would wait on
+// metaOnce forever), since meta-schemas, under json-schema.org, are not
+// validated against a meta-schema.
+func (d *Draft) loadMeta() {
+	d.metaOnce.Do(d.compileMeta)
 }
 
-func compileMetaSchemas() {
+func (d *Draft) compileMeta() {
 	c := NewCompiler()
 	c.roots.bootstrap = true
 	c.AssertFormat()
-	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
-		d.sch = c.MustCompile(d.url)
-		d.vocabSchemas = make(map[string]*Schema, len(d.allVocabs))
-		for name := range d.allVocabs {
-			d.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
-		}
+	d.sch = c.MustCompile(d.url)
+	d.vocabSchemas = make(map[string]*Schema, len(d.allVocabs))
+	for name := range d.allVocabs {
+		d.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 	}
 }
 
@@ -304,7 +301,14 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 	return vocabs
 }
 
+// getSchema is the meta-schema of d, compiled first if need be.
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	d.draft.loadMeta()
+	return d.metaSchema(assertVocabs, vocabularies)
+}
+
+// metaSchema is the meta-schema of d, of the draft's compiled schemas.
+func (d *dialect) metaSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch

@@ -101,3 +101,43 @@ func lazyChild(t *testing.T) {
 		fmt.Println("lazy child: ok")
 	}
 }
+
+// unusedChildEnv makes the test binary, started again by
+// TestUnusedDraftsStayUncompiled, check a fresh process.
+const unusedChildEnv = "JSONSCHEMA_UNUSED_CHILD"
+
+// TestUnusedDraftsStayUncompiled starts the test binary again, so that the
+// package is fresh: there a schema of draft 2020-12 is compiled and checked
+// against its meta-schema, and no other draft's meta-schema is compiled (a
+// long-lived program keeps what is compiled for its life).
+func TestUnusedDraftsStayUncompiled(t *testing.T) {
+	if os.Getenv(unusedChildEnv) == "1" {
+		c := NewCompiler()
+		if err := c.AddResource("http://example.com/s.json", map[string]any{"type": "string", "minLength": "one"}); err == nil {
+			if _, err := c.Compile("http://example.com/s.json"); err == nil {
+				t.Fatal("a schema with minLength \"one\" compiled: no meta-schema checked it")
+			}
+		}
+		if Draft2020.sch == nil {
+			t.Fatal("draft 2020-12's meta-schema is not compiled after a schema of it was checked")
+		}
+		for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019} {
+			if d.sch != nil || d.vocabSchemas != nil {
+				t.Errorf("draft %v: its meta-schema was compiled, though no schema of it was", d)
+			}
+		}
+		if !t.Failed() {
+			fmt.Println("unused child: ok")
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUnusedDraftsStayUncompiled$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), unusedChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the fresh process failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "unused child: ok") {
+		t.Fatalf("the fresh process did not run the check:\n%s", out)
+	}
+}

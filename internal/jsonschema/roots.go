@@ -15,7 +15,7 @@ type roots struct {
 	vocabularies map[string]*Vocabulary
 	assertVocabs bool
 	// bootstrap is set on the compiler of the meta-schemas themselves
-	// (compileMetaSchemas): it must not wait for them.
+	// (Draft.compileMeta): it must not wait for them.
 	bootstrap bool
 }
 
@@ -245,11 +245,11 @@ func (rr *roots) addSubschema(r *root, ptr jsonPointer) error {
 }
 
 func (rr *roots) validate(r *root, v any, ptr jsonPointer) error {
-	if !rr.bootstrap {
-		loadMetaSchemas()
-	}
 	dialect := r.resource(ptr).dialect
-	meta := dialect.getSchema(rr.assertVocabs, rr.vocabularies)
+	if !rr.bootstrap {
+		dialect.draft.loadMeta()
+	}
+	meta := dialect.metaSchema(rr.assertVocabs, rr.vocabularies)
 	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies, nil); err != nil {
 		up := urlPtr{r.url, ptr}
 		return &SchemaValidationError{URL: up.String(), Err: err}
