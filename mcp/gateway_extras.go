@@ -108,6 +108,7 @@ func (s *Server) refreshExtras() {
 		s.srv.RemoveResourceTemplates(gone...)
 	}
 	s.extras = servedExtras{prompts: prompts, resources: resources, templates: templates}
+	s.resubscribe()
 }
 
 // addSafely runs add, which panics on a URI or URI template the SDK

@@ -79,6 +79,33 @@ func (s *Server) unsubscribe(ctx context.Context, req *sdk.UnsubscribeRequest) e
 	return sub.from.unsubscribe(ctx, uri)
 }
 
+// resubscribe moves the clients' subscriptions to resources whose server
+// came back (a restarted server is a new connection, which knows nothing
+// of the gateway's subscriptions) or which another server now serves: the
+// gateway subscribes again at the server that serves the resource now,
+// and tells the subscribed clients the resource was updated, since it may
+// have changed while its server was down. A subscription to a resource no
+// server serves now is kept, to be moved when one does. s.mu is held.
+func (s *Server) resubscribe() {
+	s.subsMu.Lock()
+	defer s.subsMu.Unlock()
+	for uri, sub := range s.subs {
+		r := s.resourceFrom(uri)
+		if r == nil || r == sub.from || r.Err() != nil || !r.subscribable() {
+			continue
+		}
+		sub.from = r
+		r.followUpdates(s, s.resourceUpdated)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), ConnectTimeout)
+			defer cancel()
+			if r.subscribe(ctx, uri) == nil {
+				s.resourceUpdated(uri)
+			}
+		}()
+	}
+}
+
 // resourceUpdated passes a server's notifications/resources/updated on to
 // the clients subscribed to the resource.
 func (s *Server) resourceUpdated(uri string) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
+	"time"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -111,5 +113,92 @@ func TestGatewayForwardsSubscriptions(t *testing.T) {
 	}
 	if err := <-listening; err != nil {
 		t.Errorf("the second client's subscription: %v", err)
+	}
+}
+
+// TestGatewayResubscribesAServerThatCameBack: a server the gateway
+// subscribed at for its clients stops and comes back as a new connection
+// (what restart supervision does); on the refresh that follows, the
+// gateway subscribes again at the new connection, tells the subscribed
+// client the resource may have changed, and the server's later updates
+// reach the client again.
+func TestGatewayResubscribesAServerThatCameBack(t *testing.T) {
+	subscribed := make(chan string, 8)
+	up := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1"}, &sdk.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *sdk.SubscribeRequest) error {
+			subscribed <- req.Params.URI
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
+	up.AddResource(&sdk.Resource{URI: "docs://readme", Name: "readme", MIMEType: "text/plain"},
+		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, Text: "v"}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return up }, nil))
+	defer ts.Close()
+
+	reg := tooling.NewRegistry()
+	ctx := context.Background()
+	first, err := mcp.Connect(ctx, reg, "docs", mcp.Spec{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	current := first
+	gw := mcp.NewServer(reg, mcp.Options{Upstreams: func() []*mcp.Remote {
+		mu.Lock()
+		defer mu.Unlock()
+		return []*mcp.Remote{current}
+	}})
+	defer gw.Detach()
+
+	updates := make(chan string, 8)
+	client := connectVersion(t, gw, &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+		updates <- req.Params.URI
+	}}, "2025-11-25")
+	if err := client.Subscribe(ctx, &sdk.SubscribeParams{URI: "docs://readme"}); err != nil {
+		t.Fatal(err)
+	}
+	if uri := <-subscribed; uri != "docs://readme" {
+		t.Fatalf("the server got a subscription to %q", uri)
+	}
+
+	// The server's connection ends; a new one takes its place.
+	first.Close()
+	gw.Refresh(ctx)
+	again, err := mcp.Connect(ctx, reg, "docs", mcp.Spec{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	mu.Lock()
+	current = again
+	mu.Unlock()
+	gw.Refresh(ctx)
+
+	if uri := within(t, subscribed, "the subscription at the server that came back"); uri != "docs://readme" {
+		t.Fatalf("the server got a subscription to %q after it came back", uri)
+	}
+	if uri := within(t, updates, "the update for the server that came back"); uri != "docs://readme" {
+		t.Fatalf("the client was told %q changed", uri)
+	}
+	if err := up.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: "docs://readme"}); err != nil {
+		t.Fatal(err)
+	}
+	if uri := within(t, updates, "the server's update"); uri != "docs://readme" {
+		t.Fatalf("an update after the server came back reached the client as %q", uri)
+	}
+}
+
+// within receives from ch, failing the test when nothing comes for long:
+// a deadline generous enough for a loaded machine.
+func within(t *testing.T, ch <-chan string, what string) string {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: nothing came in a minute", what)
+		return ""
 	}
 }
