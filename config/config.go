@@ -29,10 +29,9 @@ type Config struct {
 	// Servers are the MCP servers whose tools join the registry, by name
 	// (the group of their tools). Nil when none.
 	Servers map[string]Server
-	// Inputs are the values a server's ${input:ID} asks for, by ID, each
-	// with its description, as VS Code's mcp.json declares them ("inputs").
-	// Nil when none.
-	Inputs map[string]string
+	// Inputs are the values a server's ${input:ID} asks for, by ID, as VS
+	// Code's mcp.json declares them ("inputs"). Nil when none.
+	Inputs map[string]Input
 	// Serve configures the MCP listener of the serve command.
 	Serve Serve
 	// Access says who may see and call which tools. Zero: everyone, all.
@@ -71,6 +70,14 @@ type Config struct {
 	// "viewer.copy", listed in docs/console.md) to the keys that do it. Nil when
 	// none: the console's own keys.
 	Keys map[string][]string
+}
+
+// Input is a value a server's config asks for with ${input:ID}: its
+// description, and whether it is a secret (VS Code's "password": true),
+// which the console masks as it is typed.
+type Input struct {
+	Description string
+	Password    bool
 }
 
 // Environment is a set of variables, by name.

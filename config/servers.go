@@ -182,9 +182,12 @@ func (p *problems) applyInputs(obj map[string]any, cfg *Config) {
 			continue
 		}
 		if cfg.Inputs == nil {
-			cfg.Inputs = map[string]string{}
+			cfg.Inputs = map[string]Input{}
 		}
-		cfg.Inputs[id], _ = in["description"].(string)
+		var x Input
+		x.Description, _ = in["description"].(string)
+		x.Password, _ = in["password"].(bool)
+		cfg.Inputs[id] = x
 	}
 }
 

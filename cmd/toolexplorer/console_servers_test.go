@@ -224,7 +224,7 @@ func TestConsoleAsksForInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &app{ctx: context.Background(), stderr: io.Discard, getenv: os.Getenv, reg: tooling.NewRegistry(), cfg: config.Default()}
-	a.cfg.Inputs = map[string]string{"greeting": "The word the server greets with"}
+	a.cfg.Inputs = map[string]config.Input{"greeting": {Description: "The word the server greets with", Password: true}}
 	a.flagServers = []namedServer{{"vs", config.Server{Command: exe, Env: map[string]string{serveEnv: "1", "GREETING": "${input:greeting}"}, MaxRestarts: -1}}}
 	a.connectServers(a.cfg)
 	defer a.closeServers()
@@ -244,7 +244,8 @@ func TestConsoleAsksForInputs(t *testing.T) {
 	if err := cs.Restart(context.Background(), "vs"); err != nil {
 		t.Fatalf("restart in the console: %v", err)
 	}
-	if len(f.asked) != 1 || !strings.Contains(f.asked[0], "The word the server greets with") || !strings.HasPrefix(f.asked[0], "vs: ") {
+	if len(f.asked) != 1 || !strings.Contains(f.asked[0], "The word the server greets with") || !strings.HasPrefix(f.asked[0], "vs: ") ||
+		!strings.Contains(f.asked[0], `"writeOnly":true`) {
 		t.Errorf("asked %q", f.asked)
 	}
 	if st := cs.List()[0]; st.Status != tui.ServerConnected {

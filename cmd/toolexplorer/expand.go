@@ -191,7 +191,7 @@ func (x *expander) value(expr string) (string, bool, string) {
 			return v, true, ""
 		}
 		what := "the input " + fmt.Sprintf("%q", id)
-		if d := x.a.cfg.Inputs[id]; d != "" {
+		if d := x.a.cfg.Inputs[id].Description; d != "" {
 			what += " (" + d + ")"
 		}
 		return "", false, fmt.Sprintf("is not defined: set $%s to %s", env, what)
@@ -277,8 +277,12 @@ func (a *app) askInputs(ctx context.Context, ask asker, name string, ids []strin
 	props := map[string]any{}
 	for _, id := range ids {
 		p := map[string]any{"type": "string", "title": id}
-		if d := a.cfg.Inputs[id]; d != "" {
-			p["description"] = d
+		in := a.cfg.Inputs[id]
+		if in.Description != "" {
+			p["description"] = in.Description
+		}
+		if in.Password {
+			p["writeOnly"] = true // a secret: masked as it is typed
 		}
 		props[id] = p
 	}

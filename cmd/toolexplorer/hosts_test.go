@@ -58,6 +58,11 @@ func TestHostConfigFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := &app{getenv: getenv, cfg: cfg, configFile: path}
+			if tc.file == ".vscode/mcp.json" {
+				if in := cfg.Inputs["perplexity-key"]; in != (config.Input{Description: "Perplexity API Key", Password: true}) {
+					t.Errorf("the input perplexity-key read as %+v", in)
+				}
+			}
 			if len(cfg.Servers) != len(tc.want) {
 				t.Fatalf("servers %v, want %d", cfg.Servers, len(tc.want))
 			}

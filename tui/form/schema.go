@@ -171,6 +171,7 @@ type node struct {
 	oneOf       []sref
 	unsupported []string
 	readOnly    bool
+	writeOnly   bool // a secret: masked as it is typed
 	deprecated  bool
 }
 
@@ -287,6 +288,7 @@ func (n *node) own(o *omap, loc string) {
 	n.maxItems = intKeyword(o, "maxItems")
 	n.unique, _ = o.vals["uniqueItems"].(bool)
 	n.readOnly, _ = o.vals["readOnly"].(bool)
+	n.writeOnly, _ = o.vals["writeOnly"].(bool)
 	n.deprecated, _ = o.vals["deprecated"].(bool)
 	n.min.parse(o.vals["minimum"])
 	n.max.parse(o.vals["maximum"])
@@ -460,6 +462,7 @@ func (n *node) merge(o *node) {
 	n.items = append(slices.Clip(n.items), o.items...)
 	n.unique = n.unique || o.unique
 	n.readOnly = n.readOnly || o.readOnly
+	n.writeOnly = n.writeOnly || o.writeOnly
 	n.deprecated = n.deprecated || o.deprecated
 	if len(o.anyOf) > 0 {
 		if len(n.anyOf) == 0 {

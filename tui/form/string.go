@@ -17,6 +17,7 @@ type stringField struct {
 	exact   *string   // a loaded or pasted value the line cannot show as is (line breaks, ""), kept until edited
 	pasted  bool      // exact came from a paste
 	lines   bool      // the schema suggests text of several lines: enter opens the editor
+	masked  bool      // a secret: shown as dots, never in an editor
 	area    *textEdit // the text editor, while it is open
 	width   int
 	editErr string // why $EDITOR failed
@@ -35,6 +36,11 @@ func newString(fb fieldBase) *stringField {
 		ph = formatHint(n.format)
 	}
 	f.in = fb.env.newInput(ph)
+	if secret(fb.n) {
+		f.in.EchoMode, f.in.EchoCharacter = textinput.EchoPassword, '•'
+		f.masked = true
+		return f
+	}
 	f.lines = suggestsText(fb.n, fb.token)
 	return f
 }
@@ -83,6 +89,8 @@ func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	}
 	keys := &f.env.keys
 	switch {
+	case f.masked && (matches(k, keys.Text) || matches(k, keys.Editor)):
+		return true, nil // no editor shows a secret
 	case matches(k, keys.Text), f.lines && k.String() == "enter":
 		return true, f.openEditor()
 	case matches(k, keys.Editor):
@@ -91,7 +99,7 @@ func (f *stringField) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		f.toggleEmpty()
 		return true, nil
 	}
-	if f.exact != nil && strings.Contains(*f.exact, "\n") && textKey(k) && !moveKey(k) {
+	if !f.masked && f.exact != nil && strings.Contains(*f.exact, "\n") && textKey(k) && !moveKey(k) {
 		if k.String() == "ctrl+u" { // the line's "delete to its start": the whole text goes
 			f.setText("")
 			return true, nil
@@ -163,6 +171,10 @@ func (f *stringField) pasteLines(s string) {
 
 func (f *stringField) widget(c *rctx) string {
 	switch {
+	case f.masked && f.exact != nil && *f.exact != "":
+		return strings.Repeat("•", min(len([]rune(*f.exact)), max(c.width-2, 1)))
+	case f.masked:
+		return f.in.View()
 	case f.exact != nil && *f.exact == "" && f.in.Value() == "":
 		return c.st.Value.Render(`""`) + c.st.Muted.Render("  (an empty string, sent; ctrl+x: none)")
 	case f.area != nil:
@@ -176,6 +188,11 @@ func (f *stringField) widget(c *rctx) string {
 	}
 	return f.in.View()
 }
+
+// secret reports whether a string is a secret, shown masked as it is
+// typed: its schema says "writeOnly": true (as the call history takes it)
+// or "format": "password".
+func secret(n *node) bool { return n.writeOnly || n.format == "password" }
 
 // linesHint follows the line of a field whose schema suggests text.
 const linesHint = "  enter: lines"
