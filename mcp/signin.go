@@ -194,6 +194,27 @@ func (s *signer) save(k kept) error {
 	return nil
 }
 
+// lockTokens takes the lock of the token file (the file beside it with
+// ".lock" added) and returns its release; nil when there is no token file
+// or the lock cannot be had, and the refresh goes on without it.
+func (s *signer) lockTokens() (unlock func()) {
+	if s.c.TokenFile == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.c.TokenFile), 0o700); err != nil {
+		return nil
+	}
+	f, err := os.OpenFile(s.c.TokenFile+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	if lockFile(f) != nil {
+		f.Close()
+		return nil
+	}
+	return func() { f.Close() }
+}
+
 // keptSource hands out the access token while it is valid, refreshes it
 // when it is not, naming the resource as MCP asks of every token request
 // (golang.org/x/oauth2's refresh cannot), and keeps each new token. A
@@ -219,6 +240,16 @@ func (ks *keptSource) Token() (*oauth2.Token, error) {
 	}
 	if ks.k.Token.RefreshToken == "" {
 		return nil, &oauth2.RetrieveError{ErrorCode: "invalid_grant", ErrorDescription: "the access token expired and there is no refresh token"}
+	}
+	// One refresh at a time among the processes that keep their tokens in
+	// this file: a server that rotates refresh tokens takes each once, and
+	// a second refresh with the same one would be refused. The one that
+	// waited finds the tokens the other kept.
+	if unlock := ks.s.lockTokens(); unlock != nil {
+		defer unlock()
+		if ks.adoptKept() && ks.k.Token.Valid() {
+			return ks.k.Token, nil
+		}
 	}
 	tok, err := ks.refresh()
 	var re *oauth2.RetrieveError
