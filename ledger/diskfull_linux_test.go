@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolexplorer/toolexplorer/ledger"
 	"github.com/toolexplorer/toolexplorer/tooling/codes"
@@ -131,5 +132,46 @@ func TestDiskFull(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDiskFullRecoversOnItsOwn: a ledger that refuses calls because its
+// disk is full serves them again once there is room, on its own retry: no
+// Sync from outside, no new record to write (the calls being refused).
+// The disk fills between a record's write and the fsync of the signed
+// head, so the write that failed is the head's.
+func TestDiskFullRecoversOnItsOwn(t *testing.T) {
+	disk := smallDisk(t)
+	path := filepath.Join(disk, "ledger.jsonl")
+	l := open(t, "", ledger.Options{Path: path, KeyPath: filepath.Join(t.TempDir(), "key"), OnFailure: ledger.Refuse,
+		SyncInterval: time.Hour, RetryInterval: 5 * time.Millisecond})
+	defer l.Close()
+	r := registry(nil)
+	l.Attach(r)
+	ctx := context.Background()
+	if _, err := r.Execute(ctx, "t.echo", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	r.Execute(ctx, "t.echo", nil) // written, not yet fsynced: the sync interval is an hour
+	filler := fill(t, disk)
+	if err := l.Sync(); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("sync on a full disk: %v, want ENOSPC", err)
+	}
+	if l.Refusal() == nil {
+		t.Fatal("a ledger that cannot write its head does not refuse")
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); l.Refusal() != nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still refusing a minute after the disk had room: %v", l.Refusal())
+		}
+	}
+	if _, err := r.Execute(ctx, "t.echo", nil); err != nil {
+		t.Fatalf("a call once the ledger recovered: %v", err)
 	}
 }

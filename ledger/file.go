@@ -70,6 +70,7 @@ func (w *writer) flush(wantSync, final bool) (err error) {
 	w.batch = l.take(w.batch)
 	batch := w.batch
 	if len(batch) == 0 && !final && !(wantSync && w.dirty) && !(wantSync && w.size < 0) {
+		l.failing.Store(nil) // nothing waits to be written
 		return nil
 	}
 	defer func() {

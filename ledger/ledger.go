@@ -406,7 +406,11 @@ func (l *Ledger) loop() {
 			syncC = nil
 			wantSync = true
 		case <-retryC:
+			// Retry what failed, the fsync and the signed head included:
+			// with calls refused meanwhile there may be nothing new to
+			// write, and the ledger would stay failing.
 			retryC = nil
+			wantSync = true
 		case reply = <-l.syncs:
 			wantSync = true
 		case <-l.quit:
