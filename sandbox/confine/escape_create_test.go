@@ -150,7 +150,11 @@ func raceCreate(a string, n int) ([]byte, error) {
 	var stop atomic.Bool
 	done := make(chan struct{})
 	go func() {
+		// Unlocked at the end, not ended with the goroutine: in the control, this process may
+		// have started a confined child from that thread, whose parent-death signal the
+		// thread's end would send.
 		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		defer close(done)
 		p := (*byte)(unsafe.Pointer(&buf[at]))
 		for i := 0; !stop.Load(); i++ {

@@ -45,10 +45,21 @@ const (
 	fileRights uint64 = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
 		ll.AccessFSTruncate | ll.AccessFSIoctlDev
 
-	readRights  uint64 = ll.AccessFSReadFile | ll.AccessFSReadDir
+	readRights uint64 = ll.AccessFSReadFile | ll.AccessFSReadDir
+	// Write grants make directories, files and symlinks, never a socket or a FIFO: the seccomp
+	// filter refuses unix sockets and mknod whatever the profile, and without these rights
+	// Landlock refuses their names too (a socket bound as .envrc, a FIFO named .git), whatever
+	// descriptor or call could reach them. The supervised mode could not make those names from
+	// its own copy of the path as it does for open: bind's address may name any family (an
+	// address checked, then let through, is read again by the kernel, and may then be a unix
+	// path), and the child's own sockets are out of the supervisor's reach (pidfd_getfd needs a
+	// dumpable child).
 	writeRights uint64 = readRights | ll.AccessFSWriteFile | ll.AccessFSTruncate |
 		ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeDir | ll.AccessFSMakeReg |
-		ll.AccessFSMakeSym | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSRefer
+		ll.AccessFSMakeSym | ll.AccessFSRefer
+	// The private temp dir, outside every write grant, may hold sockets and FIFOs (none can be
+	// moved or linked into a write grant: that needs the right to make one there).
+	tmpRights  uint64 = writeRights | ll.AccessFSMakeSock | ll.AccessFSMakeFifo
 	execRights uint64 = ll.AccessFSExecute | readRights
 )
 
@@ -154,7 +165,7 @@ func landlockRules(s *setupMsg) ([]pathRule, error) {
 		}
 	}
 	if s.tmpFD >= 0 {
-		rules = append(rules, pathRule{fd: s.tmpFD, rights: writeRights, system: true})
+		rules = append(rules, pathRule{fd: s.tmpFD, rights: tmpRights, system: true})
 	}
 	// os/exec opens /dev/null for a command's missing stdin, stdout or stderr.
 	rules = append(rules, pathRule{path: "/dev/null", rights: ll.AccessFSReadFile | ll.AccessFSWriteFile, system: true})

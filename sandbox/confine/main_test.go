@@ -116,6 +116,9 @@ func allThreadsSyscallWorks() bool {
 }
 
 func TestMain(m *testing.M) {
+	if req := os.Getenv(envTestProgram); req != "" {
+		os.Exit(programMain(req)) // a program a child starts
+	}
 	switch os.Getenv(envNaiveChild) {
 	case "1":
 		naiveChild()
@@ -137,6 +140,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if coldHost.path != "" {
 		os.RemoveAll(filepath.Dir(coldHost.path))
+	}
+	if testProgram.path != "" {
+		os.RemoveAll(filepath.Dir(testProgram.path))
 	}
 	Shutdown() // the last children's temp dirs and the session dir
 	printTable()

@@ -232,7 +232,7 @@ func TestRulesetFor(t *testing.T) {
 		t.Errorf("ABI 10 does not handle UDP: %+v", a)
 	}
 	// No rule grants a right outside the handled ones (the kernel would refuse the rule).
-	for _, r := range []uint64{readRights, writeRights, execRights, fileRights} {
+	for _, r := range []uint64{readRights, writeRights, tmpRights, execRights, fileRights} {
 		if r&^handledFS != 0 {
 			t.Errorf("rights %#x are not all handled", r)
 		}

@@ -57,6 +57,12 @@ import (
 // with EACCES; the programs it starts are dumpable, as exec makes them, and are not concerned.
 // A path through /proc/self (/dev/stdout, /dev/fd/N) names the supervisor there: making a name
 // through one is refused with EACCES.
+//
+// The actor never waits on a caller's behalf: an open with O_CREAT of an
+// existing FIFO, which waits for the FIFO's other end, is opened again (without O_CREAT: it
+// makes nothing) by a thread of its own that enforces the same ruleset and answers the call
+// when that open returns (see supervisor.waitOpen), so that the actor goes on with the calls
+// of the child and its other programs meanwhile.
 
 // envRole, set to roleSupervisor in the supervisor's environment, makes Main serve as one.
 const (
@@ -286,7 +292,8 @@ func serveSupervisor() int {
 	}
 	unix.Close(supervisorSockFD)
 	s := &supervisor{listener: fds[0], childMem: fds[1], childCwd: fds[2], child: child, tmpMnt: tmp.Mnt_id,
-		childUmask: uint32(buf[0]) | uint32(buf[1])<<8, reader: make(chan func()), readerDone: make(chan struct{})}
+		childUmask: uint32(buf[0]) | uint32(buf[1])<<8, reader: make(chan func()), readerDone: make(chan struct{}),
+		act: act, waiting: make(chan struct{}, maxWaiting)}
 	// The actor serves; this thread opens what it asks for in /proc, until the child is gone.
 	exit := make(chan int, 1)
 	go act.do(func() { exit <- s.serve() })
@@ -320,6 +327,9 @@ type supervisor struct {
 	// reader takes functions to run on the thread without a Landlock domain.
 	reader     chan func()
 	readerDone chan struct{}
+	// act is the thread that makes names; waiting holds a token per open that waits.
+	act     *actor
+	waiting chan struct{}
 }
 
 // seccompNotif is struct seccomp_notif.
@@ -385,28 +395,72 @@ func (s *supervisor) serve() int {
 			s.ioctl(unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 			continue
 		}
-		fd, val, errno := s.handle(&n)
-		if fd >= 0 {
-			// The descriptor goes into the caller's table, then its number is the answer.
-			// Not in one step (SECCOMP_ADDFD_FLAG_SEND): the kernel marks the call answered
-			// before the caller takes the descriptor, and a signal that interrupts this
-			// ioctl then withdraws the descriptor and leaves the caller with 0 (seen as a
-			// write on descriptor 0 under load). The caller waits killably meanwhile
-			// (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): no restart of its call can leak it.
-			add := seccompNotifAddfd{id: n.id, srcfd: uint32(fd)}
-			if val&unix.O_CLOEXEC != 0 {
-				add.newfdFlags = unix.O_CLOEXEC
-			}
-			newfd, err := s.ioctl(unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
-			unix.Close(fd)
-			val, errno = int64(newfd), 0
-			if err != nil {
-				val, errno = 0, errnoOf(err) // the caller is gone, or its table is full (EMFILE)
-			}
+		fd, val, errno, wait := s.handle(&n)
+		if wait >= 0 {
+			s.waitOpen(n.id, wait, int(val))
+			continue
 		}
-		resp := seccompNotifResp{id: n.id, val: val, error: -int32(errno)}
-		s.ioctl(unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+		s.answer(n.id, fd, val, errno)
 	}
+}
+
+// answer answers the call id: with the descriptor fd (fd >= 0, val the open flags), or with
+// val and errno. It closes fd.
+func (s *supervisor) answer(id uint64, fd int, val int64, errno unix.Errno) {
+	if fd >= 0 {
+		// The descriptor goes into the caller's table, then its number is the answer.
+		// Not in one step (SECCOMP_ADDFD_FLAG_SEND): the kernel marks the call answered
+		// before the caller takes the descriptor, and a signal that interrupts this
+		// ioctl then withdraws the descriptor and leaves the caller with 0 (seen as a
+		// write on descriptor 0 under load). The caller waits killably meanwhile
+		// (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): no restart of its call can leak it.
+		add := seccompNotifAddfd{id: id, srcfd: uint32(fd)}
+		if val&unix.O_CLOEXEC != 0 {
+			add.newfdFlags = unix.O_CLOEXEC
+		}
+		newfd, err := s.ioctl(unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
+		unix.Close(fd)
+		val, errno = int64(newfd), 0
+		if err != nil {
+			val, errno = 0, errnoOf(err) // the caller is gone, or its table is full (EMFILE)
+		}
+	}
+	resp := seccompNotifResp{id: id, val: val, error: -int32(errno)}
+	s.ioctl(unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+}
+
+// maxWaiting is how many opens may wait at once (see waitOpen), each on a thread of its own.
+const maxWaiting = 16
+
+// waitOpen carries out an open that waits (an existing FIFO's, see createOp.openFile): the
+// file of descriptor src is opened again with the caller's flags, on a thread of its own that
+// enforces the child's Landlock ruleset, which answers the call id once that open returns. The
+// open waits there as the caller's own would (for the FIFO's other end), while the actor goes
+// on with the other calls; it makes nothing (O_CREAT is dropped: the file is src's). At most
+// maxWaiting opens wait at once: one more is refused with EAGAIN. One whose caller is gone
+// waits until the FIFO opens or the supervisor ends, with the child.
+func (s *supervisor) waitOpen(id uint64, src, flags int) {
+	select {
+	case s.waiting <- struct{}{}:
+	default:
+		unix.Close(src)
+		s.answer(id, -1, 0, unix.EAGAIN)
+		return
+	}
+	s.act.goRestricted(func(err error) {
+		defer func() { <-s.waiting }()
+		fd := -1
+		if err == nil {
+			// Through /proc/self/fd: the file itself, not a name that may have changed.
+			fd, err = unix.Open("/proc/self/fd/"+strconv.Itoa(src), flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW)|unix.O_CLOEXEC, 0)
+		}
+		unix.Close(src)
+		if err != nil {
+			s.answer(id, -1, 0, errnoOf(err))
+			return
+		}
+		s.answer(id, fd, int64(flags), 0)
+	})
 }
 
 // caller is what the supervisor opened of a caller before it checked that the notification is
@@ -426,11 +480,12 @@ func (c *caller) close() {
 }
 
 // handle carries out one call. It returns a descriptor to hand over (fd >= 0, val the open
-// flags), or the call's result val and errno.
-func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errno) {
+// flags), a file to open again on a thread that may wait (wait >= 0, val the open flags), or the
+// call's result val and errno.
+func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errno, wait int) {
 	call, ok := nativeSeccomp.createCall(n.nr)
 	if !ok {
-		return -1, 0, unix.ENOSYS
+		return -1, 0, unix.ENOSYS, -1
 	}
 	arg := func(i int) uint64 { return n.args[i] }
 	dirfd := func(i int) int32 {
@@ -446,21 +501,21 @@ func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errn
 		dirfds = append(dirfds, dirfd(p.dirfd))
 	}
 	if err := s.open(c, int(n.pid), dirfds); err != nil {
-		return -1, 0, unix.EACCES
+		return -1, 0, unix.EACCES, -1
 	}
 	id := n.id
 	if _, err := s.ioctl(unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)); err != nil {
-		return -1, 0, unix.ENOENT // the caller is gone; the answer goes nowhere
+		return -1, 0, unix.ENOENT, -1 // the caller is gone; the answer goes nowhere
 	}
 	// One copy of each string, read once: the call is carried out from it.
 	var strs []string
 	for i, p := range call.paths {
 		str, err := readString(c.mem, arg(p.path))
 		if err != nil {
-			return -1, 0, errnoOf(err)
+			return -1, 0, errnoOf(err), -1
 		}
 		if c.bases[i] < 0 && !strings.HasPrefix(str, "/") && !(str == "" && call.atFlags >= 0) {
-			return -1, 0, unix.EACCES // a directory of the caller's the supervisor cannot reach
+			return -1, 0, unix.EACCES, -1 // a directory of the caller's the supervisor cannot reach
 		}
 		strs = append(strs, str)
 	}
@@ -468,10 +523,10 @@ func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errn
 	if call.target >= 0 {
 		var err error
 		if target, err = readString(c.mem, arg(call.target)); err != nil {
-			return -1, 0, errnoOf(err)
+			return -1, 0, errnoOf(err), -1
 		}
 	}
-	op := createOp{name: call.name, bases: c.bases, paths: strs, target: target, tmpMnt: s.tmpMnt, file: -1}
+	op := createOp{name: call.name, bases: c.bases, paths: strs, target: target, tmpMnt: s.tmpMnt, file: -1, wait: -1}
 	if call.flags >= 0 {
 		op.flags = int(int32(arg(call.flags)))
 	}
@@ -494,12 +549,12 @@ func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errn
 	}
 	r := op.run()
 	if r.err != nil {
-		return -1, 0, errnoOf(r.err)
+		return -1, 0, errnoOf(r.err), -1
 	}
-	if r.fd >= 0 {
-		return r.fd, int64(op.flags), 0
+	if r.fd >= 0 || r.wait >= 0 {
+		return r.fd, int64(op.flags), 0, r.wait
 	}
-	return -1, 0, 0
+	return -1, 0, 0, -1
 }
 
 // open opens what the supervisor needs of the caller tid: its memory, its umask, and for each

@@ -14,21 +14,21 @@ import (
 
 // actor is the supervisor's thread that receives the calls and makes names: it enforces the
 // child's own Landlock ruleset on itself (on this one thread), so that it makes only what the
-// child may.
+// child may. It keeps the ruleset, which the threads that wait on an open for it enforce too.
 type actor struct {
-	work chan func()
-	done chan struct{}
+	work    chan func()
+	done    chan struct{}
+	ruleset int
 }
 
 // startActor starts the actor's thread and restricts it with the ruleset rulesetFD.
 func startActor(rulesetFD int) (*actor, error) {
-	a := &actor{work: make(chan func()), done: make(chan struct{})}
+	a := &actor{work: make(chan func()), done: make(chan struct{}), ruleset: rulesetFD}
 	errc := make(chan error)
 	go func() {
 		// Never unlocked: the thread keeps its domain, and ends with the process.
 		runtime.LockOSThread()
 		_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFD), 0, 0)
-		unix.Close(rulesetFD)
 		if errno != 0 {
 			errc <- fmt.Errorf("landlock_restrict_self: %w", errno)
 			return
@@ -48,6 +48,20 @@ func (a *actor) do(f func()) {
 	<-a.done
 }
 
+// goRestricted runs f on a thread of its own that enforces the actor's ruleset first (f gets
+// the error when it could not). The thread is never unlocked: it keeps its domain and ends with f.
+// No thread with a domain starts threads: Go starts them from another thread for a locked one.
+func (a *actor) goRestricted(f func(error)) {
+	go func() {
+		runtime.LockOSThread()
+		if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(a.ruleset), 0, 0); errno != 0 {
+			f(fmt.Errorf("landlock_restrict_self: %w", errno))
+			return
+		}
+		f(nil)
+	}()
+}
+
 // createOp is one call to carry out, from the supervisor's own copy of its strings.
 type createOp struct {
 	name     string
@@ -62,12 +76,15 @@ type createOp struct {
 	file     int      // that descriptor, reopened (-1: out of reach; one of bases)
 	tmpMnt   uint64   // the child's private temp dir's mount
 	opened   []int    // descriptors to close once done
+	wait     int      // an open that must wait: the file to open again (see openFile), or -1
 }
 
-// opResult is the outcome of a createOp: a descriptor to hand over (fd >= 0), or an error.
+// opResult is the outcome of a createOp: a descriptor to hand over (fd >= 0), a file to open
+// again on a thread that may wait (wait >= 0, see openFile), or an error.
 type opResult struct {
-	fd  int
-	err error
+	fd   int
+	err  error
+	wait int
 }
 
 // errProtectedName refuses a protected name.
@@ -83,7 +100,7 @@ func (o *createOp) run() (r opResult) {
 	switch o.name {
 	case "open", "openat", "creat":
 		fd, err := o.open(o.bases[0], o.paths[0])
-		return opResult{fd, err}
+		return opResult{fd: fd, err: err, wait: o.wait}
 	case "mkdir", "mkdirat":
 		dir, name, arg, err := o.parent(o.bases[0], o.paths[0])
 		if err == nil {
@@ -92,7 +109,7 @@ func (o *createOp) run() (r opResult) {
 		if err == nil {
 			err = unix.Mkdirat(dir, arg, o.mode)
 		}
-		return opResult{-1, err}
+		return opResult{fd: -1, err: err, wait: -1}
 	case "symlink", "symlinkat":
 		dir, name, arg, err := o.parent(o.bases[0], o.paths[0])
 		if err == nil {
@@ -101,46 +118,48 @@ func (o *createOp) run() (r opResult) {
 		if err == nil {
 			err = unix.Symlinkat(o.target, dir, arg)
 		}
-		return opResult{-1, err}
+		return opResult{fd: -1, err: err, wait: -1}
 	case "link", "linkat":
 		newDir, newName, newArg, err := o.parent(o.bases[1], o.paths[1])
 		if err == nil {
 			err = o.refuse(newDir, newName, 0)
 		}
 		if err != nil {
-			return opResult{-1, err}
+			return opResult{fd: -1, err: err, wait: -1}
 		}
 		if o.byFD {
 			if o.file < 0 {
-				return opResult{-1, unix.EACCES} // the child's own descriptor, out of reach
+				return opResult{fd: -1, err: unix.EACCES, wait: -1} // the child's own descriptor, out of reach
 			}
 			// The caller's descriptor itself, reached as the classic way of linking an
 			// O_TMPFILE file does (the file keeps its own rule on being linked).
-			return opResult{-1, unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(o.file), newDir, newArg, unix.AT_SYMLINK_FOLLOW)}
+			err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(o.file), newDir, newArg, unix.AT_SYMLINK_FOLLOW)
+			return opResult{fd: -1, err: err, wait: -1}
 		}
 		oldDir, _, oldArg, err := o.parent(o.bases[0], o.paths[0])
 		if err == nil {
 			err = unix.Linkat(oldDir, oldArg, newDir, newArg, o.atFlags&unix.AT_SYMLINK_FOLLOW)
 		}
-		return opResult{-1, err}
+		return opResult{fd: -1, err: err, wait: -1}
 	case "rename", "renameat", "renameat2":
 		oldDir, oldName, oldArg, err := o.parent(o.bases[0], o.paths[0])
 		if err != nil {
-			return opResult{-1, err}
+			return opResult{fd: -1, err: err, wait: -1}
 		}
 		newDir, newName, newArg, err := o.parent(o.bases[1], o.paths[1])
 		if err == nil {
 			err = o.refuse(newDir, newName, 0)
 		}
-		if err == nil && o.renFlags&unix.RENAME_EXCHANGE != 0 {
-			err = o.refuse(oldDir, oldName, 0) // the old name gets the new one's object
+		if err == nil && o.renFlags&(unix.RENAME_EXCHANGE|unix.RENAME_WHITEOUT) != 0 {
+			// The old name gets the new one's object (RENAME_EXCHANGE) or a whiteout.
+			err = o.refuse(oldDir, oldName, 0)
 		}
 		if err == nil {
 			err = unix.Renameat2(oldDir, oldArg, newDir, newArg, o.renFlags)
 		}
-		return opResult{-1, err}
+		return opResult{fd: -1, err: err, wait: -1}
 	}
-	return opResult{-1, unix.ENOSYS}
+	return opResult{fd: -1, err: unix.ENOSYS, wait: -1}
 }
 
 // parent opens the directory that holds the last component of path (relative to base), as the
@@ -241,9 +260,91 @@ func (o *createOp) openIn(dir int, name, arg string, flags int) (int, error) {
 		if flags&unix.O_EXCL != 0 {
 			return -1, unix.EEXIST
 		}
-		return unix.Openat(dir, name, (flags&^unix.O_CREAT)|unix.O_NOFOLLOW, 0)
+		return o.openFile(dir, name, (flags&^unix.O_CREAT)|unix.O_NOFOLLOW)
 	}
-	return unix.Openat(dir, name, flags|unix.O_NOFOLLOW, o.mode)
+	return o.openFile(dir, name, flags|unix.O_NOFOLLOW)
+}
+
+// openFile opens name in dir without ever waiting. The kernel's open of an existing FIFO waits
+// for its other end (opened for reading, until a writer opens it; for writing, until a reader
+// does), and that of a file whose lease is being broken waits for the break: on the actor, such
+// an open would hold every other call of the child and its programs until the FIFO opens or the
+// call's deadline. Where the caller's own open would wait, o.wait is set to a descriptor of the
+// file, which a thread of its own opens again as the caller asked (see supervisor.waitOpen):
+// nothing is made by that open, and it waits as the caller's would, while the actor goes on
+// with other calls. The open here is non-blocking (for writing, a FIFO without a reader then
+// fails with ENXIO); a FIFO to be read is looked for before it is opened, as even a
+// non-blocking open for reading would count as its reader and let a waiting writer go on.
+func (o *createOp) openFile(dir int, name string, flags int) (int, error) {
+	if flags&unix.O_NONBLOCK != 0 {
+		return unix.Openat(dir, name, flags, o.mode) // the caller's open would not wait either
+	}
+	reading := flags&unix.O_ACCMODE == unix.O_RDONLY
+	var st unix.Stat_t
+	if reading && flags&unix.O_EXCL == 0 && unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO {
+		if p, ok := openFIFO(dir, name); ok {
+			o.wait = p
+			return -1, nil
+		}
+	}
+	fd, err := unix.Openat(dir, name, flags|unix.O_NONBLOCK, o.mode)
+	switch {
+	case err == unix.ENXIO:
+		// A FIFO opened for writing without a reader yet: the caller's open would wait.
+		if p, ok := openFIFO(dir, name); ok {
+			o.wait = p
+			return -1, nil
+		}
+		return -1, err
+	case err == unix.EWOULDBLOCK:
+		// A lease being broken: the caller's open would wait for the break.
+		p, perr := unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if perr != nil {
+			return -1, err
+		}
+		o.wait = p
+		return -1, nil
+	case err != nil:
+		return -1, err
+	}
+	if reading {
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFIFO {
+			// A FIFO made since it was looked for. This descriptor is kept until the thread
+			// that waits has the file open again: the FIFO never looks without a reader
+			// meanwhile.
+			o.wait = fd
+			return -1, nil
+		}
+	}
+	// The caller's own file status flags: without O_NONBLOCK.
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err == nil {
+		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// openFIFO opens the FIFO name in dir with O_PATH (which is neither of its ends), or reports
+// that it is not one.
+func openFIFO(dir int, name string) (int, bool) {
+	p, err := unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		unix.Close(p)
+		return -1, false
+	}
+	return p, true
 }
 
 // readlinkat reads the symlink name in dir.
