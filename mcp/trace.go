@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/toolexplorer/toolexplorer/internal/tracectx"
 )
@@ -24,7 +25,11 @@ import (
 // OpenTelemetry's global tracer provider (the client span with the
 // provider of the span it continues, when there is one) and the context is
 // carried by W3C trace context and OpenTelemetry's global propagator:
-// with neither set, they cost next to nothing and record nothing.
+// with neither set, they cost next to nothing and record nothing. While
+// the global provider records nothing (none was set, or a no-op one), a
+// served call makes no server span at all: the trace context of its _meta
+// is carried on in its context all the same, which is all such a span
+// would have done.
 
 // traceScope is the instrumentation scope of the MCP spans.
 const traceScope = "github.com/toolexplorer/toolexplorer/mcp"
@@ -71,7 +76,16 @@ func serverSpans(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || call.Params == nil {
 			return next(ctx, method, req)
 		}
-		ctx, span := startServerSpan(ctx, method, call)
+		tracer, records := serverTracer()
+		if !records && !trace.SpanFromContext(ctx).IsRecording() {
+			// The span would record nothing and carry on the context
+			// it was started in: the context is carried on as it is.
+			if meta := call.Params.GetMeta(); meta != nil {
+				ctx = propagator().Extract(ctx, metaCarrier{meta})
+			}
+			return next(ctx, method, req)
+		}
+		ctx, span := startServerSpan(ctx, tracer, method, call)
 		defer span.End()
 		res, err := next(ctx, method, req)
 		endSpan(span, res, err)
@@ -81,7 +95,7 @@ func serverSpans(next sdk.MethodHandler) sdk.MethodHandler {
 
 // startServerSpan starts the server span of call. It is a function of its
 // own so that its attributes are off the stack while the call runs.
-func startServerSpan(ctx context.Context, method string, call *sdk.CallToolRequest) (context.Context, trace.Span) {
+func startServerSpan(ctx context.Context, tracer trace.Tracer, method string, call *sdk.CallToolRequest) (context.Context, trace.Span) {
 	tool := call.Params.Name
 	if meta := call.Params.GetMeta(); meta != nil {
 		ctx = propagator().Extract(ctx, metaCarrier{meta})
@@ -90,13 +104,15 @@ func startServerSpan(ctx context.Context, method string, call *sdk.CallToolReque
 	if ss := call.Session; ss != nil && ss.ID() != "" {
 		attrs = append(attrs, attrSession.String(ss.ID()))
 	}
-	return serverTracer().Start(ctx, method+" "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	return tracer.Start(ctx, method+" "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 }
 
-// tracerOf is the tracer of the MCP spans from one provider.
+// tracerOf is the tracer of the MCP spans from one provider, and whether
+// its spans may record anything.
 type tracerOf struct {
-	tp trace.TracerProvider
-	t  trace.Tracer
+	tp      trace.TracerProvider
+	t       trace.Tracer
+	records bool
 }
 
 // lastTracer is the tracer of the global provider it was last taken from,
@@ -105,17 +121,40 @@ var lastTracer atomic.Pointer[tracerOf]
 
 // serverTracer is the tracer of the MCP spans from the global provider,
 // taken from it once for as long as it stays the global provider (a
-// provider's Tracer takes a lock and looks the scope up).
-func serverTracer() trace.Tracer {
+// provider's Tracer takes a lock and looks the scope up), and whether its
+// spans may record anything (recordsSpans).
+func serverTracer() (trace.Tracer, bool) {
 	tp := otel.GetTracerProvider()
 	if last := lastTracer.Load(); last != nil && last.tp == tp {
-		return last.t
+		return last.t, last.records
 	}
 	t := tp.Tracer(traceScope)
+	records := recordsSpans(t)
 	if reflect.TypeOf(tp).Comparable() {
-		lastTracer.Store(&tracerOf{tp, t})
+		lastTracer.Store(&tracerOf{tp, t, records})
 	}
-	return t
+	return t, records
+}
+
+// globalPkg is the package of OpenTelemetry's global provider as it is
+// until a program sets one: its tracers make spans that record nothing.
+const globalPkg = "go.opentelemetry.io/otel/internal/global"
+
+// recordsSpans reports whether the spans of t may record anything: not
+// when t is a no-op tracer, nor when it is a tracer of the global provider
+// made before any provider was set (once one is set, the global provider's
+// Tracer returns the first provider set, and its earlier tracers forward
+// to it). The global provider stays the same value until a program sets
+// another, which is when serverTracer asks again. (OpenTelemetry's
+// automatic instrumentation, attached to a process from outside, records
+// the global provider's spans before any is set; it does not see the
+// served calls'.)
+func recordsSpans(t trace.Tracer) bool {
+	if _, ok := t.(noop.Tracer); ok {
+		return false
+	}
+	typ := reflect.TypeOf(t)
+	return typ.Kind() != reflect.Pointer || typ.Elem().PkgPath() != globalPkg || typ.Elem().Name() != "tracer"
 }
 
 // clientSpans makes the client span of each tools/call sent, and puts its

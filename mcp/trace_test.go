@@ -13,6 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
@@ -160,6 +161,53 @@ func TestServerSpansFollowTheGlobalProvider(t *testing.T) {
 	for i, rec := range recs {
 		if spans := rec.Ended(); len(spans) != 1 || spans[0].Name() != "tools/call t.ok" {
 			t.Errorf("provider %d recorded %d spans, want the one call made while it was global", i, len(spans))
+		}
+	}
+}
+
+// TestServedCallCarriesTheTraceWithoutARecordingProvider: while the
+// global provider records nothing, a served call makes no span of its
+// own, and its tool still runs in the trace its _meta carries, as the
+// call's client sent it.
+func TestServedCallCarriesTheTraceWithoutARecordingProvider(t *testing.T) {
+	old := otel.GetTracerProvider()
+	otel.SetTracerProvider(noop.NewTracerProvider())
+	t.Cleanup(func() { otel.SetTracerProvider(old) })
+
+	inTool := make(chan trace.SpanContext, 1)
+	reg := tooling.NewRegistry()
+	reg.Register(tooling.Tool{Name: "t.ok", Meta: tooling.Meta{Concurrency: tooling.ReadOnly},
+		Run: func(ctx context.Context, c tooling.Call) (any, error) {
+			inTool <- trace.SpanContextFromContext(ctx)
+			return "ok", nil
+		}})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := mcp.NewServer(reg, mcp.Options{}).Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Wait()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, meta := range []map[string]any{{"traceparent": traceparent}, nil} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Meta: meta, Name: "t.ok", Arguments: json.RawMessage(`{}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("call: %v %+v", err, res)
+		}
+		got := <-inTool
+		if meta == nil {
+			if got.IsValid() {
+				t.Errorf("a call without a trace ran in trace %v", got.TraceID())
+			}
+			continue
+		}
+		if got.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || got.SpanID().String() != "00f067aa0ba902b7" || !got.IsRemote() || !got.IsSampled() {
+			t.Errorf("the tool ran in %+v, want the client's span context", got)
 		}
 	}
 }
