@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolexplorer/toolexplorer/internal/toolname"
+	"github.com/toolexplorer/toolexplorer/internal/toolstates"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
@@ -121,7 +122,7 @@ type Server struct {
 	subsMu sync.Mutex
 	subs   map[string]*subscription // the resources clients subscribed to, by URI
 
-	unaudit    func() // removes the audit hook that follows the tools' states
+	unaudit    func() // stops following the tools' states
 	detachOnce sync.Once
 }
 
@@ -171,12 +172,9 @@ func NewServer(reg *tooling.Registry, opts Options) *Server {
 	})
 	s.srv.AddReceivingMiddleware(serverSpans, s.unlistedCalls)
 	// A tool paused, deprecated or enabled again changes the list: the
-	// clients hear of it (notifications/tools/list_changed).
-	s.unaudit = reg.Audit(func(ctx context.Context, ev tooling.Event) {
-		if ev.State != "" {
-			s.Refresh(ctx)
-		}
-	})
+	// clients hear of it (notifications/tools/list_changed). A follower
+	// of states, not an audit hook: the calls do not report to it.
+	s.unaudit = toolstates.Follow(reg, func(ctx context.Context) { s.Refresh(ctx) })
 	s.Refresh(context.Background())
 	return s
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolexplorer/toolexplorer/internal/toolstates"
 )
 
 // audits are the registry's audit hooks (Audit).
@@ -27,26 +29,37 @@ type auditHook struct{ f func(context.Context, Event) }
 // (in Stats' EventsPanicked), and the call goes on. remove stops f for calls
 // that start afterwards.
 func (r *Registry) Audit(f func(ctx context.Context, ev Event)) (remove func()) {
+	return r.audit.add(f)
+}
+
+// add adds f to the hooks and returns the function that removes it.
+func (a *audits) add(f func(ctx context.Context, ev Event)) (remove func()) {
 	h := &auditHook{f}
-	r.audit.mu.Lock()
+	a.mu.Lock()
 	var next []*auditHook
-	if old := r.audit.list.Load(); old != nil {
+	if old := a.list.Load(); old != nil {
 		next = append(next, *old...)
 	}
 	next = append(next, h)
-	r.audit.list.Store(&next)
-	r.audit.mu.Unlock()
+	a.list.Store(&next)
+	a.mu.Unlock()
 	return func() {
-		r.audit.mu.Lock()
-		defer r.audit.mu.Unlock()
-		cur := *r.audit.list.Load()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		cur := *a.list.Load()
 		kept := make([]*auditHook, 0, len(cur))
 		for _, x := range cur {
 			if x != h {
 				kept = append(kept, x)
 			}
 		}
-		r.audit.list.Store(&kept)
+		a.list.Store(&kept)
+	}
+}
+
+func init() {
+	toolstates.Follow = func(reg any, f func(context.Context)) func() {
+		return reg.(*Registry).states.add(func(ctx context.Context, _ Event) { f(ctx) })
 	}
 }
 

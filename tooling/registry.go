@@ -30,6 +30,9 @@ type Registry struct {
 	cfg atomic.Pointer[Settings] // with its defaults spelled out
 	// audit are the synchronous hooks of every call (Audit).
 	audit audits
+	// states are the hooks of the changes of tool states only
+	// (internal/toolstates), which no call reports to.
+	states audits
 
 	consent consents
 

@@ -100,6 +100,7 @@ func (r *Registry) reportState(ctx context.Context, e *entry, st toolState) {
 	}
 	ctx = context.WithoutCancel(ctx)
 	report(ctx, r.audit.snapshot(), &ev, &r.audit.panicked)
+	report(ctx, r.states.snapshot(), &ev, &r.audit.panicked)
 }
 
 // pausedMessage is the refusal of a call of a paused tool.

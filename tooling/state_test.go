@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolexplorer/toolexplorer/internal/callargs"
+	"github.com/toolexplorer/toolexplorer/internal/toolstates"
 	"github.com/toolexplorer/toolexplorer/tooling"
 	"github.com/toolexplorer/toolexplorer/tooling/codes"
 	"github.com/toolexplorer/toolexplorer/tooling/export"
@@ -166,5 +167,55 @@ func TestConfigState(t *testing.T) {
 	}
 	if _, err := r.Configure(tooling.Settings{Tools: map[string]tooling.Override{"t.a": {State: "asleep"}}}); err == nil || !strings.Contains(err.Error(), `State is "asleep"`) {
 		t.Fatalf("an unknown state in the config: %v", err)
+	}
+}
+
+// TestStateFollowers: a follower of states (internal/toolstates) runs after
+// each change of a tool's state, with the principal of the change in its
+// context, and never for a call; a panic in it is counted as an audit
+// hook's; stop ends it.
+func TestStateFollowers(t *testing.T) {
+	r := tooling.NewRegistry()
+	r.Register(tooling.Tool{Name: "t.a", Meta: tooling.Meta{Concurrency: tooling.ReadOnly}, Run: run})
+	var who []string
+	stop := toolstates.Follow(r, func(ctx context.Context) {
+		p, _ := tooling.PrincipalFromContext(ctx)
+		who = append(who, p.Subject)
+		if p.Subject == "panics" {
+			panic("follower")
+		}
+	})
+	if _, err := r.Execute(context.Background(), "t.a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(context.Background(), "t.none", nil); err == nil {
+		t.Fatal("a call of no tool succeeded")
+	}
+	if len(who) != 0 {
+		t.Fatalf("calls reached the follower: %q", who)
+	}
+	ctx := tooling.ContextWithPrincipal(context.Background(), tooling.Principal{Subject: "ops"})
+	if err := r.SetState(ctx, "t.a", tooling.StatePaused, "maintenance", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetState(ctx, "t.a", tooling.StatePaused, "maintenance", ""); err != nil { // no change
+		t.Fatal(err)
+	}
+	panics := tooling.ContextWithPrincipal(context.Background(), tooling.Principal{Subject: "panics"})
+	if err := r.SetState(panics, "t.a", tooling.StateEnabled, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(who, ","); got != "ops,panics" {
+		t.Errorf("the follower ran for %q, want ops,panics", got)
+	}
+	if n := r.Stats().EventsPanicked; n != 1 {
+		t.Errorf("EventsPanicked %d, want 1", n)
+	}
+	stop()
+	if err := r.SetState(ctx, "t.a", tooling.StatePaused, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(who) != 2 {
+		t.Errorf("the follower ran after it was stopped: %q", who)
 	}
 }
