@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -63,26 +62,6 @@ func (t *task) release() {
 // return before abandoning it: a tool that honours its context returns
 // within it, and is not reported abandoned.
 const abandonGrace = 5 * time.Millisecond
-
-// yieldSpins is how many times a caller yields its processor to the tool
-// it just started before it parks: the new goroutine runs next on this
-// processor, so a tool that takes microseconds is done before the caller
-// would have parked, and neither side pays for a thread wake-up.
-const yieldSpins = 4
-
-// yieldFor yields to the tool up to yieldSpins times and reports whether
-// its outcome arrived (in *o).
-func yieldFor(t *task, o *outcome) bool {
-	for range yieldSpins {
-		runtime.Gosched()
-		select {
-		case *o = <-t.done:
-			return true
-		default:
-		}
-	}
-	return false
-}
 
 // outlive handles a call whose deadline passed while its tool ran: it
 // waits up to abandonGrace for the tool's outcome, then abandons the tool
@@ -252,15 +231,18 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 		res.decide("main_thread", fmt.Sprintf("ran on the main thread after %v in its queue", wait.Round(time.Microsecond)))
 	} else {
 		res.ran = true
+		// The caller waits for the tool parked, not yielding its
+		// processor to it: a yield puts the caller at the back of the
+		// global run queue, behind every goroutine runnable, which under
+		// concurrent calls made a served call wait hundreds of
+		// microseconds (BENCHMARKS.md, the served endpoint).
 		go r.runToolGoroutine(runCtx, e, call, t)
-		if !yieldFor(t, &o) {
-			select {
-			case o = <-t.done:
-			case <-runCtx.Done():
-				var done bool
-				if o, done = r.outlive(t, start, res, parent, runCtx); done {
-					return
-				}
+		select {
+		case o = <-t.done:
+		case <-runCtx.Done():
+			var done bool
+			if o, done = r.outlive(t, start, res, parent, runCtx); done {
+				return
 			}
 		}
 	}
