@@ -79,11 +79,11 @@ func ExecuteTool(ctx context.Context, name string, args json.RawMessage, opts ..
 // A call returns by its deadline even if the tool ignores its context. A
 // tool that panics yields code panic with its stack; the host lives on.
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
-	// The Result, the call's options and room for the usual decisions
-	// (rate, deadline, slot, lock, confine) in one allocation.
+	// The Result, the call's options, its Call and room for the usual
+	// decisions (rate, deadline, slot, lock, confine) in one allocation.
 	box := new(resultBox)
 	o := &box.opts
-	defer func() { *o = callOptions{} }() // a Result kept does not keep the caller's progress function
+	defer box.clear()
 	for _, f := range opts {
 		f(o)
 	}
@@ -107,7 +107,7 @@ func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessag
 		r.reportBegin(obsCtx, aud, res, version, o.origin, idemSum, argsSum, len(args))
 	}
 
-	r.execute(ctx, res, e, name, args, o)
+	r.execute(ctx, box, e, name, args)
 
 	res.Status = statusOf(res.Code, res.ran)
 	if len(aud) > 0 {
@@ -160,13 +160,20 @@ func (r *Registry) begin(ctx context.Context, box *resultBox, name string) *Resu
 	return res
 }
 
-// resultBox holds what a call allocates once: its Result, its options and
-// the first decisions of its Governance.
+// resultBox holds what a call allocates once: its Result, its options,
+// the first decisions of its Governance and the Call its steps pass on.
 type resultBox struct {
 	res  Result
 	opts callOptions
 	gov  [5]Decision
 	anon Principal // the principal of a call that names none
+	call Call
+}
+
+// clear drops what a Result kept needs not keep: the caller's progress
+// function, the call's arguments.
+func (b *resultBox) clear() {
+	b.opts, b.call = callOptions{}, Call{}
 }
 
 func (r *Registry) newID() string {
@@ -190,7 +197,8 @@ func (res *Result) decide(step, detail string) {
 	res.Governance = append(res.Governance, Decision{Step: step, Detail: detail})
 }
 
-func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name string, args json.RawMessage, o *callOptions) {
+func (r *Registry) execute(ctx context.Context, box *resultBox, e *entry, name string, args json.RawMessage) {
+	res, o := &box.res, &box.opts
 	if e == nil {
 		err, hint := r.notFound(name)
 		res.fail(codes.NotFound, err.Message)
@@ -234,20 +242,21 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 		res.pass(o, "origin", "every origin may call")
 	}
 
-	call := Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Principal: res.Principal, Consent: o.consent, IdempotencyKey: o.idemKey,
+	box.call = Call{ID: res.CallID, Tool: e.tool.Name, Origin: o.origin, Principal: res.Principal, Consent: o.consent, IdempotencyKey: o.idemKey,
 		reg: r, meta: m, progress: o.progress}
-	if err := checkAvailable(ctx, e, call); err != nil {
+	call := &box.call // in the box: the steps below keep pointers to it
+	if err := checkAvailable(ctx, e, *call); err != nil {
 		res.failf(codes.Unavailable, "%s is unavailable: %v", e.tool.Name, err)
 		res.cause = err
 		return
 	}
 	res.pass(o, "availability", "available")
 
-	if !r.decodeArgs(res, e, &call, args) {
+	if !r.decodeArgs(res, e, call, args) {
 		return
 	}
 	res.pass(o, "validation", "the arguments match the input schema")
-	if !r.authorize(ctx, res, &call) {
+	if !r.authorize(ctx, res, call) {
 		return
 	}
 	if o.dry && r.authz.Load() == nil {
@@ -260,11 +269,11 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	case o.consent:
 		res.decide("consent", "given")
 	case o.dry:
-		if !r.wouldConsent(res, e, &call) {
+		if !r.wouldConsent(res, e, call) {
 			return
 		}
 	default:
-		if !r.obtainConsent(ctx, res, e, &call) {
+		if !r.obtainConsent(ctx, res, e, call) {
 			return
 		}
 	}
@@ -274,10 +283,10 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 			// What the middleware will ask of shared stores is gathered
 			// first, so that the first decision (the key's claim, or the
 			// first middleware's) makes them all in one round trip.
-			ctx = r.plan(ctx, *h, e, call)
+			ctx = r.plan(ctx, *h, e, *call)
 		}
 	}
-	if k := r.keyedCall(e, &call, o); k != nil {
+	if k := r.keyedCall(e, call, o); k != nil {
 		if o.dry {
 			if !r.explainKey(ctx, res, k) {
 				return
@@ -291,15 +300,15 @@ func (r *Registry) execute(ctx context.Context, res *Result, e *entry, name stri
 	}
 
 	if o.dry {
-		r.explainMiddleware(ctx, res, e, pol, call, o)
+		r.explainMiddleware(ctx, res, e, pol, *call, o)
 		return
 	}
 
 	if h := r.chain.Load(); h != nil {
-		r.intercept(ctx, *h, res, e, pol, call, o)
+		r.intercept(ctx, *h, res, e, pol, *call, o)
 		return
 	}
-	r.govern(ctx, res, e, pol, call, o)
+	r.govern(ctx, res, e, pol, *call, o)
 }
 
 // govern runs the steps that spend or wait for resources: rate, deadline,

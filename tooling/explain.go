@@ -43,7 +43,8 @@ func (r *Registry) Explain(ctx context.Context, name string, args json.RawMessag
 	o.dry, o.progress = true, nil
 	res := r.begin(ctx, box, name)
 	e := r.lookup(name)
-	r.execute(ctx, res, e, name, args, o)
+	r.execute(ctx, box, e, name, args)
+	box.call = Call{} // a Result kept does not keep the call's arguments
 	// The decisions worded as a call words them (origin, policy, consent
 	// given) passed.
 	for i, d := range res.Governance {

@@ -42,6 +42,11 @@ type task struct {
 	relBuf   [2]func() // releases' backing store: a slot and a lock
 	once     sync.Once
 	notes    notes // the tool's Decide and SetDetail
+
+	// What the tool's goroutine runs (runToolGoroutine).
+	ctx  context.Context
+	e    *entry
+	call Call
 }
 
 const (
@@ -195,48 +200,21 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 		res.detail = detail
 	}()
 	if e.tool.Meta.Concurrency == MainThread {
-		// The scheduler says whether f was dequeued before it ran
-		// (ErrQueueTimeout, ErrMainThreadStopped: it never runs) or is
-		// running (a plain context error: it runs on, abandoned). Whoever
-		// flips started first stops counting the call as waiting.
-		var started atomic.Bool
-		stopWaiting := func() {
-			if started.CompareAndSwap(false, true) {
-				e.counters.waiting.Add(-1)
-			}
-		}
-		e.counters.waiting.Add(1)
-		wait, err := r.mainThread().Call(runCtx, e.tool.Name+" call "+call.ID, func() {
-			stopWaiting()
-			r.runTool(runCtx, e, call, t)
-		})
-		res.Wait += wait
-		start = start.Add(wait)
-		switch {
-		case err == nil:
-			res.ran = true
-			o = <-t.done
-		case errors.Is(err, sandbox.ErrQueueTimeout) || errors.Is(err, sandbox.ErrMainThreadStopped):
-			stopWaiting()
-			t.release()
-			r.waitFailed(parent, res, err, r.mainThreadBusy(err))
+		var stop bool
+		if o, stop = r.runOnMainThread(parent, runCtx, res, e, call, t, start); stop {
 			return
-		default: // the deadline passed while the tool ran on the main thread
-			res.ran = true
-			var done bool
-			if o, done = r.outlive(t, start, res, parent, runCtx); done {
-				return
-			}
 		}
-		res.decide("main_thread", fmt.Sprintf("ran on the main thread after %v in its queue", wait.Round(time.Microsecond)))
 	} else {
 		res.ran = true
+		// The tool's goroutine gets its call from t: a call passed to it
+		// as an argument would be copied to the heap once more.
+		t.ctx, t.e, t.call = runCtx, e, call
 		// The caller waits for the tool parked, not yielding its
 		// processor to it: a yield puts the caller at the back of the
 		// global run queue, behind every goroutine runnable, which under
 		// concurrent calls made a served call wait hundreds of
 		// microseconds (BENCHMARKS.md, the served endpoint).
-		go r.runToolGoroutine(runCtx, e, call, t)
+		go r.runToolGoroutine(t)
 		select {
 		case o = <-t.done:
 		case <-runCtx.Done():
@@ -264,6 +242,49 @@ func (r *Registry) run(parent, runCtx context.Context, res *Result, e *entry, ca
 		}
 		res.takeOutput(&o.checked)
 	}
+}
+
+// runOnMainThread runs a MainThread tool on the main-thread scheduler and
+// returns its outcome; stop when the call ended without one (it never
+// ran, or it was abandoned), res saying why. It is a function of its own
+// so that the call, which its closures capture, is copied to the heap only
+// for MainThread tools.
+func (r *Registry) runOnMainThread(parent, runCtx context.Context, res *Result, e *entry, call Call, t *task, start time.Time) (o outcome, stop bool) {
+	// The scheduler says whether f was dequeued before it ran
+	// (ErrQueueTimeout, ErrMainThreadStopped: it never runs) or is
+	// running (a plain context error: it runs on, abandoned). Whoever
+	// flips started first stops counting the call as waiting.
+	var started atomic.Bool
+	stopWaiting := func() {
+		if started.CompareAndSwap(false, true) {
+			e.counters.waiting.Add(-1)
+		}
+	}
+	e.counters.waiting.Add(1)
+	wait, err := r.mainThread().Call(runCtx, e.tool.Name+" call "+call.ID, func() {
+		stopWaiting()
+		r.runTool(runCtx, e, call, t)
+	})
+	res.Wait += wait
+	start = start.Add(wait)
+	switch {
+	case err == nil:
+		res.ran = true
+		o = <-t.done
+	case errors.Is(err, sandbox.ErrQueueTimeout) || errors.Is(err, sandbox.ErrMainThreadStopped):
+		stopWaiting()
+		t.release()
+		r.waitFailed(parent, res, err, r.mainThreadBusy(err))
+		return o, true
+	default: // the deadline passed while the tool ran on the main thread
+		res.ran = true
+		var done bool
+		if o, done = r.outlive(t, start, res, parent, runCtx); done {
+			return o, true
+		}
+	}
+	res.decide("main_thread", fmt.Sprintf("ran on the main thread after %v in its queue", wait.Round(time.Microsecond)))
+	return o, false
 }
 
 func (r *Registry) mainThreadBusy(err error) string {
@@ -313,10 +334,10 @@ func (r *Registry) runTool(ctx context.Context, e *entry, call Call, t *task) {
 }
 
 // runToolGoroutine is runTool as the goroutine of its own that a tool runs
-// on: its stack is grown first (growStack).
-func (r *Registry) runToolGoroutine(ctx context.Context, e *entry, call Call, t *task) {
+// on, with the call t holds: its stack is grown first (growStack).
+func (r *Registry) runToolGoroutine(t *task) {
 	growStack()
-	r.runTool(ctx, e, call, t)
+	r.runTool(t.ctx, t.e, t.call, t)
 }
 
 // growStack grows a new goroutine's stack, in one step, to what a tool
