@@ -134,9 +134,14 @@ func Loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// trackStreams notes the context of each POST for as long as the request
-// is served, under the identity of its header map, which the SDK hands the
-// tool handler as it is (RequestExtra.Header).
+// trackStreams notes each POST for as long as it is served, under the
+// identity of its header map, which the SDK hands the tool handler as it
+// is (RequestExtra.Header): the calls it carries tie themselves to it
+// (tie), and those still running when it ends are canceled. The SDK ends
+// a POST once its responses are written, or when its client dropped the
+// connection, so those are the calls whose results could never reach it.
+// (Canceling them here, as the POST ends, rather than from its context,
+// costs a call no context callback.)
 func (s *Server) trackStreams(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header == nil {
@@ -144,33 +149,62 @@ func (s *Server) trackStreams(next http.Handler) http.Handler {
 			return
 		}
 		key := headerKey(r.Header)
+		st := &postStream{}
+		st.calls = st.first[:0]
 		s.streamMu.Lock()
 		if s.streams == nil {
-			s.streams = map[unsafe.Pointer]context.Context{}
+			s.streams = map[unsafe.Pointer]*postStream{}
 		}
-		s.streams[key] = r.Context()
+		s.streams[key] = st
 		s.streamMu.Unlock()
 		defer func() {
 			s.streamMu.Lock()
+			defer s.streamMu.Unlock()
 			delete(s.streams, key)
-			s.streamMu.Unlock()
+			for _, cancel := range st.calls {
+				if cancel != nil {
+					cancel()
+				}
+			}
 		}()
 		next.ServeHTTP(w, r)
 	})
 }
 
+// postStream is a POST being served (trackStreams): the cancel functions
+// of the calls it carried that still run, nil for those that returned.
+type postStream struct {
+	calls []context.CancelFunc
+	first [1]context.CancelFunc // calls' room for the usual one
+}
+
 // headerKey is the identity of a header map.
 func headerKey(h http.Header) unsafe.Pointer { return reflect.ValueOf(h).UnsafePointer() }
 
-// stream is the context of the HTTP request that carried req, nil when it
-// came otherwise.
-func (s *Server) stream(req *sdk.CallToolRequest) context.Context {
+// tie ties the call req to the POST that carried it, when one did: the
+// context returned is canceled when the POST ends first; untie (with st
+// and i) unties it, once the call returned. st is nil for a call that
+// came otherwise, and ctx is returned as it is.
+func (s *Server) tie(ctx context.Context, req *sdk.CallToolRequest) (_ context.Context, st *postStream, i int, cancel context.CancelFunc) {
 	if req.Extra == nil || req.Extra.Header == nil {
-		return nil
+		return ctx, nil, 0, nil
 	}
 	s.streamMu.Lock()
 	defer s.streamMu.Unlock()
-	return s.streams[headerKey(req.Extra.Header)]
+	if st = s.streams[headerKey(req.Extra.Header)]; st == nil {
+		return ctx, nil, 0, nil
+	}
+	ctx, cancel = context.WithCancel(ctx)
+	st.calls = append(st.calls, cancel)
+	return ctx, st, len(st.calls) - 1, cancel
+}
+
+// untie ends what tie made.
+func (s *Server) untie(st *postStream, i int, cancel context.CancelFunc) {
+	s.streamMu.Lock()
+	st.calls[i] = nil
+	s.streamMu.Unlock()
+	cancel()
 }
 
 // sessionHeader is the header of the session a request belongs to; a POST

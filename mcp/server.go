@@ -103,10 +103,10 @@ type Server struct {
 	listed map[string][]byte // the tools served, by name: their export as JSON
 	extras servedExtras      // the upstreams' prompts and resources served
 
-	// streams holds the context of each HTTP request being served, by the
-	// identity of its header map (trackStreams).
+	// streams holds each HTTP POST being served, by the identity of its
+	// header map (trackStreams).
 	streamMu sync.Mutex
-	streams  map[unsafe.Pointer]context.Context
+	streams  map[unsafe.Pointer]*postStream
 
 	// opening counts the HTTP requests opening a session, being served
 	// (capSessions).
@@ -427,13 +427,11 @@ func (s *Server) handler(name string, hasOutput bool) sdk.ToolHandler {
 	base = base[:len(base):len(base)] // a call that adds an option copies them
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		opts := base
-		if stream := s.stream(req); stream != nil {
-			// The call ends as well when the HTTP request that carried it
-			// ends first (the client dropped the stream).
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithCancel(ctx)
-			defer cancel()
-			defer context.AfterFunc(stream, cancel)()
+		// The call ends as well when the HTTP request that carried it
+		// ends first (the client dropped the stream).
+		ctx, st, i, cancel := s.tie(ctx, req)
+		if st != nil {
+			defer s.untie(st, i, cancel)
 		}
 		opts = append(opts, tooling.WithPrincipal(s.principal(ctx, req)))
 		if k, ok := req.Params.Meta[IdempotencyKeyMeta]; ok {
