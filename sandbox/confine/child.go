@@ -26,6 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toolexplorer/toolexplorer/internal/childmark"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine/internal/prestart"
 )
 
 // Handler runs inside a confined child. ctx carries the caller's deadline; req and the result are
@@ -135,10 +136,7 @@ func Main() bool {
 		mainCalled = true
 		return false
 	}
-	if supervisorMain() {
-		os.Exit(serveSupervisor())
-	}
-	os.Exit(serveChild())
+	os.Exit(serveChild()) // a supervisor never gets here: it serves from package init (supervise.go)
 	return true
 }
 
@@ -168,7 +166,11 @@ func serveChild() int {
 	// 1. Only stdin, stdout, stderr and the two pipes survive; a descriptor the parent leaked
 	// without close-on-exec is closed before anything else runs. The pipes themselves are
 	// close-on-exec from now on, so a program the handler starts never sees them.
-	closeInherited(responseFD + 1)
+	keep := -1 // the supervisor's socket pair, when package prestart started it
+	if prestart.Early != nil {
+		keep = prestart.Early.Sock
+	}
+	closeInherited(responseFD+1, keep)
 	unix.CloseOnExec(requestFD)
 	unix.CloseOnExec(responseFD)
 	c := &child{out: os.NewFile(responseFD, "confine-response")}
@@ -294,18 +296,25 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if os.Getppid() != s.parentPID {
 		return nil, errors.New("the parent is gone")
 	}
-	// The supervisor reads the child's memory through this descriptor: once the child is not
-	// dumpable, not even the child may open its own /proc/self/mem.
-	mem := -1
+	// In ModeSupervised, the supervisor: package prestart started it while this process's
+	// packages were initialised, with the credentials it has now (or it starts now), so that
+	// its start overlaps this one. It has no capability and no_new_privs from its start; it
+	// gets this process's limits, and its Landlock ruleset, memory and working directory with
+	// the listener, all before the handler runs. It reads the child's memory through this
+	// descriptor: once the child is not dumpable, not even the child may open its own
+	// /proc/self/mem.
+	var sup *supervisorLink
 	if s.supervise {
-		if mem, err = unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+		if sup, err = takeSupervisor(); err != nil {
+			return nil, err
+		}
+		defer sup.close() // the child keeps nothing of it once it has handed the listener over
+		if sup.mem, err = unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 			return nil, fmt.Errorf("supervisor: %w", err)
 		}
-		defer func() {
-			if mem >= 0 {
-				unix.Close(mem)
-			}
-		}()
+	} else if prestart.Early != nil {
+		unix.Close(prestart.Early.Sock) // not needed after all: it ends
+		prestart.Early = nil
 	}
 	// Not dumpable: its /proc files belong to root and no process of the same uid (another
 	// child) can read its memory or environment through them.
@@ -318,11 +327,16 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 			return nil, fmt.Errorf("mount namespace: %w", err)
 		}
 	}
-	// 3. Resource limits.
+	// 3. Resource limits, the supervisor's too.
 	n, err := setRlimits(s.limits, s.dropUID, len(s.exec) > 0)
 	notes = append(notes, n...)
 	if err != nil {
 		return notes, err
+	}
+	if sup != nil {
+		if err := sup.limit(); err != nil {
+			return notes, err
+		}
 	}
 	// 4. no_new_privs on every thread, which Landlock needs. A filter that allows everything,
 	// installed with TSYNC, sets it on every thread in one call (the kernel copies the flag with
@@ -342,22 +356,13 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 	if abi < MinLandlockABI {
 		return notes, fmt.Errorf("landlock ABI %d is below the minimum %d", abi, MinLandlockABI)
 	}
-	// In ModeSupervised the supervisor starts now: after the mounts and limits, with the
-	// ruleset the child enforces next, before any seccomp filter but the one that allows all.
-	var sup *supervisorLink
-	var startSup func(int) error
-	if s.supervise {
-		startSup = func(rulesetFD int) (err error) {
-			sup, err = startSupervisor(rulesetFD, mem)
-			mem = -1 // the link holds it now
-			return err
-		}
-	}
-	n, err = applyLandlock(s, abi, nnp, startSup)
-	notes = append(notes, n...)
+	// The supervisor gets the ruleset the child enforces next.
+	var keepRuleset func(int) error
 	if sup != nil {
-		defer sup.close() // the child keeps nothing of it once it has handed the listener over
+		keepRuleset = sup.keepRuleset
 	}
+	n, err = applyLandlock(s, abi, nnp, keepRuleset)
+	notes = append(notes, n...)
 	if err != nil {
 		return notes, err
 	}
@@ -411,8 +416,8 @@ func checkCredentials(uid, gid int) error {
 	return nil
 }
 
-// closeInherited closes every descriptor from first up but the Go runtime's own epoll and
-// eventfd: they exist already when init code touched the poller before Main took over, and
+// closeInherited closes every descriptor from first up but keep (-1: none) and the Go
+// runtime's own epoll and eventfd: they exist already when init code touched the poller before Main took over, and
 // closing them would kill the runtime ("netpoll failed"). Everything else goes: descriptors
 // inherited through exec, and files that package init code opened in the child before it was
 // confined (Landlock does not govern what is already open).
@@ -421,13 +426,16 @@ func checkCredentials(uid, gid int) error {
 // the closed ones; everything above the window is closed with close_range. The runtime opened its
 // two at the lowest free numbers, so they are in the window unless every number in it was taken:
 // when the window's last number is open, the descriptors are listed from /proc instead.
-func closeInherited(first int) {
+func closeInherited(first, keep int) {
 	fds, above := openDescriptors(first)
 	// A descriptor without close-on-exec came through exec (the runtime sets the flag on its
 	// own); one with it is kept only if it is the runtime's epoll or eventfd, anonymous inodes
 	// (no file type), which readlink names.
 	link := make([]byte, 64)
 	for _, fd := range fds {
+		if fd == keep {
+			continue
+		}
 		var st unix.Stat_t
 		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 &&
 			unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == 0 { // an anonymous inode: look closer
@@ -440,6 +448,12 @@ func closeInherited(first int) {
 		unix.Close(fd)
 	}
 	if above >= 0 {
+		if keep >= above {
+			for fd := above; fd < keep; fd++ {
+				unix.Close(fd)
+			}
+			above = keep + 1
+		}
 		closeFrom(above)
 	}
 }

@@ -17,6 +17,10 @@
 //
 // # The child, in order
 //
+//  0. In [ModeSupervised], starts its supervisor (see supervise.go) while its packages are
+//     initialised, before any of the steps below, so that the supervisor's start overlaps them:
+//     from a thread with no_new_privs and no inheritable or ambient capability, with the
+//     child's credentials (a child that still has to switch its user, step 2, starts it then).
 //  1. Closes every descriptor but stdin, stdout, stderr, its two pipes (fds 3 and 4,
 //     close-on-exec from then on) and the Go runtime's own epoll and eventfd: those inherited
 //     through exec and those package init code opened before confinement alike (one poll(2)
@@ -30,9 +34,9 @@
 //     namespace that maps only its own uid and gid, with a private mount namespace: there it
 //     mounts every protected entry under its write grants read-only over itself and its temp
 //     dir as a tmpfs of its budget, then drops the namespace's capabilities on every thread.
-//     In [ModeSupervised] it then starts its supervisor (see supervise.go) with the Landlock
-//     ruleset of step 5, and after step 6 installs a second filter that hands every call that
-//     makes a name to it, and sends it the filter's listener.
+//     In [ModeSupervised] the supervisor gets the child's rlimits at step 3 and, after step 6,
+//     when the child installs a second filter that hands every call that makes a name to it,
+//     the filter's listener with the Landlock ruleset of step 5.
 //  3. Sets its rlimits (cpu, address space, open files, file size; processes when the profile
 //     declares a limit, the parent is root, or the child may start programs; no core dumps) and
 //     caps its Go runtime's threads.

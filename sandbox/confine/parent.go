@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolexplorer/toolexplorer/sandbox/confine/internal/prestart"
 )
 
 // UnprivilegedID is the uid and gid a child runs as when the parent is root ("nobody").
@@ -434,6 +436,10 @@ func startSetup(s *setupMsg) (_ *proc, err error) {
 	// One P until the child is confined: the runtime then starts fewer threads, and each thread
 	// costs the all-threads Landlock call a signal and a wait. The setup says what to go on with.
 	env = append(env, "GOMAXPROCS=1")
+	if s.supervise {
+		// The child starts its supervisor as its packages are initialised (see prestart).
+		env = append(env, prestart.EnvRole+"="+prestart.RoleSupervised)
+	}
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if s.dropUID {
 		// The switch happens between fork and exec; Go sets the parent-death signal after it

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +18,9 @@ import (
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/toolexplorer/toolexplorer/internal/childmark"
+	"github.com/toolexplorer/toolexplorer/sandbox/confine/internal/prestart"
 )
 
 // The supervisor (ModeSupervised)
@@ -42,13 +44,20 @@ import (
 // no protected name can be made, and those that exist are read-only mounts, no name is ever
 // made under one either.
 //
-// The supervisor has no more rights than the child: the child starts it (the same binary,
-// re-executed) in its user and mount namespaces, with its uid, gid and rlimits, no capabilities
-// and no_new_privs, after its mounts and before its own Landlock ruleset; it passes that very
-// ruleset over, and the supervisor's thread that receives the calls and makes the names enforces
-// it on itself. Its other thread, which only opens the /proc files of the programs the child
-// starts (their memory, working directory, descriptors, umask: numbers the kernel gives, never a
-// path a caller names), has no Landlock domain, as Landlock lets only an ancestor domain (or
+// The supervisor has no more rights than the child. The child starts it (the same binary,
+// re-executed) as early as it can, from package initialisation (package prestart), so that the
+// supervisor's own start overlaps the child's: in its user and mount namespaces (one mount
+// namespace, shared, so the child's later mounts are the supervisor's too), with its uid, gid
+// and groups (a child that still has to switch its user starts it afterwards), from a thread with
+// no_new_privs and no inheritable or ambient capability, so that it starts with no capability;
+// it checks both before anything else, closes every descriptor but the socket pair, and serves
+// from its package init (the host's other packages are not initialised in it, nor does its main
+// run). The child gives it its rlimits (prlimit, once they are set) and, with the listener, its
+// Landlock ruleset, before the child's own handler runs; the supervisor's thread that receives
+// the calls and makes the names enforces that very ruleset on itself before serving any call.
+// Its other thread, which only opens the /proc files of the programs the child starts (their
+// memory, working directory, descriptors, umask: numbers the kernel gives, never a path a
+// caller names), has no Landlock domain, as Landlock lets only an ancestor domain (or
 // none) reach a confined process. Both run under the narrowest seccomp filter. The child is not
 // dumpable (see [Main]): it hands its memory, working directory and umask over with the
 // listener; the supervisor notes (and lets go on) chdir, fchdir and umask, after which the
@@ -64,17 +73,12 @@ import (
 // when that open returns (see supervisor.waitOpen), so that the actor goes on with the calls
 // of the child and its other programs meanwhile.
 
-// envRole, set to roleSupervisor in the supervisor's environment, makes Main serve as one.
-const (
-	envRole        = "TOOLEXPLORER_CONFINE_ROLE"
-	roleSupervisor = "supervisor"
-)
+// The supervisor's descriptor: its end of the socket pair (see package prestart).
+const supervisorSockFD = 3
 
-// The supervisor's descriptors: its end of the socket pair, and the child's Landlock ruleset.
-const (
-	supervisorSockFD    = 3
-	supervisorRulesetFD = 4
-)
+// supervisorFDs is how many descriptors the child hands the supervisor: the listener, the
+// child's memory, its working directory (its private temp dir) and its Landlock ruleset.
+const supervisorFDs = 4
 
 // supervisorSupport reports why this kernel cannot run the supervisor, or nil:
 // SECCOMP_RET_USER_NOTIF (5.0), SECCOMP_IOCTL_NOTIF_ADDFD (5.9) and
@@ -147,63 +151,64 @@ func notifyFilter(a *seccompArch) ([]bpf.RawInstruction, error) {
 
 // supervisorLink is the child's side of a started supervisor.
 type supervisorLink struct {
-	sock     *os.File // the child's end of the socket pair
-	mem, cwd int      // the child's /proc/self/mem and working directory, for the supervisor
-	closed   bool
+	sup          *prestart.Supervisor
+	mem, ruleset int // the child's /proc/self/mem and Landlock ruleset, for the supervisor
+	closed       bool
 }
 
-// startSupervisor starts the supervisor with the child's Landlock ruleset (not yet enforced),
-// and keeps what the child hands over with the listener: its memory (mem, opened while it was
-// still dumpable; the link owns it) and working directory, which the supervisor cannot open
-// itself (the child is not dumpable).
-func startSupervisor(rulesetFD, mem int) (*supervisorLink, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+// takeSupervisor returns the child's supervisor: the one package prestart started while the
+// child's packages were initialised, if it has the credentials the child has now, or one started
+// now. It runs once the child's credentials are final, before its mounts.
+func takeSupervisor() (*supervisorLink, error) {
+	cred, err := prestart.Current()
 	if err != nil {
-		unix.Close(mem)
-		return nil, fmt.Errorf("supervisor: socketpair: %w", err)
+		return nil, fmt.Errorf("supervisor: %w", err)
 	}
-	ours, theirs := os.NewFile(uintptr(fds[0]), "supervisor"), os.NewFile(uintptr(fds[1]), "supervisor")
-	defer theirs.Close()
-	rs, err := unix.FcntlInt(uintptr(rulesetFD), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		ours.Close()
-		unix.Close(mem)
-		return nil, fmt.Errorf("supervisor: ruleset: %w", err)
+	sup := prestart.Early
+	prestart.Early = nil
+	if sup != nil && !sup.Cred.Equal(cred) {
+		// Started before the child switched its user: it cannot serve. It ends once its
+		// end of the socket pair is gone, and with the child.
+		unix.Close(sup.Sock)
+		sup = nil
 	}
-	ruleset := os.NewFile(uintptr(rs), "ruleset")
-	defer ruleset.Close()
-	env := []string{envMarker + "=" + markerValue, envRole + "=" + roleSupervisor, "GOMAXPROCS=1", "MALLOC_ARENA_MAX=2"}
-	if raceEnabled {
-		env = append(env, "GORACE=atexit_sleep_ms=0")
+	if sup == nil {
+		if sup, err = prestart.Start(); err != nil {
+			return nil, fmt.Errorf("supervisor: starting it: %w", err)
+		}
 	}
-	cmd := &exec.Cmd{
-		Path:        "/proc/self/exe",
-		Args:        []string{childArgv0},
-		Env:         env,
-		Stderr:      os.Stderr,
-		ExtraFiles:  []*os.File{theirs, ruleset}, // fds 3 and 4
-		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	return &supervisorLink{sup: sup, mem: -1, ruleset: -1}, nil
+}
+
+// limit gives the supervisor the child's resource limits, every one of them (the child's are
+// set, and no higher than those the supervisor started with).
+func (l *supervisorLink) limit() error {
+	for res := 0; res <= unix.RLIMIT_RTTIME; res++ {
+		var lim unix.Rlimit
+		if err := unix.Prlimit(0, res, nil, &lim); err != nil {
+			return fmt.Errorf("supervisor: getrlimit(%d): %w", res, err)
+		}
+		if err := unix.Prlimit(l.sup.Pid, res, &lim, nil); err != nil {
+			return fmt.Errorf("supervisor: prlimit(%d): %w", res, err)
+		}
 	}
-	l := &supervisorLink{sock: ours, mem: mem, cwd: -1}
-	if err := cmd.Start(); err != nil {
-		l.close()
-		return nil, fmt.Errorf("supervisor: starting it: %w", err)
+	return nil
+}
+
+// keepRuleset keeps a copy of the child's Landlock ruleset (not yet enforced) for the supervisor.
+func (l *supervisorLink) keepRuleset(rulesetFD int) (err error) {
+	if l.ruleset, err = unix.FcntlInt(uintptr(rulesetFD), unix.F_DUPFD_CLOEXEC, 0); err != nil {
+		return fmt.Errorf("supervisor: ruleset: %w", err)
 	}
-	cmd.Process.Release() // no handle of it (a pidfd) stays with the child's code
-	if l.cwd, err = unix.Open(".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
-		l.close()
-		return nil, fmt.Errorf("supervisor: the working directory: %w", err)
-	}
-	return l, nil
+	return nil
 }
 
 func (l *supervisorLink) close() {
-	if l.closed {
+	if l == nil || l.closed {
 		return
 	}
 	l.closed = true
-	l.sock.Close()
-	for _, fd := range []int{l.mem, l.cwd} {
+	for _, fd := range []int{l.sup.Sock, l.mem, l.ruleset} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -211,9 +216,9 @@ func (l *supervisorLink) close() {
 }
 
 // handOver installs the filter that sends the calls that make a name to the supervisor, on
-// every thread, and sends the supervisor its listener with the child's memory and working
-// directory. The child keeps no descriptor of the listener: one that could answer its own
-// calls would carry them out unchecked.
+// every thread, and sends the supervisor its listener with the child's memory, working
+// directory and Landlock ruleset. The child keeps no descriptor of the listener: one that could
+// answer its own calls would carry them out unchecked.
 func (l *supervisorLink) handOver() error {
 	defer l.close()
 	raw, err := notifyFilter(nativeSeccomp)
@@ -225,6 +230,11 @@ func (l *supervisorLink) handOver() error {
 		filter[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	cwd, err := unix.Open(".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("supervisor: the working directory: %w", err)
+	}
+	defer unix.Close(cwd)
 	// The umask, read before the filter: from then on umask(2) waits for the supervisor.
 	umask := unix.Umask(0)
 	unix.Umask(umask)
@@ -235,23 +245,27 @@ func (l *supervisorLink) handOver() error {
 		return fmt.Errorf("supervisor: seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER): %w", errno)
 	}
 	defer unix.Close(int(listener))
-	rights := unix.UnixRights(int(listener), l.mem, l.cwd)
-	if err := unix.Sendmsg(int(l.sock.Fd()), []byte{byte(umask), byte(umask >> 8)}, rights, nil, 0); err != nil {
+	rights := unix.UnixRights(int(listener), l.mem, cwd, l.ruleset)
+	if err := unix.Sendmsg(l.sup.Sock, []byte{byte(umask), byte(umask >> 8)}, rights, nil, unix.MSG_NOSIGNAL); err != nil {
 		return fmt.Errorf("supervisor: handing the listener over: %w", err)
 	}
 	return nil
 }
 
-// serveSupervisor is Main in the supervisor: it sets itself up, takes the listener and answers
-// the child's calls until the child is gone. It returns the exit status.
+// serveSupervisor is the supervisor's whole life: it sets itself up while the child confines
+// itself, takes what the child hands over, and answers the child's calls until the child is
+// gone. It returns the exit status.
 func serveSupervisor() int {
 	runtime.LockOSThread() // this thread reads the callers: it never gets a Landlock domain
 	os.Unsetenv(envMarker)
-	os.Unsetenv(envRole)
+	os.Unsetenv(prestart.EnvRole)
 	fail := func(err error) int {
 		fmt.Fprintf(os.Stderr, "confine supervisor: %v\n", err)
 		return exitUnavailable
 	}
+	// Only stdin, stdout, stderr and the socket pair stay: a descriptor the parent leaked to the
+	// child (which closes its own copy as it starts) goes here too.
+	closeInherited(supervisorSockFD+1, -1)
 	child := os.Getppid()
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
 		return fail(err)
@@ -262,24 +276,25 @@ func serveSupervisor() int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(err)
 	}
+	if err := checkUnprivileged(); err != nil {
+		return fail(err)
+	}
 	unix.Umask(0) // modes are the caller's, its umask applied here
-	var tmp unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, ".", 0, unix.STATX_MNT_ID, &tmp); err != nil {
-		return fail(fmt.Errorf("the private temp dir: %w", err))
-	}
-	act, err := startActor(supervisorRulesetFD)
-	if err != nil {
-		return fail(err)
-	}
+	act := startActor()
 	raw, err := BuildSeccomp(SeccompPolicy{})
-	if err == nil {
-		err = installFilter(raw)
-	}
 	if err != nil {
 		return fail(err)
 	}
-	buf, oob := make([]byte, 2), make([]byte, unix.CmsgSpace(3*4))
-	_, oobn, _, _, err := unix.Recvmsg(supervisorSockFD, buf, oob, 0)
+	// What the child hands over once it has confined itself (its rlimits it has set on this
+	// process by then).
+	buf, oob := make([]byte, 2), make([]byte, unix.CmsgSpace(supervisorFDs*4))
+	var oobn int
+	for {
+		_, oobn, _, _, err = unix.Recvmsg(supervisorSockFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err != unix.EINTR {
+			break
+		}
+	}
 	if err != nil {
 		return fail(fmt.Errorf("receiving the listener: %w", err))
 	}
@@ -287,11 +302,26 @@ func serveSupervisor() int {
 	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
 		fds, _ = unix.ParseUnixRights(&msgs[0])
 	}
-	if len(fds) != 3 {
-		return fail(fmt.Errorf("received %d descriptors, want 3", len(fds)))
+	if len(fds) != supervisorFDs {
+		return fail(fmt.Errorf("received %d descriptors, want %d", len(fds), supervisorFDs))
 	}
 	unix.Close(supervisorSockFD)
-	s := &supervisor{listener: fds[0], childMem: fds[1], childCwd: fds[2], child: child, tmpMnt: tmp.Mnt_id,
+	listener, mem, cwd, ruleset := fds[0], fds[1], fds[2], fds[3]
+	// The child's working directory is its private temp dir: this process's too.
+	var tmp unix.Statx_t
+	if err := unix.Statx(cwd, "", unix.AT_EMPTY_PATH, unix.STATX_MNT_ID, &tmp); err != nil {
+		return fail(fmt.Errorf("the private temp dir: %w", err))
+	}
+	if err := unix.Fchdir(cwd); err != nil {
+		return fail(fmt.Errorf("the private temp dir: %w", err))
+	}
+	if err := act.restrict(ruleset); err != nil {
+		return fail(err)
+	}
+	if err := installFilter(raw); err != nil {
+		return fail(err)
+	}
+	s := &supervisor{listener: listener, childMem: mem, childCwd: cwd, child: child, tmpMnt: tmp.Mnt_id,
 		childUmask: uint32(buf[0]) | uint32(buf[1])<<8, reader: make(chan func()), readerDone: make(chan struct{}),
 		act: act, waiting: make(chan struct{}, maxWaiting)}
 	// The actor serves; this thread opens what it asks for in /proc, until the child is gone.
@@ -306,6 +336,25 @@ func serveSupervisor() int {
 			return code
 		}
 	}
+}
+
+// checkUnprivileged checks what the child's thread that started the supervisor made sure of
+// (see package prestart): no_new_privs, and no capability in any set. Nothing of the child's is
+// handed to a process that has more rights than the child.
+func checkUnprivileged() error {
+	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+	if err != nil || nnp != 1 {
+		return fmt.Errorf("no_new_privs is not set (%d, %v)", nnp, err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data != [2]unix.CapUserData{} {
+		return fmt.Errorf("started with capabilities: %+v", data)
+	}
+	return nil
 }
 
 // onReader runs f on the thread that has no Landlock domain, which may open the /proc files of
@@ -677,12 +726,15 @@ func (a *seccompArch) createCall(nr int32) (createCall, bool) {
 	return createCall{}, false
 }
 
-// supervisorMain reports whether this process is a supervisor (see Main).
-func supervisorMain() bool { return os.Getenv(envRole) == roleSupervisor }
-
 func init() {
 	// Check the layout of the kernel's structures once.
 	if unsafe.Sizeof(seccompNotif{}) != 80 || unsafe.Sizeof(seccompNotifResp{}) != 24 || unsafe.Sizeof(seccompNotifAddfd{}) != 24 {
 		panic("confine: seccomp notification structures have the wrong size")
+	}
+	// A supervisor serves from here, once this package is initialised (the packages it needs
+	// are), and exits: the host's other packages are not initialised in it, nor does its main
+	// run, which would only delay it.
+	if childmark.IsChild() && os.Getenv(prestart.EnvRole) == prestart.RoleSupervisor {
+		os.Exit(serveSupervisor())
 	}
 }

@@ -21,25 +21,30 @@ type actor struct {
 	ruleset int
 }
 
-// startActor starts the actor's thread and restricts it with the ruleset rulesetFD.
-func startActor(rulesetFD int) (*actor, error) {
-	a := &actor{work: make(chan func()), done: make(chan struct{}), ruleset: rulesetFD}
-	errc := make(chan error)
+// startActor starts the actor's thread, which takes no call before restrict.
+func startActor() *actor {
+	a := &actor{work: make(chan func()), done: make(chan struct{}), ruleset: -1}
 	go func() {
 		// Never unlocked: the thread keeps its domain, and ends with the process.
 		runtime.LockOSThread()
-		_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFD), 0, 0)
-		if errno != 0 {
-			errc <- fmt.Errorf("landlock_restrict_self: %w", errno)
-			return
-		}
-		errc <- nil
 		for f := range a.work {
 			f()
 			a.done <- struct{}{}
 		}
 	}()
-	return a, <-errc
+	return a
+}
+
+// restrict enforces the ruleset rulesetFD on the actor's thread, and keeps it for the threads
+// goRestricted starts.
+func (a *actor) restrict(rulesetFD int) (err error) {
+	a.ruleset = rulesetFD
+	a.do(func() {
+		if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFD), 0, 0); errno != 0 {
+			err = fmt.Errorf("landlock_restrict_self: %w", errno)
+		}
+	})
+	return err
 }
 
 // do runs f on the actor's thread and waits for it.
