@@ -9,13 +9,15 @@
 //
 // Its API is upstream's. The changes made to upstream's code:
 //
-//   - A draft's meta-schema and vocabularies are compiled on first need (the
-//     first schema of that draft validated against its meta-schema:
-//     AddResource or Compile), once, under a sync.Once per draft
-//     (Draft.loadMeta), not in init, and the drafts a program never uses are
-//     never compiled. The compiler that compiles them is marked bootstrap and
-//     never waits for them. The compiled vocabulary schemas are kept in Draft.vocabSchemas;
-//     Draft.allVocabs, read without that lock, only names them.
+//   - A draft's meta-schema and vocabularies are compiled on need (a schema
+//     of that draft validated against its meta-schema: AddResource or
+//     Compile), under a mutex per draft (Draft.loadMeta), not in init, and
+//     the drafts a program never uses are never compiled. The draft holds
+//     them weakly (Draft.meta): the first garbage collection after the last
+//     compilation that used them frees them, and the next need compiles
+//     them again. The compiler that compiles them is marked bootstrap and
+//     never waits for them. Draft.allVocabs, read without that lock, only
+//     names the vocabularies.
 //   - Validation allocates less (registering a tool validates its schema
 //     against the meta-schema, the largest part of its cost): a
 //     subvalidator is a value on the stack (validate returns only its error,
@@ -42,7 +44,8 @@
 //     the example that loads a schema over HTTPS (removed) and the
 //     JSON-Schema-Test-Suite git submodule (not included: TestSuites runs
 //     testdata/Extra-Test-Suite only). lazy_test.go checks that no meta-schema
-//     is compiled before the first Compile, also from many goroutines at once;
+//     is compiled before the first Compile, also from many goroutines at once,
+//     and that freed meta-schemas are compiled again;
 //     fork_test.go tests other changes; differential_test.go fuzzes the fork
 //     against upstream, which the module requires for that test only.
 //

@@ -7,23 +7,26 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 )
 
 // A Draft represents json-schema specification.
 type Draft struct {
 	version       int
 	url           string
-	sch           *Schema
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
 	allVocabs     map[string]*Schema // names of supported vocabs; the values stay nil (see vocabSchemas)
 	defaultVocabs []string           // names of default vocabs
 
-	// Set by compileMeta, once, on first need of this draft: the
-	// meta-schema's and its vocabularies' compiled schemas.
-	vocabSchemas map[string]*Schema
-	metaOnce     sync.Once
+	// The meta-schema's and its vocabularies' compiled schemas, made by
+	// loadMeta on need and held weakly: what no validation uses is freed
+	// by the next garbage collection. Under metaMu.
+	metaMu sync.Mutex
+	meta   weak.Pointer[draftMeta]
+	// compilations counts the compilations of the meta-schemas (tests).
+	compilations int
 
 	// subschemas by their first token, a keyword (see subschemasOf).
 	byKeyword     map[string][]SchemaPath
@@ -136,28 +139,46 @@ var (
 	draftLatest = Draft2020
 )
 
-// loadMeta compiles d's meta-schema and vocabularies, once, when a schema
-// of d is first validated against its meta-schema. Upstream compiles every
-// draft's in init, which every program importing the package paid at start;
-// compiling all of them at the first need kept the drafts a program never
-// uses (about 375 KB of schemas, that every garbage collection of a long-lived
-// server scans again) alive for the program's life. The compiler it uses is a
-// bootstrap compiler: its roots never load a meta-schema (which would wait on
-// metaOnce forever), since meta-schemas, under json-schema.org, are not
-// validated against a meta-schema.
-func (d *Draft) loadMeta() {
-	d.metaOnce.Do(d.compileMeta)
+// draftMeta is a draft's compiled meta-schema and vocabularies.
+type draftMeta struct {
+	sch          *Schema
+	vocabSchemas map[string]*Schema
 }
 
-func (d *Draft) compileMeta() {
+// loadMeta returns d's compiled meta-schema and vocabularies, compiled when
+// a schema of d is first validated against its meta-schema, and again when
+// they were freed. Upstream compiles every draft's in init, which every
+// program importing the package paid at start, and keeps them for the
+// program's life. They are needed only while schemas are compiled (a
+// registry's tools, at start and when tools are added): held weakly, they
+// are freed by the first garbage collection after the last compilation
+// that used them, and a long-lived server's collections no longer scan
+// them again and again (about 80 KB of a served echo's 1 MB live heap, for
+// draft 2020-12). The compiler that compiles them is a bootstrap compiler:
+// its roots never load a meta-schema (which would wait on metaMu forever),
+// since meta-schemas, under json-schema.org, are not validated against a
+// meta-schema.
+func (d *Draft) loadMeta() *draftMeta {
+	d.metaMu.Lock()
+	defer d.metaMu.Unlock()
+	if m := d.meta.Value(); m != nil {
+		return m
+	}
+	m := d.compileMeta()
+	d.meta = weak.Make(m)
+	d.compilations++
+	return m
+}
+
+func (d *Draft) compileMeta() *draftMeta {
 	c := NewCompiler()
 	c.roots.bootstrap = true
 	c.AssertFormat()
-	d.sch = c.MustCompile(d.url)
-	d.vocabSchemas = make(map[string]*Schema, len(d.allVocabs))
+	m := &draftMeta{sch: c.MustCompile(d.url), vocabSchemas: make(map[string]*Schema, len(d.allVocabs))}
 	for name := range d.allVocabs {
-		d.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+		m.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 	}
+	return m
 }
 
 // subschemasOf returns the paths of subschemas that start at keyword, less
@@ -303,20 +324,23 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 
 // getSchema is the meta-schema of d, compiled first if need be.
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
-	d.draft.loadMeta()
-	return d.metaSchema(assertVocabs, vocabularies)
+	return d.metaSchema(d.draft.loadMeta(), assertVocabs, vocabularies)
 }
 
-// metaSchema is the meta-schema of d, of the draft's compiled schemas.
-func (d *dialect) metaSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+// metaSchema is the meta-schema of d, of the draft's compiled schemas m
+// (nil for a bootstrap compiler's, which has none).
+func (d *dialect) metaSchema(m *draftMeta, assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	if m == nil {
+		m = &draftMeta{}
+	}
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
-		return d.draft.sch
+		return m.sch
 	}
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.vocabSchemas[vocab]
+		sch := m.vocabSchemas[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -327,9 +351,9 @@ func (d *dialect) metaSchema(assertVocabs bool, vocabularies map[string]*Vocabul
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.vocabSchemas["core"]
+		sch := m.vocabSchemas["core"]
 		if sch == nil {
-			sch = d.draft.sch
+			sch = m.sch
 		}
 		allOf = append(allOf, sch)
 	}

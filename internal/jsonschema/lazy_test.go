@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -12,11 +13,18 @@ import (
 // metaCompiled reports whether any draft's meta-schema has been compiled.
 func metaCompiled() bool {
 	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
-		if d.sch != nil || d.vocabSchemas != nil {
+		if compilations(d) > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// compilations is how many times d's meta-schemas were compiled.
+func compilations(d *Draft) int {
+	d.metaMu.Lock()
+	defer d.metaMu.Unlock()
+	return d.compilations
 }
 
 // lazyChildEnv makes the test binary, started again by
@@ -88,11 +96,15 @@ func lazyChild(t *testing.T) {
 		}
 	}
 	for _, d := range drafts {
-		if d.sch == nil {
+		if compilations(d) == 0 {
 			t.Errorf("draft %v: no meta-schema after the first compilations", d)
 		}
+		m := d.loadMeta()
+		if m.sch == nil {
+			t.Errorf("draft %v: no meta-schema", d)
+		}
 		for name := range d.allVocabs {
-			if d.vocabSchemas[name] == nil {
+			if m.vocabSchemas[name] == nil {
 				t.Errorf("draft %v: vocabulary %s not compiled", d, name)
 			}
 		}
@@ -118,11 +130,11 @@ func TestUnusedDraftsStayUncompiled(t *testing.T) {
 				t.Fatal("a schema with minLength \"one\" compiled: no meta-schema checked it")
 			}
 		}
-		if Draft2020.sch == nil {
+		if compilations(Draft2020) == 0 {
 			t.Fatal("draft 2020-12's meta-schema is not compiled after a schema of it was checked")
 		}
 		for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019} {
-			if d.sch != nil || d.vocabSchemas != nil {
+			if compilations(d) != 0 {
 				t.Errorf("draft %v: its meta-schema was compiled, though no schema of it was", d)
 			}
 		}
@@ -139,5 +151,47 @@ func TestUnusedDraftsStayUncompiled(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "unused child: ok") {
 		t.Fatalf("the fresh process did not run the check:\n%s", out)
+	}
+}
+
+// TestMetaSchemasFreedWhenUnused: a draft's compiled meta-schemas are not
+// kept once no compilation uses them (a garbage collection frees them),
+// and schemas compiled afterwards are checked against them all the same:
+// they are compiled again.
+func TestMetaSchemasFreedWhenUnused(t *testing.T) {
+	compile := func(minLength any) error {
+		c := NewCompiler()
+		c.DefaultDraft(Draft2020)
+		if err := c.AddResource("http://example.com/freed.json", map[string]any{"type": "string", "minLength": minLength}); err != nil {
+			return err
+		}
+		_, err := c.Compile("http://example.com/freed.json")
+		return err
+	}
+	if err := compile(1); err != nil {
+		t.Fatal(err)
+	}
+	freed := false
+	for range 10 { // a weak pointer is cleared by the collection after the last use; a few, in case one is under way
+		runtime.GC()
+		Draft2020.metaMu.Lock()
+		freed = Draft2020.meta.Value() == nil
+		Draft2020.metaMu.Unlock()
+		if freed {
+			break
+		}
+	}
+	if !freed {
+		t.Fatal("draft 2020-12's meta-schemas are kept after the compilations that used them")
+	}
+	before := compilations(Draft2020)
+	if err := compile("one"); err == nil {
+		t.Fatal("a schema with minLength \"one\" compiled once the meta-schemas were freed: no meta-schema checked it")
+	}
+	if err := compile(2); err != nil {
+		t.Fatal(err)
+	}
+	if compilations(Draft2020) == before {
+		t.Error("the meta-schemas, freed, were not compiled again")
 	}
 }

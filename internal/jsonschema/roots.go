@@ -246,10 +246,11 @@ func (rr *roots) addSubschema(r *root, ptr jsonPointer) error {
 
 func (rr *roots) validate(r *root, v any, ptr jsonPointer) error {
 	dialect := r.resource(ptr).dialect
+	var m *draftMeta
 	if !rr.bootstrap {
-		dialect.draft.loadMeta()
+		m = dialect.draft.loadMeta()
 	}
-	meta := dialect.metaSchema(rr.assertVocabs, rr.vocabularies)
+	meta := dialect.metaSchema(m, rr.assertVocabs, rr.vocabularies)
 	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies, nil); err != nil {
 		up := urlPtr{r.url, ptr}
 		return &SchemaValidationError{URL: up.String(), Err: err}
