@@ -174,15 +174,27 @@ type servedServer struct {
 	cpu0 time.Duration // the process's processor time when the timed calls began
 }
 
+// servedOtherEnv, set for BenchmarkServedPeers, names another build of
+// this test binary whose toolexplorer server joins the round, as
+// LABEL=PATH (say, a build of an earlier commit): it reports
+// x-go-sdk-LABEL, its p50 over the go-sdk's.
+const servedOtherEnv = "TOOLEXPLORER_BENCH_OTHER"
+
 // startServed starts the server name over transport in a process of this
-// test binary and connects a go-sdk client session to it.
-func startServed(b *testing.B, name, transport, profile string) *servedServer {
-	exe, err := os.Executable()
+// test binary (of exe, when not empty: a build of this test binary, whose
+// toolexplorer server it starts) and connects a go-sdk client session to
+// it.
+func startServed(b *testing.B, name, transport, profile string, exe ...string) *servedServer {
+	bin, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &servedServer{name: name, cmd: exec.Command(exe)}
-	s.cmd.Env = append(os.Environ(), servedEnv+"="+name+" "+transport, "GOMAXPROCS="+strconv.Itoa(runtime.GOMAXPROCS(0)))
+	server := name
+	if len(exe) > 0 {
+		bin, server = exe[0], "toolexplorer"
+	}
+	s := &servedServer{name: name, cmd: exec.Command(bin)}
+	s.cmd.Env = append(os.Environ(), servedEnv+"="+server+" "+transport, "GOMAXPROCS="+strconv.Itoa(runtime.GOMAXPROCS(0)))
 	if profile != "" {
 		s.cmd.Env = append(s.cmd.Env, servedProfileEnv+"="+profile+"-"+name+"-"+transport)
 	}
@@ -268,6 +280,9 @@ func BenchmarkServedPeers(b *testing.B) {
 			if transport == "stdio" {
 				servers = append(servers, startServed(b, "toolexplorer-sdkio", transport, profile))
 			}
+			if label, path, ok := strings.Cut(os.Getenv(servedOtherEnv), "="); ok {
+				servers = append(servers, startServed(b, label, transport, profile, path))
+			}
 			for _, s := range servers {
 				for range 200 { // warm up, and check the echo
 					if err := s.call(ctx); err != nil {
@@ -318,8 +333,12 @@ func BenchmarkServedPeers(b *testing.B) {
 					sdkP50 := float64(p50(servers[1].lat))
 					b.ReportMetric(float64(p50(servers[0].lat))/float64(fastest), "x-fastest")
 					b.ReportMetric(float64(p50(servers[0].lat))/sdkP50, "x-go-sdk")
-					if len(servers) > 3 { // this package's share alone: both on the SDK's transport
-						b.ReportMetric(float64(p50(servers[3].lat))/sdkP50, "x-go-sdk-sdkio")
+					for _, s := range servers[3:] {
+						if s.name == "toolexplorer-sdkio" { // this package's share alone: both on the SDK's transport
+							b.ReportMetric(float64(p50(s.lat))/sdkP50, "x-go-sdk-sdkio")
+							continue
+						}
+						b.ReportMetric(float64(p50(s.lat))/sdkP50, "x-go-sdk-"+s.name)
 					}
 				})
 			}
