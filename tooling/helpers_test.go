@@ -37,7 +37,9 @@ func TestMain(m *testing.M) {
 			confine.Settle()
 			if err := findLeaks(goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox.(*MainThread).Run"),
 				// The clock of timed regexp matches (internal/pattern) stops by itself a second after the last one.
-				goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock")); err != nil {
+				goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"),
+				// The threads confined children are started from live as long as the process.
+				goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox/confine.spawner")); err != nil {
 				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 				code = 1
 			}

@@ -68,6 +68,11 @@
 //
 // # The parent
 //
+// Children are started from spawner threads: goroutines locked to their threads for the life of
+// the process (a host's goroutine leak check ignores confine.spawner), because a child's
+// parent-death signal is sent when the thread that started it ends, and Go ends a thread when a
+// goroutine locked to it returns, whatever ran on it before.
+//
 // [Run] gives the child a clean environment (the variables the profile names, the child marker,
 // MALLOC_ARENA_MAX=2, GOMAXPROCS=1 until it is confined, GORACE in race builds; the child sets
 // TMPDIR), its own process group, SIGKILL on the parent's death, a private temp dir, stdout and

@@ -462,7 +462,7 @@ func startSetup(s *setupMsg) (_ *proc, err error) {
 	// The private temp dir is made while the child starts (a directory on a journalled file
 	// system can take longer to make than the child's whole start); the setup names it and the
 	// child moves into it.
-	started := startUnlocked(cmd)
+	started := startChild(cmd)
 	tmp, tmpID, tmpMounted, tmpErr := privateDir(s)
 	err = <-started
 	reqR.Close()
@@ -542,16 +542,44 @@ func dirOwner(s *setupMsg) int {
 	return os.Geteuid()
 }
 
-// startUnlocked starts cmd from a new goroutine and returns where its error will be. The
-// parent-death signal fires when the thread that started the child exits, not the process
-// (go.dev/issue/27505), and Go ends a thread when a goroutine locked to it returns: the caller may
-// be such a goroutine. A new goroutine is not locked, and Go never ends the threads of unlocked
-// goroutines.
-func startUnlocked(cmd *exec.Cmd) <-chan error {
+// startChild starts cmd on a spawner thread and returns where its error will be. The
+// parent-death signal fires when the thread that started the child ends, not the process
+// (go.dev/issue/27505), and Go ends a thread when a goroutine locked to it returns, whatever ran
+// on that thread before: a goroutine of the host that locks its thread and returns would kill
+// the children started from it. The spawners are goroutines locked to their threads for the
+// life of the process, so no other goroutine ever runs on those threads and they never end;
+// there are as many as processors, so that children still start side by side.
+func startChild(cmd *exec.Cmd) <-chan error {
+	spawnersOnce.Do(func() {
+		spawns = make(chan spawn)
+		for range max(runtime.GOMAXPROCS(0), 2) {
+			go spawner()
+		}
+	})
 	done := make(chan error, 1)
-	go func() { done <- cmd.Start() }()
+	spawns <- spawn{cmd: cmd, done: done}
 	return done
 }
+
+// spawner starts the children it is given, on a thread of its own for the life of the process
+// (a leak check of a host that runs confined calls ignores it).
+func spawner() {
+	runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+	for s := range spawns {
+		s.done <- s.cmd.Start()
+	}
+}
+
+// A spawn is a child to start on a spawner thread.
+type spawn struct {
+	cmd  *exec.Cmd
+	done chan<- error
+}
+
+var (
+	spawnersOnce sync.Once
+	spawns       chan spawn
+)
 
 // pipePair returns a pipe whose parent end is pollable (non-blocking, close-on-exec) and whose
 // child end is blocking; parentReads says which end the parent holds.

@@ -262,7 +262,7 @@ func TestNoLeaks(t *testing.T) {
 	}
 	pool.Close()
 	Settle()
-	if err := goleak.Find(ignore); err != nil {
+	if err := goleak.Find(ignore, goleak.IgnoreAnyFunction("github.com/toolexplorer/toolexplorer/sandbox/confine.spawner")); err != nil {
 		t.Error(err)
 	}
 }
