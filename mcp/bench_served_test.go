@@ -30,7 +30,8 @@ import (
 
 // servedEnv, when set in a process of this test binary, makes it one of
 // BenchmarkServedPeers's servers: "SERVER TRANSPORT" (toolexplorer,
-// toolexplorer-sdkio, go-sdk or mcp-go; stdio or http). Over http it prints its URL as its
+// toolexplorer-sdkio, go-sdk, mcp-go, go-sdk-typed or mcp-go-typed; stdio
+// or http). Over http it prints its URL as its
 // first line and serves until its standard input ends.
 const servedEnv = "TOOLEXPLORER_BENCH_SERVED"
 
@@ -118,6 +119,52 @@ func servedSDKServer() *sdk.Server {
 	return srv
 }
 
+// servedEchoIn and servedEchoOut are the echo's input and output as the
+// typed peers declare them: the SDKs infer the schemas from them (for
+// servedEchoIn, servedInput's).
+type servedEchoIn struct {
+	Text string `json:"text"`
+}
+
+type servedEchoOut struct {
+	Text string `json:"text"`
+}
+
+// servedSDKTypedServer is the go-sdk's server of the echo as its README
+// declares a tool: the generic mcp.AddTool with input and output structs,
+// whose schemas the SDK infers, and against which it validates the input
+// and the output of every call; it answers the output as structured
+// content and, as text, its JSON.
+func servedSDKTypedServer() *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "go-sdk-typed", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "b.echo", Description: "echoes"},
+		func(_ context.Context, _ *sdk.CallToolRequest, in servedEchoIn) (*sdk.CallToolResult, servedEchoOut, error) {
+			return nil, servedEchoOut{Text: in.Text}, nil
+		})
+	return srv
+}
+
+// servedMCPGoTypedServer is mcp-go's server of the echo as its
+// documentation declares a tool: mcp.NewTool with mcp.WithString("text",
+// mcp.Required()) and an output struct (mcp.WithOutputSchema), served by
+// mcp.NewStructuredToolHandler (the arguments bound to a struct, the
+// result answered as structured content and, as text, its JSON), on a
+// server that validates the input and the output against those schemas
+// (WithInputSchemaValidation, WithOutputSchemaValidation) and closes the
+// input schema to other properties (WithStrictInputSchemaDefault), so that
+// it is servedInput.
+func servedMCPGoTypedServer() *mcpgoserver.MCPServer {
+	srv := mcpgoserver.NewMCPServer("mcp-go-typed", "1", mcpgoserver.WithToolCapabilities(false),
+		mcpgoserver.WithInputSchemaValidation(), mcpgoserver.WithOutputSchemaValidation(), mcpgoserver.WithStrictInputSchemaDefault())
+	srv.AddTool(mcpgo.NewTool("b.echo", mcpgo.WithDescription("echoes"),
+		mcpgo.WithString("text", mcpgo.Required()),
+		mcpgo.WithOutputSchema[servedEchoOut]()),
+		mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in servedEchoIn) (servedEchoOut, error) {
+			return servedEchoOut{Text: in.Text}, nil
+		}))
+	return srv
+}
+
 func serveServed(server, transport string) error {
 	ctx := context.Background()
 	var h http.Handler
@@ -137,14 +184,23 @@ func serveServed(server, transport string) error {
 		srv := servedSDKServer()
 		h = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 		stdio = func() error { return srv.Run(ctx, &sdk.StdioTransport{}) }
-	case "mcp-go":
-		// mcp-go's server, by default (no validation).
-		srv := mcpgoserver.NewMCPServer("mcp-go", "1", mcpgoserver.WithToolCapabilities(false))
-		srv.AddTool(mcpgo.NewToolWithRawSchema("b.echo", "echoes", servedInput),
-			func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-				out := servedOutput(req.GetString("text", ""))
-				return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(out))}, StructuredContent: json.RawMessage(out)}, nil
-			})
+	case "go-sdk-typed":
+		srv := servedSDKTypedServer()
+		h = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+		stdio = func() error { return srv.Run(ctx, &sdk.StdioTransport{}) }
+	case "mcp-go", "mcp-go-typed":
+		var srv *mcpgoserver.MCPServer
+		if server == "mcp-go-typed" {
+			srv = servedMCPGoTypedServer()
+		} else {
+			// mcp-go's server, by default (no validation).
+			srv = mcpgoserver.NewMCPServer("mcp-go", "1", mcpgoserver.WithToolCapabilities(false))
+			srv.AddTool(mcpgo.NewToolWithRawSchema("b.echo", "echoes", servedInput),
+				func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+					out := servedOutput(req.GetString("text", ""))
+					return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(out))}, StructuredContent: json.RawMessage(out)}, nil
+				})
+		}
 		h = mcpgoserver.NewStreamableHTTPServer(srv, mcpgoserver.WithEndpointPath("/"))
 		stdio = func() error { return mcpgoserver.NewStdioServer(srv).Listen(ctx, os.Stdin, os.Stdout) }
 	default:
@@ -251,31 +307,75 @@ func (s *servedServer) call(ctx context.Context) error {
 	return nil
 }
 
+// validates reports whether server name refuses arguments its input
+// schema does not allow.
+func validates(name string) bool {
+	switch name {
+	case "go-sdk", "mcp-go":
+		return false
+	}
+	return true
+}
+
+// check calls the echo once and checks all of its answer: the text, the
+// structured content, and, for a server that validates its input, that
+// arguments of the wrong type are refused as a tool error.
+func (s *servedServer) check(ctx context.Context) error {
+	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: "b.echo", Arguments: json.RawMessage(`{"text":"hello"}`)})
+	if err != nil {
+		return err
+	}
+	if res.IsError || len(res.Content) != 1 {
+		return fmt.Errorf("echo failed: %+v", res)
+	}
+	if t, ok := res.Content[0].(*sdk.TextContent); !ok || t.Text != `{"text":"hello"}` {
+		return fmt.Errorf("echo answered %+v", res.Content[0])
+	}
+	if m, ok := res.StructuredContent.(map[string]any); !ok || len(m) != 1 || m["text"] != "hello" {
+		return fmt.Errorf("echo answered structured content %#v", res.StructuredContent)
+	}
+	if !validates(s.name) {
+		return nil
+	}
+	res, err = s.cs.CallTool(ctx, &sdk.CallToolParams{Name: "b.echo", Arguments: json.RawMessage(`{"text":1}`)})
+	if err == nil && !res.IsError {
+		return fmt.Errorf("echo of a number answered %+v, not a refusal", res)
+	}
+	return nil
+}
+
 // BenchmarkServedPeers measures, side by side in one run, a tools/call of
 // the same echo served by this package's server (the registry's governed
-// call: input validated, principal, deadline, slot, audit hook), by the
-// go-sdk's server with a raw handler and by mcp-go's server (neither
-// validating), each in a process of its own (this test binary), over stdio
-// and over streamable HTTP on loopback. One go-sdk client session per
-// server; every round calls the three in a random order, conc calls at a
-// time. It reports each server's p50 (µs), toolexplorer's p50 over the
-// faster of the other two (x-fastest) and over the go-sdk's (x-go-sdk),
-// and each server process's own processor time per call (cpu-µs), which
-// the client's share does not blur. Over stdio a fourth server,
-// toolexplorer-sdkio, is this package's on the SDK's own stdio transport,
-// as the go-sdk server is: its p50 over the go-sdk's (x-go-sdk-sdkio) is
-// what this package's part of a call costs, the transport aside. With
-// TOOLEXPLORER_BENCH_PROFILE=PREFIX each server writes
-// PREFIX-SERVER-TRANSPORT.cpu and .allocs profiles.
+// call: input validated, principal, deadline, slot, audit hook) and by the
+// peers a Go developer would write instead: the go-sdk's server and
+// mcp-go's, each with a raw handler that validates nothing (go-sdk,
+// mcp-go) and each as its documentation declares a tool, with schemas it
+// validates every call against (go-sdk-typed: the generic mcp.AddTool;
+// mcp-go-typed: mcp.NewTool and mcp.NewStructuredToolHandler). Each server
+// runs in a process of its own (this test binary), over stdio and over
+// streamable HTTP on loopback. One go-sdk client session per server; every
+// round calls them in a random order, conc calls at a time. It reports
+// each server's p50 (µs), toolexplorer's p50 over each peer's (x-PEER),
+// over the faster raw peer's (x-fastest) and over the faster typed peer's
+// (x-fastest-typed), and each server process's own processor time per
+// call (cpu-µs), which the client's share does not blur. Over stdio one
+// more server, toolexplorer-sdkio, is this package's on the SDK's own
+// stdio transport, as the go-sdk server is: its p50 over the go-sdk's
+// (x-go-sdk-sdkio) is what this package's part of a call costs, the
+// transport aside. With TOOLEXPLORER_BENCH_PROFILE=PREFIX each server
+// writes PREFIX-SERVER-TRANSPORT.cpu and .allocs profiles.
 func BenchmarkServedPeers(b *testing.B) {
 	profile := os.Getenv("TOOLEXPLORER_BENCH_PROFILE")
 	ctx := context.Background()
+	peers := []string{"go-sdk", "mcp-go", "go-sdk-typed", "mcp-go-typed"}
 	for _, transport := range []string{"stdio", "http"} {
 		b.Run("transport="+transport, func(b *testing.B) {
-			servers := []*servedServer{
-				startServed(b, "toolexplorer", transport, profile),
-				startServed(b, "go-sdk", transport, profile),
-				startServed(b, "mcp-go", transport, profile),
+			servers := []*servedServer{startServed(b, "toolexplorer", transport, profile)}
+			byName := map[string]*servedServer{}
+			for _, name := range peers {
+				s := startServed(b, name, transport, profile)
+				servers = append(servers, s)
+				byName[name] = s
 			}
 			if transport == "stdio" {
 				servers = append(servers, startServed(b, "toolexplorer-sdkio", transport, profile))
@@ -284,6 +384,9 @@ func BenchmarkServedPeers(b *testing.B) {
 				servers = append(servers, startServed(b, label, transport, profile, path))
 			}
 			for _, s := range servers {
+				if err := s.check(ctx); err != nil {
+					b.Fatalf("%s: %v", s.name, err)
+				}
 				for range 200 { // warm up, and check the echo
 					if err := s.call(ctx); err != nil {
 						b.Fatalf("%s: %v", s.name, err)
@@ -319,21 +422,29 @@ func BenchmarkServedPeers(b *testing.B) {
 							s.lat = append(s.lat, lat...)
 						}
 					}
-					fastest := time.Duration(0)
 					for _, s := range servers {
-						m := p50(s.lat)
-						b.ReportMetric(float64(m.Nanoseconds())/1000, "µs-p50-"+s.name)
+						b.ReportMetric(float64(p50(s.lat).Nanoseconds())/1000, "µs-p50-"+s.name)
 						if cpu := childCPU(s.cmd.Process.Pid) - s.cpu0; len(s.lat) > 0 {
 							b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(len(s.lat)), "cpu-µs-"+s.name)
 						}
-						if (s.name == "go-sdk" || s.name == "mcp-go") && (fastest == 0 || m < fastest) {
-							fastest = m
-						}
 					}
-					sdkP50 := float64(p50(servers[1].lat))
-					b.ReportMetric(float64(p50(servers[0].lat))/float64(fastest), "x-fastest")
-					b.ReportMetric(float64(p50(servers[0].lat))/sdkP50, "x-go-sdk")
-					for _, s := range servers[3:] {
+					ours := float64(p50(servers[0].lat))
+					over := func(names ...string) float64 {
+						fastest := time.Duration(0)
+						for _, name := range names {
+							if m := p50(byName[name].lat); fastest == 0 || m < fastest {
+								fastest = m
+							}
+						}
+						return ours / float64(fastest)
+					}
+					for _, name := range peers {
+						b.ReportMetric(over(name), "x-"+name)
+					}
+					b.ReportMetric(over("go-sdk", "mcp-go"), "x-fastest")
+					b.ReportMetric(over("go-sdk-typed", "mcp-go-typed"), "x-fastest-typed")
+					sdkP50 := float64(p50(byName["go-sdk"].lat))
+					for _, s := range servers[1+len(peers):] {
 						if s.name == "toolexplorer-sdkio" { // this package's share alone: both on the SDK's transport
 							b.ReportMetric(float64(p50(s.lat))/sdkP50, "x-go-sdk-sdkio")
 							continue
