@@ -12,5 +12,12 @@
 // per-call durations in nanoseconds as JSON. Every call starts its own child
 // (no pool), as the first call of a profile does. Between two runs, untimed,
 // the previous one's teardown (reaping, the child's temp dir) ends, so that
-// no run pays for another's. Linux only.
+// no run pays for another's. With -workspace, the writing tool's calls are
+// timed too, beside bwrap confining the same tool: the host binary started
+// again under bwrap (workspace writable, its .git read-only) to write the
+// same file, which
+//
+//	realhost -write FILE
+//
+// does. Linux only.
 package main

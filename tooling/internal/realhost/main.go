@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -81,7 +83,16 @@ func run(reg *tooling.Registry) int {
 	calls := flag.Int("calls", 0, "how many calls of each case")
 	ws := flag.String("workspace", "", "the workspace (a git repository) of the writing tool; none: no such case")
 	reuse := flag.Bool("reuse", false, "time reused calls through the registry against the confine-level round trip")
+	only := flag.String("only", "", "time only the cases named (comma-separated)")
+	writeFile := flag.String("write", "", "write FILE as the writing tool does, unconfined, and exit (what bwrap runs in the bwrap-tool case)")
 	flag.Parse()
+	if *writeFile != "" {
+		if err := os.WriteFile(*writeFile, []byte("x"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if *calls <= 0 {
 		fmt.Fprintln(os.Stderr, "usage: realhost -calls N [-workspace DIR] [-reuse]")
 		return 2
@@ -136,10 +147,36 @@ func run(reg *tooling.Registry) int {
 		cases["bwrap"] = func() error {
 			return exec.Command(bwrap, "--unshare-all", "--ro-bind", "/", "/", "/bin/true").Run()
 		}
+		if *ws != "" {
+			// The peer a user would pick instead of a confined writing
+			// call: bwrap confining the same tool, that is the host binary
+			// started again to write the file, with the workspace writable,
+			// its .git read-only over it, a private /tmp, /proc and /dev,
+			// started as the same user as a confined child.
+			// (The binary and the workspace may lie under /tmp: they are
+			// bound after it.)
+			args := []string{"--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+				"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--ro-bind", self, self,
+				"--bind", *ws, *ws, "--ro-bind", filepath.Join(*ws, ".git"), filepath.Join(*ws, ".git")}
+			args = append(args, self, "-write", filepath.Join(*ws, "out.txt"))
+			cases["bwrap-tool"] = func() error {
+				cmd := exec.Command(bwrap, args...)
+				if os.Geteuid() == 0 {
+					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+				}
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					return fmt.Errorf("%v: %s", err, out)
+				}
+				return nil
+			}
+		}
 	}
 	names := make([]string, 0, len(cases))
 	for name := range cases {
-		names = append(names, name)
+		if *only == "" || slices.Contains(strings.Split(*only, ","), name) {
+			names = append(names, name)
+		}
 	}
 	// One warm-up call of each: the first confined call sets up the
 	// workspace.
