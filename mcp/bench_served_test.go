@@ -489,17 +489,23 @@ func childCPU(pid int) time.Duration {
 
 // BenchmarkServedLayer is one tools/call of BenchmarkServedPeers's echo in
 // process, over the SDK's in-memory transport: this package's server (the
-// governed call) and the go-sdk's with a raw handler, on the same SDK
-// session code, so that what differs is this package's part of a call.
+// governed call), the go-sdk's with a raw handler and the go-sdk's with
+// its typed mcp.AddTool (go-sdk-typed), on the same SDK session code, so
+// that what differs is each one's part of a call.
 func BenchmarkServedLayer(b *testing.B) {
-	for _, server := range []string{"toolexplorer", "go-sdk"} {
+	for _, server := range []string{"toolexplorer", "go-sdk", "go-sdk-typed"} {
 		b.Run("server="+server, func(b *testing.B) {
 			connect := func(t sdk.Transport) (*sdk.ServerSession, error) {
 				return servedSDKServer().Connect(context.Background(), t, nil)
 			}
-			if server == "toolexplorer" {
+			switch server {
+			case "toolexplorer":
 				srv := servedOurServer()
 				connect = func(t sdk.Transport) (*sdk.ServerSession, error) { return srv.Connect(context.Background(), t) }
+			case "go-sdk-typed":
+				connect = func(t sdk.Transport) (*sdk.ServerSession, error) {
+					return servedSDKTypedServer().Connect(context.Background(), t, nil)
+				}
 			}
 			benchCall(b, benchClient(b, connect), "b.echo", `{"text":"hello"}`)
 		})
