@@ -31,8 +31,8 @@ import (
 // servedEnv, when set in a process of this test binary, makes it one of
 // BenchmarkServedPeers's servers: "SERVER TRANSPORT" (toolexplorer,
 // toolexplorer-sdkio, go-sdk, mcp-go, go-sdk-typed or mcp-go-typed; stdio
-// or http). Over http it prints its URL as its
-// first line and serves until its standard input ends.
+// or http). Over http it prints its URL as its first line and serves until
+// its standard input ends.
 const servedEnv = "TOOLEXPLORER_BENCH_SERVED"
 
 // servedProfileEnv, with servedEnv, is a path prefix: the server writes
@@ -319,7 +319,8 @@ func validates(name string) bool {
 
 // check calls the echo once and checks all of its answer: the text, the
 // structured content, and, for a server that validates its input, that
-// arguments of the wrong type are refused as a tool error.
+// arguments of the wrong type are refused (a tool error or an error
+// response).
 func (s *servedServer) check(ctx context.Context) error {
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: "b.echo", Arguments: json.RawMessage(`{"text":"hello"}`)})
 	if err != nil {
