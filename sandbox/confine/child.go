@@ -308,7 +308,7 @@ func confineSelf(s *setupMsg) (notes []string, err error) {
 		if sup, err = takeSupervisor(); err != nil {
 			return nil, err
 		}
-		defer sup.close() // the child keeps nothing of it once it has handed the listener over
+		defer sup.close() // once the listener is handed over, the child keeps only the socket pair
 		if sup.mem, err = unix.Open("/proc/self/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 			return nil, fmt.Errorf("supervisor: %w", err)
 		}

@@ -180,6 +180,72 @@ func runSupervise(r superviseReq) ([]byte, error) {
 			return nil, nil
 		}
 		return []byte(fmt.Sprintf("mkdir .git: %v; ordinary file: %v", errGit, errFile)), errGit
+	case "root-ordinary": // os.Root and a changed working directory, as a tool writes its workspace
+		root, err := os.OpenRoot(a)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		f, err := root.Create("made-by-root")
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		if err := root.MkdirAll("sub/deeper", 0o755); err != nil {
+			return nil, err
+		}
+		if err := root.WriteFile("sub/deeper/file", []byte("x"), 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Chdir(filepath.Join(a, "sub")); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile("made-after-chdir", []byte("x"), 0o644); err != nil {
+			return nil, err
+		}
+		return nil, os.Mkdir("dir-after-chdir", 0o755)
+	case "root-envrc": // .envrc through os.Root
+		root, err := os.OpenRoot(a)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		return nil, root.WriteFile(".envrc", superviseCfg, 0o644)
+	case "chdir-git": // .git relative to a changed working directory
+		if err := os.Chdir(a); err != nil {
+			return nil, err
+		}
+		return nil, os.Mkdir(".git", 0o755)
+	case "forged-answers": // the supervisor's requests for its descriptors answered first with B
+		// Every unix socket of its own gets answers to the next 16 requests, each naming the
+		// directory B, which lies outside the write grants; then a file is made through os.Root
+		// of A. Unconfined, there is no supervisor: the control makes the file in B directly.
+		out, err := unix.Open(r.B, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer unix.Close(out)
+		sent := 0
+		for fd := 3; fd < 256; fd++ {
+			if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_SEQPACKET {
+				continue
+			}
+			for seq := uint32(1); seq <= 16; seq++ {
+				ans := []byte{byte(seq), byte(seq >> 8), byte(seq >> 16), byte(seq >> 24), 0}
+				if unix.Sendmsg(fd, ans, unix.UnixRights(out), nil, unix.MSG_DONTWAIT) == nil {
+					sent++
+				}
+			}
+		}
+		if sent == 0 {
+			return nil, os.WriteFile(filepath.Join(r.B, "forged"), superviseCfg, 0o644)
+		}
+		root, err := os.OpenRoot(a)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		return nil, root.WriteFile("forged", superviseCfg, 0o644)
 	case "bare-repo": // a bare repository made of names that are not protected
 		for _, d := range []string{"objects", "refs"} {
 			if err := os.MkdirAll(filepath.Join(a, d), 0o755); err != nil {
@@ -444,4 +510,89 @@ func TestSupervisedBareRepository(t *testing.T) {
 	req, _ := json.Marshal(superviseReq{Op: "bare-repo", A: dir, B: owned})
 	resp, err := Run(ctxTimeout(t, 60*time.Second), "test.supervise", Profile{WritePaths: []string{ws}}, req)
 	expect(t, "a repository made of names that are not protected (documented limit)", 0, resp, err)
+}
+
+// TestSupervisedOwnDescriptors: in the supervised mode, the child's own code makes names
+// relative to descriptors of its own (os.Root) and to a working directory it changed, as a tool
+// writing its workspace does; protected names are refused that way too. Then an attack: the
+// child answers the supervisor's requests for its descriptors itself, naming a directory outside
+// its write grants (the control writes there unconfined), and makes a file through os.Root.
+func TestSupervisedOwnDescriptors(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	if m, why := ProtectionMode(); m != ModeSupervised {
+		record("names made relative to the child's own descriptors", "ok", "not applicable: "+why, true)
+		t.Skip(why)
+	}
+	f := newFixture(t)
+	prof := Profile{WritePaths: []string{f.rw}}
+	run := func(op, a, b string) error {
+		req, _ := json.Marshal(superviseReq{Op: op, A: a, B: b})
+		resp, err := Run(ctxTimeout(t, 60*time.Second), "test.supervise", prof, req)
+		if err != nil {
+			return fmt.Errorf("%s", outcome(resp, err))
+		}
+		return nil
+	}
+	// The ordinary case.
+	ok := filepath.Join(f.rw, "ok")
+	if err := os.Mkdir(ok, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		os.Chown(ok, UnprivilegedID, UnprivilegedID)
+	}
+	err := run("root-ordinary", ok, "")
+	record("files made through os.Root and after chdir (supervised)", "ok", outcome(nil, err), err == nil)
+	if err != nil {
+		t.Fatalf("root-ordinary: %v", err)
+	}
+	for _, p := range []string{"made-by-root", "sub/deeper/file", "sub/made-after-chdir", "sub/dir-after-chdir"} {
+		if _, err := os.Lstat(filepath.Join(ok, p)); err != nil {
+			t.Errorf("%s was not made: %v", p, err)
+		}
+	}
+	// Protected names, made the same ways.
+	for _, c := range []struct{ op, name string }{{"root-envrc", ".envrc"}, {"chdir-git", ".git"}} {
+		control := filepath.Join(t.TempDir(), "w")
+		os.MkdirAll(control, 0o755)
+		_, cerr := runSupervise(superviseReq{Op: c.op, A: control})
+		_, serr := os.Lstat(filepath.Join(control, c.name))
+		record(c.op+" [unconfined control]", "ok", outcome(nil, cerr), cerr == nil && serr == nil)
+		if cerr != nil || serr != nil {
+			t.Errorf("control %s: %v, %v", c.op, cerr, serr)
+		}
+		dir := filepath.Join(f.rw, c.op)
+		os.Mkdir(dir, 0o755)
+		if os.Geteuid() == 0 {
+			os.Chown(dir, UnprivilegedID, UnprivilegedID)
+		}
+		err := run(c.op, dir, "")
+		_, made := os.Lstat(filepath.Join(dir, c.name))
+		record(c.op+" (supervised)", "refused", outcome(nil, err), err != nil && made != nil)
+		if err == nil || made == nil {
+			t.Errorf("%s: %v; %s made: %v", c.op, err, c.name, made == nil)
+		} else if !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s: the refusal does not name %s: %v", c.op, c.name, err)
+		}
+	}
+	// The attack. Its control: the same op unconfined, where no supervisor asks, writes in B.
+	control := t.TempDir()
+	_, cerr := runSupervise(superviseReq{Op: "forged-answers", A: control, B: control})
+	_, serr := os.Lstat(filepath.Join(control, "forged"))
+	record("forged answers to the supervisor [unconfined control]", "ok", outcome(nil, cerr), cerr == nil && serr == nil)
+	if cerr != nil || serr != nil {
+		t.Errorf("control: %v, %v", cerr, serr)
+	}
+	dir := filepath.Join(f.rw, "forged")
+	os.Mkdir(dir, 0o755)
+	if os.Geteuid() == 0 {
+		os.Chown(dir, UnprivilegedID, UnprivilegedID)
+	}
+	err = run("forged-answers", dir, f.out)
+	_, outMade := os.Lstat(filepath.Join(f.out, "forged"))
+	record("forged answers to the supervisor: a directory outside the write grants (supervised)", "refused", outcome(nil, err), outMade != nil)
+	if outMade == nil {
+		t.Errorf("forged-answers made %s: %v", filepath.Join(f.out, "forged"), err)
+	}
 }

@@ -4,6 +4,7 @@ package confine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -61,9 +62,15 @@ import (
 // none) reach a confined process. Both run under the narrowest seccomp filter. The child is not
 // dumpable (see [Main]): it hands its memory, working directory and umask over with the
 // listener; the supervisor notes (and lets go on) chdir, fchdir and umask, after which the
-// child's relative names are refused and its umask read from /proc. A name the child's own code
-// makes relative to another descriptor of its own, or from an O_TMPFILE descriptor, is refused
-// with EACCES; the programs it starts are dumpable, as exec makes them, and are not concerned.
+// child's umask is read from /proc. A name the child's own code makes relative to another
+// descriptor of its own (os.Root, openat), from an O_TMPFILE descriptor, or relative to its
+// working directory once it changed it, needs that descriptor: the supervisor asks the child
+// for it over the socket pair, which a goroutine of the child answers (see serveDescriptors).
+// The answer is not trusted and need not be: whatever descriptor the child sends, rightly or
+// not, the supervisor makes the name as the child could itself (under the child's ruleset, in
+// its namespaces), and refuses a protected one wherever it would go. A child that does not
+// answer stalls its own calls that make names until its call ends. The programs it starts are
+// dumpable, as exec makes them: theirs are opened in /proc.
 // A path through /proc/self (/dev/stdout, /dev/fd/N) names the supervisor there: making a name
 // through one is refused with EACCES.
 //
@@ -218,7 +225,8 @@ func (l *supervisorLink) close() {
 // handOver installs the filter that sends the calls that make a name to the supervisor, on
 // every thread, and sends the supervisor its listener with the child's memory, working
 // directory and Landlock ruleset. The child keeps no descriptor of the listener: one that could
-// answer its own calls would carry them out unchecked.
+// answer its own calls would carry them out unchecked. It keeps the socket pair, on which a
+// goroutine answers the supervisor's requests for its descriptors (serveDescriptors).
 func (l *supervisorLink) handOver() error {
 	defer l.close()
 	raw, err := notifyFilter(nativeSeccomp)
@@ -249,6 +257,8 @@ func (l *supervisorLink) handOver() error {
 	if err := unix.Sendmsg(l.sup.Sock, []byte{byte(umask), byte(umask >> 8)}, rights, nil, unix.MSG_NOSIGNAL); err != nil {
 		return fmt.Errorf("supervisor: handing the listener over: %w", err)
 	}
+	go serveDescriptors(l.sup.Sock)
+	l.sup.Sock = -1 // the goroutine's now
 	return nil
 }
 
@@ -305,7 +315,6 @@ func serveSupervisor() int {
 	if len(fds) != supervisorFDs {
 		return fail(fmt.Errorf("received %d descriptors, want %d", len(fds), supervisorFDs))
 	}
-	unix.Close(supervisorSockFD)
 	listener, mem, cwd, ruleset := fds[0], fds[1], fds[2], fds[3]
 	// The child's working directory is its private temp dir: this process's too.
 	var tmp unix.Statx_t
@@ -321,7 +330,7 @@ func serveSupervisor() int {
 	if err := installFilter(raw); err != nil {
 		return fail(err)
 	}
-	s := &supervisor{listener: listener, childMem: mem, childCwd: cwd, child: child, tmpMnt: tmp.Mnt_id,
+	s := &supervisor{listener: listener, childMem: mem, childCwd: cwd, child: child, tmpMnt: tmp.Mnt_id, sock: supervisorSockFD,
 		childUmask: uint32(buf[0]) | uint32(buf[1])<<8, reader: make(chan func()), readerDone: make(chan struct{}),
 		act: act, waiting: make(chan struct{}, maxWaiting)}
 	// The actor serves; this thread opens what it asks for in /proc, until the child is gone.
@@ -373,6 +382,10 @@ type supervisor struct {
 	// cwdGone and umaskGone: the child changed its working directory (childCwd is stale),
 	// or its umask (which is then read from /proc).
 	cwdGone, umaskGone bool
+	// sock is the socket pair, through which the child's own descriptors are asked for (-1
+	// once the child is gone from it); seq numbers the requests.
+	sock int
+	seq  uint32
 	// reader takes functions to run on the thread without a Landlock domain.
 	reader     chan func()
 	readerDone chan struct{}
@@ -609,8 +622,9 @@ func (s *supervisor) handle(n *seccompNotif) (fd int, val int64, errno unix.Errn
 // open opens what the supervisor needs of the caller tid: its memory, its umask, and for each
 // path the directory a relative path starts from (its working directory, AT_FDCWD, or its
 // descriptor dirfd; -1 when it cannot be reached, which refuses a relative path only). The
-// child's own come with the listener (it is not dumpable: its descriptors other than those are
-// out of reach); a program's are opened in /proc by the thread without a Landlock domain.
+// child's own came with the listener, or are asked of the child (it is not dumpable: its
+// descriptors are out of reach in /proc); a program's are opened in /proc by the thread without
+// a Landlock domain.
 func (s *supervisor) open(c *caller, tid int, dirfds []int32) (err error) {
 	if s.isChild(tid) {
 		if c.mem, err = unix.FcntlInt(uintptr(s.childMem), unix.F_DUPFD_CLOEXEC, 0); err != nil {
@@ -624,6 +638,8 @@ func (s *supervisor) open(c *caller, tid int, dirfds []int32) (err error) {
 			base := -1
 			if d == unix.AT_FDCWD && !s.cwdGone {
 				base, _ = unix.FcntlInt(uintptr(s.childCwd), unix.F_DUPFD_CLOEXEC, 0)
+			} else {
+				base = s.childDescriptor(d)
 			}
 			c.bases = append(c.bases, base)
 		}
@@ -649,6 +665,106 @@ func (s *supervisor) open(c *caller, tid int, dirfds []int32) (err error) {
 		}
 	})
 	return err
+}
+
+// maxStaleAnswers is how many messages the supervisor reads for one request before it gives up
+// on the answer: a child may send what was not asked for (its code may write to the socket).
+const maxStaleAnswers = 16
+
+// childDescriptor asks the child for its descriptor d (AT_FDCWD: its working directory) and
+// returns the one it sends, or -1 when it sends none (d is not open) or is gone. The child's
+// answer is not trusted: see the package's notes on the supervisor.
+func (s *supervisor) childDescriptor(d int32) int {
+	if s.sock < 0 || d < 0 && d != unix.AT_FDCWD {
+		return -1
+	}
+	s.seq++
+	var req [8]byte
+	binary.LittleEndian.PutUint32(req[:4], s.seq)
+	binary.LittleEndian.PutUint32(req[4:], uint32(d))
+	if err := unix.Sendmsg(s.sock, req[:], nil, nil, unix.MSG_NOSIGNAL); err != nil {
+		s.dropSock()
+		return -1
+	}
+	ans, oob := make([]byte, 5), make([]byte, unix.CmsgSpace(4))
+	for range maxStaleAnswers {
+		n, oobn, flags, _, err := unix.Recvmsg(s.sock, ans, oob, unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			s.dropSock()
+			return -1
+		}
+		var fds []int
+		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+			for i := range msgs {
+				f, _ := unix.ParseUnixRights(&msgs[i])
+				fds = append(fds, f...)
+			}
+		}
+		answer := n == len(ans) && flags&unix.MSG_TRUNC == 0 && binary.LittleEndian.Uint32(ans[:4]) == s.seq
+		if answer && ans[4] == 0 && len(fds) == 1 && flags&unix.MSG_CTRUNC == 0 {
+			return fds[0]
+		}
+		for _, f := range fds {
+			unix.Close(f)
+		}
+		if answer {
+			return -1 // the child has no such descriptor
+		}
+	}
+	return -1
+}
+
+// dropSock closes the socket pair: the child is gone from it.
+func (s *supervisor) dropSock() {
+	unix.Close(s.sock)
+	s.sock = -1
+}
+
+// serveDescriptors, in the child, answers its supervisor's requests for the child's own
+// descriptors (supervisor.childDescriptor) for as long as the child lives: each request is a
+// sequence number and a descriptor number (AT_FDCWD: the working directory, opened for the
+// answer); the answer, the sequence number and 0 with the descriptor, or an errno without one.
+func serveDescriptors(sock int) {
+	var req [8]byte
+	for {
+		n, _, _, _, err := unix.Recvmsg(sock, req[:], nil, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			unix.Close(sock)
+			return
+		}
+		if n != len(req) {
+			continue
+		}
+		ans := []byte{req[0], req[1], req[2], req[3], 0}
+		d := int32(binary.LittleEndian.Uint32(req[4:]))
+		fd, opened := int(d), false
+		switch {
+		case d == unix.AT_FDCWD:
+			fd, err = unix.Open(".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			opened = err == nil
+		case d < 0:
+			err = unix.EBADF
+		}
+		if err == nil {
+			err = unix.Sendmsg(sock, ans, unix.UnixRights(fd), nil, unix.MSG_NOSIGNAL)
+		}
+		if opened {
+			unix.Close(fd)
+		}
+		if err != nil { // not open, or not to be sent: the answer says so
+			ans[4] = byte(errnoOf(err))
+			if unix.Sendmsg(sock, ans, nil, nil, unix.MSG_NOSIGNAL) != nil {
+				unix.Close(sock)
+				return
+			}
+		}
+	}
 }
 
 // isChild reports whether tid is a thread of the child itself.
