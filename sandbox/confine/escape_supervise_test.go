@@ -5,6 +5,7 @@ package confine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -216,10 +217,12 @@ func runSupervise(r superviseReq) ([]byte, error) {
 			return nil, err
 		}
 		return nil, os.Mkdir(".git", 0o755)
-	case "forged-answers": // the supervisor's requests for its descriptors answered first with B
-		// Every unix socket of its own gets answers to the next 16 requests, each naming the
-		// directory B, which lies outside the write grants; then a file is made through os.Root
-		// of A. Unconfined, there is no supervisor: the control makes the file in B directly.
+	case "forged-answers": // the supervisor's requests for its descriptors answered with B
+		// Every unix socket of its own gets answers, each naming the directory B (outside the
+		// write grants): 16 sent ahead, numbered as a counter would number requests, and one
+		// to each request a goroutine reads (as the child's own answering goroutine would, the
+		// two reading in turn); then a file is made through os.Root of A. Unconfined, there is
+		// no supervisor: the control makes the file in B directly.
 		out, err := unix.Open(r.B, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return nil, err
@@ -230,12 +233,22 @@ func runSupervise(r superviseReq) ([]byte, error) {
 			if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_SEQPACKET {
 				continue
 			}
-			for seq := uint32(1); seq <= 16; seq++ {
-				ans := []byte{byte(seq), byte(seq >> 8), byte(seq >> 16), byte(seq >> 24), 0}
-				if unix.Sendmsg(fd, ans, unix.UnixRights(out), nil, unix.MSG_DONTWAIT) == nil {
+			for seq := uint64(1); seq <= 16; seq++ {
+				ans := binary.LittleEndian.AppendUint64(nil, seq)
+				if unix.Sendmsg(fd, append(ans, 0), unix.UnixRights(out), nil, unix.MSG_DONTWAIT) == nil {
 					sent++
 				}
 			}
+			go func() {
+				req := make([]byte, 12)
+				for {
+					n, _, _, _, err := unix.Recvmsg(fd, req, nil, 0)
+					if err != nil || n == 0 {
+						return
+					}
+					unix.Sendmsg(fd, append(req[:8:8], 0), unix.UnixRights(out), nil, unix.MSG_DONTWAIT)
+				}
+			}()
 		}
 		if sent == 0 {
 			return nil, os.WriteFile(filepath.Join(r.B, "forged"), superviseCfg, 0o644)
@@ -591,7 +604,7 @@ func TestSupervisedOwnDescriptors(t *testing.T) {
 	}
 	err = run("forged-answers", dir, f.out)
 	_, outMade := os.Lstat(filepath.Join(f.out, "forged"))
-	record("forged answers to the supervisor: a directory outside the write grants (supervised)", "refused", outcome(nil, err), outMade != nil)
+	record("forged answers to the supervisor: a directory outside the write grants (supervised)", "nothing made there", outcome(nil, err), outMade != nil)
 	if outMade == nil {
 		t.Errorf("forged-answers made %s: %v", filepath.Join(f.out, "forged"), err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -383,9 +384,8 @@ type supervisor struct {
 	// or its umask (which is then read from /proc).
 	cwdGone, umaskGone bool
 	// sock is the socket pair, through which the child's own descriptors are asked for (-1
-	// once the child is gone from it); seq numbers the requests.
+	// once the child is gone from it).
 	sock int
-	seq  uint32
 	// reader takes functions to run on the thread without a Landlock domain.
 	reader     chan func()
 	readerDone chan struct{}
@@ -673,20 +673,22 @@ const maxStaleAnswers = 16
 
 // childDescriptor asks the child for its descriptor d (AT_FDCWD: its working directory) and
 // returns the one it sends, or -1 when it sends none (d is not open) or is gone. The child's
-// answer is not trusted: see the package's notes on the supervisor.
+// answer is not trusted: see the package's notes on the supervisor. Each request carries a
+// random nonce that the answer repeats, so that nothing the child sent before it was asked
+// (say, in an earlier call of a reused worker) is taken for the answer.
 func (s *supervisor) childDescriptor(d int32) int {
 	if s.sock < 0 || d < 0 && d != unix.AT_FDCWD {
 		return -1
 	}
-	s.seq++
-	var req [8]byte
-	binary.LittleEndian.PutUint32(req[:4], s.seq)
-	binary.LittleEndian.PutUint32(req[4:], uint32(d))
+	nonce := rand.Uint64()
+	var req [12]byte
+	binary.LittleEndian.PutUint64(req[:8], nonce)
+	binary.LittleEndian.PutUint32(req[8:], uint32(d))
 	if err := unix.Sendmsg(s.sock, req[:], nil, nil, unix.MSG_NOSIGNAL); err != nil {
 		s.dropSock()
 		return -1
 	}
-	ans, oob := make([]byte, 5), make([]byte, unix.CmsgSpace(4))
+	ans, oob := make([]byte, 9), make([]byte, unix.CmsgSpace(4))
 	for range maxStaleAnswers {
 		n, oobn, flags, _, err := unix.Recvmsg(s.sock, ans, oob, unix.MSG_CMSG_CLOEXEC)
 		if err == unix.EINTR {
@@ -703,8 +705,8 @@ func (s *supervisor) childDescriptor(d int32) int {
 				fds = append(fds, f...)
 			}
 		}
-		answer := n == len(ans) && flags&unix.MSG_TRUNC == 0 && binary.LittleEndian.Uint32(ans[:4]) == s.seq
-		if answer && ans[4] == 0 && len(fds) == 1 && flags&unix.MSG_CTRUNC == 0 {
+		answer := n == len(ans) && flags&unix.MSG_TRUNC == 0 && binary.LittleEndian.Uint64(ans[:8]) == nonce
+		if answer && ans[8] == 0 && len(fds) == 1 && flags&unix.MSG_CTRUNC == 0 {
 			return fds[0]
 		}
 		for _, f := range fds {
@@ -725,10 +727,10 @@ func (s *supervisor) dropSock() {
 
 // serveDescriptors, in the child, answers its supervisor's requests for the child's own
 // descriptors (supervisor.childDescriptor) for as long as the child lives: each request is a
-// sequence number and a descriptor number (AT_FDCWD: the working directory, opened for the
-// answer); the answer, the sequence number and 0 with the descriptor, or an errno without one.
+// nonce and a descriptor number (AT_FDCWD: the working directory, opened for the answer); the
+// answer, the nonce and 0 with the descriptor, or an errno without one.
 func serveDescriptors(sock int) {
-	var req [8]byte
+	var req [12]byte
 	for {
 		n, _, _, _, err := unix.Recvmsg(sock, req[:], nil, 0)
 		if err == unix.EINTR {
@@ -741,8 +743,8 @@ func serveDescriptors(sock int) {
 		if n != len(req) {
 			continue
 		}
-		ans := []byte{req[0], req[1], req[2], req[3], 0}
-		d := int32(binary.LittleEndian.Uint32(req[4:]))
+		ans := append(req[:8:8], 0)
+		d := int32(binary.LittleEndian.Uint32(req[8:]))
 		fd, opened := int(d), false
 		switch {
 		case d == unix.AT_FDCWD:
@@ -758,7 +760,7 @@ func serveDescriptors(sock int) {
 			unix.Close(fd)
 		}
 		if err != nil { // not open, or not to be sent: the answer says so
-			ans[4] = byte(errnoOf(err))
+			ans[8] = byte(errnoOf(err))
 			if unix.Sendmsg(sock, ans, nil, nil, unix.MSG_NOSIGNAL) != nil {
 				unix.Close(sock)
 				return
