@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -671,13 +672,36 @@ func (s *supervisor) open(c *caller, tid int, dirfds []int32) (err error) {
 // on the answer: a child may send what was not asked for (its code may write to the socket).
 const maxStaleAnswers = 16
 
+// maxQueued is how many messages the supervisor drops, unread, before it sends a request: more
+// than the socket pair holds (its send buffer bounds it to a few hundred), so that only a child
+// that keeps sending as fast as they are dropped has its request refused.
+const maxQueued = 1024
+
 // childDescriptor asks the child for its descriptor d (AT_FDCWD: its working directory) and
 // returns the one it sends, or -1 when it sends none (d is not open) or is gone. The child's
 // answer is not trusted: see the package's notes on the supervisor. Each request carries a
 // random nonce that the answer repeats, so that nothing the child sent before it was asked
-// (say, in an earlier call of a reused worker) is taken for the answer.
+// (say, in an earlier call of a reused worker) is taken for the answer; what it sent before is
+// dropped first, so that it does not stand in the answer's way either.
 func (s *supervisor) childDescriptor(d int32) int {
 	if s.sock < 0 || d < 0 && d != unix.AT_FDCWD {
+		return -1
+	}
+	ans, oob := make([]byte, 9), make([]byte, unix.CmsgSpace(4))
+	drained := false
+	for range maxQueued {
+		_, fds, _, err := s.receive(ans, oob, unix.MSG_DONTWAIT)
+		closeAll(fds)
+		if err == unix.EAGAIN {
+			drained = true
+			break
+		}
+		if err != nil {
+			s.dropSock()
+			return -1
+		}
+	}
+	if !drained {
 		return -1
 	}
 	nonce := rand.Uint64()
@@ -688,35 +712,68 @@ func (s *supervisor) childDescriptor(d int32) int {
 		s.dropSock()
 		return -1
 	}
-	ans, oob := make([]byte, 9), make([]byte, unix.CmsgSpace(4))
 	for range maxStaleAnswers {
-		n, oobn, flags, _, err := unix.Recvmsg(s.sock, ans, oob, unix.MSG_CMSG_CLOEXEC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || n == 0 {
+		n, fds, whole, err := s.receive(ans, oob, 0)
+		if err != nil {
 			s.dropSock()
 			return -1
 		}
-		var fds []int
+		answer := whole && n == len(ans) && binary.LittleEndian.Uint64(ans[:8]) == nonce
+		if answer && ans[8] == 0 && len(fds) == 1 {
+			return fds[0]
+		}
+		closeAll(fds)
+		if answer {
+			return -1 // the child has no such descriptor
+		}
+	}
+	return -1
+}
+
+// receive reads one message of the child's into ans (oob for its descriptors) and returns its
+// length, the descriptors it carried, and whether it came whole (neither it nor its descriptors
+// cut short). A message of no bytes is one the child sent, not its end closed (recvmsg returns
+// 0 for both): poll tells them apart, and a closed end is io.EOF.
+func (s *supervisor) receive(ans, oob []byte, flags int) (n int, fds []int, whole bool, err error) {
+	for {
+		var oobn, rflags int
+		n, oobn, rflags, _, err = unix.Recvmsg(s.sock, ans, oob, flags|unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, nil, false, err
+		}
 		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
 			for i := range msgs {
 				f, _ := unix.ParseUnixRights(&msgs[i])
 				fds = append(fds, f...)
 			}
 		}
-		answer := n == len(ans) && flags&unix.MSG_TRUNC == 0 && binary.LittleEndian.Uint64(ans[:8]) == nonce
-		if answer && ans[8] == 0 && len(fds) == 1 && flags&unix.MSG_CTRUNC == 0 {
-			return fds[0]
+		if n == 0 && s.childClosed() {
+			closeAll(fds)
+			return 0, nil, false, io.EOF
 		}
-		for _, f := range fds {
-			unix.Close(f)
-		}
-		if answer {
-			return -1 // the child has no such descriptor
+		return n, fds, rflags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) == 0, nil
+	}
+}
+
+// childClosed reports whether the child's end of the socket pair is closed (or shut down for
+// writing): nothing more comes from it.
+func (s *supervisor) childClosed() bool {
+	p := []unix.PollFd{{Fd: int32(s.sock), Events: unix.POLLRDHUP}}
+	for {
+		_, err := unix.Poll(p, 0)
+		if err != unix.EINTR {
+			return err != nil || p[0].Revents&(unix.POLLRDHUP|unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0
 		}
 	}
-	return -1
+}
+
+func closeAll(fds []int) {
+	for _, f := range fds {
+		unix.Close(f)
+	}
 }
 
 // dropSock closes the socket pair: the child is gone from it.
