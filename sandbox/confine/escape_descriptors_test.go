@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,6 +119,46 @@ func hijack(probe int, answer func(d int32) int) error {
 		}
 	}()
 	return nil
+}
+
+// ownListenerOnThread runs ownListenerMkdir on a thread of its own, which ends with its filter.
+func ownListenerOnThread(path string) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked
+		done <- ownListenerMkdir(path)
+	}()
+	return <-done
+}
+
+// ownListenerMkdir installs, on this thread, a seccomp filter that hands mkdirat to a listener
+// of its own, which a goroutine answers with SECCOMP_USER_NOTIF_FLAG_CONTINUE, and makes path.
+func ownListenerMkdir(path string) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return os.NewSyscallError("prctl", err)
+	}
+	filter := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_MKDIRAT, Jt: 0, Jf: 1},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	listener, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return os.NewSyscallError("seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)", errno)
+	}
+	defer unix.Close(int(listener))
+	go func() {
+		var n seccompNotif
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, listener, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
+			return
+		}
+		resp := seccompNotifResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
+		unix.Syscall(unix.SYS_IOCTL, listener, unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	}()
+	return os.NewSyscallError("mkdirat", unix.Mkdirat(unix.AT_FDCWD, path, 0o755))
 }
 
 // made lists which of names exist in dir.
@@ -339,6 +381,39 @@ func runDescriptors(r descriptorsReq) ([]byte, error) {
 			sent++
 		}
 		return []byte(fmt.Sprintf("%d %d", os.Getpid(), sent)), nil
+	case "own-listener": // a notify filter of its own on mkdirat, answered with CONTINUE, then A/.git
+		// Filters are run newest first: were the child's own listener allowed, it would get
+		// the mkdirat and let the kernel carry it out unchecked. On a thread of its own, which
+		// ends with the filter.
+		return nil, ownListenerOnThread(filepath.Join(a, ".git"))
+	case "exhaust-supervisor": // opens until the supervisor is gone, then a listener of its own and A/.git
+		// Each open follows 40 symlinks, each target 2,000 "./" deep: the supervisor walks
+		// them all, the child only waits. The opens end once one fails (the supervisor gone).
+		deep := strings.Repeat("./", 2000)
+		for i := range 40 {
+			next := "s" + strconv.Itoa(i+1)
+			if i == 39 {
+				next = "target"
+			}
+			if err := os.Symlink(deep+next, filepath.Join(a, "s"+strconv.Itoa(i))); err != nil {
+				return nil, err
+			}
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		calls := 0
+		var last error
+		for {
+			fd, err := unix.Open(filepath.Join(a, "s0"), unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+			calls++
+			if err != nil {
+				last = err
+				break
+			}
+			unix.Close(fd)
+		}
+		err := ownListenerOnThread(filepath.Join(a, ".git"))
+		return nil, fmt.Errorf("%d opens, the last %v; then %w", calls, last, err)
 	case "root-file": // a file made through os.Root of A, named B
 		root, err := os.OpenRoot(a)
 		if err != nil {
@@ -593,5 +668,66 @@ func TestSupervisedDescriptorJunk(t *testing.T) {
 		if !ok {
 			t.Errorf("after junk (%s, %s): %d of 4 calls failed: %v", how, resp, len(errs), errs)
 		}
+	}
+}
+
+// TestSupervisedOwnListener: the child's own code installs a seccomp filter of its own that
+// hands mkdirat to a listener it holds, and answers the call with
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE (the kernel runs the newest filter first: such a listener
+// would get the call before the supervisor and let it through unchecked), then makes .git. The
+// supervisor's filter refuses a filter with a listener (EPERM; while the supervisor's listener
+// is open, the kernel would refuse a second one too: EBUSY). The control does it unconfined, on
+// a thread of its own, and makes .git.
+func TestSupervisedOwnListener(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	if m, why := ProtectionMode(); m != ModeSupervised {
+		record("a notify filter of the child's own, answered with CONTINUE, then .git", "refused", "not applicable: "+why, true)
+		t.Skip(why)
+	}
+	cdir := t.TempDir()
+	_, cerr := runDescriptors(descriptorsReq{Op: "own-listener", A: cdir})
+	cmade := made(cdir, ".git")
+	record("a notify filter of its own, answered with CONTINUE, then .git [unconfined control]", "made", fmt.Sprintf("%v; made %v", cerr, cmade), cerr == nil && len(cmade) == 1)
+	if cerr != nil || len(cmade) != 1 {
+		t.Errorf("control: %v; made %v", cerr, cmade)
+	}
+	ws, mk := protectFixture(t)
+	dir := filepath.Dir(mk(false, "own-listener", "keep"))
+	req, _ := json.Marshal(descriptorsReq{Op: "own-listener", A: dir})
+	resp, err := Run(ctxTimeout(t, 60*time.Second), "test.descriptors", Profile{WritePaths: []string{ws}}, req)
+	left := made(dir, ".git")
+	ok := err != nil && strings.Contains(err.Error(), "NEW_LISTENER") && len(left) == 0
+	record("a notify filter of the child's own, answered with CONTINUE, then .git", "refused", outcome(resp, err), ok)
+	if !ok {
+		t.Errorf("own-listener: %s; made %v", outcome(resp, err), left)
+	}
+}
+
+// TestSupervisorWornOut: the child's own code spends the supervisor's CPU limit (the child's
+// own, which the supervisor gets): each open it makes follows 40 symlinks whose targets are
+// 2,000 "./" deep, which the supervisor walks while the child waits. The supervisor dies of it
+// (SIGKILL at the hard limit) before the child; its listener goes, and with it the kernel's
+// refusal of a second one. The child then installs a notify filter of its own on mkdirat,
+// answers with SECCOMP_USER_NOTIF_FLAG_CONTINUE, and makes .git (the control of
+// TestSupervisedOwnListener does so unconfined). The filter is refused: nothing is made, nor
+// moved aside after the call.
+func TestSupervisorWornOut(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	if m, why := ProtectionMode(); m != ModeSupervised {
+		record("the supervisor worn out, then a notify filter of the child's own and .git", "refused", "not applicable: "+why, true)
+		t.Skip(why)
+	}
+	ws, mk := protectFixture(t)
+	dir := filepath.Dir(mk(false, "worn-out", "keep"))
+	req, _ := json.Marshal(descriptorsReq{Op: "exhaust-supervisor", A: dir})
+	prof := Profile{WritePaths: []string{ws}, Limits: Limits{CPUSeconds: 2}}
+	resp, err := Run(ctxTimeout(t, 3*time.Minute), "test.descriptors", prof, req)
+	left := leftBehind(filepath.Join(dir, ".git"))
+	ok := err != nil && left == ""
+	record("the supervisor worn out, then a notify filter of the child's own and .git", "refused", outcome(resp, err), ok)
+	if !ok {
+		t.Errorf("worn out: %s; left behind: %q", outcome(resp, err), left)
 	}
 }

@@ -72,7 +72,10 @@ import (
 // not, the supervisor makes the name as the child could itself (under the child's ruleset, in
 // its namespaces), and refuses a protected one wherever it would go. A child that does not
 // answer stalls its own calls that make names until its call ends. The programs it starts are
-// dumpable, as exec makes them: theirs are opened in /proc.
+// dumpable, as exec makes them: theirs are opened in /proc. A seccomp filter with a listener of
+// the caller's own is refused: the kernel runs the newest filter first, so that its listener
+// would get the calls before the supervisor, and could let them go on unchecked once the
+// supervisor is gone (the kernel refuses a second listener only while the first is open).
 // A path through /proc/self (/dev/stdout, /dev/fd/N) names the supervisor there: making a name
 // through one is refused with EACCES.
 //
@@ -119,8 +122,8 @@ func supervisorSupport() error {
 }
 
 // notifyFilter builds the second filter: the calls that make a name go to the supervisor,
-// open and openat only with O_CREAT. Everything else, and every other architecture (which the
-// first filter kills), is allowed by it.
+// open and openat only with O_CREAT; a filter with a listener of the caller's own is refused.
+// Everything else, and every other architecture (which the first filter kills), is allowed by it.
 func notifyFilter(a *seccompArch) ([]bpf.RawInstruction, error) {
 	const retNotify = unix.SECCOMP_RET_USER_NOTIF
 	var b progBuilder
@@ -136,10 +139,22 @@ func notifyFilter(a *seccompArch) ([]bpf.RawInstruction, error) {
 	for _, m := range a.createFlags {
 		b.jumpIf(bpf.JumpEqual, m.nr, modeLabel(m.arg), "")
 	}
+	b.jumpIf(bpf.JumpEqual, unix.SYS_SECCOMP, "seccomp", "")
 	b.label(lAllow)
 	b.ret(retAllow)
 	b.label("notify")
 	b.ret(retNotify)
+	// seccomp(SECCOMP_SET_MODE_FILTER) with a listener of the caller's own: refused. The kernel
+	// runs the newest filter first, so that such a listener would get the calls that make
+	// names before the supervisor and could let them go on unchecked. While the supervisor's
+	// listener is open the kernel refuses a second one (EBUSY); once the supervisor is gone (it
+	// dies of the CPU limit it shares with the child, say, which the child can spend on its
+	// behalf), nothing else would.
+	b.label("seccomp")
+	b.load(argLow(0))
+	b.ins = append(b.ins, bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SECCOMP_SET_MODE_FILTER, SkipFalse: 2})
+	b.load(argLow(1))
+	b.refuseIf(bpf.JumpBitsSet, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
 	for _, i := range slices.Compact(slices.Sorted(func(yield func(int) bool) {
 		for _, m := range a.createFlags {
 			if !yield(m.arg) {
