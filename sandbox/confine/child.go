@@ -528,19 +528,29 @@ func (c *child) ready(ok bool, reason string, notes []string) error {
 	return writeFrame(c.out, frameReady, m.encode())
 }
 
-// retireAt is the share of its CPU limit after which a reused worker retires: its limit counts
-// all its calls, and a worker that hit it would fail a call that has done nothing wrong.
-const retireAt = 0.75
+// retireAt is the share of its CPU limit a reused worker may reach with the next call: its limit
+// counts all its calls, and a worker that hit it would fail a call that has done nothing wrong.
+// It retires once what it has spent and the most the calls since one reading of its CPU time
+// have spent (the next call's likely cost) reach it, or once it has spent retireFloor of it.
+const (
+	retireAt    = 0.9
+	retireFloor = 0.75
+)
 
 // serve answers requests until the parent closes the request pipe, or after one when the
-// worker is single-use. A reused worker that has spent retireAt of its CPU limit (cpuSeconds)
-// says so in its response and exits.
+// worker is single-use. A reused worker whose next call could take it past retireAt of its CPU
+// limit (cpuSeconds) says so in its response and exits.
 func (c *child) serve(reuse bool, limits Limits) int {
 	cpuSeconds := limits.CPUSeconds
-	var spin time.Duration   // none before the first request: it may be long in coming
-	var unread time.Duration // CPU the calls since the last getrusage could have used
-	served := false          // a call was served
-	var createdAfter uint64  // goroutines made in the process when the last call ended
+	limit := time.Duration(cpuSeconds) * time.Second
+	var spin time.Duration              // none before the first request: it may be long in coming
+	var unread time.Duration            // CPU the calls since the last getrusage could have used
+	var lastUsed, maxStep time.Duration // CPU at the last reading; the most spent between two
+	if reuse && cpuSeconds > 0 {
+		lastUsed = cpuUsed() // the worker's own start is not a call's cost
+	}
+	served := false         // a call was served
+	var createdAfter uint64 // goroutines made in the process when the last call ended
 	for {
 		typ, payload, err := c.in.next(spin)
 		spin = requestSpin
@@ -583,13 +593,20 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		leftover := watch && (leftGoroutines(goroutines) || createdAfter != createdBefore)
 		// getrusage costs a microsecond or two, so it is read once the calls since the last
 		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
-		// quarter of the limit (at least 250 ms) left after the mark.
+		// quarter of the limit (at least 250 ms) left after retireFloor.
 		unread += time.Since(start) * time.Duration(runtime.GOMAXPROCS(0))
 		check := cpuSeconds > 0 && unread >= 50*time.Millisecond
 		if check {
 			unread = 0
 		}
-		resp.last = !reuse || leftover || check && cpuUsed() >= time.Duration(float64(cpuSeconds)*retireAt*float64(time.Second))
+		spent := false
+		if check {
+			used := cpuUsed()
+			maxStep = max(maxStep, used-lastUsed)
+			lastUsed = used
+			spent = float64(used+maxStep) >= retireAt*float64(limit) || float64(used) >= retireFloor*float64(limit)
+		}
+		resp.last = !reuse || leftover || spent
 		if err := writeFrame(c.out, frameResponse, resp.encode()); err != nil {
 			return exitProtocol
 		}

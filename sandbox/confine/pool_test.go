@@ -202,20 +202,28 @@ func TestPoolReuseRetiresBeforeTheCPULimit(t *testing.T) {
 	defer pool.Close()
 	p := Profile{Reuse: true, Limits: Limits{CPUSeconds: 1}}
 	waitIdle(t, pool, "test.burn", p, 1)
-	pids := map[string]int{}
-	for i := 0; i < 6; i++ { // 6 x 250 ms: one worker could not serve them all
-		resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.burn", p, []byte("250"))
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
+	// 6 x 250 ms: one worker could not serve them all. 6 x 330 ms: a worker that has served two
+	// (660 ms and its start) is below three quarters of its limit, but a third call would take it
+	// past the limit, which that call would fail.
+	for _, c := range []struct {
+		ms      string
+		perWork int
+	}{{"250", 3}, {"330", 2}} {
+		pids := map[string]int{}
+		for i := 0; i < 6; i++ {
+			resp, err := pool.Run(ctxTimeout(t, 30*time.Second), "test.burn", p, []byte(c.ms))
+			if err != nil {
+				t.Fatalf("%s ms, call %d: %v", c.ms, i, err)
+			}
+			pids[string(resp)]++
 		}
-		pids[string(resp)]++
-	}
-	if len(pids) < 2 {
-		t.Errorf("one worker served calls using 1.5 s of CPU under a 1 s limit: %v", pids)
-	}
-	for pid, n := range pids {
-		if n > 3 {
-			t.Errorf("worker %s served %d calls of 250 ms under a 1 s limit", pid, n)
+		if len(pids) < 2 {
+			t.Errorf("one worker served six calls of %s ms under a 1 s limit: %v", c.ms, pids)
+		}
+		for pid, n := range pids {
+			if n > c.perWork {
+				t.Errorf("worker %s served %d calls of %s ms under a 1 s limit", pid, n, c.ms)
+			}
 		}
 	}
 }
