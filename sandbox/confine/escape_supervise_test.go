@@ -259,6 +259,36 @@ func runSupervise(r superviseReq) ([]byte, error) {
 		}
 		defer root.Close()
 		return nil, root.WriteFile("forged", superviseCfg, 0o644)
+	case "socket-number-reused": // the socket pair's number closed and given to a file of its own
+		// Then a name made through os.Root of A, whose descriptor the supervisor asks for: the
+		// child's answering goroutine finds its socket's number taken. The file must stay open.
+		sock := -1
+		for fd := 3; fd < 256 && sock < 0; fd++ {
+			if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err == nil && typ == unix.SOCK_SEQPACKET {
+				sock = fd
+			}
+		}
+		if sock < 0 {
+			return nil, errors.New("no socket pair")
+		}
+		unix.Close(sock)
+		file, err := unix.Open(filepath.Join(a, "keep"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, err
+		}
+		if file != sock {
+			return nil, fmt.Errorf("the file got descriptor %d, not the socket's %d", file, sock)
+		}
+		root, err := os.OpenRoot(a)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		werr := root.WriteFile("after", nil, 0o644)
+		if _, err := unix.FcntlInt(uintptr(file), unix.F_GETFD, 0); err != nil {
+			return nil, fmt.Errorf("its file at the socket's old number was closed under it (%v); the write: %v", err, werr)
+		}
+		return []byte(fmt.Sprint(werr)), nil
 	case "bare-repo": // a bare repository made of names that are not protected
 		for _, d := range []string{"objects", "refs"} {
 			if err := os.MkdirAll(filepath.Join(a, d), 0o755); err != nil {
@@ -607,5 +637,28 @@ func TestSupervisedOwnDescriptors(t *testing.T) {
 	record("forged answers to the supervisor: a directory outside the write grants (supervised)", "nothing made there", outcome(nil, err), outMade != nil)
 	if outMade == nil {
 		t.Errorf("forged-answers made %s: %v", filepath.Join(f.out, "forged"), err)
+	}
+}
+
+// TestSupervisedSocketNumberReused: a child whose code closed its socket pair with the supervisor
+// and opened a file that took the socket's number keeps that file open when the supervisor next
+// asks for a descriptor (the answering goroutine once closed the number on its way out).
+func TestSupervisedSocketNumberReused(t *testing.T) {
+	requireConfinement(t)
+	t.Parallel()
+	if m, why := ProtectionMode(); m != ModeSupervised {
+		t.Skip(why)
+	}
+	f := newFixture(t)
+	dir := filepath.Join(f.rw, "n")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "keep"), []byte("x"), 0o644)
+	if os.Geteuid() == 0 {
+		os.Chown(dir, UnprivilegedID, UnprivilegedID)
+	}
+	req, _ := json.Marshal(superviseReq{Op: "socket-number-reused", A: dir})
+	resp, err := Run(ctxTimeout(t, 60*time.Second), "test.supervise", Profile{WritePaths: []string{f.rw}}, req)
+	if err != nil {
+		t.Fatalf("%s", outcome(resp, err))
 	}
 }

@@ -800,7 +800,9 @@ func (s *supervisor) dropSock() {
 // serveDescriptors, in the child, answers its supervisor's requests for the child's own
 // descriptors (supervisor.childDescriptor) for as long as the child lives: each request is a
 // nonce and a descriptor number (AT_FDCWD: the working directory, opened for the answer); the
-// answer, the nonce and 0 with the descriptor, or an errno without one.
+// answer, the nonce and 0 with the descriptor, or an errno without one. Once the socket fails it
+// returns without closing it: the tool's code may have closed it, and its number may now be a
+// descriptor of the tool's.
 func serveDescriptors(sock int) {
 	var req [12]byte
 	for {
@@ -809,7 +811,6 @@ func serveDescriptors(sock int) {
 			continue
 		}
 		if err != nil || n == 0 {
-			unix.Close(sock)
 			return
 		}
 		if n != len(req) {
@@ -834,7 +835,6 @@ func serveDescriptors(sock int) {
 		if err != nil { // not open, or not to be sent: the answer says so
 			ans[8] = byte(errnoOf(err))
 			if unix.Sendmsg(sock, ans, nil, nil, unix.MSG_NOSIGNAL) != nil {
-				unix.Close(sock)
 				return
 			}
 		}
