@@ -60,7 +60,8 @@ func supervisorSocket() (int, error) {
 // answering goroutine, without a socket of its own (the seccomp filter refuses socketpair): it
 // keeps a copy of the socket pair and puts the descriptor probe (no socket) in its number. A
 // directory made in probe then sends a request, which the answering goroutine reads (or, not
-// yet waiting, leaves) and cannot answer on that number: it closes it and ends. That request,
+// yet waiting, leaves) and cannot answer on that number: it ends, either way before it reads
+// another. That request,
 // unanswered, is ended by messages sent until the supervisor gives up on its answer. From then on each request is answered by
 // answer with the descriptor it returns (none, when it returns -1: never answered).
 func hijack(probe int, answer func(d int32) int) error {
@@ -77,15 +78,6 @@ func hijack(probe int, answer func(d int32) int) error {
 	}
 	done := make(chan error, 1)
 	go func() { done <- unix.Mkdirat(probe, "probe", 0o755) }()
-	for deadline := time.Now().Add(time.Minute); ; { // a hang guard only
-		if _, err := unix.FcntlInt(uintptr(sock), unix.F_GETFD, 0); err == unix.EBADF {
-			break
-		}
-		if time.Now().After(deadline) {
-			return errors.New("the answering goroutine never ended")
-		}
-		time.Sleep(time.Millisecond)
-	}
 	// Messages the child sends before a request are dropped, those after it count against
 	// it: one a millisecond until the probe is refused.
 	for {
