@@ -139,7 +139,7 @@ func servedSDKTypedServer() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "go-sdk-typed", Version: "1"}, nil)
 	sdk.AddTool(srv, &sdk.Tool{Name: "b.echo", Description: "echoes"},
 		func(_ context.Context, _ *sdk.CallToolRequest, in servedEchoIn) (*sdk.CallToolResult, servedEchoOut, error) {
-			return nil, servedEchoOut{Text: in.Text}, nil
+			return nil, servedEchoOut(in), nil
 		})
 	return srv
 }
@@ -160,7 +160,7 @@ func servedMCPGoTypedServer() *mcpgoserver.MCPServer {
 		mcpgo.WithString("text", mcpgo.Required()),
 		mcpgo.WithOutputSchema[servedEchoOut]()),
 		mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in servedEchoIn) (servedEchoOut, error) {
-			return servedEchoOut{Text: in.Text}, nil
+			return servedEchoOut(in), nil
 		}))
 	return srv
 }
