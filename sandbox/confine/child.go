@@ -528,28 +528,28 @@ func (c *child) ready(ok bool, reason string, notes []string) error {
 	return writeFrame(c.out, frameReady, m.encode())
 }
 
-// retireAt is the share of its CPU limit a reused worker may reach with the next call: its limit
-// counts all its calls, and a worker that hit it would fail a call that has done nothing wrong.
-// It retires once what it has spent and the most the calls since one reading of its CPU time
-// have spent (the next call's likely cost) reach it, or once it has spent retireFloor of it.
+// retireAt is the share of its CPU limit after which a reused worker retires: its limit counts
+// all its calls, and a worker that hit it would fail a call that has done nothing wrong. A
+// worker serves a call only while it has spent less than half its limit (it reads its CPU time
+// once the calls since the last reading could have spent checkEvery, and retires once that
+// could take it to half), so a call that spends at most half the limit never meets it for what
+// earlier calls spent. A rule that guesses the next call's cost from earlier ones fails the
+// first call that costs more than they did.
 const (
-	retireAt    = 0.9
-	retireFloor = 0.75
+	retireAt   = 0.5
+	checkEvery = 50 * time.Millisecond
 )
 
 // serve answers requests until the parent closes the request pipe, or after one when the
-// worker is single-use. A reused worker whose next call could take it past retireAt of its CPU
-// limit (cpuSeconds) says so in its response and exits.
+// worker is single-use. A reused worker that could have spent retireAt of its CPU limit
+// (cpuSeconds) by the end of its next reading says so in its response and exits.
 func (c *child) serve(reuse bool, limits Limits) int {
 	cpuSeconds := limits.CPUSeconds
-	limit := time.Duration(cpuSeconds) * time.Second
-	var spin time.Duration              // none before the first request: it may be long in coming
-	var unread time.Duration            // CPU the calls since the last getrusage could have used
-	var lastUsed, maxStep time.Duration // CPU at the last reading; the most spent between two
-	if reuse && cpuSeconds > 0 {
-		lastUsed = cpuUsed() // the worker's own start is not a call's cost
-	}
+	retire := time.Duration(retireAt*float64(cpuSeconds)*float64(time.Second)) - checkEvery
+	var spin time.Duration  // none before the first request: it may be long in coming
+	unread := checkEvery    // CPU the worker could have used since the last getrusage: its start
 	served := false         // a call was served
+	last := time.Now()      // when the last response was written (or serving began)
 	var createdAfter uint64 // goroutines made in the process when the last call ended
 	for {
 		typ, payload, err := c.in.next(spin)
@@ -577,7 +577,6 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		if served && watch && createdBefore != createdAfter {
 			return exitStale
 		}
-		start := time.Now()
 		goroutines := runtime.NumGoroutine()
 		servingNonce.Store(req.nonce)
 		resp := runHandler(&req, limits.ResponseBytes)
@@ -591,20 +590,16 @@ func (c *child) serve(reuse bool, limits Limits) int {
 		}
 		served = true
 		leftover := watch && (leftGoroutines(goroutines) || createdAfter != createdBefore)
-		// getrusage costs a microsecond or two, so it is read once the calls since the last
-		// reading could have used 50 ms of CPU (their wall time on every P), far less than the
-		// quarter of the limit (at least 250 ms) left after retireFloor.
-		unread += time.Since(start) * time.Duration(runtime.GOMAXPROCS(0))
-		check := cpuSeconds > 0 && unread >= 50*time.Millisecond
-		if check {
-			unread = 0
-		}
+		// getrusage costs a microsecond or two, so it is read once the worker could have used
+		// checkEvery of CPU since the last reading: the wall time since the last response
+		// (the call, and the spin for its request) on every P.
+		now := time.Now()
+		unread += now.Sub(last) * time.Duration(runtime.GOMAXPROCS(0))
+		last = now
 		spent := false
-		if check {
-			used := cpuUsed()
-			maxStep = max(maxStep, used-lastUsed)
-			lastUsed = used
-			spent = float64(used+maxStep) >= retireAt*float64(limit) || float64(used) >= retireFloor*float64(limit)
+		if reuse && cpuSeconds > 0 && unread >= checkEvery {
+			unread = 0
+			spent = cpuUsed() >= retire
 		}
 		resp.last = !reuse || leftover || spent
 		if err := writeFrame(c.out, frameResponse, resp.encode()); err != nil {

@@ -74,9 +74,8 @@ type Profile struct {
 type Limits struct {
 	// CPUSeconds is RLIMIT_CPU: the child dies of SIGXCPU after this much CPU time (SIGKILL a
 	// second later if it survives that), and the call fails with the cpu limit. Default 30. A
-	// reused worker spends it over all its calls, and retires once it has spent three quarters
-	// of it, or earlier when its next call, costing what its costliest calls did, could take it
-	// past nine tenths: so that the limit fails only a call that uses far more than those before.
+	// reused worker spends it over all its calls, and retires once it may have spent half of it:
+	// a call that spends at most half the limit never meets it for what earlier calls spent.
 	CPUSeconds uint64
 	// MemoryBytes is address space (RLIMIT_AS) the child may map on top of what the Go runtime
 	// had mapped when it started (about 1.2 GiB of mostly reserved, untouched address space),
