@@ -24,6 +24,7 @@ import (
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolexplorer/toolexplorer/internal/gctune"
 	"github.com/toolexplorer/toolexplorer/mcp"
 	"github.com/toolexplorer/toolexplorer/tooling"
 )
@@ -171,6 +172,7 @@ func serveServed(server, transport string) error {
 	var stdio func() error
 	switch server {
 	case "toolexplorer", "toolexplorer-sdkio":
+		gctune.ForServing(os.Getenv) // as toolexplorer serve does
 		srv := servedOurServer()
 		h = srv.Handler(mcp.HTTPOptions{})
 		// serve's transport; toolexplorer-sdkio serves over the SDK's own,
