@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // helpView is the full help of a screen: its keys, the keys of every
@@ -21,27 +22,22 @@ func helpView(c *common, s screen, w int) string {
 	var b strings.Builder
 	b.WriteString(st.Title.Render("Keys · " + s.Title()))
 	b.WriteString("\n\n")
-	b.WriteString(h.FullHelpView(s.KeyMap().FullHelp()))
+	b.WriteString(fullHelpView(h, s.KeyMap().FullHelp(), w))
 	b.WriteString("\n\n")
 	b.WriteString(st.Label.Render("On every screen"))
 	b.WriteString("\n")
 	if s.Typing() {
 		// Letters type into the field: only f1 and ctrl+c act.
-		b.WriteString(h.FullHelpView([][]key.Binding{{g.HelpAlways}, {g.ForceQuit, g.PaletteAlways}}))
+		b.WriteString(fullHelpView(h, [][]key.Binding{{g.HelpAlways}, {g.ForceQuit, g.PaletteAlways}}, w))
 		var letters []string
 		for _, k := range []key.Binding{g.Help, g.Quit, g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Environments, g.Palette, g.Tools} {
 			letters = append(letters, keyName(k))
 		}
-		b.WriteString("\n" + st.Faint.Render(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s, %s and %s work everywhere.",
-			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.PaletteAlways), keyName(g.ForceQuit))))
+		b.WriteString("\n" + st.Faint.Render(ansi.Wordwrap(fmt.Sprintf("A text field has the focus: %s and %s type into it; %s, %s and %s work everywhere.",
+			strings.Join(letters[:len(letters)-1], ", "), letters[len(letters)-1], keyName(g.HelpAlways), keyName(g.PaletteAlways), keyName(g.ForceQuit)), w, "")))
 	} else {
-		cols := [][]key.Binding{{g.Help, g.HelpAlways, g.Palette, g.PaletteAlways, g.Tools}, {g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Environments}}
-		leave := []key.Binding{g.Back, g.Quit, g.ForceQuit}
-		if w >= 120 {
-			b.WriteString(h.FullHelpView(append(cols, leave)))
-		} else { // in two blocks, so that every key shows
-			b.WriteString(h.FullHelpView(cols) + "\n" + h.FullHelpView([][]key.Binding{leave}))
-		}
+		b.WriteString(fullHelpView(h, [][]key.Binding{{g.Help, g.HelpAlways, g.Palette, g.PaletteAlways, g.Tools},
+			{g.History, g.Board, g.Runs, g.Servers, g.Ledger, g.Environments}, {g.Back, g.Quit, g.ForceQuit}}, w))
 	}
 	if l, ok := s.(*listScreen); ok {
 		b.WriteString("\n\n")
@@ -60,10 +56,36 @@ func helpView(c *common, s screen, w int) string {
 		} {
 			b.WriteString("\n  " + st.Bold.Render(pad(l[0], 8)) + l[1])
 		}
-		b.WriteString("\n\n" + st.Faint.Render("The filter matches names, titles, descriptions and parameter names; facets 3-5 are alternatives for concurrency."))
+		b.WriteString("\n\n" + st.Faint.Render(ansi.Wordwrap("The filter matches names, titles, descriptions and parameter names; facets 3-5 are alternatives for concurrency.", w, "")))
 	}
 	b.WriteString("\n\n" + st.Faint.Render(keyName(g.Back)+" or "+keyName(g.Help)+" closes this help · ↑/↓ scroll"))
 	return b.String()
+}
+
+// fullHelpView shows the columns of keys side by side as long as they fit
+// the width w, and the columns that do not fit below them, in as many
+// blocks as it takes: every key shows, where help's FullHelpView leaves
+// the columns past the width out behind an ellipsis. A column wider than
+// w on its own is shown whole, in a block of its own.
+func fullHelpView(h help.Model, cols [][]key.Binding, w int) string {
+	whole := h
+	whole.SetWidth(0) // no limit: the widths are measured here
+	var blocks []string
+	var block [][]key.Binding
+	for _, col := range cols {
+		if whole.FullHelpView([][]key.Binding{col}) == "" {
+			continue // no key of it is enabled
+		}
+		if len(block) > 0 && lipgloss.Width(whole.FullHelpView(append(slices.Clip(block), col))) > w {
+			blocks = append(blocks, whole.FullHelpView(block))
+			block = nil
+		}
+		block = append(block, col)
+	}
+	if len(block) > 0 {
+		blocks = append(blocks, whole.FullHelpView(block))
+	}
+	return strings.Join(blocks, "\n")
 }
 
 // shortHelpView is the one-line help at the bottom of every screen.
