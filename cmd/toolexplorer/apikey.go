@@ -24,6 +24,10 @@ key is not kept anywhere and cannot be printed again.
 
 The digest of a key made otherwise: printf %s "$KEY" | sha256sum.
 
+Example:
+
+  $ toolexplorer apikey ci --tenant acme --role reader
+
 Exit status: 0 on success, 2 for a usage error.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,6 +144,8 @@ func TestHelp(t *testing.T) {
 			check{[]string{"help", c.name}, "\n  --tools FILE "},
 			check{[]string{"help", c.name}, "\n  --tools-dir DIR "},
 			check{[]string{"help", c.name}, "\n  --shadow "},
+			check{[]string{"help", c.name}, "\n  --as SUBJECT "},
+			check{[]string{"help", c.name}, "\n  --tenant T "},
 		)
 	}
 	checks = append(checks, check{[]string{"run", "demo.echo", "--args", "{}", "--help"}, "--args-file FILE"})
@@ -169,6 +172,7 @@ func TestMainHelpNamesEveryFlag(t *testing.T) {
 	var servers []namedServer
 	sharedFlags(fs, &configPath, &toolsPath, &servers)
 	(&app{}).toolFileFlags(fs)
+	(&app{}).identityFlags(fs)
 	for _, name := range []string{"version", "demo", "origin"} {
 		fs.Bool(name, false, "")
 	}
@@ -355,6 +359,25 @@ func TestConsoleServerFlags(t *testing.T) {
 		s, err := parseServerFlag(f)
 		if err != nil || s.name != a.flagServers[i].name || !reflect.DeepEqual(s.server, a.flagServers[i].server) {
 			t.Errorf("%q reads back as %+v (%v), want %+v", f, s, err, a.flagServers[i])
+		}
+	}
+}
+
+// TestHelpOfEveryCommandShowsAnExample: the help of each command shows
+// how it is typed, and names each flag's value by what it is, never by its
+// Go type.
+func TestHelpOfEveryCommandShowsAnExample(t *testing.T) {
+	goType := regexp.MustCompile(`\n  --?[a-z-]+ (int|uint|string|float|duration|value)\s`)
+	for _, c := range commands {
+		o := cli(t, "", "help", c.name)
+		if o.code != exitOK {
+			t.Fatalf("help %s:\n%s", c.name, o)
+		}
+		if !strings.Contains(o.stdout, "Example") || !strings.Contains(o.stdout, "\n  $ toolexplorer "+c.name+" ") {
+			t.Errorf("help %s shows no example of it:\n%s", c.name, o.stdout)
+		}
+		if m := goType.FindString(o.stdout); m != "" {
+			t.Errorf("help %s names a flag's value by its Go type: %q", c.name, strings.TrimSpace(m))
 		}
 	}
 }

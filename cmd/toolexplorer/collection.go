@@ -37,6 +37,10 @@ time, and under a failed call each expectation it missed; then the
 counts. With --json, the outcomes as JSON: each call's path, tool,
 status, code, call id, run time, passed and failures.
 
+Example:
+
+  $ toolexplorer collection run smoke.yaml --env dev --config toolexplorer.json
+
 Exit status:
   0  every call came to what it expects
   1  a call did not

@@ -26,9 +26,13 @@ its input and output schemas, and the name it is exported under. A tool
 the access rules hide from the caller (--as) is not found, as list leaves
 it out.
 
+Examples:
+
+  $ toolexplorer describe demo.echo
+  $ toolexplorer describe demo__echo --json
+
 Exit status: 0; 3 when no tool has that name (with a did-you-mean) or the
-caller may not see it; 2 for a
-usage error.
+caller may not see it; 2 for a usage error.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		var (

@@ -29,6 +29,11 @@ would be refused with. Telemetry and the limits shared over Redis are not
 consulted. With --json, the result as JSON, its governance being the
 steps.
 
+Example: what a call of a tool that writes, made without consent, would
+meet:
+
+  $ toolexplorer explain demo.write_note --args '{"text":"x"}'
+
 Exit status:
   0  the call would run (or be replayed)
   2  usage error

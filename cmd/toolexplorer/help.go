@@ -71,6 +71,10 @@ Flags:
                   and shown, never sent
   --demo          also run the demo shop (make run does): the tools files of
                   ` + demoShopFiles + ` on a database and an HTTP API it makes here
+  --as SUBJECT    call as SUBJECT instead of the local user, to try a policy
+                  as someone else (asserted, not verified); every command
+                  accepts it too
+  --tenant T      call on behalf of the tenant T; every command accepts it too
   --origin O      the console calls as origin O: ui (the default), app, llm,
                   system or one the tools name; o on the tool list changes it
   --version       print the version and exit
@@ -90,6 +94,7 @@ func printCommandHelp(w io.Writer, c *command) {
 	var servers []namedServer
 	sharedFlags(fs, &configPath, &toolsPaths, &servers)
 	(&app{}).toolFileFlags(fs)
+	(&app{}).identityFlags(fs)
 	c.setup(fs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage: toolexplorer %s %s\n\n", c.name, c.args)
@@ -121,6 +126,10 @@ var helpCommand = &command{
 	summary:  "print the help of toolexplorer or of one command",
 	noConfig: true,
 	help: `Prints the help of toolexplorer, or of COMMAND.
+
+Example:
+
+  $ toolexplorer help run
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {
 		return func(a *app, args []string) int {

@@ -43,6 +43,11 @@ per line (JSON Lines).
 --saved lists instead the saved calls of the current directory (kept in
 .toolexplorer/saved.json by the console's s key), sorted by name.
 
+Examples:
+
+  $ toolexplorer history --limit 10 --tool demo.echo
+  $ toolexplorer history --search validation_error --json
+
 Exit status: 0, or 2 for a usage error or a history that cannot be read.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {

@@ -59,6 +59,11 @@ When it cannot be written (a full disk), calls are refused with code
 unavailable, naming the ledger, or with ledger.on_failure "continue" they go
 on and the records lost are counted and said.
 
+Examples:
+
+  $ toolexplorer ledger --subject alice --since 1h
+  $ toolexplorer ledger verify
+
 Exit status: 0, 1 when verify finds a bad record, 2 for a usage error or a
 ledger that cannot be read.
 `,

@@ -37,6 +37,10 @@ and a summary:
     natively (it falls back to a raw JSON box there), such as if/then/else,
     not, patternProperties or tuples.
 
+Example:
+
+  $ toolexplorer lint --config gateway.json
+
 Exit status: 0 when nothing is found; 1 when there are problems (config
 warnings count); 2 for a usage error or a config file that does not load.
 `,

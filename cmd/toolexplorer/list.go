@@ -31,6 +31,11 @@ unavailable or origin_denied.
 --effects none selects the tools that declare no effects; it combines with
 the names of effects too (--effects 'none|read').
 
+Examples: the tools that write, and those a model may call now:
+
+  $ toolexplorer list --effects write
+  $ toolexplorer list --origin llm --available
+
 Exit status: 0, or 2 for a usage error.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {

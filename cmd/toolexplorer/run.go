@@ -45,6 +45,12 @@ are read (--args -), nothing runs: exit status 3. Once the tool runs, the
 call fails with canceled: exit status 1. A second Ctrl-C ends the program
 at once.
 
+Examples:
+
+  $ toolexplorer run demo.echo --args '{"text":"hi"}'
+  $ toolexplorer run demo.echo --arg text=hi --arg repeat=3 --jq .text
+  $ toolexplorer run demo.write_note --consent --args-file note.json
+
 Exit status:
   0  the call is ok
   1  the call failed after it started (status error: timeout, canceled,

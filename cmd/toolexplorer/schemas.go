@@ -20,6 +20,10 @@ and Anthropic refuse dots in names: there each "." is spelled "__"
 Only tools the origin may call are exported (default: llm, since exports are
 for language models), and never tools the config or the runtime disables.
 
+Example:
+
+  $ toolexplorer schemas --format openai --tag demo > tools.json
+
 Exit status: 0, or 2 for a usage error.
 `,
 	setup: func(fs *flag.FlagSet) func(a *app, args []string) int {

@@ -100,6 +100,13 @@ may grow to five times what is live (at least 16 MB) before a collection,
 which under load halves the processor time of a call. Set GOGC=100 for Go's
 default, or GOMEMLIMIT to cap the heap.
 
+Examples: over stdio, as an MCP host starts it; a gateway in front of
+an MCP server; streamable HTTP on loopback, with metrics:
+
+  $ toolexplorer serve
+  $ toolexplorer serve --server "everything=npx -y @modelcontextprotocol/server-everything"
+  $ toolexplorer serve --http 127.0.0.1:8080 --metrics 127.0.0.1:9464
+
 Exit status: 0 when the client went away or on interrupt, 1 when serving
 failed, 2 for a usage error.
 `,

@@ -23,6 +23,11 @@ directory (toolexplorer/control, only the user can connect); with several
 serve processes running, --pid names one. The change lasts as long as that
 serve runs; the config's tools.NAME.state makes it lasting.
 
+Examples, with a serve running:
+
+  $ toolexplorer state demo.kv_get deprecated --replacement demo.echo --reason "reads the old store"
+  $ toolexplorer state demo.kv_get enabled
+
 Exit status:
   0  the serve changed the state
   1  no serve answered, or it refused the change (an unknown tool or
@@ -35,9 +40,9 @@ Exit status:
 			reason, replacement string
 			pid                 int
 		)
-		fs.StringVar(&reason, "reason", "", "why, shown to callers and in describe")
+		fs.StringVar(&reason, "reason", "", "why, `R`, shown to callers and in describe")
 		fs.StringVar(&replacement, "replacement", "", "the `TOOL` to use instead of a deprecated one")
-		fs.IntVar(&pid, "pid", 0, "the process id of the serve to change, when several run")
+		fs.IntVar(&pid, "pid", 0, "the process id `PID` of the serve to change, when several run")
 		return func(a *app, args []string) int {
 			if len(args) != 2 {
 				return a.usageError("state", "want NAME and a state (enabled, paused or deprecated)")
