@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,7 +68,7 @@ Exit status:
 			}
 			f, err := collection.Read(args[1])
 			if err != nil {
-				return a.usageError("collection", "%v", err)
+				return a.usageError("collection", "%s", strings.TrimPrefix(err.Error(), "collection: "))
 			}
 			vars, code := a.collectionVars(f, env)
 			if code != exitOK {
@@ -132,12 +134,29 @@ func (a *app) collectionVars(f *collection.File, name string) (collection.Vars, 
 		if e, ok := a.cfg.Environments[name]; ok {
 			return collection.Resolve(name, environmentOf(e), a.getenv), exitOK
 		}
+		has := "the collection defines none"
+		if len(f.Environments) > 0 {
+			has = "the collection has " + strings.Join(slices.Sorted(maps.Keys(f.Environments)), ", ")
+		}
+		return collection.Vars{}, a.usageError("collection", "no environment %q: %s; %s", name, has, a.configEnvironments())
 	}
 	vars, err := f.Environment(name, a.getenv)
 	if err != nil {
-		return vars, a.usageError("collection", "%v", err)
+		return vars, a.usageError("collection", "%s", strings.TrimPrefix(err.Error(), "collection: "))
 	}
 	return vars, exitOK
+}
+
+// configEnvironments says which environments the config has, for an error
+// about one it lacks.
+func (a *app) configEnvironments() string {
+	switch {
+	case a.configFile == "":
+		return "no config file is loaded (--config FILE, or $" + configEnv + ")"
+	case len(a.cfg.Environments) == 0:
+		return "the config " + a.configFile + " defines none"
+	}
+	return "the config has " + strings.Join(slices.Sorted(maps.Keys(a.cfg.Environments)), ", ")
 }
 
 func countFailed(out []collection.Outcome) int {

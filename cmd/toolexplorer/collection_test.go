@@ -118,7 +118,7 @@ func TestCollectionRunUsage(t *testing.T) {
 		{[]string{"collection"}, "want collection run FILE"},
 		{[]string{"collection", "run"}, "want one collection FILE after run"},
 		{[]string{"collection", "run", bad}, `unknown field "expext"`},
-		{[]string{"collection", "run", checkFile(t, ".json", false), "--env", "prod"}, `no environment "prod" (there are dev)`},
+		{[]string{"collection", "run", checkFile(t, ".json", false), "--env", "prod"}, `no environment "prod": the collection has dev; no config file is loaded (--config FILE`},
 		{[]string{"collection", "run", checkFile(t, ".json", false), "--folder", "nope"}, `no call is filed under "nope"`},
 	} {
 		o := cli(t, "", tc.args...)
@@ -129,6 +129,29 @@ func TestCollectionRunUsage(t *testing.T) {
 	cfg := writeFile(t, "config.json", `{"environments": {"staging": {"greeting": "hi", "token": "abcd"}}}`)
 	if o := cli(t, "", "collection", "run", checkFile(t, ".json", false), "--env", "staging", "--config", cfg); o.code != exitOK || !strings.Contains(o.stdout, "environment staging") {
 		t.Errorf("an environment of the config:\n%s", o)
+	}
+}
+
+// An environment that neither the collection nor the config has is named
+// with those they have, and with the config missing when none is loaded;
+// the errors of a collection file name the command once.
+func TestCollectionRunNamesTheEnvironmentsThereAre(t *testing.T) {
+	t.Setenv(configEnv, "")
+	cfg := writeFile(t, "config.json", `{"environments": {"staging": {"greeting": "hi"}, "dev": {"greeting": "hello"}}}`)
+	plain := writeFile(t, "plain.json", `{"calls": [{"name": "a", "tool": "demo.echo", "args": {"text": "x"}}]}`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"collection", "run", plain, "--env", "prod", "--config", cfg}, `no environment "prod": the collection defines none; the config has dev, staging`},
+		{[]string{"collection", "run", plain, "--env", "dev"}, `no environment "dev": the collection defines none; no config file is loaded (--config FILE, or $TOOLEXPLORER_CONFIG)`},
+		{[]string{"run", "demo.echo", "--args", `{"text":"{{greeting}}"}`, "--env", "dev"}, `--env: no environment "dev": no config file is loaded (--config FILE, or $TOOLEXPLORER_CONFIG)`},
+		{[]string{"collection", "run", filepath.Join(t.TempDir(), "missing.yaml")}, "toolexplorer: collection: open "},
+	} {
+		o := cli(t, "", tc.args...)
+		if o.code != exitUsage || !strings.Contains(o.stderr, tc.want) || strings.Contains(o.stderr, "collection: collection:") {
+			t.Errorf("%q: exit %d, want 2 saying %q:\n%s", tc.args, o.code, tc.want, o)
+		}
 	}
 }
 
@@ -151,7 +174,7 @@ func TestRunEnv(t *testing.T) {
 	if strings.Contains(string(raw), "tok-secret-5678") || !strings.Contains(string(raw), `{{who}} {{token}}`) || !strings.Contains(string(raw), `"env":"dev"`) {
 		t.Errorf("the history keeps:\n%s", raw)
 	}
-	if o := cli(t, "", "run", "demo.echo", "--config", cfg, "--env", "prod", "--args", `{}`); o.code != exitUsage || !strings.Contains(o.stderr, `the config has no environment "prod"`) {
+	if o := cli(t, "", "run", "demo.echo", "--config", cfg, "--env", "prod", "--args", `{}`); o.code != exitUsage || !strings.Contains(o.stderr, `no environment "prod": the config has dev`) {
 		t.Errorf("an unknown environment:\n%s", o)
 	}
 	if o := cli(t, "", "run", "demo.echo", "--config", cfg, "--env", "dev", "--args", `{"text":"{{nope}}"}`); o.code != exitUsage || !strings.Contains(o.stderr, "{{nope}} is not a variable of environment dev") {
@@ -176,7 +199,25 @@ func TestREADMECollections(t *testing.T) {
 	if o := cli(t, "", "collection", "run", smoke, "--env", "prod", "--config", cfg); o.code != exitFailed || !strings.Contains(o.stdout, `✗ smoke/greet`) {
 		t.Fatalf("the README's collection in prod:\n%s", o)
 	}
-	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"{{greeting}}"}`, "--env", "dev", "--config", cfg); o.code != exitOK || !strings.Contains(o.stdout, `"text": "hello"`) {
-		t.Fatalf("run --env dev:\n%s", o)
+	// The command line the prose shows, as written, the config being the
+	// file the collection's command names.
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(readme), "\n## Variables and collections\n")
+	_, line, ok := strings.Cut(sec, "`toolexplorer run ")
+	line, _, _ = strings.Cut(line, "`")
+	args, err := shellWords("run " + line)
+	if !ok || err != nil {
+		t.Fatalf("the README's run --env command %q: %v", line, err)
+	}
+	for i, a := range args {
+		if a == "toolexplorer.json" {
+			args[i] = cfg
+		}
+	}
+	if o := cli(t, "", args...); o.code != exitOK || !strings.Contains(o.stdout, `"text": "hello"`) {
+		t.Fatalf("the README's %q:\n%s", args, o)
 	}
 }

@@ -221,7 +221,7 @@ func (cf *callFlags) resolve(a *app, cmd, tool string, fs *flag.FlagSet, interru
 	if cf.env != "" {
 		e, ok := a.cfg.Environments[cf.env]
 		if !ok {
-			return nil, nil, a.usageError(cmd, "--env: the config has no environment %q", cf.env)
+			return nil, nil, a.usageError(cmd, "--env: no environment %q: %s", cf.env, a.configEnvironments())
 		}
 		cf.vars = collection.Resolve(cf.env, environmentOf(e), a.getenv)
 		cf.written = raw
