@@ -39,7 +39,7 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 			return startFailure(p.cmd.Path, p.cmd.Args[0], err)
 		}
 		if _, ok := p.exited(); ok {
-			p.drained(time.Second)
+			p.drained(ctx)
 		}
 	}
 	var out string
@@ -47,8 +47,10 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 	case r.proc != nil:
 		out = r.proc.stdout.String()
 	case r.jailOut != nil:
-		if ctx.Err() == nil { // the server failed: what it wrote may not be read yet
-			r.jailOut.wait(time.Second)
+		if ctx.Err() == nil && closed(err) {
+			// Its pipes closed once what ran it in the child returned:
+			// what it wrote before is read, or their end is, soon.
+			r.jailOut.wait(ctx)
 		}
 		out = r.jailOut.h.String()
 	}
@@ -87,7 +89,18 @@ func (r *Remote) connectFailure(ctx context.Context, step string, wait time.Dura
 		}
 	}
 	if r.jail != nil {
-		how, _ = r.jail.exited(time.Second)
+		// A confined server's pipes close only once what ran it in the
+		// child has returned, so over a closed connection its exit is
+		// waited for, until Connect's deadline however slow the machine;
+		// otherwise it may still run, and only an exit already known is
+		// told.
+		wait := ctx
+		if !closed(err) {
+			var cancel context.CancelFunc
+			wait, cancel = context.WithCancel(ctx)
+			cancel()
+		}
+		how, _ = r.jail.exited(wait)
 	}
 	if how != "" {
 		if step != "initialize" {

@@ -57,15 +57,17 @@ func (p *process) kill() {
 	}
 }
 
-// drained waits, at most for d, until the start of what the server wrote
-// on its stdout before it exited, or its end, has been read (a process it
-// started may hold its stdout open), so that p.stdout holds it.
-func (p *process) drained(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// drained waits until the start of what the server wrote on its stdout
+// before it exited, or its end, has been read, so that p.stdout holds it,
+// or until ctx is done (a process it started may hold its stdout open).
+func (p *process) drained(ctx context.Context) {
 	select {
 	case <-p.read:
-	case <-t.C:
+	default:
+		select {
+		case <-p.read:
+		case <-ctx.Done():
+		}
 	}
 }
 
@@ -271,12 +273,10 @@ func (hr *headReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// wait waits, at most for d, until something or the end was read.
-func (hr *headReader) wait(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// wait waits until something or the end was read, or ctx is done.
+func (hr *headReader) wait(ctx context.Context) {
 	select {
 	case <-hr.read:
-	case <-t.C:
+	case <-ctx.Done():
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -269,25 +268,29 @@ func (p *confinedProcess) stop() error {
 	return err
 }
 
-// exited waits, at most for d, for the confined server to end, and returns
-// why it did: what ran it in the child said, like "exit status 1".
-func (p *confinedProcess) exited(d time.Duration) (string, bool) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// exited waits for the confined server to end, or for ctx to be done,
+// and returns why it ended: what ran it in the child said, like "exit
+// status 1". An end already known is returned even when ctx is done.
+func (p *confinedProcess) exited(ctx context.Context) (string, bool) {
+	var err error
 	select {
-	case err := <-p.done:
-		p.done <- err
-		var ce *confine.Error
-		switch {
-		case err == nil:
-			return "with status 0", true
-		case errors.As(err, &ce) && ce.Kind == confine.Failed && ce.What != "":
-			return "(" + ce.What + ")", true
+	case err = <-p.done:
+	default:
+		select {
+		case err = <-p.done:
+		case <-ctx.Done():
+			return "", false
 		}
-		return "(" + err.Error() + ")", true
-	case <-t.C:
-		return "", false
 	}
+	p.done <- err
+	var ce *confine.Error
+	switch {
+	case err == nil:
+		return "with status 0", true
+	case errors.As(err, &ce) && ce.Kind == confine.Failed && ce.What != "":
+		return "(" + ce.What + ")", true
+	}
+	return "(" + err.Error() + ")", true
 }
 
 // serverLimits is l as the limits of the confined child; a zero (or

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"time"
 )
 
 type confinedProcess struct {
@@ -20,4 +19,4 @@ func startConfined(context.Context, Spec, string) (*confinedProcess, error) {
 
 func (*confinedProcess) stop() error { return nil }
 
-func (*confinedProcess) exited(time.Duration) (string, bool) { return "", false }
+func (*confinedProcess) exited(context.Context) (string, bool) { return "", false }
