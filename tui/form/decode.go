@@ -1,9 +1,12 @@
 package form
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // omap is a JSON object that keeps its keys in document order: a form lists
@@ -43,7 +46,15 @@ func decodeOrdered(data []byte) (any, error) {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for the message
-		if err == nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			// Where: a text of many lines is otherwise searched by eye.
+			off := min(max(int(se.Offset)-1, 0), len(data))
+			line := bytes.Count(data[:off], []byte("\n")) + 1
+			col := utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off]) + 1
+			return nil, fmt.Errorf("line %d, column %d: %w", line, col, err)
+		case err == nil:
 			err = errors.New("invalid JSON")
 		}
 		return nil, err

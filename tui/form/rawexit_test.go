@@ -90,3 +90,19 @@ func TestRawModeListsErrors(t *testing.T) {
 		t.Fatal("SetErrors(nil) does not clear the list")
 	}
 }
+
+// TestRawJSONErrorSaysWhere: raw JSON that does not parse is refused
+// naming the line and column of the mistake, not only what it is.
+func TestRawJSONErrorSaysWhere(t *testing.T) {
+	m := newTestForm(t, `{"type":"object","properties":{"name":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}`, 80, 24)
+	press(m, "ctrl+r")
+	m.area.SetValue("{\n  \"name\": \"é\",,\n  \"tags\": []\n}")
+	_, err := m.Value()
+	if err == nil || !strings.Contains(err.Error(), "line 2, column 15: invalid character ','") {
+		t.Fatalf("raw JSON with a second comma on line 2, column 15: %v", err)
+	}
+	press(m, "ctrl+s")
+	if v := plain(m.View()); !strings.Contains(v, "line 2, column 15") {
+		t.Errorf("the form does not say where:\n%s", v)
+	}
+}
