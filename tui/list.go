@@ -533,7 +533,14 @@ func (l *listScreen) View() string {
 	var filter string
 	switch {
 	case l.filter.Focused():
-		filter = l.filter.View()
+		// The field takes the room the count leaves it (the count grows
+		// with load problems and the principal), so that it is not cut.
+		in := l.filter
+		if room := l.w - countW - 1 - lipgloss.Width(in.Prompt) - 1; room < in.Width() {
+			in.SetWidth(max(room, 1))
+			in.SetCursor(in.Position()) // scrolls the text to the cursor in the new width
+		}
+		filter = in.View()
 	case l.filter.Value() != "":
 		// A kept filter does not look like a field: letters typed now
 		// are commands.

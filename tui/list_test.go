@@ -322,3 +322,23 @@ func TestListFilterTraps(t *testing.T) {
 	h.press("o")
 	h.mustContain("now: o changes it again")
 }
+
+// TestListFilterFieldFitsBesideTheCount: while the filter is typed, its
+// field leaves room for the count and who calls, so that the line shows
+// the text typed and the count whole, not cut by an ellipsis.
+func TestListFilterFieldFitsBesideTheCount(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		h := newHarnessWith(t, newTestRegistry(t), Options{Principal: tooling.Principal{Subject: "root", Auth: "local"}}, w, 30)
+		h.press("/")
+		h.typeText("demo")
+		line := strings.Split(h.view(), "\n")[1]
+		if strings.Contains(line, "…") || !strings.HasPrefix(line, "/ demo") || !strings.Contains(line, " tools · as ui") || width(line) > w {
+			t.Errorf("at %d columns the filter line is %q", w, line)
+		}
+		h.typeText(strings.Repeat(" long words", 12)) // longer than the field: it scrolls
+		line = strings.Split(h.view(), "\n")[1]
+		if strings.Contains(line, "…") || !strings.Contains(line, "long words") || !strings.Contains(line, " tools · as ui") || width(line) > w {
+			t.Errorf("at %d columns, a long filter line is %q", w, line)
+		}
+	}
+}
