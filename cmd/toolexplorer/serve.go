@@ -127,6 +127,11 @@ failed, 2 for a usage error.
 			if len(args) > 0 {
 				return a.usageError("serve", "unexpected argument %q", args[0])
 			}
+			for _, f := range []struct{ name, addr string }{{"--http", addr}, {"--metrics", metrics}} {
+				if err := checkListenAddr(f.addr); err != nil {
+					return a.usageError("serve", "%s %s: %v", f.name, f.addr, err)
+				}
+			}
 			o, err := parseOrigin(a.reg, origin)
 			if err != nil {
 				return a.usageError("serve", "--origin: %v", err)
@@ -216,6 +221,27 @@ failed, 2 for a usage error.
 			return serveHTTP(a, srv, addr, ho)
 		}
 	},
+}
+
+// checkListenAddr checks that addr ("" for none) is an address to listen
+// on: HOST:PORT, the host possibly empty (every address), the port a
+// number up to 65535 or a service name.
+func checkListenAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("want HOST:PORT, like 127.0.0.1:8080 (%v)", err)
+	}
+	return nil
 }
 
 // exposed chooses the tools serve serves: those patterns match (--expose,

@@ -205,6 +205,12 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--http", "0.0.0.0:0"}, "not a loopback address"},
 		{[]string{"serve", "--origin", "nobody"}, "--origin"},
 		{[]string{"serve", "--consent", "demo.nope"}, "no tool"},
+		// An address that is not HOST:PORT is named as such, not taken
+		// for one off loopback.
+		{[]string{"serve", "--http", "localhost"}, "--http localhost: want HOST:PORT, like 127.0.0.1:8080 (missing port in address)"},
+		{[]string{"serve", "--http", "8080"}, "--http 8080: want HOST:PORT"},
+		{[]string{"serve", "--http", "127.0.0.1:99999"}, "--http 127.0.0.1:99999: want HOST:PORT, like 127.0.0.1:8080 (invalid port)"},
+		{[]string{"serve", "--metrics", "bad", "--http", "127.0.0.1:0"}, "--metrics bad: want HOST:PORT"},
 	} {
 		o := cli(t, "", c.args...)
 		if o.code != exitUsage || !strings.Contains(o.stderr, c.want) {
