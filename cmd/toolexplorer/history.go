@@ -107,7 +107,11 @@ Exit status: 0, or 2 for a usage error or a history that cannot be read.
 				return exitOK
 			}
 			if len(entries) == 0 {
-				fmt.Fprintf(a.stdout, "no calls in %s\n", path)
+				if tool != "" || search != "" {
+					fmt.Fprintf(a.stdout, "no calls match in %s\n", path)
+				} else {
+					fmt.Fprintf(a.stdout, "no calls in %s\n", path)
+				}
 				return exitOK
 			}
 			if err := writeHistory(a.stdout, entries); err != nil {

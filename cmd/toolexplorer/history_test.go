@@ -191,3 +191,32 @@ tools:
 		t.Errorf("the call is not kept:\n%s", raw)
 	}
 }
+
+// A filter that matches no call says so, not that the history or the
+// ledger is empty; an empty ledger says it has no calls, not a bare
+// header.
+func TestHistoryAndLedgerSayWhenNoCallMatches(t *testing.T) {
+	dir := t.TempDir()
+	hist, led := filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "ledger.jsonl")
+	t.Setenv(history.FileEnv, hist)
+	t.Setenv(ledgerEnv, led)
+	if o := cli(t, "", "ledger"); o.code != exitOK || o.stdout != "no calls in "+led+"\n" {
+		t.Errorf("an empty ledger:\n%s", o)
+	}
+	if o := cli(t, "", "run", "demo.echo", "--args", `{"text":"one"}`); o.code != exitOK {
+		t.Fatalf("run: %s", o)
+	}
+	for _, args := range [][]string{{"history", "--tool", "demo.nope"}, {"history", "--search", "zzz"}} {
+		if o := cli(t, "", args...); o.code != exitOK || o.stdout != "no calls match in "+hist+"\n" {
+			t.Errorf("%q:\n%s", args, o)
+		}
+	}
+	for _, args := range [][]string{{"ledger", "--tool", "demo.nope"}, {"ledger", "--code", "timeout"}, {"ledger", "--subject", "nobody"}} {
+		if o := cli(t, "", args...); o.code != exitOK || o.stdout != "no calls match in "+led+"\n" {
+			t.Errorf("%q:\n%s", args, o)
+		}
+	}
+	if o := cli(t, "", "ledger", "--tool", "demo.echo"); o.code != exitOK || !strings.Contains(o.stdout, "demo.echo@") {
+		t.Errorf("the call made:\n%s", o)
+	}
+}

@@ -131,6 +131,14 @@ ledger that cannot be read.
 				}
 				return exitOK
 			}
+			if len(entries) == 0 {
+				if f != (ledger.Filter{}) {
+					fmt.Fprintf(a.stdout, "no calls match in %s\n", path)
+				} else {
+					fmt.Fprintf(a.stdout, "no calls in %s\n", path)
+				}
+				return exitOK
+			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tCALL\tTOOL\tWHO\tOUTCOME\tRUN")
 			for _, e := range entries {
