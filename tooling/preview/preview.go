@@ -101,6 +101,17 @@ func Load(r *tooling.Registry, path string) (int, error) {
 	var errs []error
 	n := 0
 	for i, p := range tools {
+		if t, ok := r.Lookup(p.Name); ok && t.Name == p.Name {
+			// Said plainly: the registry's own message is for a Go
+			// package registered twice.
+			where := "a tool of the program itself"
+			if t.Source != "" {
+				where = "from " + t.Source
+			}
+			errs = append(errs, &Error{File: path, Index: i + 1, Tool: p.Name,
+				Err: fmt.Errorf("a tool with this name is already registered (%s): this one is left out", where)})
+			continue
+		}
 		if err := add(r, p, "tools:"+source); err != nil {
 			errs = append(errs, &Error{File: path, Index: i + 1, Tool: p.Name, Err: err})
 			continue

@@ -100,6 +100,22 @@ func TestLoadPreviewFileShapes(t *testing.T) {
 			}
 		})
 	}
+	// A name the program's own tools or an earlier file already has is
+	// said to be so, not taken for a package registered twice.
+	r := tooling.NewRegistry()
+	if err := r.Add(tooling.Tool{Name: "demo.echo", Input: raw(`{"type":"object"}`), Run: func(context.Context, tooling.Call) (any, error) { return nil, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	first := writeTemp(t, `[{"name":"a.b","inputSchema":{"type":"object"}}]`)
+	if n, err := preview.Load(r, first); n != 1 || err != nil {
+		t.Fatalf("n %d err %v", n, err)
+	}
+	n, err := preview.Load(r, writeTemp(t, `[{"name":"demo.echo","inputSchema":{"type":"object"}},{"name":"a.b","inputSchema":{"type":"object"}}]`))
+	abs, _ := filepath.Abs(first)
+	if n != 0 || err == nil || !strings.Contains(err.Error(), `tool 1 "demo.echo": a tool with this name is already registered (a tool of the program itself): this one is left out`) ||
+		!strings.Contains(err.Error(), `tool 2 "a.b": a tool with this name is already registered (from tools:`+abs+`)`) || strings.Contains(err.Error(), "imported twice") {
+		t.Errorf("names already registered: n %d err %v", n, err)
+	}
 	if _, err := preview.Load(tooling.NewRegistry(), filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
