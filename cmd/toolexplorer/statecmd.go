@@ -40,7 +40,7 @@ Exit status:
 			reason, replacement string
 			pid                 int
 		)
-		fs.StringVar(&reason, "reason", "", "why, `R`, shown to callers and in describe")
+		fs.StringVar(&reason, "reason", "", "the reason `R`, shown to callers and in describe")
 		fs.StringVar(&replacement, "replacement", "", "the `TOOL` to use instead of a deprecated one")
 		fs.IntVar(&pid, "pid", 0, "the process id `PID` of the serve to change, when several run")
 		return func(a *app, args []string) int {
