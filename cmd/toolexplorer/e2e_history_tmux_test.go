@@ -5,6 +5,8 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,10 +25,28 @@ import (
 func TestE2EHistoryTmux(t *testing.T) {
 	tmuxPath, bin := e2eBuild(t)
 	dir := t.TempDir()
-	// demo.slow gets a long deadline, so that a call of it can be left
-	// running and canceled whatever the machine's load.
 	cfg := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"tools":{"demo.slow":{"timeout":"10m"}}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The call left running is of ext.wait, whose endpoint answers only once
+	// the request is given up, under a deadline of ten minutes: it runs
+	// until it is canceled whatever the machine's load (demo.slow's own
+	// 500 ms deadline, which a config cannot lengthen, could pass first).
+	release := make(chan struct{})
+	api := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, req *http.Request) {
+		select {
+		case <-req.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(func() {
+		close(release)
+		api.Close()
+	})
+	tools := filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(tools, []byte(`{"sources":{"api":{"http":{"base_url":"`+api.URL+`","allow_private":true,"timeout":"10m"}}},
+		"tools":[{"name":"ext.wait","input":{"type":"object"},"meta":{"timeout":"10m"},"binding":{"http":{"source":"api","path":"/wait"}}}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	store := filepath.Join(dir, "state", "history.jsonl")
@@ -44,13 +64,13 @@ func TestE2EHistoryTmux(t *testing.T) {
 	// The shell runs the console twice, as a person would from their prompt.
 	const exited = "exited with status "
 	firstExit := filepath.Join(dir, "first-exit")
-	script := `"$0" --config "$1"; echo "$?" > "$2"; "$0" --config "$1"; printf 'second console ` + exited + `%d\n' "$?"; read -r _`
+	script := `"$0" --config "$1" --tools-dir "$3"; echo "$?" > "$2"; "$0" --config "$1" --tools-dir "$3"; printf 'second console ` + exited + `%d\n' "$?"; read -r _`
 	c.must(t,
 		"start-server", ";",
 		"set-option", "-g", "default-terminal", "xterm-256color", ";",
 		"new-session", "-d", "-s", e2eTarget, "-x", "100", "-y", "30", "-c", dir,
 		"-e", "NO_COLOR=1", "-e", configEnv+"=", "-e", history.FileEnv+"="+store,
-		"--", "/bin/sh", "-c", script, bin, cfg, firstExit)
+		"--", "/bin/sh", "-c", script, bin, cfg, firstExit, tools)
 	socketPath = c.format(t, "#{socket_path}")
 
 	// open filters the list to the tool name and opens its form.
@@ -59,7 +79,7 @@ func TestE2EHistoryTmux(t *testing.T) {
 		c.waitScreen(t, "press / to filter", e2eWait)
 		c.keys(t, "/")
 		c.waitScreen(t, "enter keep filter", e2eWait)
-		c.text(t, strings.TrimPrefix(name, "demo."))
+		c.text(t, name)
 		c.waitMatch(t, `(?m)^› `+strings.ReplaceAll(name, ".", `\.`)+` `)
 		c.keys(t, "Enter")
 		c.waitScreen(t, "1-6 facets", e2eWait)
@@ -120,19 +140,15 @@ func TestE2EHistoryTmux(t *testing.T) {
 	home()
 
 	// A call left running in the background, canceled from the runs panel.
-	open("demo.slow")
-	c.waitMatch(t, `(?m)^› ms\s+1000$`)
-	c.keys(t, "C-u")
-	c.text(t, "60000")
-	c.waitMatch(t, `(?m)^› ms\s+60000$`)
+	open("ext.wait")
 	c.keys(t, "C-s")
 	c.waitScreen(t, "b goes back and leaves it running", e2eWait)
 	c.keys(t, "b")
-	c.waitAll(t, "call 1 of demo.slow runs in the background", "Overview │ Input")
+	c.waitAll(t, "call 1 of ext.wait runs in the background", "Overview │ Input")
 	c.keys(t, "R")
-	c.waitMatch(t, `(?m)^› +1  demo\.slow .*running`)
+	c.waitMatch(t, `(?m)^› +1  ext\.wait .*running`)
 	c.keys(t, "x")
-	c.waitAll(t, "0 calls in flight, 1 ended this session", "✗ canceled", "call 1 of demo.slow ended: error canceled")
+	c.waitAll(t, "0 calls in flight, 1 ended this session", "✗ canceled", "call 1 of ext.wait ended: error canceled")
 	c.keys(t, "q")
 	c.waitScreen(t, "Quit toolexplorer?", e2eWait)
 	c.keys(t, "y")
@@ -141,7 +157,7 @@ func TestE2EHistoryTmux(t *testing.T) {
 		t.Errorf("the second console did not exit with status 0:\n%s", s)
 	}
 	got := keptCalls(t, store)
-	if len(got) != 3 || got[0].Tool != "demo.slow" || got[0].Result.Code != codes.Canceled {
+	if len(got) != 3 || got[0].Tool != "ext.wait" || got[0].Result.Code != codes.Canceled {
 		t.Errorf("the history holds %d calls, the newest %+v", len(got), got[0])
 	}
 	c.must(t, "kill-server")
