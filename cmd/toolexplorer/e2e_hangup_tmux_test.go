@@ -25,7 +25,13 @@ func TestE2EConsoleEndsWhenItsTerminalCloses(t *testing.T) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	c := &e2eConsole{tmux: tmuxPath, socket: "toolexplorer-e2e-" + hex.EncodeToString(b[:]), env: e2eEnv()}
-	t.Cleanup(func() { _, _ = c.command("kill-server") })
+	var socketPath string
+	t.Cleanup(func() {
+		_, _ = c.command("kill-server")
+		if socketPath != "" {
+			_ = os.Remove(socketPath)
+		}
+	})
 	examples, err := filepath.Abs(filepath.Join("..", "..", "examples", "tools"))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +43,7 @@ func TestE2EConsoleEndsWhenItsTerminalCloses(t *testing.T) {
 		"new-session", "-d", "-s", e2eTarget, "-x", "100", "-y", "30",
 		"-e", "NO_COLOR=1", "-e", configEnv+"=", "-e", "XDG_STATE_HOME="+os.Getenv("XDG_STATE_HOME"),
 		"--", bin, "--tools-dir", examples)
+	socketPath = c.format(t, "#{socket_path}")
 	c.waitAll(t, "toolexplorer › Tools", "shop.list_products")
 	pid, err := strconv.Atoi(c.format(t, "#{pane_pid}"))
 	if err != nil {
